@@ -1,0 +1,1 @@
+"""The assurance service: API, data model, engines, evaluation and artifacts."""

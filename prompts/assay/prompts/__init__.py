@@ -1,0 +1,1 @@
+"""MCP prompt texts (Markdown) and their loader."""

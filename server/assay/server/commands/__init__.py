@@ -1,0 +1,1 @@
+"""Subcommands of `assay`; each module exposes ``register(subparsers)``."""
