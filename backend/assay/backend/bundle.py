@@ -58,7 +58,7 @@ SkipReason = Literal[
     "too_large",
     "invalid_encoding",
     "symlink_outside_tree",
-    "symlink_loop",
+    "symlink_inside_tree",
     "unreadable",
     "ignored_directory",
     "unsupported_language",

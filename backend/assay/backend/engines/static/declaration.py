@@ -1,0 +1,116 @@
+"""The declaration file ``assay.toml``: what the system's owners declare it may do (its declared reach).
+
+Format (documented in docs/declaration.md)::
+
+    version = "1"
+    system = "refund-agent"
+    purpose = "Answers refund requests; issues refunds up to 100 USD after human approval."
+    jurisdictions = ["eu_ai_act"]
+    tools = ["lookup_order", "issue_refund"]
+
+    [[actions]]
+    class = "payment"
+    tools = ["issue_refund"]
+    description = "Refunds to the original card"
+    requires_approval = true
+    conditions = ["amount <= 100 USD"]
+
+    [[scenarios]]
+    id = "refund"
+    states = ["receive_request", "verify_identity", "approve", "issue_refund"]
+
+An invalid file is never fatal to a scan: it becomes an ``invalid_declaration`` frontier item and a
+limitation, and the bundle carries no declaration.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from assay.backend.bundle import ActionClass, Declaration, DeclaredAction, DeclaredScenario
+from assay.backend.canonical import digest_bytes
+
+DECLARATION_VERSION = "1"
+
+
+class _File(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class _ActionEntry(_File):
+    action_class: ActionClass = Field(alias="class")
+    tools: list[str] = Field(default_factory=list)
+    description: str | None = None
+    requires_approval: bool = False
+    conditions: list[str] = Field(default_factory=list)
+
+
+class _ScenarioEntry(_File):
+    id: str = Field(min_length=1)
+    states: list[str] = Field(min_length=2)
+    description: str | None = None
+
+
+class _DeclarationFile(_File):
+    version: str = Field(pattern=r"^1$")
+    system: str | None = None
+    purpose: str | None = None
+    jurisdictions: list[str] = Field(default_factory=list)
+    tools: list[str] = Field(default_factory=list)
+    actions: list[_ActionEntry] = Field(default_factory=list)
+    scenarios: list[_ScenarioEntry] = Field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class DeclarationResult:
+    declaration: Declaration | None
+    error: str | None = None
+
+
+def parse_declaration(path: str, data: bytes) -> DeclarationResult:
+    """Parse ``assay.toml``; on any problem return the error text instead of raising."""
+    try:
+        raw = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return DeclarationResult(None, f"{path}: not valid UTF-8")
+    except tomllib.TOMLDecodeError as exc:
+        return DeclarationResult(None, f"{path}: invalid TOML: {exc}")
+    try:
+        parsed = _DeclarationFile.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(file)'}: {err['msg']}" for err in exc.errors()
+        )
+        return DeclarationResult(None, f"{path}: {problems}")
+    return DeclarationResult(
+        Declaration(
+            path=path,
+            digest=digest_bytes(data),
+            version=parsed.version,
+            system=parsed.system,
+            purpose=parsed.purpose,
+            jurisdictions=sorted(set(parsed.jurisdictions)),
+            tools=sorted(set(parsed.tools)),
+            actions=sorted(
+                (
+                    DeclaredAction(
+                        actionClass=a.action_class,
+                        tools=sorted(set(a.tools)),
+                        description=a.description,
+                        requiresApproval=a.requires_approval,
+                        conditions=list(a.conditions),
+                    )
+                    for a in parsed.actions
+                ),
+                key=lambda a: (a.actionClass, a.tools),
+            ),
+            # Scenario states keep their declared order: that order is what the snapshot compares.
+            scenarios=sorted(
+                (DeclaredScenario(id=s.id, states=list(s.states), description=s.description) for s in parsed.scenarios),
+                key=lambda s: s.id,
+            ),
+        )
+    )
