@@ -1,0 +1,95 @@
+"""Static engine figures (issue 2), each against a baseline measured in the same run:
+
+1. scan time / parse time of the same files (ast.parse + tree-sitter parse), target <= 2.0;
+2. a 200,000-line mixed tree scanned in one process: files/s and peak RSS, target < 400 MB;
+3. first scan / second scan of the unchanged tree with the facts cache, target >= 5.0.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import tree_sitter_typescript
+from tree_sitter import Language, Parser
+
+from assay.backend.engines.static.cache import DirectoryCache
+from assay.backend.engines.static.scan import scan_tree
+from bench.gen_tree import generate
+
+TOTAL_LINES = 200_000
+REPEATS = 3
+
+
+def _median_seconds(fn: Callable[[], object], repeats: int = REPEATS) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def parse_only(root: Path) -> int:
+    """The baseline: read and parse every source file, nothing more."""
+    ts_parser = Parser(Language(tree_sitter_typescript.language_typescript()))
+    count = 0
+    for path in sorted(root.rglob("*")):
+        if path.suffix == ".py":
+            ast.parse(path.read_bytes(), filename=str(path))
+            count += 1
+        elif path.suffix == ".ts":
+            ts_parser.parse(path.read_bytes())
+            count += 1
+    return count
+
+
+def _peak_rss_child(root: Path) -> dict[str, float]:
+    code = (
+        "import json, resource, sys, time\n"
+        "from pathlib import Path\n"
+        "from assay.backend.engines.static.scan import scan_tree\n"
+        "start = time.perf_counter()\n"
+        "bundle = scan_tree(Path(sys.argv[1]))\n"
+        "elapsed = time.perf_counter() - start\n"
+        "print(json.dumps({'seconds': elapsed, 'files': bundle.coverage.analysed.count,\n"
+        "  'peak_rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(root)], check=True, capture_output=True, text=True)
+    result: dict[str, float] = json.loads(out.stdout)
+    return result
+
+
+def run() -> None:
+    with tempfile.TemporaryDirectory(prefix="assay-bench-") as tmp:
+        root = Path(tmp) / "tree"
+        counts = generate(root, total_lines=TOTAL_LINES)
+        print(
+            f"generated tree: {counts['lines']} lines, {counts['python_files']} Python and "
+            f"{counts['typescript_files']} TypeScript files"
+        )
+
+        parse_s = _median_seconds(lambda: parse_only(root))
+        scan_s = _median_seconds(lambda: scan_tree(root))
+        print(f"1. parse only {parse_s:.2f}s, scan {scan_s:.2f}s -> scan/parse ratio {scan_s / parse_s:.2f} (target <= 2.0)")
+
+        child = _peak_rss_child(root)
+        print(
+            f"2. one-process scan: {child['files'] / child['seconds']:.0f} files/s, "
+            f"peak RSS {child['peak_rss_mb']:.0f} MB (target < 400 MB)"
+        )
+
+        cache_dir = Path(tmp) / "cache"
+        first = _median_seconds(lambda: scan_tree(root, cache=DirectoryCache(cache_dir)), repeats=1)
+        second = _median_seconds(lambda: scan_tree(root, cache=DirectoryCache(cache_dir)))
+        print(
+            f"3. first scan {first:.2f}s, second scan (unchanged, cached) {second:.2f}s -> "
+            f"speed-up {first / second:.1f}x (target >= 5.0)"
+        )
