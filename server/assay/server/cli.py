@@ -7,10 +7,9 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 
-
 # Each subcommand lives in its own module under assay.server.commands and exposes
 # ``register(subparsers)``; the parser dispatches to the ``handler`` it sets.
-COMMAND_MODULES: tuple[str, ...] = ("scan",)
+COMMAND_MODULES: tuple[str, ...] = ("scan", "serve", "admin")
 
 
 def build_parser() -> argparse.ArgumentParser:

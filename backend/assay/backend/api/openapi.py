@@ -1,0 +1,28 @@
+"""``GET /api/v1/openapi.json``: the OpenAPI 3.1 document of every route, built once per app."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from assay.backend.http_io import JSON_MEDIA_TYPE
+from assay.backend.routing import RequestContext, RouteSpec
+
+
+async def openapi_document(request: Request, ctx: RequestContext) -> Response:
+    document: bytes = request.app.state.openapi_bytes
+    return Response(document, media_type=JSON_MEDIA_TYPE)
+
+
+ROUTES: list[RouteSpec] = [
+    RouteSpec(
+        "GET",
+        "/api/v1/openapi.json",
+        openapi_document,
+        operation_id="getOpenApiDocument",
+        summary="This OpenAPI 3.1 document",
+        description="Like every versioned route it needs an API key; any valid key will do, no scope is required.",
+        tags=("service",),
+        errors=(401,),
+    ),
+]

@@ -1,0 +1,77 @@
+"""The Starlette app factory of the assurance service.
+
+``create_app(settings)`` builds the routes from the route table of every module in ``ROUTE_MODULES``;
+its lifespan creates the database engine, brings the schema to the newest migration, and publishes a
+:class:`~assay.backend.routing.ServiceState` as ``app.state.services`` (also yielded as lifespan state
+``services``). A new route family is a new ``api/`` module with ``ROUTES`` added to ``ROUTE_MODULES``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from types import ModuleType
+
+from anyio import CapacityLimiter
+from starlette.applications import Starlette
+
+from assay.backend.api import discovery, health, legacy, scans
+from assay.backend.api import openapi as openapi_routes
+from assay.backend.db import create_engine, create_session_factory
+from assay.backend.errors import install_error_handlers
+from assay.backend.migrations import upgrade_engine
+from assay.backend.openapi import build_openapi
+from assay.backend.ratelimit import TokenBucketLimiter
+from assay.backend.routing import RouteSpec, ServiceState, to_starlette_route
+from assay.backend.settings import ServiceSettings
+
+logger = logging.getLogger(__name__)
+
+ROUTE_MODULES: tuple[ModuleType, ...] = (health, discovery, scans, legacy, openapi_routes)
+
+
+def route_table(extra: Sequence[RouteSpec] = ()) -> list[RouteSpec]:
+    """Every route of the service, in registration order, plus ``extra``."""
+    routes: list[RouteSpec] = []
+    for module in ROUTE_MODULES:
+        routes.extend(module.ROUTES)
+    routes.extend(extra)
+    seen: set[tuple[str, str]] = set()
+    for spec in routes:
+        if (spec.method, spec.path) in seen:
+            raise ValueError(f"route declared twice: {spec.method} {spec.path}")
+        seen.add((spec.method, spec.path))
+    return routes
+
+
+def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] = ()) -> Starlette:
+    """The service as an ASGI app. Nothing touches the database until the lifespan starts."""
+    routes = route_table(extra_routes)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, ServiceState]]:
+        engine = create_engine(settings.database_url, sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+        try:
+            if settings.migrate_on_start:
+                await upgrade_engine(engine)
+            services = ServiceState(
+                settings=settings,
+                engine=engine,
+                session_factory=create_session_factory(engine),
+                limiter=TokenBucketLimiter(settings.rate_limit),
+                scan_slots=CapacityLimiter(settings.max_concurrent_scans),
+            )
+            app.state.services = services
+            yield {"services": services}
+        finally:
+            await engine.dispose()
+
+    app = Starlette(routes=[to_starlette_route(spec) for spec in routes], lifespan=lifespan)
+    # A trailing-slash redirect would answer outside the error envelope; unknown paths are plain 404s.
+    app.router.redirect_slashes = False
+    install_error_handlers(app)
+    app.state.route_specs = routes
+    app.state.openapi_bytes = json.dumps(build_openapi(routes), separators=(",", ":")).encode("utf-8")
+    return app

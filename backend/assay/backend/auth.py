@@ -1,0 +1,116 @@
+"""API keys: their format, how they are stored, scopes and purposes, and bearer authentication.
+
+A key is ``svc_live_`` or ``svc_test_`` followed by 32 random bytes in URL-safe base64 (43 characters,
+256 bits). Only its SHA-256 is stored. A slow password hash buys nothing for a secret with 256 bits of
+entropy, and a plain digest lets a request find its key with one indexed lookup.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, get_args
+
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from assay.backend.errors import ApiError
+from assay.backend.models import ApiKey
+
+Scope = Literal[
+    "scan:submit",
+    "scan:create",
+    "scan:read",
+    "report:read",
+    "system:read",
+    "source:read",
+    "evidence:ingest",
+]
+ALL_SCOPES: tuple[Scope, ...] = get_args(Scope)
+
+Purpose = Literal["assurance-agent", "evidence-intake"]
+# Key purpose profiles (contract 5.5, 5.6). ``assurance-agent`` can run assurance, read reports and the
+# agent audit, discover systems and sources, and submit scans; it never gets ``evidence:ingest``, which
+# only the ``evidence-intake`` purpose or an explicit ``--scopes`` list grants.
+PURPOSE_SCOPES: dict[Purpose, frozenset[Scope]] = {
+    "assurance-agent": frozenset(
+        {"scan:submit", "scan:create", "scan:read", "report:read", "system:read", "source:read"}
+    ),
+    "evidence-intake": frozenset({"evidence:ingest"}),
+}
+
+Environment = Literal["live", "test"]
+KEY_PREFIXES: dict[Environment, str] = {"live": "svc_live_", "test": "svc_test_"}
+_SECRET_BYTES = 32
+_KEY_PATTERN = re.compile(r"svc_(?:live|test)_[A-Za-z0-9_-]{43,128}")
+_BEARER_CHALLENGE = 'Bearer realm="assay"'
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """The caller behind a valid key. ``organization_id`` is the only organization a request acts in."""
+
+    key_id: str
+    organization_id: str
+    scopes: frozenset[str]
+    environment: str
+
+
+def generate_api_key(environment: Environment) -> str:
+    """A new API key. Show it once; store only :func:`hash_api_key` of it."""
+    return KEY_PREFIXES[environment] + secrets.token_urlsafe(_SECRET_BYTES)
+
+
+def hash_api_key(api_key: str) -> str:
+    """The stored form of a key: lowercase hex SHA-256 of its UTF-8 bytes."""
+    return hashlib.sha256(api_key.encode("utf-8")).hexdigest()
+
+
+def is_well_formed_key(api_key: str) -> bool:
+    """Whether ``api_key`` has the shape of a key this service issues."""
+    return _KEY_PATTERN.fullmatch(api_key) is not None
+
+
+def unauthorized(message: str) -> ApiError:
+    """A 401 with the bearer challenge."""
+    return ApiError("UNAUTHORIZED", message, headers={"WWW-Authenticate": _BEARER_CHALLENGE})
+
+
+def bearer_token(authorization: str | None) -> str:
+    """The key in an ``Authorization: Bearer <key>`` header; 401 when missing or malformed."""
+    if not authorization:
+        raise unauthorized("An API key is required: send 'Authorization: Bearer <API key>'.")
+    scheme, _, token = authorization.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or not is_well_formed_key(token):
+        raise unauthorized("The Authorization header must be 'Bearer <API key>' with an svc_live_ or svc_test_ key.")
+    return token
+
+
+async def authenticate(session: AsyncSession, authorization: str | None, now: datetime) -> Principal:
+    """The principal of a request's bearer key; 401 for a missing, malformed, unknown, revoked or expired key."""
+    token = bearer_token(authorization)
+    result = await session.exec(select(ApiKey).where(ApiKey.key_hash == hash_api_key(token)))
+    record = result.first()
+    # One message for unknown, revoked and expired keys: the answer must not tell a guesser which it hit.
+    if record is None or record.revoked_at is not None or (record.expires_at is not None and record.expires_at <= now):
+        raise unauthorized("The API key is not valid: it is unknown, revoked or expired.")
+    return Principal(
+        key_id=record.id,
+        organization_id=record.organization_id,
+        scopes=frozenset(record.scopes),
+        environment=record.environment,
+    )
+
+
+def require_scope(principal: Principal, scope: Scope) -> None:
+    """403 INSUFFICIENT_SCOPE unless the key carries ``scope``."""
+    if scope not in principal.scopes:
+        raise ApiError(
+            "INSUFFICIENT_SCOPE",
+            f"This API key lacks the scope '{scope}' that this route requires.",
+            headers={"WWW-Authenticate": f'{_BEARER_CHALLENGE}, error="insufficient_scope", scope="{scope}"'},
+        )

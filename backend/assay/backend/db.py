@@ -1,0 +1,72 @@
+"""The database engine and session factory: SQLite (aiosqlite) embedded, PostgreSQL (asyncpg) scaled out.
+
+There is no module-level engine: :func:`create_engine` builds one per app (its lifespan owns and disposes
+it) or per admin command. Sessions never expire loaded objects on commit, because a lazy reload would
+need I/O outside an ``await`` and fails under asyncio.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+SessionFactory = async_sessionmaker[AsyncSession]
+
+SUPPORTED_DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
+
+
+class DatabaseUrlError(ValueError):
+    """The database URL names a driver the service does not support."""
+
+
+def parse_database_url(database_url: str) -> URL:
+    """Parse and check a database URL; raise :class:`DatabaseUrlError` for unsupported drivers."""
+    try:
+        url = make_url(database_url)
+    except ValueError as exc:  # sqlalchemy.exc.ArgumentError is a ValueError subclass
+        raise DatabaseUrlError(f"not a database URL: {exc}") from exc
+    if url.drivername not in SUPPORTED_DRIVERS:
+        raise DatabaseUrlError(
+            f"unsupported database driver {url.drivername!r}; use one of: {', '.join(SUPPORTED_DRIVERS)}"
+        )
+    return url
+
+
+def sqlite_url_for(path: Path) -> str:
+    """The aiosqlite URL of a database file."""
+    return f"sqlite+aiosqlite:///{path.resolve()}"
+
+
+def create_engine(database_url: str, *, sqlite_busy_timeout_ms: int = 5000) -> AsyncEngine:
+    """An async engine for ``database_url``; SQLite gets WAL, foreign keys and a busy timeout."""
+    url = parse_database_url(database_url)
+    if url.drivername.startswith("sqlite"):
+        database = url.database
+        if database and database != ":memory:" and not database.startswith("file:"):
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(url, connect_args={"timeout": sqlite_busy_timeout_ms / 1000})
+        _configure_sqlite(engine, sqlite_busy_timeout_ms)
+        return engine
+    return create_async_engine(url, pool_pre_ping=True)
+
+
+def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, connection_record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        # WAL lets readers proceed while one writer commits; foreign keys are off by default in SQLite.
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+
+def create_session_factory(engine: AsyncEngine) -> SessionFactory:
+    """Sessions bound to ``engine`` that keep loaded objects usable after commit."""
+    return async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)

@@ -1,0 +1,137 @@
+"""The error envelope of the contract (part 7) and the one place that maps codes to HTTP statuses.
+
+Every failure leaves the service as ``{"error": {"code", "message", "retryable"}}``. Handlers raise
+:class:`ApiError`; the exception handlers installed by :func:`install_error_handlers` turn it, Starlette's
+own 404/405, and any unexpected exception into that envelope. Clients branch on ``code``, never on text.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Literal, get_args
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+logger = logging.getLogger(__name__)
+
+ErrorCode = Literal[
+    "UNAUTHORIZED",
+    "INSUFFICIENT_SCOPE",
+    "INVALID_REQUEST",
+    "AI_SYSTEM_NOT_FOUND",
+    "SOURCE_NOT_VERIFIED",
+    "SOURCE_CONFLICTED",
+    "SOURCE_UNAVAILABLE",
+    "SOURCE_AMBIGUOUS",
+    "BRANCH_REQUIRED",
+    "CONSENT_REQUIRED",
+    "RATE_LIMITED",
+    "RUN_NOT_FOUND",
+    "RUN_FAILED",
+    "RUN_CONFLICT",
+    "IDEMPOTENCY_CONFLICT",
+    "RESOURCE_NOT_FOUND",
+    "INTERNAL_ERROR",
+]
+ERROR_CODES: tuple[ErrorCode, ...] = get_args(ErrorCode)
+
+# Default HTTP status of each code (docs/api.md publishes this table). A raise may override the status
+# only where the contract names one: 413 for an oversized scan submission, 405 for a wrong method.
+STATUS_BY_CODE: Mapping[ErrorCode, int] = {
+    "UNAUTHORIZED": 401,
+    "INSUFFICIENT_SCOPE": 403,
+    "INVALID_REQUEST": 400,
+    "AI_SYSTEM_NOT_FOUND": 404,
+    "SOURCE_NOT_VERIFIED": 400,
+    "SOURCE_CONFLICTED": 409,
+    "SOURCE_UNAVAILABLE": 409,
+    "SOURCE_AMBIGUOUS": 400,
+    "BRANCH_REQUIRED": 400,
+    "CONSENT_REQUIRED": 403,
+    "RATE_LIMITED": 429,
+    "RUN_NOT_FOUND": 404,
+    "RUN_FAILED": 409,
+    "RUN_CONFLICT": 409,
+    "IDEMPOTENCY_CONFLICT": 409,
+    "RESOURCE_NOT_FOUND": 404,
+    "INTERNAL_ERROR": 500,
+}
+
+# Codes a client may retry unchanged (after Retry-After where given).
+RETRYABLE_CODES: frozenset[ErrorCode] = frozenset({"RATE_LIMITED", "INTERNAL_ERROR"})
+
+
+class ApiError(Exception):
+    """A failure with a stable contract code; becomes the error envelope at the edge."""
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code: ErrorCode = code
+        self.message = message
+        self.status = status if status is not None else STATUS_BY_CODE[code]
+        self.retryable = retryable if retryable is not None else code in RETRYABLE_CODES
+        self.headers: dict[str, str] = dict(headers or {})
+
+
+def error_body(code: ErrorCode, message: str, retryable: bool) -> dict[str, dict[str, object]]:
+    """The envelope as a JSON object."""
+    return {"error": {"code": code, "message": message, "retryable": retryable}}
+
+
+def error_response(error: ApiError) -> JSONResponse:
+    """The HTTP response for an :class:`ApiError`."""
+    return JSONResponse(
+        error_body(error.code, error.message, error.retryable), status_code=error.status, headers=error.headers
+    )
+
+
+def not_found(code: ErrorCode = "RESOURCE_NOT_FOUND", what: str = "resource") -> ApiError:
+    """The one 404 for "missing" and "another organization's": same status, body and headers."""
+    return ApiError(code, f"The {what} was not found.")
+
+
+async def _api_error_handler(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return error_response(exc)
+
+
+async def _http_exception_handler(request: Request, exc: Exception) -> Response:
+    # Starlette's router raises these for unknown routes (404) and wrong methods (405).
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        return error_response(not_found())
+    if exc.status_code == 405:
+        headers = {"Allow": exc.headers["Allow"]} if exc.headers and "Allow" in exc.headers else {}
+        return error_response(
+            ApiError("INVALID_REQUEST", "This method is not allowed on this route.", status=405, headers=headers)
+        )
+    return error_response(ApiError("INVALID_REQUEST", "The request was not accepted.", status=exc.status_code))
+
+
+async def _unexpected_exception_handler(request: Request, exc: Exception) -> Response:
+    logger.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(internal_error())
+
+
+def internal_error() -> ApiError:
+    """The 500 answer: no stack trace, no internals."""
+    return ApiError("INTERNAL_ERROR", "The service failed to handle the request. Try again later.")
+
+
+def install_error_handlers(app: Starlette) -> None:
+    """Route every failure of ``app`` through the envelope."""
+    app.add_exception_handler(ApiError, _api_error_handler)
+    app.add_exception_handler(HTTPException, _http_exception_handler)
+    app.add_exception_handler(Exception, _unexpected_exception_handler)

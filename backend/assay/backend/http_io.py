@@ -1,0 +1,124 @@
+"""Reading request bodies safely and writing pydantic models as JSON responses.
+
+Bodies are read with a hard cap while streaming (Content-Length is checked first but never trusted
+alone), decoded as strict UTF-8 JSON without NaN/Infinity or duplicate member names, then validated
+against a pydantic model. Every failure is an :class:`ApiError` with code INVALID_REQUEST.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NoReturn, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from assay.backend.errors import ApiError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+JSON_MEDIA_TYPE = "application/json"
+_MAX_REPORTED_ERRORS = 5
+
+
+def json_response(model: BaseModel, status_code: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """A JSON response of ``model`` (pydantic serialises straight to bytes)."""
+    return Response(model.model_dump_json(), status_code=status_code, media_type=JSON_MEDIA_TYPE, headers=headers)
+
+
+def invalid(message: str) -> ApiError:
+    return ApiError("INVALID_REQUEST", message)
+
+
+def check_json_content_type(request: Request) -> None:
+    """400 INVALID_REQUEST unless the body is declared as UTF-8 JSON."""
+    content_type = request.headers.get("content-type", "")
+    media_type, _, params = content_type.partition(";")
+    if media_type.strip().lower() != JSON_MEDIA_TYPE:
+        raise invalid("The body must be JSON, sent with 'Content-Type: application/json'.")
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in ("utf-8", "utf8"):
+            raise invalid("JSON bodies must be UTF-8.")
+
+
+async def read_body(request: Request, limit: int, too_large_status: int = 400) -> bytes:
+    """The raw body, at most ``limit`` bytes; larger bodies get INVALID_REQUEST with ``too_large_status``."""
+
+    def too_large() -> NoReturn:
+        raise ApiError(
+            "INVALID_REQUEST", f"The body is larger than the limit of {limit} bytes.", status=too_large_status
+        )
+
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        try:
+            if int(declared) > limit:
+                too_large()
+        except ValueError as exc:
+            raise invalid("The Content-Length header is not a number.") from exc
+    chunks: list[bytes] = []
+    total = 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > limit:
+            too_large()
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate member name {key!r}")
+        result[key] = value
+    return result
+
+
+def parse_json(body: bytes) -> Any:
+    """Strict JSON: UTF-8, no NaN or Infinity, no duplicate member names."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise invalid("The body is not valid UTF-8.") from exc
+    try:
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+    except RecursionError as exc:
+        raise invalid("The JSON body is nested too deeply.") from exc
+    except ValueError as exc:  # json.JSONDecodeError is a ValueError
+        raise invalid(f"The body is not valid JSON: {exc}.") from exc
+
+
+async def read_json_object(request: Request, limit: int, too_large_status: int = 400) -> dict[str, Any]:
+    """The body as a JSON object, after the content-type, size and syntax checks."""
+    check_json_content_type(request)
+    value = parse_json(await read_body(request, limit, too_large_status))
+    if not isinstance(value, dict):
+        raise invalid("The JSON body must be an object.")
+    return value
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """A short, stable description of what is wrong, naming fields but never echoing input values."""
+    parts = []
+    for error in exc.errors(include_input=False, include_url=False)[:_MAX_REPORTED_ERRORS]:
+        where = ".".join(str(p) for p in error["loc"]) or "body"
+        parts.append(f"{where}: {error['msg']}")
+    more = len(exc.errors()) - _MAX_REPORTED_ERRORS
+    if more > 0:
+        parts.append(f"and {more} more")
+    return "; ".join(parts)
+
+
+def validate_model(model: type[ModelT], value: dict[str, Any]) -> ModelT:
+    """``value`` as ``model``; 400 INVALID_REQUEST naming the offending fields otherwise."""
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        raise invalid(f"The request is not valid: {describe_validation_error(exc)}.") from exc

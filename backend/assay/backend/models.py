@@ -1,0 +1,208 @@
+"""Tables of the assurance service (SQLModel). Never returned from the API: ``schemas.py`` holds those shapes.
+
+Every row that belongs to an organization carries ``organization_id``, and every read filters on it;
+the organization always comes from the API key record, never from the caller. Schema changes go through
+Alembic migrations (``migrations/versions``); a test checks that the migrated schema matches these models.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from sqlalchemy import JSON, Text, UniqueConstraint
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import DateTime, TypeDecorator
+from sqlmodel import Field, SQLModel
+
+SourceStatus = Literal["PENDING", "VERIFIED", "CONFLICTED", "UNAVAILABLE", "RETIRED"]
+SOURCE_STATUSES: tuple[SourceStatus, ...] = ("PENDING", "VERIFIED", "CONFLICTED", "UNAVAILABLE", "RETIRED")
+RepoKind = Literal["local", "git"]
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC, to the microsecond."""
+    return datetime.now(UTC)
+
+
+def new_id(prefix: str) -> str:
+    """A random, unguessable row identifier such as ``sys_5f0c2a9e1b7d4c33a8e1``.
+
+    Row ids are never part of a digest, so randomness costs no determinism; unguessable ids also keep
+    one organization from probing another's.
+    """
+    return f"{prefix}_{secrets.token_hex(10)}"
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC datetimes on every backend (SQLite stores them naive, PostgreSQL as timestamptz)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given; use timezone-aware UTC")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Organization(SQLModel, table=True):
+    __tablename__ = "organization"
+
+    id: str = Field(primary_key=True, max_length=64)
+    name: str = Field(max_length=200)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class AiSystem(SQLModel, table=True):
+    __tablename__ = "ai_system"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    name: str = Field(max_length=200)
+    system_type: str | None = Field(default=None, max_length=100)
+    criticality: str | None = Field(default=None, max_length=100)
+    lifecycle_status: str | None = Field(default=None, max_length=100)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class SourceAsset(SQLModel, table=True):
+    """A SOURCE_REPOSITORY bound to an AI System: a local path (absolute) or a git URL (as given)."""
+
+    __tablename__ = "source_asset"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    ai_system_id: str = Field(foreign_key="ai_system.id", index=True, max_length=64)
+    kind: str = Field(default="SOURCE_REPOSITORY", max_length=40)
+    repo: str = Field(max_length=2048)
+    repo_kind: str = Field(max_length=10)
+    branch: str | None = Field(default=None, max_length=255)
+    status: str = Field(default="PENDING", max_length=20)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class ApiKey(SQLModel, table=True):
+    """An API key: only its SHA-256 is stored; the key itself is shown once at creation."""
+
+    __tablename__ = "api_key"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    key_hash: str = Field(unique=True, max_length=64)
+    # ``svc_live_`` plus the first four characters of the secret: enough to recognise a key in a list.
+    display_prefix: str = Field(max_length=20)
+    environment: str = Field(max_length=4)
+    purpose: str | None = Field(default=None, max_length=40)
+    scopes: list[str] = Field(default_factory=list, sa_type=JSON)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    expires_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    revoked_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class QualifiedScan(SQLModel, table=True):
+    """An Evidence Bundle accepted through ``POST /api/v1/scans``, attachable to a later run."""
+
+    __tablename__ = "qualified_scan"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    ai_system_id: str = Field(foreign_key="ai_system.id", index=True, max_length=64)
+    api_key_id: str = Field(max_length=64)
+    status: str = Field(default="COMPLETED", max_length=20)
+    producer_id: str = Field(max_length=40)
+    origin: str = Field(max_length=10)
+    commit_sha: str | None = Field(default=None, max_length=64)
+    branch: str | None = Field(default=None, max_length=255)
+    source_identity: dict[str, Any] = Field(sa_type=JSON)
+    schema_version: str = Field(max_length=20)
+    content_hash: str = Field(max_length=80)
+    # sha256 of the canonical JSON of the whole bundle as stored (contentHash included).
+    bundle_digest: str = Field(max_length=80)
+    bundle_json: str = Field(sa_type=Text)
+    limitations: list[str] = Field(default_factory=list, sa_type=JSON)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class LegacyScan(SQLModel, table=True):
+    """A scan made by ``POST /api/ci/scan``: the static engine run by the service on a verified source."""
+
+    __tablename__ = "legacy_scan"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    ai_system_id: str = Field(foreign_key="ai_system.id", index=True, max_length=64)
+    source_asset_id: str = Field(foreign_key="source_asset.id", index=True, max_length=64)
+    api_key_id: str = Field(max_length=64)
+    status: str = Field(default="COMPLETED", max_length=20)
+    repo_url: str = Field(max_length=2048)
+    branch: str = Field(max_length=255)
+    framework: str = Field(max_length=40)
+    commit_sha: str = Field(max_length=64)
+    source_identity: dict[str, Any] = Field(sa_type=JSON)
+    schema_version: str = Field(max_length=20)
+    content_hash: str = Field(max_length=80)
+    bundle_digest: str = Field(max_length=80)
+    bundle_json: str = Field(sa_type=Text)
+    limitations: list[str] = Field(default_factory=list, sa_type=JSON)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class EvidenceBinder(SQLModel, table=True):
+    """A configured evidence source for the intake routes. Credentials never live in this table."""
+
+    __tablename__ = "evidence_binder"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    ai_system_id: str | None = Field(default=None, foreign_key="ai_system.id", max_length=64)
+    source_system: str = Field(max_length=100)
+    domain: str | None = Field(default=None, max_length=100)
+    adapter_id: str = Field(max_length=100)
+    adapter_version: str = Field(max_length=40)
+    binder_version: str = Field(max_length=40)
+    access_method: str = Field(max_length=40)
+    active: bool = Field(default=True)
+    source_authority_role: str | None = Field(default=None, max_length=100)
+    supported_evidence_classes: list[str] = Field(default_factory=list, sa_type=JSON)
+    can_establish: list[str] = Field(default_factory=list, sa_type=JSON)
+    cannot_establish: list[str] = Field(default_factory=list, sa_type=JSON)
+    coverage_semantics: dict[str, Any] | None = Field(default=None, sa_type=JSON)
+    require_event_id: bool = Field(default=False)
+    max_record_bytes: int | None = Field(default=None)
+    limitations: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSON)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class IdempotencyRecord(SQLModel, table=True):
+    """The first successful answer to a request carrying an ``Idempotency-Key``, replayed on retries.
+
+    Scoped to organization + API key + route (contract part 8); ``request_digest`` is the canonical
+    digest of the request body, so a retry with a different payload is told apart.
+    """
+
+    __tablename__ = "idempotency_record"
+    __table_args__ = (
+        UniqueConstraint("organization_id", "api_key_id", "route", "idempotency_key", name="uq_idempotency_scope"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    organization_id: str = Field(foreign_key="organization.id", max_length=64)
+    api_key_id: str = Field(max_length=64)
+    route: str = Field(max_length=100)
+    idempotency_key: str = Field(max_length=255)
+    request_digest: str = Field(max_length=80)
+    response_status: int
+    response_body: str = Field(sa_type=Text)
+    resource_id: str = Field(max_length=64)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)

@@ -1,0 +1,250 @@
+"""The operations behind ``assay admin``: organizations, AI Systems, source assets and API keys.
+
+The service has no dashboard yet, so these are its admin surface. Each function works in the caller's
+session and flushes, leaving the commit to the caller. Failures raise :class:`ProvisioningError` with a
+stable ``code`` and a message fit for a terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+import anyio
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from assay.backend.auth import (
+    ALL_SCOPES,
+    PURPOSE_SCOPES,
+    Environment,
+    Purpose,
+    Scope,
+    generate_api_key,
+    hash_api_key,
+)
+from assay.backend.models import (
+    SOURCE_STATUSES,
+    AiSystem,
+    ApiKey,
+    Organization,
+    SourceAsset,
+    SourceStatus,
+    new_id,
+    utcnow,
+)
+from assay.backend.sources import normalise_repo
+
+ProvisioningErrorCode = Literal["NOT_FOUND", "INVALID", "CONFLICT"]
+_DURATION = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
+_DURATION_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_MAX_NAME = 200
+
+
+class ProvisioningError(Exception):
+    """An admin operation that cannot be done as asked."""
+
+    def __init__(self, code: ProvisioningErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code: ProvisioningErrorCode = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class IssuedKey:
+    """A newly created key. ``api_key`` exists only here: the database keeps its hash."""
+
+    record: ApiKey
+    api_key: str
+
+
+def parse_duration(text: str) -> timedelta:
+    """``90m``, ``12h``, ``30d`` or ``2w`` as a timedelta (positive)."""
+    match = _DURATION.match(text)
+    if match is None or int(match.group(1)) == 0:
+        raise ProvisioningError("INVALID", f"not a duration: {text!r} (use a positive number with m, h, d or w)")
+    return timedelta(**{_DURATION_UNITS[match.group(2)]: int(match.group(1))})
+
+
+def _name(value: str, what: str) -> str:
+    value = value.strip()
+    if not value or len(value) > _MAX_NAME:
+        raise ProvisioningError("INVALID", f"{what} must be 1 to {_MAX_NAME} characters")
+    return value
+
+
+async def _organization(session: AsyncSession, organization_id: str) -> Organization:
+    org = await session.get(Organization, organization_id)
+    if org is None:
+        raise ProvisioningError("NOT_FOUND", f"no organization {organization_id!r}")
+    return org
+
+
+async def create_organization(session: AsyncSession, name: str) -> Organization:
+    """A new organization."""
+    org = Organization(id=new_id("org"), name=_name(name, "the organization name"))
+    session.add(org)
+    await session.flush()
+    return org
+
+
+async def create_ai_system(
+    session: AsyncSession,
+    organization_id: str,
+    name: str,
+    *,
+    system_type: str | None = None,
+    criticality: str | None = None,
+    lifecycle_status: str | None = None,
+) -> AiSystem:
+    """A new AI System of an organization."""
+    await _organization(session, organization_id)
+    system = AiSystem(
+        id=new_id("sys"),
+        organization_id=organization_id,
+        name=_name(name, "the AI System name"),
+        system_type=system_type,
+        criticality=criticality,
+        lifecycle_status=lifecycle_status,
+    )
+    session.add(system)
+    await session.flush()
+    return system
+
+
+async def add_source(
+    session: AsyncSession, organization_id: str, ai_system_id: str, repo: str, *, branch: str | None = None
+) -> SourceAsset:
+    """Bind a source repository (local path or git URL) to an AI System, PENDING until verified."""
+    system = await session.get(AiSystem, ai_system_id)
+    if system is None or system.organization_id != organization_id:
+        raise ProvisioningError("NOT_FOUND", f"no AI System {ai_system_id!r} in organization {organization_id!r}")
+    try:
+        kind, stored = await anyio.to_thread.run_sync(normalise_repo, repo)
+    except ValueError as exc:
+        raise ProvisioningError("INVALID", str(exc)) from exc
+    if branch is not None and not branch.strip():
+        raise ProvisioningError("INVALID", "the branch cannot be empty")
+    existing = await session.exec(
+        select(SourceAsset)
+        .where(SourceAsset.ai_system_id == ai_system_id)
+        .where(SourceAsset.repo == stored)
+        .where(SourceAsset.branch == branch if branch is not None else SourceAsset.branch.is_(None))  # type: ignore[union-attr]
+        .where(SourceAsset.status != "RETIRED")
+    )
+    duplicate = existing.first()
+    if duplicate is not None:
+        raise ProvisioningError("CONFLICT", f"{stored} is already bound to this AI System as {duplicate.id}")
+    source = SourceAsset(
+        id=new_id("src"),
+        organization_id=organization_id,
+        ai_system_id=ai_system_id,
+        repo=stored,
+        repo_kind=kind,
+        branch=branch,
+        status="PENDING",
+    )
+    session.add(source)
+    await session.flush()
+    return source
+
+
+async def _source(session: AsyncSession, source_id: str) -> SourceAsset:
+    source = await session.get(SourceAsset, source_id)
+    if source is None:
+        raise ProvisioningError("NOT_FOUND", f"no source asset {source_id!r}")
+    return source
+
+
+async def set_source_status(session: AsyncSession, source_id: str, status: SourceStatus) -> SourceAsset:
+    """Move a source to ``status``. RETIRED is final; a local path must exist to be VERIFIED."""
+    if status not in SOURCE_STATUSES:
+        raise ProvisioningError("INVALID", f"unknown source status {status!r}")
+    source = await _source(session, source_id)
+    if source.status == "RETIRED" and status != "RETIRED":
+        raise ProvisioningError("CONFLICT", f"source {source_id} is retired; bind the repository again instead")
+    if status == "VERIFIED" and source.repo_kind == "local" and not await anyio.Path(source.repo).is_dir():
+        raise ProvisioningError("INVALID", f"cannot verify {source.repo}: it does not exist or is not a directory")
+    if source.status != status:
+        source.status = status
+        source.updated_at = utcnow()
+        session.add(source)
+        await session.flush()
+    return source
+
+
+async def verify_source(session: AsyncSession, source_id: str) -> SourceAsset:
+    """Mark a source VERIFIED (its owner has confirmed it belongs to the AI System)."""
+    return await set_source_status(session, source_id, "VERIFIED")
+
+
+async def retire_source(session: AsyncSession, source_id: str) -> SourceAsset:
+    """Mark a source RETIRED; it can no longer be scanned."""
+    return await set_source_status(session, source_id, "RETIRED")
+
+
+def resolve_scopes(purpose: Purpose | None, scopes: Iterable[str] | None) -> list[Scope]:
+    """The sorted scopes of a key from exactly one of a purpose profile or an explicit list."""
+    if (purpose is None) == (scopes is None):
+        raise ProvisioningError("INVALID", "give either a purpose or a list of scopes")
+    if purpose is not None:
+        if purpose not in PURPOSE_SCOPES:
+            raise ProvisioningError("INVALID", f"unknown purpose {purpose!r}")
+        return sorted(PURPOSE_SCOPES[purpose])
+    assert scopes is not None
+    chosen: list[Scope] = []
+    for scope in scopes:
+        scope = scope.strip()
+        match = next((s for s in ALL_SCOPES if s == scope), None)
+        if match is None:
+            raise ProvisioningError("INVALID", f"unknown scope {scope!r}; known: {', '.join(ALL_SCOPES)}")
+        chosen.append(match)
+    if not chosen:
+        raise ProvisioningError("INVALID", "a key needs at least one scope")
+    return sorted(set(chosen))
+
+
+async def create_api_key(
+    session: AsyncSession,
+    organization_id: str,
+    *,
+    purpose: Purpose | None = None,
+    scopes: Iterable[str] | None = None,
+    expires_in: timedelta | None = None,
+    environment: Environment = "live",
+    now: datetime | None = None,
+) -> IssuedKey:
+    """Issue a key for an organization. The returned ``api_key`` is the only copy of the secret."""
+    await _organization(session, organization_id)
+    granted = resolve_scopes(purpose, scopes)
+    created = now or utcnow()
+    secret = generate_api_key(environment)
+    record = ApiKey(
+        id=new_id("key"),
+        organization_id=organization_id,
+        key_hash=hash_api_key(secret),
+        display_prefix=secret[: len("svc_live_") + 4],
+        environment=environment,
+        purpose=purpose,
+        scopes=list(granted),
+        created_at=created,
+        expires_at=created + expires_in if expires_in is not None else None,
+    )
+    session.add(record)
+    await session.flush()
+    return IssuedKey(record=record, api_key=secret)
+
+
+async def revoke_api_key(session: AsyncSession, key_id: str, *, now: datetime | None = None) -> ApiKey:
+    """Revoke a key at once; revoking twice keeps the first revocation time."""
+    record = await session.get(ApiKey, key_id)
+    if record is None:
+        raise ProvisioningError("NOT_FOUND", f"no API key {key_id!r}")
+    if record.revoked_at is None:
+        record.revoked_at = now or utcnow()
+        session.add(record)
+        await session.flush()
+    return record

@@ -1,0 +1,141 @@
+"""The route table: every route, its scope and its rate limit declared once, in a :class:`RouteSpec`.
+
+Each module under ``api/`` exposes ``ROUTES: list[RouteSpec]``. :func:`to_starlette_route` wraps a
+handler with what every route shares, in this order: one database session, authentication, the scope
+check, the per-key rate limit, then the handler. Handlers never check scopes themselves. The OpenAPI
+document is generated from the same specs (``openapi.py``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from anyio import CapacityLimiter
+from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlmodel.ext.asyncio.session import AsyncSession
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from assay.backend.auth import Principal, Scope, authenticate, require_scope
+from assay.backend.db import SessionFactory
+from assay.backend.errors import ApiError, error_response, internal_error
+from assay.backend.models import utcnow
+from assay.backend.ratelimit import TokenBucketLimiter
+from assay.backend.settings import ServiceSettings
+
+logger = logging.getLogger(__name__)
+
+HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceState:
+    """What the app's lifespan builds and every request uses (``request.app.state.services``)."""
+
+    settings: ServiceSettings
+    engine: AsyncEngine
+    session_factory: SessionFactory
+    limiter: TokenBucketLimiter
+    scan_slots: CapacityLimiter
+
+
+@dataclass(slots=True)
+class RequestContext:
+    """Per-request dependencies handed to a handler."""
+
+    session: AsyncSession
+    services: ServiceState
+    principal: Principal | None
+    now: datetime
+
+    @property
+    def caller(self) -> Principal:
+        """The authenticated caller; only routes that require a key may ask."""
+        if self.principal is None:
+            raise RuntimeError("caller requested on a public route")
+        return self.principal
+
+    @property
+    def organization_id(self) -> str:
+        """The caller's organization, from the key record only."""
+        return self.caller.organization_id
+
+    @property
+    def settings(self) -> ServiceSettings:
+        return self.services.settings
+
+
+Handler = Callable[[Request, RequestContext], Awaitable[Response]]
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """A path, query or header parameter, for the OpenAPI document."""
+
+    name: str
+    location: Literal["path", "query", "header"]
+    description: str
+    required: bool = True
+    schema: Mapping[str, object] = field(default_factory=lambda: {"type": "string"})
+
+
+@dataclass(frozen=True, slots=True)
+class RouteSpec:
+    """One route: the single place that says which scope it needs and whether it is rate limited.
+
+    ``scope=None`` with ``public=False`` needs any valid key; ``public=True`` needs none.
+    ``responses`` maps success statuses to their body models; ``errors`` lists the error statuses
+    the route can answer (all use the envelope).
+    """
+
+    method: HttpMethod
+    path: str
+    handler: Handler
+    operation_id: str
+    summary: str
+    scope: Scope | None = None
+    public: bool = False
+    rate_limited: bool = False
+    tags: tuple[str, ...] = ()
+    description: str = ""
+    request_model: type[BaseModel] | None = None
+    responses: Mapping[int, type[BaseModel]] = field(default_factory=dict)
+    errors: tuple[int, ...] = ()
+    parameters: tuple[Parameter, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.public and (self.scope is not None or self.rate_limited):
+            raise ValueError(f"public route {self.path} cannot require a scope or be rate limited per key")
+
+
+def to_starlette_route(spec: RouteSpec) -> Route:
+    """The Starlette route for ``spec``, with session, authentication, scope and rate limit applied."""
+
+    async def endpoint(request: Request) -> Response:
+        services: ServiceState = request.app.state.services
+        now = utcnow()
+        async with services.session_factory() as session:
+            try:
+                principal: Principal | None = None
+                if not spec.public:
+                    principal = await authenticate(session, request.headers.get("authorization"), now)
+                    if spec.scope is not None:
+                        require_scope(principal, spec.scope)
+                    if spec.rate_limited:
+                        services.limiter.check(principal.key_id)
+                context = RequestContext(session=session, services=services, principal=principal, now=now)
+                return await spec.handler(request, context)
+            except ApiError as exc:
+                return error_response(exc)
+            except Exception:
+                # The top-level boundary of route code: log everything, answer nothing internal.
+                logger.exception("unhandled error on %s %s", request.method, request.url.path)
+                return error_response(internal_error())
+
+    return Route(spec.path, endpoint, methods=[spec.method], name=spec.operation_id)

@@ -1,0 +1,50 @@
+"""Settings of the assurance service: plain values handed to ``create_app`` by whoever reads the environment.
+
+Nothing here reads environment variables; the ``assay`` command line does that once
+(``assay.server.settings``) and builds a :class:`ServiceSettings`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimitSettings:
+    """A per-API-key token bucket: ``burst`` requests at once, refilled at ``per_second``.
+
+    The defaults allow a polling agent (one request a second) and short bursts with a wide margin,
+    while stopping a runaway loop. ``enabled=False`` turns limiting off (benchmarks, trusted setups).
+    """
+
+    enabled: bool = True
+    burst: int = 60
+    per_second: float = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceSettings:
+    """Everything the service needs to start.
+
+    ``database_url`` is an SQLAlchemy async URL: ``sqlite+aiosqlite:///PATH`` (the embedded default) or
+    ``postgresql+asyncpg://USER@HOST/DB``. ``data_dir`` holds service files other than the database.
+    """
+
+    database_url: str
+    data_dir: Path | None = None
+    rate_limit: RateLimitSettings = field(default_factory=RateLimitSettings)
+    # POST /api/v1/scans carries a whole Evidence Bundle; bigger bodies get 413.
+    max_scan_body_bytes: int = 8 * MIB
+    # Every other JSON body is small; bigger ones get 400 INVALID_REQUEST.
+    max_json_body_bytes: int = 64 * 1024
+    # Create or upgrade the schema (Alembic) when the app starts.
+    migrate_on_start: bool = True
+    # How long an Idempotency-Key is remembered (contract part 8: 24 hours).
+    idempotency_ttl_seconds: int = 24 * 60 * 60
+    # Legacy-trigger scans run the static engine in worker threads; at most this many at once.
+    max_concurrent_scans: int = 2
+    # SQLite only: how long a writer waits for a lock before failing.
+    sqlite_busy_timeout_ms: int = 5000

@@ -1,0 +1,204 @@
+"""``assay admin``: provision the service database directly (organizations, AI Systems, sources, API keys).
+
+Acts on ``--database-url`` or ``ASSAY_DATABASE_URL`` (else the default SQLite file), creating or
+upgrading the schema first. With ``--json`` each command prints exactly one JSON object on stdout, also
+on failure (``{"error": {"code", "message"}}``). An API key is printed once and never stored or logged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from assay.backend import provisioning
+from assay.backend.auth import ALL_SCOPES, PURPOSE_SCOPES
+from assay.backend.db import DatabaseUrlError, create_engine, create_session_factory
+from assay.backend.migrations import upgrade_engine
+from assay.server.settings import SettingsError, database_url, read_environment
+
+Action = Callable[[AsyncSession, argparse.Namespace], Awaitable[dict[str, Any]]]
+_SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
+
+
+def _common_options(suppress: bool) -> argparse.ArgumentParser:
+    # Accepted before and after the subcommand; SUPPRESS keeps a leaf parser from resetting a value
+    # given earlier on the line.
+    parent = argparse.ArgumentParser(add_help=False)
+    default_url: Any = argparse.SUPPRESS if suppress else None
+    default_json: Any = argparse.SUPPRESS if suppress else False
+    parent.add_argument(
+        "--database-url", metavar="URL", default=default_url, help="database to act on (default: $ASSAY_DATABASE_URL)"
+    )
+    parent.add_argument("--json", action="store_true", default=default_json, help="print one JSON object")
+    return parent
+
+
+def register(subparsers: _SubParsers) -> None:
+    admin = subparsers.add_parser(
+        "admin",
+        help="provision organizations, AI Systems, sources and API keys",
+        description=__doc__,
+        parents=[_common_options(suppress=False)],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    leaf = _common_options(suppress=True)
+    groups = admin.add_subparsers(dest="group", metavar="GROUP", required=True)
+
+    org = groups.add_parser("org", help="organizations").add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = org.add_parser("create", help="create an organization", parents=[leaf])
+    p.add_argument("name")
+    p.set_defaults(handler=run, action_fn=_org_create)
+
+    system = groups.add_parser("system", help="AI Systems").add_subparsers(
+        dest="action", metavar="ACTION", required=True
+    )
+    p = system.add_parser("create", help="create an AI System", parents=[leaf])
+    p.add_argument("--org", required=True, help="organization id")
+    p.add_argument("--name", required=True)
+    p.add_argument("--system-type", help="free text, e.g. agent, assistant, workflow")
+    p.add_argument("--criticality", help="free text, e.g. low, medium, high")
+    p.set_defaults(handler=run, action_fn=_system_create)
+
+    source = groups.add_parser("source", help="source repositories").add_subparsers(
+        dest="action", metavar="ACTION", required=True
+    )
+    p = source.add_parser("add", help="bind a repository to an AI System (PENDING until verified)", parents=[leaf])
+    p.add_argument("--org", required=True, help="organization id")
+    p.add_argument("--system", required=True, help="AI System id")
+    p.add_argument("--repo", required=True, help="local path (stored absolute) or git URL (stored as given)")
+    p.add_argument("--branch", help="branch a fresh scan must be on")
+    p.set_defaults(handler=run, action_fn=_source_add)
+    p = source.add_parser("verify", help="mark a source VERIFIED", parents=[leaf])
+    p.add_argument("source_id", metavar="ID")
+    p.set_defaults(handler=run, action_fn=_source_verify)
+    p = source.add_parser("retire", help="mark a source RETIRED (final)", parents=[leaf])
+    p.add_argument("source_id", metavar="ID")
+    p.set_defaults(handler=run, action_fn=_source_retire)
+    p = source.add_parser("set-status", help="set any status (CONFLICTED, UNAVAILABLE, ...)", parents=[leaf])
+    p.add_argument("source_id", metavar="ID")
+    p.add_argument("status", choices=["PENDING", "VERIFIED", "CONFLICTED", "UNAVAILABLE", "RETIRED"])
+    p.set_defaults(handler=run, action_fn=_source_set_status)
+
+    key = groups.add_parser("key", help="API keys").add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = key.add_parser(
+        "create",
+        help="issue an API key (printed once)",
+        parents=[leaf],
+        description=(
+            "Issue an API key for an organization. --purpose assurance-agent grants "
+            f"{', '.join(sorted(PURPOSE_SCOPES['assurance-agent']))}; evidence:ingest is granted only by "
+            f"--purpose evidence-intake or an explicit --scopes list. Scopes: {', '.join(ALL_SCOPES)}."
+        ),
+    )
+    p.add_argument("--org", required=True, help="organization id")
+    grant = p.add_mutually_exclusive_group(required=True)
+    grant.add_argument("--purpose", choices=sorted(PURPOSE_SCOPES), help="a purpose profile")
+    grant.add_argument("--scopes", help="comma-separated scopes")
+    p.add_argument("--expires-in", metavar="DURATION", help="lifetime such as 90m, 12h, 30d, 2w (default: none)")
+    p.add_argument("--test", action="store_true", help="issue an svc_test_ key instead of svc_live_")
+    p.set_defaults(handler=run, action_fn=_key_create)
+    p = key.add_parser("revoke", help="revoke an API key at once", parents=[leaf])
+    p.add_argument("key_id", metavar="KEYID")
+    p.set_defaults(handler=run, action_fn=_key_revoke)
+
+
+async def _org_create(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    org = await provisioning.create_organization(session, args.name)
+    return {"organizationId": org.id}
+
+
+async def _system_create(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    system = await provisioning.create_ai_system(
+        session, args.org, args.name, system_type=args.system_type, criticality=args.criticality
+    )
+    return {"aiSystemId": system.id}
+
+
+async def _source_add(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    source = await provisioning.add_source(session, args.org, args.system, args.repo, branch=args.branch)
+    return {"sourceAssetId": source.id, "status": source.status}
+
+
+async def _source_verify(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    source = await provisioning.verify_source(session, args.source_id)
+    return {"sourceAssetId": source.id, "status": source.status}
+
+
+async def _source_retire(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    source = await provisioning.retire_source(session, args.source_id)
+    return {"sourceAssetId": source.id, "status": source.status}
+
+
+async def _source_set_status(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    source = await provisioning.set_source_status(session, args.source_id, args.status)
+    return {"sourceAssetId": source.id, "status": source.status}
+
+
+async def _key_create(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    expires_in = provisioning.parse_duration(args.expires_in) if args.expires_in else None
+    scopes = [s for s in args.scopes.split(",") if s.strip()] if args.scopes is not None else None
+    issued = await provisioning.create_api_key(
+        session,
+        args.org,
+        purpose=args.purpose,
+        scopes=scopes,
+        expires_in=expires_in,
+        environment="test" if args.test else "live",
+    )
+    return {"keyId": issued.record.id, "apiKey": issued.api_key}
+
+
+async def _key_revoke(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    record = await provisioning.revoke_api_key(session, args.key_id)
+    assert record.revoked_at is not None
+    return {"keyId": record.id, "revokedAt": record.revoked_at.isoformat().replace("+00:00", "Z")}
+
+
+async def _execute(url: str, action: Action, args: argparse.Namespace) -> dict[str, Any]:
+    engine = create_engine(url)
+    try:
+        await upgrade_engine(engine)
+        async with create_session_factory(engine)() as session:
+            result = await action(session, args)
+            await session.commit()
+            return result
+    finally:
+        await engine.dispose()
+
+
+def _fail(args: argparse.Namespace, code: str, message: str, exit_code: int) -> int:
+    if args.json:
+        print(json.dumps({"error": {"code": code, "message": message}}))
+    print(f"assay admin: {message}", file=sys.stderr)
+    return exit_code
+
+
+def _print_human(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    for name, value in result.items():
+        print(f"{name}: {value}")
+    if "apiKey" in result:
+        print("Store this key now: it is shown once and only its hash is kept.", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        url = database_url(args.database_url, read_environment())
+        result = asyncio.run(_execute(url, args.action_fn, args))
+    except provisioning.ProvisioningError as exc:
+        return _fail(args, exc.code, exc.message, 1)
+    except (SettingsError, DatabaseUrlError) as exc:
+        return _fail(args, "INVALID", str(exc), 2)
+    except (SQLAlchemyError, OSError) as exc:
+        return _fail(args, "DATABASE", f"database error: {type(exc).__name__}: {exc}", 1)
+    if args.json:
+        print(json.dumps(result, sort_keys=True))
+    else:
+        _print_human(args, result)
+    return 0

@@ -1,0 +1,85 @@
+"""Settings of the ``assay`` command line, read from the environment once, here.
+
+Environment variables:
+- ``ASSAY_DATABASE_URL``: the service database (default: a SQLite file in the data directory).
+- ``ASSAY_DATA_DIR``: the data directory (default: ``platformdirs.user_data_dir("assay")``).
+- ``ASSAY_RATE_LIMIT_BURST``, ``ASSAY_RATE_LIMIT_PER_SECOND``: per-key token bucket (0 burst disables).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from assay.backend.db import sqlite_url_for
+from assay.backend.settings import RateLimitSettings, ServiceSettings
+
+ENV_DATABASE_URL = "ASSAY_DATABASE_URL"
+ENV_DATA_DIR = "ASSAY_DATA_DIR"
+ENV_RATE_LIMIT_BURST = "ASSAY_RATE_LIMIT_BURST"
+ENV_RATE_LIMIT_PER_SECOND = "ASSAY_RATE_LIMIT_PER_SECOND"
+DEFAULT_DATABASE_FILE = "assay.db"
+
+
+class SettingsError(ValueError):
+    """An environment variable holds a value the service cannot use."""
+
+
+@dataclass(frozen=True, slots=True)
+class Environment:
+    """What the environment says, read once."""
+
+    database_url: str | None
+    data_dir: Path
+    rate_limit: RateLimitSettings
+
+
+def default_data_dir() -> Path:
+    """The per-user data directory of Assay."""
+    return Path(platformdirs.user_data_dir("assay"))
+
+
+def _number(environ: Mapping[str, str], name: str, default: float) -> float:
+    raw = environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise SettingsError(f"{name} must be a number, not {raw!r}") from exc
+    if value < 0:
+        raise SettingsError(f"{name} cannot be negative")
+    return value
+
+
+def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
+    """Read the variables above from ``environ`` (default: the process environment)."""
+    env = os.environ if environ is None else environ
+    data_dir = Path(env[ENV_DATA_DIR]).expanduser() if env.get(ENV_DATA_DIR) else default_data_dir()
+    defaults = RateLimitSettings()
+    burst = int(_number(env, ENV_RATE_LIMIT_BURST, defaults.burst))
+    per_second = _number(env, ENV_RATE_LIMIT_PER_SECOND, defaults.per_second)
+    rate_limit = (
+        RateLimitSettings(enabled=False)
+        if burst == 0 or per_second == 0
+        else RateLimitSettings(enabled=True, burst=burst, per_second=per_second)
+    )
+    return Environment(database_url=env.get(ENV_DATABASE_URL) or None, data_dir=data_dir, rate_limit=rate_limit)
+
+
+def database_url(cli_value: str | None, environment: Environment) -> str:
+    """The database to use: ``--database-url``, else ``ASSAY_DATABASE_URL``, else the default SQLite file."""
+    return cli_value or environment.database_url or sqlite_url_for(environment.data_dir / DEFAULT_DATABASE_FILE)
+
+
+def service_settings(cli_database_url: str | None, environment: Environment) -> ServiceSettings:
+    """The service settings for ``assay serve``."""
+    return ServiceSettings(
+        database_url=database_url(cli_database_url, environment),
+        data_dir=environment.data_dir,
+        rate_limit=environment.rate_limit,
+    )
