@@ -101,7 +101,14 @@ def _operation(spec: RouteSpec, refs: dict[RefKey, dict[str, Any]]) -> dict[str,
         }
     if not responses:
         responses["200"] = {"description": "Success", "content": {"application/json": {"schema": {"type": "object"}}}}
-    statuses = set(spec.errors) | ({429} if spec.rate_limited else set()) | ({500} if not spec.public else set())
+    # What the route table implies is always documented, whatever the spec lists.
+    statuses = set(spec.errors)
+    if not spec.public:
+        statuses |= {401, 500}
+    if spec.scope is not None:
+        statuses.add(403)
+    if spec.rate_limited:
+        statuses.add(429)
     for status in sorted(statuses):
         entry: dict[str, Any] = {
             "description": _ERROR_DESCRIPTIONS.get(status, "INTERNAL_ERROR: unexpected failure"),

@@ -64,7 +64,7 @@ def choose_source(candidates: list[models.SourceAsset], branch: str) -> models.S
     return exact[0]
 
 
-def _check_head(path: Path, branch: str, commit_sha: str, head_commit: str | None, head_branch: str | None) -> None:
+def _check_head(branch: str, commit_sha: str, head_commit: str | None, head_branch: str | None) -> None:
     if head_branch != branch:
         raise ApiError(
             "SOURCE_CONFLICTED",
@@ -75,25 +75,30 @@ def _check_head(path: Path, branch: str, commit_sha: str, head_commit: str | Non
         raise ApiError("SOURCE_CONFLICTED", "The source's work tree is not at the requested commitSha.")
 
 
-def scan_local_source(path: Path, branch: str, commit_sha: str) -> EvidenceBundle:
-    """Run the static engine on a verified local-path source at the requested branch and commit."""
+def run_static_engine(path: Path) -> EvidenceBundle:
+    """The static engine on ``path``; SOURCE_UNAVAILABLE when the tree cannot be read."""
     # Imported here: the engine loads parsers and rule packs, needed only when a scan actually runs.
     from assay.backend.engines.static.scan import scan_tree
     from assay.backend.engines.static.walk import WalkError
 
+    try:
+        return scan_tree(path)
+    except WalkError as exc:
+        raise ApiError("SOURCE_UNAVAILABLE", "The source's local path cannot be read.") from exc
+
+
+def scan_local_source(path: Path, branch: str, commit_sha: str) -> EvidenceBundle:
+    """Run the static engine on a verified local-path source at the requested branch and commit."""
     if not path.is_dir():
         raise ApiError("SOURCE_UNAVAILABLE", "The source's local path does not exist or is not a directory.")
     head = read_git_head(path)
     if head is not None:
-        _check_head(path, branch, commit_sha, head.commit, head.branch)
-    try:
-        bundle = scan_tree(path)
-    except WalkError as exc:
-        raise ApiError("SOURCE_UNAVAILABLE", "The source's local path cannot be read.") from exc
+        _check_head(branch, commit_sha, head.commit, head.branch)
+    bundle = run_static_engine(path)
     if head is not None:
         # The tree may have moved while it was read; the bundle says what was actually scanned.
         identity = bundle.sourceIdentity
-        _check_head(path, branch, commit_sha, identity.gitCommit, identity.branch)
+        _check_head(branch, commit_sha, identity.gitCommit, identity.branch)
     return bundle
 
 

@@ -1,0 +1,53 @@
+"""Schema by migrations: a fresh database is created on start, and the migrated schema matches the models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect
+from sqlalchemy.engine import Connection
+from sqlmodel import SQLModel
+
+from assay.backend.app import create_app
+from assay.backend.db import create_engine, sqlite_url_for
+from assay.backend.migrations import upgrade_database
+from assay.backend.settings import ServiceSettings
+
+
+def _diff(connection: Connection) -> list[object]:
+    context = MigrationContext.configure(connection, opts={"compare_type": True})
+    return list(compare_metadata(context, SQLModel.metadata))
+
+
+def _revision(connection: Connection) -> str | None:
+    return MigrationContext.configure(connection).get_current_revision()
+
+
+async def test_app_start_creates_the_schema_on_a_fresh_database(tmp_path: Path) -> None:
+    url = sqlite_url_for(tmp_path / "deep" / "fresh.db")
+    app = create_app(ServiceSettings(database_url=url))
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            assert (await client.get("/healthz")).status_code == 200
+    engine = create_engine(url)
+    try:
+        async with engine.connect() as connection:
+            tables = await connection.run_sync(lambda c: set(inspect(c).get_table_names()))
+            assert {"organization", "ai_system", "source_asset", "api_key", "qualified_scan", "legacy_scan"} <= tables
+            assert {"evidence_binder", "idempotency_record", "alembic_version"} <= tables
+            assert await connection.run_sync(_revision) == "0001_initial"
+            assert await connection.run_sync(_diff) == []
+            journal = (await connection.exec_driver_sql("PRAGMA journal_mode")).scalar()
+            assert journal == "wal"
+            assert (await connection.exec_driver_sql("PRAGMA foreign_keys")).scalar() == 1
+    finally:
+        await engine.dispose()
+
+
+def test_upgrade_is_idempotent(tmp_path: Path) -> None:
+    url = sqlite_url_for(tmp_path / "twice.db")
+    upgrade_database(url)
+    upgrade_database(url)
