@@ -12,7 +12,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -24,7 +24,8 @@ from assay.backend.migrations import upgrade_engine
 from assay.server.settings import SettingsError, database_url, read_environment
 
 Action = Callable[[AsyncSession, argparse.Namespace], Awaitable[dict[str, Any]]]
-_SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
+if TYPE_CHECKING:
+    _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def _common_options(suppress: bool) -> argparse.ArgumentParser:

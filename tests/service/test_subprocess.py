@@ -1,0 +1,104 @@
+"""``assay admin`` and ``assay serve`` as real subprocesses, on loopback, with bounded waits."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+CLI = [sys.executable, "-m", "assay.server.cli"]
+STARTUP_SECONDS = 30.0
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _admin(env: dict[str, str], *argv: str) -> dict[str, Any]:
+    proc = subprocess.run([*CLI, "admin", *argv, "--json"], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, proc.stdout
+    value: dict[str, Any] = json.loads(lines[0])
+    return value
+
+
+def _wait_until_healthy(server: subprocess.Popen[str], base: str) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        try:
+            # Paces the polling and notices an early exit; a bounded wait, not a sleep.
+            server.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            continue
+        raise AssertionError(f"assay serve exited early with {server.returncode}")
+    raise AssertionError("assay serve did not become healthy in time")
+
+
+@pytest.mark.slow
+def test_serve_and_admin_as_subprocesses(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+    env["ASSAY_DATA_DIR"] = str(data_dir)  # no database URL: both commands use the default SQLite file there
+    org = _admin(env, "org", "create", "Acme")["organizationId"]
+    system = _admin(env, "system", "create", "--org", org, "--name", "Ops agent")["aiSystemId"]
+    key = _admin(env, "key", "create", "--org", org, "--purpose", "assurance-agent")
+    assert (data_dir / "assay.db").is_file()
+
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [*CLI, "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "info"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_until_healthy(server, base)
+        headers = {"Authorization": f"Bearer {key['apiKey']}"}
+        systems = httpx.get(f"{base}/api/v1/systems", headers=headers, timeout=5.0)
+        assert systems.status_code == 200
+        assert [s["aiSystemId"] for s in systems.json()["systems"]] == [system]
+        _admin(env, "key", "revoke", key["keyId"])
+        refused = httpx.get(f"{base}/api/v1/systems", headers=headers, timeout=5.0)
+        assert refused.status_code == 401 and refused.json()["error"]["code"] == "UNAUTHORIZED"
+    finally:
+        server.terminate()
+        try:
+            stdout, stderr = server.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            stdout, stderr = server.communicate(timeout=5)
+    output = stdout + stderr
+    assert "GET /api/v1/systems" in output  # the access log ran...
+    assert key["apiKey"] not in output  # ...and never printed the key
+
+
+@pytest.mark.slow
+def test_serve_refuses_an_unsupported_database_url(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+    proc = subprocess.run(
+        [*CLI, "serve", "--database-url", "mysql://root@127.0.0.1/test"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and "unsupported database driver" in proc.stderr
