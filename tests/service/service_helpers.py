@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 from dulwich import porcelain
+from dulwich.refs import HEADREF, Ref
 
 from assay.backend import provisioning
 from assay.backend.auth import ALL_SCOPES
@@ -67,7 +68,7 @@ def make_git_tree(path: Path, branch: str = "main") -> str:
     path.mkdir(parents=True, exist_ok=True)
     (path / "agent.py").write_text("import subprocess\n\n\ndef run(cmd):\n    return subprocess.run(cmd)\n")
     repo = porcelain.init(str(path))
-    repo.refs.set_symbolic_ref(b"HEAD", f"refs/heads/{branch}".encode())
+    repo.refs.set_symbolic_ref(HEADREF, Ref(f"refs/heads/{branch}".encode()))
     porcelain.add(str(path), paths=[str(path / "agent.py")])
     commit = porcelain.commit(str(path), message=b"init", author=b"T <t@example.com>", committer=b"T <t@example.com>")
     repo.close()

@@ -29,9 +29,9 @@ def _revision(connection: Connection) -> str | None:
 async def test_app_start_creates_the_schema_on_a_fresh_database(tmp_path: Path) -> None:
     url = sqlite_url_for(tmp_path / "deep" / "fresh.db")
     app = create_app(ServiceSettings(database_url=url))
-    async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
-            assert (await client.get("/healthz")).status_code == 200
+    transport = httpx.ASGITransport(app=app)
+    async with app.router.lifespan_context(app), httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        assert (await client.get("/healthz")).status_code == 200
     engine = create_engine(url)
     try:
         async with engine.connect() as connection:

@@ -6,7 +6,7 @@ import os
 import secrets
 from collections.abc import AsyncIterator
 
-import asyncpg
+import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
 from alembic.autogenerate import compare_metadata
