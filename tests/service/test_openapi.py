@@ -49,6 +49,6 @@ def test_document_uses_the_route_models() -> None:
     assert "IDEMPOTENCY_CONFLICT" in codes and len(codes) == 17
 
 
-def test_document_is_deterministic(tmp_path: object) -> None:
+def test_document_is_deterministic() -> None:
     settings = ServiceSettings(database_url="sqlite+aiosqlite:///unused.db")
     assert create_app(settings).state.openapi_bytes == create_app(settings).state.openapi_bytes
