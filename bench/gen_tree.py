@@ -78,7 +78,7 @@ def cleanup_{idx}(path: str) -> None:
         os.remove(path)
 '''
 
-_TS_HEADER = '''import {{ tool }} from "ai";
+_TS_HEADER = """import {{ tool }} from "ai";
 import {{ z }} from "zod";
 import {{ execFile }} from "node:child_process";
 import * as fs from "node:fs";
@@ -87,9 +87,9 @@ import {{ helper{idx} }} from "./helper{idx}";
 
 const ALLOWED_{idx} = new Set(["alpha", "beta", "gamma"]);
 
-'''
+"""
 
-_TS_TOOL = '''
+_TS_TOOL = """
 export const tool{idx}_{n} = tool({{
   description: "Tool {n} of module {idx}: operate on a target.",
   inputSchema: z.object({{ target: z.string(), count: z.number() }}),
@@ -110,9 +110,9 @@ export const tool{idx}_{n} = tool({{
     return helper{idx}(target, total);
   }},
 }});
-'''
+"""
 
-_TS_HELPER = '''export function helper{idx}(name: string, total: number): string {{
+_TS_HELPER = """export function helper{idx}(name: string, total: number): string {{
   const parts = name.split("-").map((p) => p.trim()).filter((p) => p.length > 0);
   let out = "";
   for (const part of parts) {{
@@ -120,7 +120,7 @@ _TS_HELPER = '''export function helper{idx}(name: string, total: number): string
   }}
   return out;
 }}
-'''
+"""
 
 
 def generate(root: Path, total_lines: int = 200_000, seed: int = 7, ts_share: float = 0.4) -> dict[str, int]:
@@ -134,9 +134,7 @@ def generate(root: Path, total_lines: int = 200_000, seed: int = 7, ts_share: fl
         if rng.random() < ts_share:
             directory = root / "web" / f"mod{pkg}"
             directory.mkdir(parents=True, exist_ok=True)
-            body = _TS_HEADER.format(idx=idx) + "".join(
-                _TS_TOOL.format(idx=idx, n=n) for n in range(rng.randint(4, 9))
-            )
+            body = _TS_HEADER.format(idx=idx) + "".join(_TS_TOOL.format(idx=idx, n=n) for n in range(rng.randint(4, 9)))
             helper = _TS_HELPER.format(idx=idx)
             (directory / f"agent{idx}.ts").write_text(body, encoding="utf-8")
             (directory / f"helper{idx}.ts").write_text(helper, encoding="utf-8")

@@ -78,7 +78,10 @@ def run() -> None:
 
         parse_s = _median_seconds(lambda: parse_only(root))
         scan_s = _median_seconds(lambda: scan_tree(root))
-        print(f"1. parse only {parse_s:.2f}s, scan {scan_s:.2f}s -> scan/parse ratio {scan_s / parse_s:.2f} (target <= 2.0)")
+        print(
+            f"1. parse only {parse_s:.2f}s, scan {scan_s:.2f}s -> "
+            f"scan/parse ratio {scan_s / parse_s:.2f} (target <= 2.0)"
+        )
 
         child = _peak_rss_child(root)
         print(

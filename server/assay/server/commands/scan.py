@@ -10,8 +10,6 @@ from typing import Any, TextIO
 
 from assay.backend.bundle import EvidenceBundle
 from assay.backend.engines.static.cache import DirectoryCache, FactsCache, default_cache_dir
-from assay.backend.engines.static.scan import scan_tree
-from assay.backend.engines.static.walk import WalkError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,6 +42,10 @@ def bundle_json(bundle: EvidenceBundle) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here so that other commands start without loading the parsers.
+    from assay.backend.engines.static.scan import scan_tree
+    from assay.backend.engines.static.walk import WalkError
+
     cache: FactsCache | None = None if args.no_cache else DirectoryCache(args.cache_dir or default_cache_dir())
     try:
         bundle = scan_tree(args.path, cache=cache)
@@ -76,13 +78,11 @@ def print_summary(bundle: EvidenceBundle, out: TextIO) -> None:
     cov = bundle.coverage
     w = out.write
     w(f"Scanned {cov.analysed.count} file(s) ({', '.join(f'{k} {v}' for k, v in cov.languages.items()) or 'none'}); ")
-    w(
-        f"{len(cov.skippedFiles)} skipped; {cov.parseErrors} parse error(s); coverage {'complete' if cov.complete else 'partial'}.\n"
-    )
+    state = "complete" if cov.complete else "partial"
+    w(f"{len(cov.skippedFiles)} skipped; {cov.parseErrors} parse error(s); coverage {state}.\n")
     decl = bundle.declaration
-    w(
-        f"Declaration: {decl.path + ' (' + (decl.system or 'unnamed') + ')' if decl else 'none (assay.toml not found or invalid)'}\n"
-    )
+    declared = f"{decl.path} ({decl.system or 'unnamed'})" if decl else "none (assay.toml not found or invalid)"
+    w(f"Declaration: {declared}\n")
     w(f"\nModels ({len(bundle.models)}):\n")
     for m in bundle.models:
         w(f"  {m.provider:<12} {m.api:<40} {_loc(m.location)}\n")
