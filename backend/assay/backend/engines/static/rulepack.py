@@ -1,4 +1,4 @@
-"""The versioned rule pack: rules are data with stable ids, loaded from ``rulepack/*.json``.
+"""The versioned rule pack: rules are data with stable ids, loaded from ``rules/*.json``.
 
 A rule names what it recognises (``kind``), for which language, and how (``match``, whose keys each
 language analyzer documents). A finding or fact always names the rule id it came from, and the bundle
@@ -67,7 +67,7 @@ class RulePack(BaseModel):
 @cache
 def load_rule_pack() -> RulePack:
     """Load and validate the bundled rule pack; its digest covers every rule file's canonical JSON."""
-    root = resources.files("assay.backend.engines.static") / "rulepack"
+    root = resources.files("assay.backend.engines.static") / "rules"
     header = json.loads((root / "pack.json").read_text(encoding="utf-8"))
     rules: list[Rule] = []
     raw_files: list[Any] = []

@@ -1,0 +1,1098 @@
+"""Python analyzer: one file's source -> ``FileFacts``, with the standard library's ``ast`` only.
+
+The code is parsed, never imported or executed. One walk per function body resolves call names
+through imports and simple variable types (``client = OpenAI()`` makes ``client.chat.completions.create``
+the OpenAI API), matches them against the rule pack, tracks which gates dominate each point
+(structured dominance over statements: straight-line order, ``if``/``else``, early ``return``/``raise``,
+loops and ``try``), and which values carry model-chosen data (model outputs and parameters).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from assay.backend.bundle import FrontierKind, Location
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import (
+    ActionSite,
+    ArgTaint,
+    CallFact,
+    FileFacts,
+    FrontierSite,
+    FunctionFacts,
+    GateSite,
+    ModelSite,
+    TaintOrigin,
+    ToolDef,
+)
+from assay.backend.engines.static.rulematch import Patterns, first_match
+from assay.backend.engines.static.rulepack import Rule, RuleKind, RulePack
+
+_SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
+_SQL_GRANT = re.compile(r"^\s*(grant|revoke)\b", re.I)
+_WRITE_MODES = re.compile(r"[wax+]")
+_NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "wrapper", "config", "callbacks"})
+_TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def module_name(path: str) -> str:
+    """``pkg/sub/mod.py`` -> ``pkg.sub.mod``; ``pkg/__init__.py`` -> ``pkg``."""
+    parts = path.removesuffix(".pyi").removesuffix(".py").split("/")
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+@dataclass(frozen=True)
+class _CompiledRules:
+    models: list[tuple[Rule, Patterns]]
+    http_hosts: list[tuple[Rule, dict[str, str]]]
+    actions: list[tuple[Rule, Patterns]]
+    sql_grant: Rule | None
+    gate_calls: list[tuple[Rule, Patterns]]
+    gate_names: list[tuple[Rule, Patterns]]
+    gate_decorators: list[tuple[Rule, Patterns]]
+    gate_kwargs: list[tuple[Rule, dict[str, Any]]]
+    allowlist: list[tuple[Rule, Patterns]]
+    spend: list[tuple[Rule, Patterns]]
+    annotation_gate: Rule | None
+    tool_decorators: list[tuple[Rule, Patterns]]
+    tool_decorator_attrs: list[tuple[Rule, frozenset[str]]]
+    tool_decorator_on: list[tuple[Rule, frozenset[str]]]
+    tool_calls: list[tuple[Rule, Patterns]]
+    tool_classes: list[tuple[Rule, frozenset[str]]]
+    tool_dicts: list[Rule]
+    frontier_tools: list[tuple[Rule, Patterns, frozenset[str]]]
+    dispatch_rule: Rule | None
+
+
+_COMPILED: dict[str, _CompiledRules] = {}
+
+
+def _compile(rules: RulePack) -> _CompiledRules:
+    cached = _COMPILED.get(rules.digest)
+    if cached is not None:
+        return cached
+
+    def of(kind: RuleKind) -> list[Rule]:
+        return rules.for_language("python", kind)
+
+    gates = of("gate")
+    tools = of("tool")
+    frontier = of("frontier")
+    compiled = _CompiledRules(
+        models=[(r, Patterns(r.match["calls"])) for r in of("model") if "calls" in r.match],
+        http_hosts=[(r, dict(r.match["http_hosts"])) for r in of("model") if "http_hosts" in r.match],
+        actions=[(r, Patterns(r.match["calls"])) for r in of("action") if "calls" in r.match],
+        sql_grant=next((r for r in of("action") if r.match.get("sql_grant")), None),
+        gate_calls=[(r, Patterns(r.match["calls"])) for r in gates if "calls" in r.match],
+        gate_names=[(r, Patterns(r.match["name_patterns"])) for r in gates if "name_patterns" in r.match],
+        gate_decorators=[
+            (r, Patterns(r.match["decorator_patterns"])) for r in gates if "decorator_patterns" in r.match
+        ],
+        gate_kwargs=[(r, dict(r.match["decorator_kwarg"])) for r in gates if "decorator_kwarg" in r.match],
+        allowlist=[(r, Patterns(r.match["membership_names"])) for r in gates if "membership_names" in r.match],
+        spend=[(r, Patterns(r.match["comparison_names"])) for r in gates if "comparison_names" in r.match],
+        annotation_gate=next((r for r in gates if "annotation_hints" in r.match), None),
+        tool_decorators=[(r, Patterns(r.match["decorators"])) for r in tools if "decorators" in r.match],
+        tool_decorator_attrs=[
+            (r, frozenset(r.match["decorator_attrs"])) for r in tools if "decorator_attrs" in r.match
+        ],
+        tool_decorator_on=[
+            (r, frozenset(f"{cls}.{attr}" for cls, attrs in r.match["decorator_attrs_on"].items() for attr in attrs))
+            for r in tools
+            if "decorator_attrs_on" in r.match
+        ],
+        tool_calls=[(r, Patterns(r.match["calls"])) for r in tools if "calls" in r.match],
+        tool_classes=[(r, frozenset(r.match["class_bases"])) for r in tools if "class_bases" in r.match],
+        tool_dicts=[r for r in tools if "dict_literal" in r.match],
+        frontier_tools=[
+            (r, Patterns(r.match["calls"]), frozenset(r.match.get("runtime", [])))
+            for r in frontier
+            if "calls" in r.match
+        ],
+        dispatch_rule=next((r for r in frontier if r.match.get("dynamic_dispatch")), None),
+    )
+    _COMPILED[rules.digest] = compiled
+    return compiled
+
+
+@dataclass
+class _Scope:
+    """What one function body knows while it is walked."""
+
+    qualname: str
+    params: list[str]
+    types: dict[str, str] = field(default_factory=dict)
+    taint: dict[str, frozenset[TaintOrigin]] = field(default_factory=dict)
+    gate_vars: dict[str, tuple[str, str]] = field(default_factory=dict)  # var -> (gate id, polarity)
+    calls: list[CallFact] = field(default_factory=list)
+    actions: list[ActionSite] = field(default_factory=list)
+    gates: list[GateSite] = field(default_factory=list)
+    returns: set[TaintOrigin] = field(default_factory=set)
+
+
+class _FileAnalyzer:
+    def __init__(self, path: str, tree: ast.Module, rules: RulePack) -> None:
+        self.path = path
+        self.module = module_name(path)
+        self.is_package = path.endswith("__init__.py")
+        self.tree = tree
+        self.rules = _compile(rules)
+        self.aliases: dict[str, str] = {}
+        self.local_defs: dict[str, str] = {}
+        self.module_types: dict[str, str] = {}
+        self.class_attr_types: dict[str, dict[str, str]] = {}
+        self.functions: list[FunctionFacts] = []
+        self.models: list[ModelSite] = []
+        self.tools: list[ToolDef] = []
+        self.frontier: list[FrontierSite] = []
+        self.dispatch: dict[str, str] = {}
+        self._class: str | None = None
+
+    # ----- names -------------------------------------------------------------------------------
+
+    def loc(self, node: ast.AST) -> Location:
+        line = getattr(node, "lineno", 1)
+        return Location(
+            path=self.path,
+            line=line,
+            column=getattr(node, "col_offset", 0) + 1,
+            endLine=getattr(node, "end_lineno", None) or line,
+        )
+
+    def _collect_imports(self) -> None:
+        package = self.module if self.is_package else self.module.rpartition(".")[0]
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.aliases[alias.asname] = alias.name
+                    else:
+                        head = alias.name.split(".")[0]
+                        self.aliases[head] = head
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".") if package else []
+                    keep = len(parts) - (node.level - 1)
+                    prefix = ".".join(parts[: max(keep, 0)])
+                    base = ".".join(p for p in (prefix, base) if p)
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self.local_defs[stmt.name] = f"{self.module}.{stmt.name}"
+
+    def dotted(self, node: ast.AST, scope: _Scope | None) -> tuple[str | None, bool]:
+        """The dotted name (or type) an expression denotes, and whether it was resolved."""
+        if isinstance(node, ast.Name):
+            name = node.id
+            if scope is not None and name in scope.types:
+                return scope.types[name], True
+            if name in self.module_types:
+                return self.module_types[name], True
+            if name in self.aliases:
+                return self.aliases[name], True
+            if name in self.local_defs:
+                return self.local_defs[name], True
+            if name in _BUILTINS:
+                return name, True
+            return name, False
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id == "self" and self._class is not None:
+                attrs = self.class_attr_types.get(self._class, {})
+                if node.attr in attrs:
+                    return attrs[node.attr], True
+                return f"{self.module}.{self._class}.{node.attr}", True
+            base, ok = self.dotted(node.value, scope)
+            return (f"{base}.{node.attr}" if base else None), ok
+        if isinstance(node, ast.Call):
+            callee, ok = self.dotted(node.func, scope)
+            if (
+                callee is not None
+                and (callee == "boto3.client" or callee.endswith(".client"))
+                and callee.startswith("boto3")
+            ):
+                service = _literal_str(node.args[0]) if node.args else _kwarg_str(node, "service_name")
+                return (f"boto3.client:{service}" if service else "boto3.client:*"), ok
+            if callee is not None and callee.startswith("boto3") and callee.endswith(".resource"):
+                service = _literal_str(node.args[0]) if node.args else None
+                return (f"boto3.resource:{service}" if service else "boto3.resource:*"), ok
+            return callee, ok
+        if isinstance(node, ast.Await):
+            return self.dotted(node.value, scope)
+        if isinstance(node, ast.Subscript):
+            return self.dotted(node.value, scope)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return self.dotted(node.left, scope)
+        return None, False
+
+    # ----- entry -------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        self._collect_imports()
+        self._collect_dispatch_tables()
+        module_scope = _Scope(qualname=f"{self.module}.<module>", params=[])
+        # Module-level variable types first, so functions see ``client = OpenAI()`` defined anywhere.
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+                target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+                if isinstance(target, ast.Name) and isinstance(stmt.value, ast.Call | ast.BinOp):
+                    name, _ = self.dotted(stmt.value, None)
+                    if name:
+                        self.module_types[target.id] = name
+        self._walk_block(self.tree.body, module_scope, frozenset())
+        self._finish(module_scope, ast.Module(body=[], type_ignores=[]), "<module>")
+        self._visit_defs(self.tree.body, self.module)
+
+    def _visit_defs(self, body: Sequence[ast.stmt], prefix: str) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._function(stmt, f"{prefix}.{stmt.name}")
+            elif isinstance(stmt, ast.ClassDef):
+                outer = self._class
+                self._class = stmt.name
+                self._collect_class_attrs(stmt)
+                self._class_tool(stmt, f"{prefix}.{stmt.name}")
+                self._visit_defs(stmt.body, f"{prefix}.{stmt.name}")
+                self._class = outer
+
+    def _collect_class_attrs(self, cls: ast.ClassDef) -> None:
+        attrs: dict[str, str] = {}
+        for node in ast.walk(cls):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                for target in node.targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
+                        name, _ = self.dotted(node.value, None)
+                        if name:
+                            attrs[target.attr] = name
+        self.class_attr_types[cls.name] = attrs
+
+    def _function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str) -> None:
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
+        if fn.args.vararg:
+            params.append(fn.args.vararg.arg)
+        if fn.args.kwarg:
+            params.append(fn.args.kwarg.arg)
+        scope = _Scope(qualname=qualname, params=params)
+        for index, name in enumerate(params):
+            scope.taint[name] = frozenset({TaintOrigin(kind="param", param=name, index=index)})
+        entry = self._decorators(fn, qualname, scope)
+        self._walk_block(fn.body, scope, entry)
+        self._finish(scope, fn, fn.name)
+        self._visit_defs(fn.body, qualname)
+
+    def _finish(self, scope: _Scope, node: ast.AST, name: str) -> None:
+        if isinstance(node, ast.Module) and not (scope.calls or scope.actions or scope.gates):
+            return
+        location = self.loc(node) if not isinstance(node, ast.Module) else Location(path=self.path, line=1, column=1)
+        self.functions.append(
+            FunctionFacts(
+                id=short_id("fn", self.path, scope.qualname),
+                qualname=scope.qualname,
+                name=name,
+                location=location,
+                params=scope.params,
+                calls=scope.calls,
+                actions=scope.actions,
+                gates=sorted(scope.gates, key=lambda g: (g.location.line, g.location.column, g.id)),
+                returns=sorted(scope.returns, key=_origin_key),
+            )
+        )
+
+    # ----- decorators and tools ----------------------------------------------------------------
+
+    def _decorators(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, scope: _Scope) -> frozenset[str]:
+        entry: set[str] = set()
+        for dec in fn.decorator_list:
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            name, _ = self.dotted(target, None)
+            if not name:
+                continue
+            rule = self._tool_rule_for_decorator(name)
+            if rule is not None:
+                self._add_tool(rule, fn, qualname, dec if isinstance(dec, ast.Call) else None, entry, scope)
+            for gate_rule, patterns in self.rules.gate_decorators:
+                if patterns.matches(name):
+                    entry.add(self._gate(scope, gate_rule, dec, name).id)
+        return frozenset(entry)
+
+    def _tool_rule_for_decorator(self, name: str) -> Rule | None:
+        for rule, patterns in self.rules.tool_decorators:
+            if patterns.matches(name):
+                return rule
+        for rule, attrs in self.rules.tool_decorator_attrs:
+            if name.rsplit(".", 1)[-1] in attrs:
+                return rule
+        for rule, full in self.rules.tool_decorator_on:
+            if name in full:
+                return rule
+        return None
+
+    def _add_tool(
+        self,
+        rule: Rule,
+        fn: ast.FunctionDef | ast.AsyncFunctionDef,
+        qualname: str,
+        call: ast.Call | None,
+        entry: set[str],
+        scope: _Scope,
+    ) -> None:
+        name = fn.name
+        description = _docstring(fn)
+        annotations: dict[str, bool] = {}
+        if call is not None:
+            literal = _literal_str(call.args[0]) if call.args else None
+            name = _kwarg_str(call, "name") or _kwarg_str(call, "name_override") or literal or name
+            description = _kwarg_str(call, "description") or description
+            annotations = _annotations(call)
+            for gate_rule, wanted in self.rules.gate_kwargs:
+                for key, value in wanted.items():
+                    kw = _kwarg(call, key)
+                    if isinstance(kw, ast.Constant) and kw.value == value:
+                        entry.add(self._gate(scope, gate_rule, call, f"{key}={value}").id)
+            if annotations and self.rules.annotation_gate is not None:
+                hints = [k for k in ("readOnlyHint", "destructiveHint") if k in annotations]
+                if hints:
+                    detail = ", ".join(f"{k}={annotations[k]}" for k in hints)
+                    entry.add(self._gate(scope, self.rules.annotation_gate, call, detail).id)
+        params = [p for p in scope.params if p not in _NON_TOOL_PARAMS]
+        self.tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, fn.lineno, name, rule.id),
+                name=name,
+                description=description,
+                framework=rule.framework or "unknown",
+                ruleId=rule.id,
+                location=self.loc(fn),
+                function=qualname,
+                parameters=params,
+                annotations=annotations,
+            )
+        )
+
+    def _class_tool(self, cls: ast.ClassDef, qualname: str) -> None:
+        bases = {self.dotted(b, None)[0] for b in cls.bases}
+        for rule, wanted in self.rules.tool_classes:
+            if bases & wanted:
+                method = rule.match.get("method", "_run")
+                name = _class_attr_str(cls, "name") or cls.name
+                description = _class_attr_str(cls, "description") or _docstring(cls)
+                impl = next(
+                    (s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == method),
+                    None,
+                )
+                params = []
+                if impl is not None:
+                    params = [a.arg for a in impl.args.args if a.arg not in _NON_TOOL_PARAMS]
+                self.tools.append(
+                    ToolDef(
+                        id=short_id("tool", self.path, cls.lineno, name, rule.id),
+                        name=name,
+                        description=description,
+                        framework=rule.framework or "unknown",
+                        ruleId=rule.id,
+                        location=self.loc(cls),
+                        function=f"{qualname}.{method}" if impl is not None else None,
+                        parameters=params,
+                    )
+                )
+                return
+
+    def _collect_dispatch_tables(self) -> None:
+        """``{"tool_name": function}`` tables link literal tool definitions to their implementations."""
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) for k in node.keys):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        target, ok = self.dotted(value, None)
+                        if ok and target and isinstance(value, ast.Name | ast.Attribute):
+                            self.dispatch.setdefault(key.value, target)
+
+    def _dict_tool(self, node: ast.Dict, scope: _Scope) -> None:
+        data = _literal_dict(node)
+        if data is None:
+            return
+        for rule in self.rules.tool_dicts:
+            kind = rule.match["dict_literal"]
+            name: str | None = None
+            description: str | None = None
+            if kind == "openai_function" and data.get("type") == "function":
+                inner = data.get("function")
+                if isinstance(inner, dict):
+                    name, description = inner.get("name"), inner.get("description")
+                else:
+                    name, description = data.get("name"), data.get("description")
+            elif kind == "anthropic_tool" and "input_schema" in data and "name" in data:
+                name, description = data.get("name"), data.get("description")
+            if not isinstance(name, str):
+                continue
+            function = self.dispatch.get(name)
+            location = self.loc(node)
+            tool_id = short_id("tool", self.path, location.line, name, rule.id)
+            self.tools.append(
+                ToolDef(
+                    id=tool_id,
+                    name=name,
+                    description=description if isinstance(description, str) else None,
+                    framework=rule.framework or "unknown",
+                    ruleId=rule.id,
+                    location=location,
+                    function=function,
+                    parameters=sorted(_schema_params(data)),
+                )
+            )
+            if function is None and self.rules.dispatch_rule is not None:
+                self.frontier.append(
+                    FrontierSite(
+                        id=short_id("fr", "dynamic_dispatch", self.path, location.line, name),
+                        kind="dynamic_dispatch",
+                        detail=f"tool {name} is defined as a literal; its implementation is chosen at run time",
+                        location=location,
+                        ruleId=self.rules.dispatch_rule.id,
+                    )
+                )
+            return
+
+    # ----- statements ---------------------------------------------------------------------------
+
+    def _walk_block(self, body: Sequence[ast.stmt], scope: _Scope, active: frozenset[str]) -> frozenset[str]:
+        """Walk statements in order; return the gates that dominate the point after the block."""
+        for stmt in body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            active = self._stmt(stmt, scope, active)
+        return active
+
+    def _stmt(self, stmt: ast.stmt, scope: _Scope, active: frozenset[str]) -> frozenset[str]:
+        if isinstance(stmt, ast.If):
+            return self._if(stmt, scope, active)
+        if isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
+            head = stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test
+            taint = self._expr(head, scope, active)
+            if isinstance(stmt, ast.For | ast.AsyncFor):
+                self._assign(stmt.target, taint, None, scope)
+            self._walk_block(stmt.body, scope, active)
+            self._walk_block(stmt.orelse, scope, active)
+            return active
+        if isinstance(stmt, ast.Try | ast.TryStar):
+            after_body = self._walk_block(stmt.body, scope, active)
+            for handler in stmt.handlers:
+                self._walk_block(handler.body, scope, active)
+            after_else = self._walk_block(stmt.orelse, scope, after_body)
+            self._walk_block(stmt.finalbody, scope, active)
+            return after_else if not stmt.handlers else active
+        if isinstance(stmt, ast.With | ast.AsyncWith):
+            for item in stmt.items:
+                taint = self._expr(item.context_expr, scope, active)
+                if item.optional_vars is not None:
+                    name, _ = self.dotted(item.context_expr, scope)
+                    self._assign(item.optional_vars, taint, name, scope)
+            return self._walk_block(stmt.body, scope, active)
+        if isinstance(stmt, ast.Match):
+            self._expr(stmt.subject, scope, active)
+            for case in stmt.cases:
+                self._walk_block(case.body, scope, active)
+            return active
+        if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            value = stmt.value
+            if value is None:
+                return active
+            taint = self._expr(value, scope, active)
+            name, _ = self.dotted(value, scope) if isinstance(value, ast.Call | ast.BinOp) else (None, False)
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            gate = self._gate_of_expr(value, scope)
+            for target in targets:
+                if isinstance(stmt, ast.AugAssign) and isinstance(target, ast.Name):
+                    taint = taint | scope.taint.get(target.id, frozenset())
+                self._assign(target, taint, name, scope)
+                if gate is not None and isinstance(target, ast.Name):
+                    scope.gate_vars[target.id] = gate
+            return active
+        if isinstance(stmt, ast.Return):
+            if stmt.value is not None:
+                scope.returns |= self._expr(stmt.value, scope, active)
+            return active
+        if isinstance(stmt, ast.Assert):
+            self._expr(stmt.test, scope, active)
+            found = self._gate_of_test(stmt.test, scope)
+            if found is not None and found[1] == "positive":
+                return active | {found[0]}
+            return active
+        if isinstance(stmt, ast.Expr):
+            self._expr(stmt.value, scope, active)
+            gate = self._gate_of_expr(stmt.value, scope)
+            if gate is not None:
+                # An unconditional approval/limit call: everything after it in the block is behind it.
+                return active | {gate[0]}
+            return active
+        for child in ast.iter_child_nodes(stmt):
+            if isinstance(child, ast.expr):
+                self._expr(child, scope, active)
+        return active
+
+    def _if(self, stmt: ast.If, scope: _Scope, active: frozenset[str]) -> frozenset[str]:
+        self._expr(stmt.test, scope, active)
+        found = self._gate_of_test(stmt.test, scope)
+        if found is None:
+            after_body = self._walk_block(stmt.body, scope, active)
+            after_else = self._walk_block(stmt.orelse, scope, active)
+            body_ends, else_ends = _terminates(stmt.body), _terminates(stmt.orelse)
+            if body_ends and not else_ends:
+                return after_else
+            if else_ends and not body_ends:
+                return after_body
+            return after_body & after_else
+        gate_id, polarity = found
+        if polarity == "positive":
+            self._walk_block(stmt.body, scope, active | {gate_id})
+            self._walk_block(stmt.orelse, scope, active)
+            return active | {gate_id} if _terminates(stmt.orelse) and stmt.orelse else active
+        # Negative test: the body is the failure path; the way on (else, or after it) passed the gate.
+        self._walk_block(stmt.body, scope, active)
+        self._walk_block(stmt.orelse, scope, active | {gate_id})
+        if _terminates(stmt.body):
+            self._sanitise(stmt.test, scope)
+            return active | {gate_id}
+        return active
+
+    def _sanitise(self, test: ast.expr, scope: _Scope) -> None:
+        """After ``if x not in ALLOWED: raise``, ``x`` holds an allow-listed value, not free model text."""
+        node = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.Name)
+            and any(isinstance(op, ast.NotIn | ast.In) for op in node.ops)
+        ):
+            scope.taint[node.left.id] = frozenset()
+
+    def _assign(self, target: ast.expr, taint: frozenset[TaintOrigin], type_name: str | None, scope: _Scope) -> None:
+        if isinstance(target, ast.Name):
+            scope.taint[target.id] = taint
+            if type_name:
+                scope.types[target.id] = type_name
+            else:
+                scope.types.pop(target.id, None)
+        elif isinstance(target, ast.Tuple | ast.List):
+            for element in target.elts:
+                self._assign(element, taint, None, scope)
+        elif isinstance(target, ast.Starred):
+            self._assign(target.value, taint, None, scope)
+
+    # ----- gates -------------------------------------------------------------------------------
+
+    def _gate(self, scope: _Scope, rule: Rule, node: ast.AST, detail: str) -> GateSite:
+        location = self.loc(node)
+        gate = GateSite(
+            id=short_id("gate", self.path, location.line, location.column, rule.gateKind, detail),
+            kind=rule.gateKind or "permission_check",
+            ruleId=rule.id,
+            location=location,
+            detail=detail,
+        )
+        if all(g.id != gate.id for g in scope.gates):
+            scope.gates.append(gate)
+        return gate
+
+    def _gate_of_expr(self, node: ast.expr, scope: _Scope) -> tuple[str, str] | None:
+        """A call that is itself a gate (approval, permission or limit check), as ``(id, "positive")``."""
+        if isinstance(node, ast.Await):
+            node = node.value
+        if not isinstance(node, ast.Call):
+            return None
+        name, _ = self.dotted(node.func, scope)
+        if not name:
+            return None
+        rule = first_match(self.rules.gate_calls, name) or first_match(self.rules.gate_names, name)
+        if rule is None:
+            return None
+        if rule.gateKind == "sandbox":
+            return None
+        return self._gate(scope, rule, node, name).id, "positive"
+
+    def _gate_of_test(self, test: ast.expr, scope: _Scope) -> tuple[str, str] | None:
+        negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        node = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test
+        if isinstance(node, ast.BoolOp):
+            for value in node.values:
+                found = self._gate_of_test(value, scope)
+                if found is not None:
+                    polarity = found[1]
+                    return found[0], polarity if not negated else _flip(polarity)
+            return None
+        if isinstance(node, ast.Name) and node.id in scope.gate_vars:
+            gate_id, polarity = scope.gate_vars[node.id]
+            return gate_id, _flip(polarity) if negated else polarity
+        call_gate = self._gate_of_expr(node, scope)
+        if call_gate is not None:
+            return call_gate[0], "negative" if negated else "positive"
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            op = node.ops[0]
+            right = node.comparators[0]
+            if isinstance(op, ast.In | ast.NotIn):
+                ref = _name_text(right)
+                rule = first_match(self.rules.allowlist, ref) if ref else None
+                if rule is not None:
+                    gate = self._gate(scope, rule, node, ref or "allowlist")
+                    polarity = "negative" if isinstance(op, ast.NotIn) else "positive"
+                    return gate.id, _flip(polarity) if negated else polarity
+            if isinstance(op, ast.Gt | ast.GtE | ast.Lt | ast.LtE):
+                for side, over in (
+                    (right, isinstance(op, ast.Gt | ast.GtE)),
+                    (node.left, isinstance(op, ast.Lt | ast.LtE)),
+                ):
+                    ref = _name_text(side)
+                    rule = first_match(self.rules.spend, ref) if ref else None
+                    if rule is not None:
+                        gate = self._gate(scope, rule, node, ref or "limit")
+                        # ``amount > MAX`` is the failure test; ``amount <= MAX`` the passing one.
+                        polarity = "negative" if over else "positive"
+                        return gate.id, _flip(polarity) if negated else polarity
+        return None
+
+    # ----- expressions ------------------------------------------------------------------------
+
+    def _expr(self, node: ast.expr, scope: _Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
+        """Record every call in ``node``; return the taint origins its value may carry."""
+        if isinstance(node, ast.Name):
+            return scope.taint.get(node.id, frozenset())
+        if isinstance(node, ast.Constant):
+            return frozenset()
+        if isinstance(node, ast.Call):
+            return self._call(node, scope, active)
+        if isinstance(node, ast.Dict):
+            self._dict_tool(node, scope)
+        if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            inner: frozenset[TaintOrigin] = frozenset()
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    inner |= self._expr(child, scope, active)
+                elif isinstance(child, ast.comprehension):
+                    inner |= self._expr(child.iter, scope, active)
+                    self._assign(child.target, inner, None, scope)
+            return inner
+        taint: frozenset[TaintOrigin] = frozenset()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                taint |= self._expr(child, scope, active)
+            elif isinstance(child, ast.keyword):
+                taint |= self._expr(child.value, scope, active)
+        return taint
+
+    def _call(self, node: ast.Call, scope: _Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
+        receiver_taint: frozenset[TaintOrigin] = frozenset()
+        if isinstance(node.func, ast.Attribute):
+            receiver_taint = self._expr(node.func.value, scope, active)
+        elif not isinstance(node.func, ast.Name):
+            receiver_taint = self._expr(node.func, scope, active)
+        arg_taints: list[tuple[int | None, str | None, frozenset[TaintOrigin]]] = []
+        for index, arg in enumerate(node.args):
+            value = arg.value if isinstance(arg, ast.Starred) else arg
+            arg_taints.append((index, None, self._expr(value, scope, active)))
+        for kw in node.keywords:
+            arg_taints.append((None, kw.arg, self._expr(kw.value, scope, active)))
+        all_args: frozenset[TaintOrigin] = (
+            frozenset().union(*(t for _, _, t in arg_taints)) if arg_taints else frozenset()
+        )
+
+        self._dynamic_dispatch(node, scope)
+        name, resolved = self.dotted(node.func, scope)
+        if not name:
+            return all_args | receiver_taint
+        location = self.loc(node)
+        gates = sorted(active)
+
+        model_rule = first_match(self.rules.models, name)
+        if model_rule is None:
+            http = self._http_model(node, name)
+            if http is not None:
+                model_rule, provider = http
+                self._model(model_rule, provider, name, "http", location)
+                return frozenset({TaintOrigin(kind="model_output", location=location)})
+        if model_rule is not None:
+            provider = model_rule.match.get("providers", {}).get(name, model_rule.provider or "unknown")
+            self._model(model_rule, provider, name, "sdk", location)
+            return frozenset({TaintOrigin(kind="model_output", location=location)})
+
+        for rule, patterns, runtime in self.rules.frontier_tools:
+            if patterns.matches(name):
+                kind: FrontierKind = "runtime_registered_tools" if name in runtime else "config_registered_tools"
+                self.frontier.append(
+                    FrontierSite(
+                        id=short_id("fr", kind, self.path, location.line, location.column),
+                        kind=kind,
+                        detail=f"tools obtained at run time through {name}; their reach is not visible to analysis",
+                        location=location,
+                        ruleId=rule.id,
+                    )
+                )
+        self._call_tool(node, name, scope)
+
+        action_rule = self._action_rule(node, name)
+        if action_rule is not None:
+            scope.actions.append(
+                ActionSite(
+                    id=short_id("act", self.path, location.line, location.column, action_rule.id),
+                    actionClass=action_rule.actionClass or "network.egress",
+                    impact=action_rule.impact or "medium",
+                    ruleId=action_rule.id,
+                    target=_display(name),
+                    location=location,
+                    dominatingGates=gates,
+                    taint=sorted(all_args | receiver_taint, key=_origin_key),
+                )
+            )
+            return all_args | receiver_taint
+
+        if _is_user_callee(name, resolved, self):
+            scope.calls.append(
+                CallFact(
+                    location=location,
+                    callee=name,
+                    resolved=resolved,
+                    dominatingGates=gates,
+                    args=[
+                        ArgTaint(index=i, keyword=k, origins=sorted(t, key=_origin_key)) for i, k, t in arg_taints if t
+                    ],
+                )
+            )
+            return frozenset({TaintOrigin(kind="call_return", callee=name)}) | receiver_taint
+        return all_args | receiver_taint
+
+    def _model(self, rule: Rule, provider: str, name: str, via: Literal["sdk", "http"], location: Location) -> None:
+        self.models.append(
+            ModelSite(
+                id=short_id("mdl", self.path, location.line, location.column, rule.id),
+                provider=provider,
+                api=_display(name),
+                via=via,
+                ruleId=rule.id,
+                location=location,
+            )
+        )
+
+    def _http_model(self, node: ast.Call, name: str) -> tuple[Rule, str] | None:
+        if not self.rules.http_hosts or not first_match(
+            [(r, p) for r, p in self.rules.actions if r.actionClass == "network.egress"], name
+        ):
+            return None
+        texts = [t for t in (_string_text(a) for a in [*node.args, *(k.value for k in node.keywords)]) if t]
+        for rule, hosts in self.rules.http_hosts:
+            for host, provider in hosts.items():
+                if any(host in text for text in texts):
+                    return rule, provider
+        return None
+
+    def _action_rule(self, node: ast.Call, name: str) -> Rule | None:
+        display = _display(name)
+        for rule, patterns in self.rules.actions:
+            if not patterns.matches(display):
+                continue
+            match = rule.match
+            if match.get("write_mode") and not _opens_for_writing(node):
+                continue
+            if "nonliteral_arg" in match:
+                index = match["nonliteral_arg"]
+                if len(node.args) > index and isinstance(node.args[index], ast.Constant):
+                    continue
+            if match.get("sql_write"):
+                sql = _string_text(node.args[0]) if node.args else None
+                if sql is not None and self.rules.sql_grant is not None and _SQL_GRANT.match(sql):
+                    return self.rules.sql_grant
+                if sql is not None and not _SQL_WRITE.match(sql):
+                    continue
+            excluded = match.get("exclude_services")
+            if excluded and display.startswith("boto3.client:"):
+                service = display.split(":", 1)[1].split(".", 1)[0]
+                if service in excluded:
+                    continue
+            return rule
+        return None
+
+    def _call_tool(self, node: ast.Call, name: str, scope: _Scope) -> None:
+        rule = first_match(self.rules.tool_calls, name)
+        if rule is None:
+            return
+        func_node: ast.expr | None = None
+        for wanted in rule.match.get("function_args", []):
+            if isinstance(wanted, int) and len(node.args) > wanted:
+                func_node = node.args[wanted]
+            elif isinstance(wanted, str):
+                func_node = _kwarg(node, wanted)
+            if func_node is not None:
+                break
+        function = self.dotted(func_node, scope)[0] if func_node is not None else None
+        tool_name = _kwarg_str(node, "name") or (function.rsplit(".", 1)[-1] if function else None)
+        if not tool_name:
+            return
+        location = self.loc(node)
+        self.tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, location.line, tool_name, rule.id),
+                name=tool_name,
+                description=_kwarg_str(node, "description"),
+                framework=rule.framework or "unknown",
+                ruleId=rule.id,
+                location=location,
+                function=function,
+            )
+        )
+
+    def _dynamic_dispatch(self, node: ast.Call, scope: _Scope) -> None:
+        rule = self.rules.dispatch_rule
+        if rule is None:
+            return
+        func = node.func
+        detail: str | None = None
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr":
+            if len(func.args) >= 2 and not isinstance(func.args[1], ast.Constant):
+                detail = "getattr(...) with a name chosen at run time is called"
+        elif isinstance(func, ast.Subscript) and not isinstance(func.slice, ast.Constant):
+            detail = f"{_name_text(func.value) or 'a table'}[...] is called with a key chosen at run time"
+        if detail is None:
+            return
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "dynamic_dispatch", self.path, location.line, location.column),
+                kind="dynamic_dispatch",
+                detail=detail,
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
+
+# ----- helpers -------------------------------------------------------------------------------------
+
+_BUILTINS = frozenset({"eval", "exec", "compile", "open", "input", "__import__", "print", "getattr", "globals"})
+
+
+def _flip(polarity: str) -> str:
+    return "negative" if polarity == "positive" else "positive"
+
+
+def _terminates(body: Sequence[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], _TERMINATORS)
+
+
+def _origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:
+    loc = origin.location
+    return (origin.kind, loc.line if loc else 0, loc.column if loc else 0, origin.param or "", origin.callee or "")
+
+
+def _display(name: str) -> str:
+    """A readable API name: ``pathlib.Path.resolve.parent.write_text`` is shown as ``pathlib.Path.write_text``."""
+    if name.startswith("pathlib.Path.") and name.count(".") > 2:
+        return "pathlib.Path." + name.rsplit(".", 1)[-1]
+    return name
+
+
+def _is_user_callee(name: str, resolved: bool, analyzer: _FileAnalyzer) -> bool:
+    """Calls the linker may resolve to code in the repository (not the standard library or SDKs)."""
+    if name in _BUILTINS:
+        return False
+    head = name.split(".", 1)[0]
+    if name.startswith(analyzer.module + ".") or head in analyzer.local_defs:
+        return True
+    if not resolved:
+        return "." not in name or name.count(".") <= 3
+    return head not in _STDLIB_HEADS
+
+
+_STDLIB_HEADS = frozenset(
+    {
+        "os", "sys", "json", "re", "time", "datetime", "math", "random", "subprocess", "shutil", "pathlib",
+        "logging", "typing", "collections", "itertools", "functools", "asyncio", "io", "csv", "uuid",
+        "hashlib", "base64", "urllib", "http", "socket", "threading", "tempfile", "textwrap", "string",
+        "dataclasses", "enum", "copy", "pickle", "sqlite3", "requests", "httpx", "aiohttp", "openai",
+        "anthropic", "boto3", "stripe", "smtplib", "pydantic", "langchain", "langchain_core", "langgraph",
+        "agents", "crewai", "autogen", "pydantic_ai", "smolagents", "llama_index", "mcp", "fastmcp",
+    }
+)  # fmt: skip
+
+
+def _literal_str(node: ast.AST | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _kwarg(call: ast.Call, name: str) -> ast.expr | None:
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+def _kwarg_str(call: ast.Call, name: str) -> str | None:
+    return _literal_str(_kwarg(call, name))
+
+
+def _string_text(node: ast.AST) -> str | None:
+    """The literal text of a string or the constant parts of an f-string."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return None
+
+
+def _opens_for_writing(node: ast.Call) -> bool:
+    mode = _kwarg(node, "mode")
+    if mode is None:
+        is_method = isinstance(node.func, ast.Attribute)
+        index = 0 if is_method else 1
+        mode = node.args[index] if len(node.args) > index else None
+    text = _literal_str(mode)
+    return text is not None and _WRITE_MODES.search(text) is not None
+
+
+def _docstring(node: ast.AST) -> str | None:
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        doc = ast.get_docstring(node)
+        if doc:
+            return doc.strip().split("\n\n", 1)[0].strip()
+    return None
+
+
+def _class_attr_str(cls: ast.ClassDef, name: str) -> str | None:
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return _literal_str(stmt.value)
+    return None
+
+
+def _name_text(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _name_text(node.value)
+        return f"{base}.{node.attr}" if base else node.attr
+    if isinstance(node, ast.Call):
+        return _name_text(node.func)
+    return None
+
+
+def _annotations(call: ast.Call) -> dict[str, bool]:
+    node = _kwarg(call, "annotations")
+    out: dict[str, bool] = {}
+    snake = {
+        "read_only_hint": "readOnlyHint",
+        "destructive_hint": "destructiveHint",
+        "idempotent_hint": "idempotentHint",
+        "open_world_hint": "openWorldHint",
+    }
+    if isinstance(node, ast.Call):
+        pairs: Iterator[tuple[str | None, ast.expr]] = ((k.arg, k.value) for k in node.keywords)
+    elif isinstance(node, ast.Dict):
+        pairs = ((_literal_str(k), v) for k, v in zip(node.keys, node.values, strict=True))
+    else:
+        return out
+    for key, value in pairs:
+        if key and isinstance(value, ast.Constant) and isinstance(value.value, bool):
+            out[snake.get(key, key)] = value.value
+    return out
+
+
+def _literal_dict(node: ast.Dict) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    for key, value in zip(node.keys, node.values, strict=True):
+        k = _literal_str(key)
+        if k is None:
+            continue
+        if isinstance(value, ast.Constant):
+            out[k] = value.value
+        elif isinstance(value, ast.Dict):
+            out[k] = _literal_dict(value) or {}
+        else:
+            out[k] = None
+    return out or None
+
+
+def _schema_params(data: dict[str, Any]) -> list[str]:
+    inner = data.get("function") if isinstance(data.get("function"), dict) else data
+    assert isinstance(inner, dict)
+    schema = inner.get("parameters") or inner.get("input_schema") or {}
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    return [str(k) for k in props] if isinstance(props, dict) else []
+
+
+def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> FileFacts:
+    """Analyse one Python file. Never raises for bad code: a parse failure is recorded in the facts."""
+    text = source.decode("utf-8", errors="replace")
+    lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+    module = module_name(path)
+    try:
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        line = getattr(exc, "lineno", None) or 1
+        message = f"{type(exc).__name__}: {getattr(exc, 'msg', None) or exc}"
+        return FileFacts(
+            path=path,
+            language="python",
+            digest=digest,
+            lines=lines,
+            module=module,
+            parseError=message,
+            frontier=[
+                FrontierSite(
+                    id=short_id("fr", "parse_error", path),
+                    kind="parse_error",
+                    detail=f"not parsed ({message}); nothing in this file was analysed",
+                    location=Location(path=path, line=max(int(line), 1), column=1),
+                )
+            ],
+        )
+    analyzer = _FileAnalyzer(path, tree, rules)
+    try:
+        analyzer.run()
+    except RecursionError:
+        return FileFacts(
+            path=path,
+            language="python",
+            digest=digest,
+            lines=lines,
+            module=module,
+            parseError="RecursionError: nesting too deep to analyse",
+            frontier=[
+                FrontierSite(
+                    id=short_id("fr", "parse_error", path),
+                    kind="parse_error",
+                    detail="nesting too deep to analyse; nothing in this file was analysed",
+                    location=Location(path=path, line=1, column=1),
+                )
+            ],
+        )
+
+    def loc_key(item: Any) -> tuple[int, int, str]:
+        return (item.location.line, item.location.column, item.id)
+
+    return FileFacts(
+        path=path,
+        language="python",
+        digest=digest,
+        lines=lines,
+        module=module,
+        functions=sorted(analyzer.functions, key=lambda f: (f.location.line, f.location.column, f.qualname)),
+        models=sorted(_unique(analyzer.models), key=loc_key),
+        tools=sorted(_unique(analyzer.tools), key=loc_key),
+        frontier=sorted(_unique(analyzer.frontier), key=lambda f: (f.location.line if f.location else 0, f.id)),
+    )
+
+
+def _unique(items: Iterable[Any]) -> list[Any]:
+    seen: dict[str, Any] = {}
+    for item in items:
+        seen.setdefault(item.id, item)
+    return list(seen.values())
