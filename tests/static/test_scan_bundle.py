@@ -65,8 +65,9 @@ def test_git_identity_clean_then_dirty(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     shutil.copytree(EXAMPLES / "research-assistant", root)
     repo = Repo.init(str(root))
-    repo.get_config().set((b"remote", b"origin"), b"url", b"https://user:s3cret@example.com/org/ra.git")
-    repo.get_config().write_to_path()
+    config = repo.get_config()
+    config.set((b"remote", b"origin"), b"url", b"https://user:s3cret@example.com/org/ra.git")
+    config.write_to_path()
     paths = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and ".git" not in p.parts)
     repo.get_worktree().stage(paths)
     commit = repo.get_worktree().commit(message=b"init", committer=b"T <t@example.com>", author=b"T <t@example.com>")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -39,24 +38,12 @@ def test_a_file_as_root_is_a_clear_error(tmp_path: Path) -> None:
         scan_tree(target)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
-def test_unreadable_root_is_a_clear_error(tmp_path: Path) -> None:
-    root = tmp_path / "locked"
-    root.mkdir()
-    root.chmod(0)
-    try:
-        with pytest.raises(WalkError, match="permission denied"):
-            scan_tree(root)
-    finally:
-        root.chmod(0o755)
-
-
 def test_binary_huge_and_badly_encoded_files_are_skipped_with_reasons(tmp_path: Path) -> None:
     (tmp_path / "agent.py").write_bytes(AGENT)
     (tmp_path / "blob.py").write_bytes(b"\x00\x01\x02binary" * 10)
     (tmp_path / "latin.ts").write_bytes("const s = 'caf\xe9';\n".encode("latin-1"))
-    (tmp_path / "huge.py").write_bytes(b"x = 1\n" * 10)
-    bundle = scan_tree(tmp_path, max_file_bytes=50)
+    (tmp_path / "huge.py").write_bytes(b"x = 1\n" * 200)
+    bundle = scan_tree(tmp_path, max_file_bytes=600)
     reasons = {s.path: s.reason for s in bundle.coverage.skippedFiles}
     assert reasons == {"blob.py": "binary", "latin.ts": "invalid_encoding", "huge.py": "too_large"}
     assert [f.path for f in bundle.coverage.files] == ["agent.py"]

@@ -176,12 +176,12 @@ def _walk_dir(walk: Walk, directory: Path, prefix: str, max_file_bytes: int) -> 
 
 
 def _record_symlink(walk: Walk, path: Path, rel: str) -> None:
-    if not _is_code(rel) and not path.is_dir():
-        return
     try:
         target = path.resolve(strict=True)
     except (OSError, RuntimeError):
         walk.skipped.append(Skipped(rel, "symlink_outside_tree", "dangling or looping link"))
+        return
+    if not _is_code(rel) and not target.is_dir():
         return
     if target == walk.root or walk.root in target.parents:
         walk.skipped.append(Skipped(rel, "symlink_inside_tree", "its target is scanned under its own path"))
