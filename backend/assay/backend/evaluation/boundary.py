@@ -1,0 +1,334 @@
+"""proofBoundary: the unresolved frontier verbatim, and the next evidence that would move it.
+
+Each next-evidence need is a verification item with the member names of contract 2.5. Its
+``verificationNeeded`` is the only evidence request the Evaluation makes; the agent audit projects
+these items verbatim and invents nothing beyond them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.backend.bundle import Action
+from assay.backend.canonical import short_id
+from assay.backend.evaluation.questions import UNRESOLVED_KINDS, covering_declarations, planes
+from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
+
+NEW_RUN = "then start a NEW run."
+SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+
+
+def _where(action: Action) -> str:
+    return f"{action.location.path}:{action.location.line}"
+
+
+def _toml_list(names: list[str]) -> str:
+    return ", ".join('"' + n + '"' for n in names)
+
+
+def _tools(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names) if names else "no tool (module code)"
+
+
+def _item(
+    kind: str,
+    severity: str,
+    key: str,
+    found: str,
+    establishes: str,
+    not_established: str,
+    why: str,
+    needed: str,
+    questions: list[str],
+    paths: list[str],
+    refs: list[str],
+    relations: list[str],
+    boundary: str,
+) -> dict[str, Any]:
+    return {
+        "id": short_id("vi", kind, key),
+        "kind": kind,
+        "severity": severity,
+        "whatHaiecFound": found,
+        "whatItEstablishes": establishes,
+        "whatHaiecDidNotEstablish": not_established,
+        "whyItMatters": why,
+        "verificationNeeded": needed,
+        "affectedQuestionIds": questions,
+        "affectedPathIds": sorted(set(paths)),
+        "evidenceRefs": sorted(set(refs)),
+        "relationIds": sorted(set(relations)),
+        "boundary": boundary,
+    }
+
+
+def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    findings_by_element: dict[str, list[str]] = {}
+    for finding in view.findings.values():
+        for related in finding.relatedIds:
+            findings_by_element.setdefault(related, []).append(finding.id)
+
+    for flow in view.flows.values():
+        if flow.actionClass not in EXECUTION or flow.actionId not in view.actions:
+            continue
+        action = view.actions[flow.actionId]
+        tools = view.tool_names(action)
+        origin = "a model-chosen tool argument" if flow.sourceKind == "tool_argument" else "a model's output"
+        items.append(
+            _item(
+                "model_output_to_execution",
+                "critical",
+                flow.id,
+                found=f"{origin} (from {flow.source.path}:{flow.source.line}) reaches {action.actionClass} via "
+                f"{action.target} at {_where(action)}, reached from tool {_tools(tools)}.",
+                establishes=f"The system can run {action.actionClass} with content the model chooses.",
+                not_established="Whether anything outside the analysed code constrains that content, and whether it "
+                "has happened at run time.",
+                why="Model output reaching code or shell execution lets a prompt injection run arbitrary commands.",
+                needed=f"Break the flow from {origin} to {action.target} at {_where(action)}: validate the value against "
+                f"an allowlist that stops the path before the call (for example `if value not in ALLOWED_...: "
+                f"raise`), or remove the capability from tool {_tools(tools)}; {NEW_RUN}",
+                questions=["reach", "authority", "proofBoundary"],
+                paths=[flow.id],
+                refs=[view.ref(flow.id), view.ref(action.id)],
+                relations=findings_by_element.get(flow.id, []),
+                boundary="CODE_CAPABLE is ESTABLISHED; OBSERVED is EVIDENCE_NEEDED.",
+            )
+        )
+
+    for action in view.actions.values():
+        tools = view.tool_names(action)
+        state = planes(view, action)
+        covering = covering_declarations(view, action)
+        relations = findings_by_element.get(action.id, [])
+        ref = [view.ref(action.id)]
+        gated = bool(action.gateIds)
+        high = action.actionClass in HIGH_IMPACT
+        if high and action.reachedFrom and not gated and not covering:
+            items.append(
+                _item(
+                    "ungated_undeclared_high_impact",
+                    "high",
+                    action.id,
+                    found=f"{action.actionClass} via {action.target} at {_where(action)}, reached from tool "
+                    f"{_tools(tools)}, with no gate that dominates it and no declaration that covers it.",
+                    establishes=f"A model can make the system perform {action.actionClass} with no check in the code.",
+                    not_established="Who authorized this capability, and whether credentials allow it in production.",
+                    why=f"{action.actionClass} is high impact: done wrongly it cannot be undone.",
+                    needed=f"Add a human approval gate that dominates the call to {action.target} at {_where(action)} "
+                    f"(call an approval function and return or raise when it is refused, before the call), "
+                    f"and declare {action.actionClass} for tool(s) {_tools(tools)} with requires_approval = true "
+                    f"in assay.toml, or remove the capability; {NEW_RUN}",
+                    questions=["reach", "authority"],
+                    paths=[action.id],
+                    refs=ref,
+                    relations=relations,
+                    boundary=f"POLICY_AUTHORIZED is {state['POLICY_AUTHORIZED']}; CODE_CAPABLE is ESTABLISHED.",
+                )
+            )
+        elif view.declaration is not None and not covering:
+            items.append(
+                _item(
+                    "undeclared_action",
+                    "high" if high else "medium",
+                    action.id,
+                    found=f"{action.actionClass} via {action.target} at {_where(action)}, reached from tool "
+                    f"{_tools(tools)}, is not declared in {view.declaration.path}.",
+                    establishes=f"The code can perform {action.actionClass}.",
+                    not_established="Whether the system's owners intend it to.",
+                    why="Undeclared capabilities are outside the reach anyone reviewed.",
+                    needed=f"If the system is meant to do this, add an [[actions]] entry with class = "
+                    f'"{action.actionClass}" and tools = [{_toml_list(tools)}] '
+                    f"to {view.declaration.path}; otherwise remove the call at {_where(action)}; {NEW_RUN}",
+                    questions=["reach", "authority"],
+                    paths=[action.id],
+                    refs=ref,
+                    relations=relations,
+                    boundary="REQUESTED and POLICY_AUTHORIZED are MISSING; CODE_CAPABLE is ESTABLISHED.",
+                )
+            )
+        elif covering and any(d.requiresApproval for d in covering) and "human_approval" not in view.gate_kinds(action):
+            items.append(
+                _item(
+                    "approval_not_enforced",
+                    "high",
+                    action.id,
+                    found=f"{view.declaration.path if view.declaration else 'The declaration'} requires approval for "
+                    f"{action.actionClass}, but no human approval gate dominates {action.target} at "
+                    f"{_where(action)} (tool {_tools(tools)}).",
+                    establishes="The declared approval requirement is not enforced in the code on every path.",
+                    not_established="Whether approval happens outside the analysed code.",
+                    why="A declared control that the code does not enforce gives false assurance.",
+                    needed=f"Add a human approval gate that dominates the call to {action.target} at {_where(action)} "
+                    f"on every path from tool {_tools(tools)}; {NEW_RUN}",
+                    questions=["authority"],
+                    paths=[action.id],
+                    refs=ref,
+                    relations=relations,
+                    boundary="POLICY_AUTHORIZED is PARTIAL.",
+                )
+            )
+        elif high and view.declaration is None and action.reachedFrom:
+            items.append(
+                _item(
+                    "authority_unestablished",
+                    "medium",
+                    action.id,
+                    found=f"{action.actionClass} via {action.target} at {_where(action)} (tool {_tools(tools)}) has no "
+                    "declaration to establish who authorized it.",
+                    establishes=f"The code can perform {action.actionClass}.",
+                    not_established="Whether it is requested or authorized.",
+                    why="High-impact actions need established authority.",
+                    needed=f"Declare {action.actionClass} for tool(s) {_tools(tools)} in assay.toml (docs/declaration.md); "
+                    f"{NEW_RUN}",
+                    questions=["authority"],
+                    paths=[action.id],
+                    refs=ref,
+                    relations=relations,
+                    boundary="REQUESTED and POLICY_AUTHORIZED are EVIDENCE_NEEDED.",
+                )
+            )
+
+    if view.declaration is not None and view.declaration.tools:
+        for tool in view.tools.values():
+            if tool.name not in view.declaration.tools:
+                items.append(
+                    _item(
+                        "undeclared_tool",
+                        "medium",
+                        tool.id,
+                        found=f"Tool `{tool.name}` ({tool.framework}) at {tool.location.path}:{tool.location.line} is "
+                        f"not listed in {view.declaration.path}.",
+                        establishes="The system gives models a tool its declaration does not list.",
+                        not_established="Whether the owners intend the model to have this tool.",
+                        why="Every tool widens what a model can do.",
+                        needed=f'Add "{tool.name}" to `tools` in {view.declaration.path}, or stop giving the tool to '
+                        f"the model; {NEW_RUN}",
+                        questions=["reach"],
+                        paths=[tool.id],
+                        refs=[view.ref(tool.id)],
+                        relations=findings_by_element.get(tool.id, []),
+                        boundary="Declared reach is incomplete.",
+                    )
+                )
+
+    for item in view.frontier.values():
+        if item.kind not in UNRESOLVED_KINDS:
+            continue
+        where = f" at {item.location.path}:{item.location.line}" if item.location else ""
+        items.append(
+            _item(
+                "unresolved_reach",
+                "medium",
+                item.id,
+                found=f"Unresolved reach ({item.kind}){where}: {item.detail}.",
+                establishes="Part of what the system can do is decided at run time.",
+                not_established="Which tools and actions are reachable through it.",
+                why="Reach that analysis cannot see is reach nobody reviewed.",
+                needed=f"Make the reach{where} visible: list the tools it can yield in assay.toml `tools` and bind them "
+                "statically, or provide runtime traces (OpenTelemetry GenAI `execute_tool` spans) of the tools "
+                f"it yields attached to a NEW run; {NEW_RUN}",
+                questions=["reach", "proofBoundary"],
+                paths=[item.id],
+                refs=[view.ref(item.id)],
+                relations=findings_by_element.get(item.id, []),
+                boundary="Reach is UNKNOWN beyond this point.",
+            )
+        )
+
+    incomplete = [
+        f for f in view.frontier.values() if f.kind in ("parse_error", "skipped_file", "unsupported_language")
+    ]
+    if incomplete:
+        named = ", ".join(sorted({(f.path or (f.location.path if f.location else f.detail)) for f in incomplete})[:5])
+        items.append(
+            _item(
+                "coverage_incomplete",
+                "medium",
+                "coverage",
+                found=f"{len(incomplete)} part(s) of the source could not be analysed: {named}.",
+                establishes="Coverage is partial.",
+                not_established="What the unanalysed code can do.",
+                why="Unavailable evidence is a limitation, never a pass.",
+                needed=f"Fix or remove the files that could not be analysed ({named}), or move unsupported code out of "
+                f"the evaluated tree; {NEW_RUN}",
+                questions=["reach", "proofBoundary"],
+                paths=[f.id for f in incomplete],
+                refs=[view.ref(f.id) for f in incomplete],
+                relations=[],
+                boundary="codeCapable reach is PARTIAL.",
+            )
+        )
+
+    if view.declaration is None and view.evidence_ids:
+        items.append(
+            _item(
+                "declaration_missing",
+                "medium",
+                "declaration",
+                found="The evaluated source has no assay.toml declaration.",
+                establishes="Nothing about the declared reach.",
+                not_established="What the system is meant to do, and so whether any action is authorized.",
+                why="Without a declaration, no action's authority can be established.",
+                needed="Add assay.toml at the repository root declaring the system's purpose, its tools and its actions "
+                f"(docs/declaration.md); {NEW_RUN}",
+                questions=["reach", "authority"],
+                paths=[],
+                refs=[f"{e}#declaration" for e in view.evidence_ids],
+                relations=[],
+                boundary="Declared reach is EVIDENCE_NEEDED.",
+            )
+        )
+
+    if jurisdiction is not None:
+        items.append(
+            _item(
+                "jurisdiction_not_assessed",
+                "medium",
+                jurisdiction,
+                found=f"Jurisdiction {jurisdiction} was requested.",
+                establishes="Nothing about its controls: they are NOT_ASSESSED.",
+                not_established=f"Whether the {jurisdiction} obligations are met.",
+                why="A requested jurisdiction's controls must be assessed before the system can be allowed there.",
+                needed=f"Assess the {jurisdiction} controls with the wizard engine in a NEW run; this deployment does not "
+                "provide the wizard engine yet, so this item stays open until it does.",
+                questions=["authority", "proofBoundary"],
+                paths=[],
+                refs=[f"{e}#jurisdiction" for e in view.evidence_ids],
+                relations=[],
+                boundary="Jurisdiction controls are NOT_ASSESSED.",
+            )
+        )
+
+    if view.actions:
+        items.append(
+            _item(
+                "runtime_evidence_needed",
+                "low",
+                "observed",
+                found=f"{len(view.actions)} code-capable action(s) and no runtime evidence.",
+                establishes="What the code can do, not what it was seen doing.",
+                not_established="Which actions the system performs at run time, and how often.",
+                why="Observed behaviour outside the declared reach is the strongest signal of misuse.",
+                needed="Provide runtime traces of the system's tool calls (OpenTelemetry GenAI `execute_tool` spans) "
+                "through an evidence binder and attach their producerRunId to a NEW run.",
+                questions=["observed"],
+                paths=[],
+                refs=[view.ref(a) for a in sorted(view.actions)][:20],
+                relations=[],
+                boundary="OBSERVED is EVIDENCE_NEEDED for every action.",
+            )
+        )
+
+    return sorted(items, key=lambda i: (SEVERITY_ORDER[i["severity"]], i["kind"], i["id"]))
+
+
+def proof_boundary(view: EvidenceView, items: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "unresolved": [
+            {"id": f.id, "kind": f.kind, "detail": f.detail, "evidenceRefs": [view.ref(f.id)]}
+            for f in view.frontier.values()
+        ],
+        "nextEvidence": [{"verificationItemId": i["id"], "verificationNeeded": i["verificationNeeded"]} for i in items],
+    }

@@ -1,0 +1,128 @@
+"""The disposition rules: explicit, versioned, each with an id (docs/methodology.md gives each rule
+with the example that triggers it). BLOCK beats REVIEW beats ALLOW; ALLOW needs no rule to fire."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.backend.evaluation.questions import UNRESOLVED_KINDS, coverage_complete, covering_declarations, planes
+from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
+
+_RANK = {"BLOCK": 0, "REVIEW": 1, "ALLOW": 2}
+
+
+def _reason(rule: str, disposition: str, message: str, refs: list[str]) -> dict[str, Any]:
+    return {"ruleId": rule, "disposition": disposition, "message": message, "evidenceRefs": sorted(set(refs))}
+
+
+def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for flow in view.flows.values():
+        if flow.actionClass in EXECUTION:
+            out.append(
+                _reason(
+                    "BLOCK-001",
+                    "BLOCK",
+                    f"Model-chosen data ({flow.sourceKind}) reaches {flow.actionClass} at "
+                    f"{flow.sink.path}:{flow.sink.line}.",
+                    [view.ref(flow.id)],
+                )
+            )
+    for action in view.actions.values():
+        where = f"{action.location.path}:{action.location.line}"
+        tools = ", ".join(view.tool_names(action)) or "-"
+        covering = covering_declarations(view, action)
+        if action.actionClass in HIGH_IMPACT and action.reachedFrom and not action.gateIds and not covering:
+            out.append(
+                _reason(
+                    "BLOCK-002",
+                    "BLOCK",
+                    f"High-impact {action.actionClass} via {action.target} at {where} (tools: {tools}) is code-capable, "
+                    "undeclared and ungated.",
+                    [view.ref(action.id)],
+                )
+            )
+        if view.declaration is not None and not covering:
+            out.append(
+                _reason(
+                    "REVIEW-002",
+                    "REVIEW",
+                    f"{action.actionClass} via {action.target} at {where} (tools: {tools}) is not declared.",
+                    [view.ref(action.id)],
+                )
+            )
+        if action.actionClass in HIGH_IMPACT and planes(view, action)["POLICY_AUTHORIZED"] != "ESTABLISHED":
+            out.append(
+                _reason(
+                    "REVIEW-003",
+                    "REVIEW",
+                    f"High-impact {action.actionClass} at {where} lacks established authority "
+                    f"(POLICY_AUTHORIZED is {planes(view, action)['POLICY_AUTHORIZED']}).",
+                    [view.ref(action.id)],
+                )
+            )
+    if view.declaration is not None and view.declaration.tools:
+        for tool in view.tools.values():
+            if tool.name not in view.declaration.tools:
+                out.append(_reason("REVIEW-002", "REVIEW", f"Tool {tool.name} is not declared.", [view.ref(tool.id)]))
+    for item in view.frontier.values():
+        if item.kind in UNRESOLVED_KINDS:
+            out.append(
+                _reason("REVIEW-001", "REVIEW", f"Unresolved reach ({item.kind}): {item.detail}.", [view.ref(item.id)])
+            )
+    if jurisdiction is not None:
+        out.append(
+            _reason(
+                "REVIEW-004",
+                "REVIEW",
+                f"Jurisdiction {jurisdiction} requested; its controls are NOT_ASSESSED "
+                "(no wizard engine in this deployment).",
+                [f"{e}#jurisdiction" for e in view.evidence_ids],
+            )
+        )
+    if not coverage_complete(view):
+        out.append(
+            _reason(
+                "REVIEW-005",
+                "REVIEW",
+                "Source coverage is partial: not every source file was analysed.",
+                [f"{e}#coverage" for e in view.evidence_ids],
+            )
+        )
+    if view.declaration is None:
+        out.append(
+            _reason(
+                "REVIEW-006",
+                "REVIEW",
+                "No declaration file: the declared reach is unknown.",
+                [f"{e}#declaration" for e in view.evidence_ids],
+            )
+        )
+    if view.declaration_conflict:
+        out.append(
+            _reason(
+                "REVIEW-006",
+                "REVIEW",
+                "The membership holds different declarations; the first is used.",
+                [f"{e}#declaration" for e in view.evidence_ids],
+            )
+        )
+    if not view.models and not view.tools:
+        out.append(
+            _reason(
+                "REVIEW-007",
+                "REVIEW",
+                "No AI code recognised (no model calls and no tools): zero findings is not evidence of safety.",
+                [f"{e}#coverage" for e in view.evidence_ids],
+            )
+        )
+    unique = {(r["ruleId"], r["message"]): r for r in out}
+    return sorted(unique.values(), key=lambda r: (_RANK[r["disposition"]], r["ruleId"], r["message"]))
+
+
+def decide(found: list[dict[str, Any]]) -> str:
+    if any(r["disposition"] == "BLOCK" for r in found):
+        return "BLOCK"
+    if any(r["disposition"] == "REVIEW" for r in found):
+        return "REVIEW"
+    return "ALLOW"

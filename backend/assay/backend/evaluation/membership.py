@@ -1,0 +1,66 @@
+"""The frozen evidence membership of an Evaluation: which evidence items it is computed from.
+
+Items are content addressed: an item's ``evidenceId`` derives from its kind and content digest, so the
+same evidence always has the same id, and the membership digest (``evidenceBundleDigest`` of the
+Evaluation) depends only on which evidence is in it, never on order, run or time.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.backend.bundle import EvidenceBundle
+from assay.backend.canonical import digest_json, sha256_hex
+
+EvidenceKind = Literal["static_bundle"]
+
+
+class EvidenceItem(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    evidenceId: str
+    kind: EvidenceKind
+    producerId: str
+    contentDigest: str
+    payload: dict[str, Any] = Field(description="The evidence itself (for static_bundle: the Evidence Bundle JSON).")
+
+    def ref(self) -> dict[str, str]:
+        return {
+            "evidenceId": self.evidenceId,
+            "kind": self.kind,
+            "producerId": self.producerId,
+            "contentDigest": self.contentDigest,
+        }
+
+
+class EvidenceMembership(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    items: list[EvidenceItem]
+
+    def digest(self) -> str:
+        """Digest of the sorted (evidenceId, kind, contentDigest) triples."""
+        return digest_json(sorted([i.evidenceId, i.kind, i.contentDigest] for i in self.items))
+
+    def bundles(self) -> list[tuple[EvidenceItem, EvidenceBundle]]:
+        return [(i, EvidenceBundle.model_validate(i.payload)) for i in self.items if i.kind == "static_bundle"]
+
+
+def static_bundle_item(bundle: dict[str, Any], producer_id: str = "assay-static") -> EvidenceItem:
+    """An evidence item for an Evidence Bundle, identified by its contentHash."""
+    content_digest = str(bundle["contentHash"])
+    return EvidenceItem(
+        evidenceId=f"ev-{sha256_hex(f'static_bundle:{content_digest}'.encode())[:16]}",
+        kind="static_bundle",
+        producerId=producer_id,
+        contentDigest=content_digest,
+        payload=bundle,
+    )
+
+
+def make_membership(items: list[EvidenceItem]) -> EvidenceMembership:
+    """A membership with duplicates (same evidenceId) removed and items sorted by id."""
+    unique = {i.evidenceId: i for i in items}
+    return EvidenceMembership(items=[unique[k] for k in sorted(unique)])

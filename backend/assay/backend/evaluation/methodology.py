@@ -1,0 +1,107 @@
+"""``evaluate``: the versioned methodology. Frozen evidence membership in, Evaluation payload out.
+
+Pure and deterministic: no I/O, no clock, no randomness, no LLM. The payload holds no run or
+evaluation id and no timestamp (the service keeps those beside it), so the same membership always gives
+byte-identical canonical JSON and digests.
+
+Digests (docs/methodology.md):
+- ``evidenceBundleDigest``: the membership digest (sorted evidenceId, kind, contentDigest triples);
+- ``coreTruthDigest``: SHA-256 over the JCS bytes of the core truth: methodologyVersion, disposition,
+  reasons, fourQuestions, evaluationScenarioSnapshot, limitations and evidenceBundleDigest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from assay.backend.canonical import canonical_bytes, digest_json
+from assay.backend.evaluation import boundary, disposition, questions, scenario
+from assay.backend.evaluation.membership import EvidenceMembership
+from assay.backend.evaluation.view import build_view
+
+METHODOLOGY_VERSION = "assay-methodology/1.0.0"
+JURISDICTIONS = ("nyc_ll144", "colorado_ai", "eu_ai_act")
+CORE_MEMBERS = (
+    "methodologyVersion",
+    "disposition",
+    "reasons",
+    "fourQuestions",
+    "evaluationScenarioSnapshot",
+    "limitations",
+    "evidenceBundleDigest",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationPayload:
+    """The Evaluation payload as JSON data, with its canonical bytes."""
+
+    data: dict[str, Any]
+
+    @property
+    def disposition(self) -> str:
+        return str(self.data["disposition"])
+
+    @property
+    def methodology_version(self) -> str:
+        return str(self.data["methodologyVersion"])
+
+    @property
+    def core_truth_digest(self) -> str:
+        return str(self.data["coreTruthDigest"])
+
+    @property
+    def evidence_bundle_digest(self) -> str:
+        return str(self.data["evidenceBundleDigest"])
+
+    def canonical(self) -> bytes:
+        return canonical_bytes(self.data)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> EvaluationPayload:
+        return cls(data=data)
+
+
+def core_truth(data: dict[str, Any]) -> dict[str, Any]:
+    return {member: data[member] for member in CORE_MEMBERS}
+
+
+def evaluate(membership: EvidenceMembership, *, ai_system_id: str, jurisdiction: str | None) -> EvaluationPayload:
+    """Evaluate a frozen membership. Raises ValueError for an empty membership or unknown jurisdiction."""
+    if not membership.items:
+        raise ValueError("an Evaluation needs at least one evidence item")
+    if jurisdiction is not None and jurisdiction not in JURISDICTIONS:
+        raise ValueError(f"unknown jurisdiction {jurisdiction!r}")
+    view = build_view(membership)
+    items = boundary.verification_items(view, jurisdiction)
+    found = disposition.reasons(view, jurisdiction)
+    limitations = set(view.limitations)
+    limitations.add("No runtime evidence: observed actions are EVIDENCE_NEEDED, never reported as not having occurred.")
+    limitations.add(
+        "EFFECTIVELY_GRANTED is EVIDENCE_NEEDED: static analysis cannot see the credentials a deployment wires in."
+    )
+    if jurisdiction is not None:
+        limitations.add(
+            f"Jurisdiction {jurisdiction}: controls NOT_ASSESSED (the wizard engine is not in this deployment)."
+        )
+    data: dict[str, Any] = {
+        "methodologyVersion": METHODOLOGY_VERSION,
+        "aiSystemId": ai_system_id,
+        "jurisdiction": jurisdiction,
+        "disposition": disposition.decide(found),
+        "reasons": found,
+        "evidenceBundleDigest": membership.digest(),
+        "membership": [i.ref() for i in membership.items],
+        "fourQuestions": {
+            "reach": questions.reach(view),
+            "authority": questions.authority(view),
+            "observed": questions.observed(view),
+            "proofBoundary": boundary.proof_boundary(view, items),
+        },
+        "evaluationScenarioSnapshot": scenario.scenario_snapshot(view),
+        "verificationItems": items,
+        "limitations": sorted(limitations),
+    }
+    data["coreTruthDigest"] = digest_json(core_truth(data))
+    return EvaluationPayload(data=data)

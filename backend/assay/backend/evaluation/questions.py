@@ -1,0 +1,239 @@
+"""Three of the Four Assurance Questions: reach, authority and observed (proofBoundary is boundary.py).
+
+Statuses are words with fixed meanings (docs/methodology.md): ESTABLISHED, PARTIAL, MISSING for what the
+evidence shows; EVIDENCE_NEEDED, NOT_ASSESSED, UNKNOWN for what it cannot show, passed through verbatim.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.backend.bundle import Action, DeclaredAction
+from assay.backend.evaluation.view import HIGH_IMPACT, EvidenceView
+
+UNRESOLVED_KINDS = frozenset({"dynamic_dispatch", "config_registered_tools", "runtime_registered_tools"})
+PLANES = ("REQUESTED", "POLICY_AUTHORIZED", "EFFECTIVELY_GRANTED", "CODE_CAPABLE", "OBSERVED")
+
+
+def _loc(action: Action) -> dict[str, Any]:
+    return action.location.model_dump(mode="json")
+
+
+def covering_declarations(view: EvidenceView, action: Action) -> list[DeclaredAction]:
+    """Declared actions of the same class given to a tool that reaches the action (or to any tool)."""
+    if view.declaration is None:
+        return []
+    names = set(view.tool_names(action))
+    return [
+        d
+        for d in view.declaration.actions
+        if d.actionClass == action.actionClass and (not d.tools or not names or set(d.tools) & names)
+    ]
+
+
+def coverage_complete(view: EvidenceView) -> bool:
+    return bool(view.coverages) and all(c.complete for c in view.coverages)
+
+
+def reach(view: EvidenceView) -> dict[str, Any]:
+    decl = view.declaration
+    declared: dict[str, Any] = {
+        "status": "ESTABLISHED" if decl is not None else "EVIDENCE_NEEDED",
+        "source": decl.path if decl else None,
+        "declarationDigest": decl.digest if decl else None,
+        "purpose": decl.purpose if decl else None,
+        "tools": list(decl.tools) if decl else [],
+        "actions": [
+            {
+                "actionClass": d.actionClass,
+                "tools": list(d.tools),
+                "requiresApproval": d.requiresApproval,
+                "conditions": list(d.conditions),
+            }
+            for d in decl.actions
+        ]
+        if decl
+        else [],
+    }
+    analysed = sum(c.analysed.count for c in view.coverages)
+    code_status = "NOT_ASSESSED" if analysed == 0 else ("ESTABLISHED" if coverage_complete(view) else "PARTIAL")
+    by_class: dict[str, int] = {}
+    actions = []
+    for action in view.actions.values():
+        by_class[action.actionClass] = by_class.get(action.actionClass, 0) + 1
+        actions.append(
+            {
+                "actionId": action.id,
+                "actionClass": action.actionClass,
+                "impact": action.impact,
+                "target": action.target,
+                "location": _loc(action),
+                "tools": view.tool_names(action),
+                "gates": view.gate_kinds(action),
+                "evidenceRefs": [view.ref(action.id)],
+            }
+        )
+    unresolved = [
+        {
+            "id": f.id,
+            "kind": f.kind,
+            "detail": f.detail,
+            "location": f.location.model_dump(mode="json") if f.location else None,
+            "path": f.path,
+            "evidenceRefs": [view.ref(f.id)],
+        }
+        for f in view.frontier.values()
+    ]
+    return {
+        "declared": declared,
+        "codeCapable": {
+            "status": code_status,
+            "actions": actions,
+            "byClass": dict(sorted(by_class.items())),
+            "tools": [
+                {
+                    "toolId": t.id,
+                    "name": t.name,
+                    "framework": t.framework,
+                    "location": t.location.model_dump(mode="json"),
+                    "evidenceRefs": [view.ref(t.id)],
+                }
+                for t in view.tools.values()
+            ],
+            "models": [
+                {"provider": m.provider, "api": m.api, "location": m.location.model_dump(mode="json")}
+                for m in view.models.values()
+            ],
+        },
+        "unresolved": {
+            "status": "UNKNOWN"
+            if any(u["kind"] in UNRESOLVED_KINDS for u in unresolved)
+            else ("PARTIAL" if unresolved else "ESTABLISHED"),
+            "items": unresolved,
+        },
+        "differences": differences(view),
+    }
+
+
+def differences(view: EvidenceView) -> list[dict[str, Any]]:
+    """Declared vs code-capable: what the code can do that is not declared, and the reverse."""
+    decl = view.declaration
+    if decl is None:
+        return []
+    out: list[dict[str, Any]] = []
+    for action in view.actions.values():
+        if not covering_declarations(view, action):
+            out.append(
+                {
+                    "id": f"diff-undeclared-{action.id}",
+                    "kind": "UNDECLARED_ACTION",
+                    "actionClass": action.actionClass,
+                    "tools": view.tool_names(action),
+                    "location": _loc(action),
+                    "evidenceRefs": [view.ref(action.id)],
+                }
+            )
+    present = {a.actionClass for a in view.actions.values()}
+    for declared in decl.actions:
+        if declared.actionClass not in present:
+            out.append(
+                {
+                    "id": f"diff-notfound-{declared.actionClass}",
+                    "kind": "DECLARED_NOT_FOUND",
+                    "actionClass": declared.actionClass,
+                    "tools": list(declared.tools),
+                    "location": None,
+                    "evidenceRefs": [f"{view.origin[f'declaration:{decl.digest}']}#declaration"],
+                }
+            )
+    if decl.tools:
+        for tool in view.tools.values():
+            if tool.name not in decl.tools:
+                out.append(
+                    {
+                        "id": f"diff-tool-{tool.id}",
+                        "kind": "UNDECLARED_TOOL",
+                        "actionClass": None,
+                        "tools": [tool.name],
+                        "location": tool.location.model_dump(mode="json"),
+                        "evidenceRefs": [view.ref(tool.id)],
+                    }
+                )
+    return sorted(out, key=lambda d: d["id"])
+
+
+def planes(view: EvidenceView, action: Action) -> dict[str, str]:
+    decl = view.declaration
+    covering = covering_declarations(view, action)
+    approval_required = any(d.requiresApproval for d in covering)
+    approval_enforced = "human_approval" in view.gate_kinds(action)
+    if decl is None:
+        requested = policy = "EVIDENCE_NEEDED"
+    else:
+        requested = ("ESTABLISHED" if decl.purpose else "PARTIAL") if covering else "MISSING"
+        if not covering:
+            policy = "MISSING"
+        elif approval_required and not approval_enforced:
+            policy = "PARTIAL"
+        else:
+            policy = "ESTABLISHED"
+    return {
+        "REQUESTED": requested,
+        "POLICY_AUTHORIZED": policy,
+        # Static analysis cannot see which credentials a deployment wires in.
+        "EFFECTIVELY_GRANTED": "EVIDENCE_NEEDED",
+        "CODE_CAPABLE": "ESTABLISHED",
+        # No runtime evidence kind is in the membership: never "did not happen".
+        "OBSERVED": "EVIDENCE_NEEDED",
+    }
+
+
+def authority(view: EvidenceView) -> dict[str, Any]:
+    entries = []
+    counts: dict[str, dict[str, int]] = {p: {} for p in PLANES}
+    for action in view.actions.values():
+        state = planes(view, action)
+        for plane, status in state.items():
+            counts[plane][status] = counts[plane].get(status, 0) + 1
+        covering = covering_declarations(view, action)
+        entries.append(
+            {
+                "actionId": action.id,
+                "actionClass": action.actionClass,
+                "impact": action.impact,
+                "highImpact": action.actionClass in HIGH_IMPACT,
+                "target": action.target,
+                "location": _loc(action),
+                "tools": view.tool_names(action),
+                "planes": state,
+                "context": {
+                    "gates": [
+                        {
+                            "gateId": g,
+                            "kind": view.gates[g].kind,
+                            "location": view.gates[g].location.model_dump(mode="json"),
+                        }
+                        for g in action.gateIds
+                        if g in view.gates
+                    ],
+                    "approvalRequired": any(d.requiresApproval for d in covering),
+                    "approvalEnforced": "human_approval" in view.gate_kinds(action),
+                    "conditions": sorted({c for d in covering for c in d.conditions}),
+                },
+                "evidenceRefs": [view.ref(action.id), *(view.ref(g) for g in action.gateIds if g in view.gates)],
+            }
+        )
+    return {
+        "actions": entries,
+        "summary": {plane: dict(sorted(c.items())) for plane, c in counts.items()},
+    }
+
+
+def observed(view: EvidenceView) -> dict[str, Any]:
+    del view  # only static evidence kinds exist in this methodology version
+    return {
+        "status": "EVIDENCE_NEEDED",
+        "actions": [],
+        "note": "No runtime evidence is in this Evaluation's membership: observed actions are EVIDENCE_NEEDED, "
+        "never reported as not having occurred.",
+    }

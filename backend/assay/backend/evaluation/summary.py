@@ -1,0 +1,51 @@
+"""The compact summary of one persisted Evaluation: a projection, never a recomputation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay.backend.evaluation.methodology import EvaluationPayload
+
+TOP_REASONS = 5
+
+
+def build_summary(evaluation_id: str, payload: EvaluationPayload, links: dict[str, str | None]) -> dict[str, Any]:
+    data = payload.data
+    fq = data["fourQuestions"]
+    reach = fq["reach"]
+    reasons = data["reasons"]
+    return {
+        "evaluationId": evaluation_id,
+        "aiSystemId": data["aiSystemId"],
+        "disposition": data["disposition"],
+        "methodologyVersion": data["methodologyVersion"],
+        "jurisdiction": data["jurisdiction"],
+        "digests": {
+            "coreTruthDigest": data["coreTruthDigest"],
+            "evidenceBundleDigest": data["evidenceBundleDigest"],
+            "snapshotDigest": data["evaluationScenarioSnapshot"]["snapshotDigest"],
+        },
+        "counts": {
+            "reach": {
+                "declared": reach["declared"]["status"],
+                "declaredActions": len(reach["declared"]["actions"]),
+                "codeCapable": reach["codeCapable"]["status"],
+                "codeCapableActions": len(reach["codeCapable"]["actions"]),
+                "tools": len(reach["codeCapable"]["tools"]),
+                "unresolved": reach["unresolved"]["status"],
+                "unresolvedItems": len(reach["unresolved"]["items"]),
+                "differences": len(reach["differences"]),
+            },
+            "authority": fq["authority"]["summary"],
+            "observed": {"status": fq["observed"]["status"], "actions": len(fq["observed"]["actions"])},
+            "proofBoundary": {
+                "unresolved": len(fq["proofBoundary"]["unresolved"]),
+                "verificationItems": len(data["verificationItems"]),
+            },
+            "reasons": {d: sum(1 for r in reasons if r["disposition"] == d) for d in ("BLOCK", "REVIEW")},
+        },
+        "topReasons": reasons[:TOP_REASONS],
+        "omittedReasons": max(0, len(reasons) - TOP_REASONS),
+        "limitations": data["limitations"],
+        "links": links,
+    }

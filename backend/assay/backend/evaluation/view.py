@@ -1,0 +1,73 @@
+"""One merged, read-only view of the static evidence in a membership, each element tagged with the
+evidence item it came from (``evidenceRefs`` are ``<evidenceId>#<element id>``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from assay.backend.bundle import Action, Coverage, Declaration, Finding, FrontierItem, Gate, ModelUse, TaintFlow, Tool
+from assay.backend.evaluation.membership import EvidenceMembership
+
+HIGH_IMPACT = frozenset({"shell.exec", "code.exec", "payment", "file.delete", "message.send", "privilege.change"})
+EXECUTION = frozenset({"shell.exec", "code.exec"})
+
+
+@dataclass
+class EvidenceView:
+    evidence_ids: list[str] = field(default_factory=list)
+    origin: dict[str, str] = field(default_factory=dict)  # element id -> evidence id
+    models: dict[str, ModelUse] = field(default_factory=dict)
+    tools: dict[str, Tool] = field(default_factory=dict)
+    actions: dict[str, Action] = field(default_factory=dict)
+    gates: dict[str, Gate] = field(default_factory=dict)
+    flows: dict[str, TaintFlow] = field(default_factory=dict)
+    frontier: dict[str, FrontierItem] = field(default_factory=dict)
+    findings: dict[str, Finding] = field(default_factory=dict)
+    coverages: list[Coverage] = field(default_factory=list)
+    declaration: Declaration | None = None
+    declaration_conflict: bool = False
+    limitations: set[str] = field(default_factory=set)
+
+    def ref(self, element_id: str) -> str:
+        return f"{self.origin[element_id]}#{element_id}"
+
+    def tool_names(self, action: Action) -> list[str]:
+        return sorted({self.tools[p.toolId].name for p in action.reachedFrom if p.toolId in self.tools})
+
+    def gate_kinds(self, action: Action) -> list[str]:
+        return sorted({self.gates[g].kind for g in action.gateIds if g in self.gates})
+
+
+def build_view(membership: EvidenceMembership) -> EvidenceView:
+    view = EvidenceView()
+    for item, bundle in membership.bundles():
+        view.evidence_ids.append(item.evidenceId)
+        _merge(view, item.evidenceId, view.models, bundle.models)
+        _merge(view, item.evidenceId, view.tools, bundle.tools)
+        _merge(view, item.evidenceId, view.actions, bundle.actions)
+        _merge(view, item.evidenceId, view.gates, bundle.gates)
+        _merge(view, item.evidenceId, view.flows, bundle.taintFlows)
+        _merge(view, item.evidenceId, view.frontier, bundle.frontier)
+        _merge(view, item.evidenceId, view.findings, bundle.findings)
+        view.coverages.append(bundle.coverage)
+        view.limitations.update(bundle.limitations)
+        if bundle.declaration is not None:
+            if view.declaration is None:
+                view.declaration = bundle.declaration
+                view.origin[f"declaration:{bundle.declaration.digest}"] = item.evidenceId
+            elif view.declaration.digest != bundle.declaration.digest:
+                view.declaration_conflict = True
+    return view
+
+
+_E = TypeVar("_E", ModelUse, Tool, Action, Gate, TaintFlow, FrontierItem, Finding)
+
+
+def _merge(view: EvidenceView, evidence_id: str, collection: dict[str, _E], elements: Sequence[_E]) -> None:
+    """Add elements not seen in an earlier item (identical ids name identical content)."""
+    for element in elements:
+        if element.id not in collection:
+            collection[element.id] = element
+            view.origin[element.id] = evidence_id
