@@ -620,7 +620,7 @@ class _FileAnalyzer:
         if not name:
             return None
         rule = first_match(self.rules.gate_calls, name) or first_match(self.rules.gate_names, name)
-        if rule is None or rule.gateKind == "sandbox":
+        if rule is None:
             return None
         return self._gate(scope, rule, node, name)
 

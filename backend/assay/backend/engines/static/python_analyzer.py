@@ -518,6 +518,9 @@ class _FileAnalyzer:
                 self._assign(target, taint, name, scope)
                 if gate is not None and isinstance(target, ast.Name):
                     scope.gate_vars[target.id] = gate
+            if gate is not None and any(g.id == gate[0] and g.kind == "sandbox" for g in scope.gates):
+                # Code after ``sbx = Sandbox()`` runs against the sandbox.
+                return active | {gate[0]}
             return active
         if isinstance(stmt, ast.Return):
             if stmt.value is not None:
@@ -615,8 +618,6 @@ class _FileAnalyzer:
             return None
         rule = first_match(self.rules.gate_calls, name) or first_match(self.rules.gate_names, name)
         if rule is None:
-            return None
-        if rule.gateKind == "sandbox":
             return None
         return self._gate(scope, rule, node, name).id, "positive"
 

@@ -1,0 +1,5 @@
+import sys
+from pathlib import Path
+
+# Lets the analyzer tests import their small helper module (pyfix) by name.
+sys.path.insert(0, str(Path(__file__).parent))
