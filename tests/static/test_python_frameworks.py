@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pyfix import actions, analyse, tools
+from pyfix import analyse, tools
 
 
 @pytest.mark.parametrize(

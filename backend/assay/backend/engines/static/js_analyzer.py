@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -574,6 +574,12 @@ class _FileAnalyzer:
             qualname = f"{self.module}#{name}" if scope.qualname.endswith("<module>") else f"{scope.qualname}.{name}"
             self._defer(inner, qualname, name)
             return
+        if (
+            inner is not None
+            and inner.type == "call_expression"
+            and _text(inner.child_by_field_name("function")) == "require"
+        ):
+            return  # bound as an import alias by _collect_imports
         taint = self._expr(value, scope, active)
         type_name = None
         if inner is not None and inner.type in ("call_expression", "new_expression", "identifier", "member_expression"):
@@ -1046,10 +1052,13 @@ def _first_error(node: Node) -> Node | None:
     return node
 
 
-def _walk(node: Node) -> Iterator[Node]:
-    yield node
-    for child in node.children:
-        yield from _walk(child)
+def _error_bytes(node: Node) -> int:
+    """Bytes of the file inside ERROR nodes (outermost only)."""
+    if node.type == "ERROR":
+        return node.end_byte - node.start_byte
+    if not node.has_error:
+        return 0
+    return sum(_error_bytes(child) for child in node.children)
 
 
 def analyze_javascript(path: str, source: bytes, digest: str, language: JsLanguage, rules: RulePack) -> FileFacts:
@@ -1063,9 +1072,8 @@ def analyze_javascript(path: str, source: bytes, digest: str, language: JsLangua
     if root.has_error:
         error = _first_error(root)
         line = (error.start_point[0] + 1) if error is not None else 1
-        statements = [c for c in root.named_children if c.type != "ERROR"]
-        if not statements:
-            parse_error = f"syntax error at line {line}; nothing could be parsed"
+        if _error_bytes(root) * 2 > max(len(source.strip()), 1):
+            parse_error = f"syntax error at line {line}; most of the file could not be parsed"
         analyzer.frontier.append(
             FrontierSite(
                 id=short_id("fr", "parse_error", path),
