@@ -29,6 +29,8 @@ HIGH_IMPACT_CLASSES: frozenset[ActionClass] = frozenset(
     {"shell.exec", "code.exec", "payment", "file.delete", "message.send", "privilege.change"}
 )
 EXECUTION_CLASSES: frozenset[ActionClass] = frozenset({"shell.exec", "code.exec"})
+# Raw SQL text (not ORM calls, whose values are bound parameters): where model-chosen data is injection.
+RAW_SQL_RULES = frozenset({"PY-DB-001", "JS-DB-001"})
 UNRESOLVED_REACH_KINDS = frozenset({"dynamic_dispatch", "config_registered_tools", "runtime_registered_tools"})
 
 RULE_TAINT_EXEC = "F-TAINT-EXEC"
@@ -76,6 +78,7 @@ def compute_findings(
     declaration: Declaration | None,
 ) -> list[Finding]:
     tool_names = {t.id: t.name for t in tools}
+    action_rules = {a.id: a.ruleId for a in actions}
     approval_gates = {g.id for g in gates if g.kind == "human_approval"}
     findings: list[Finding] = []
 
@@ -92,7 +95,7 @@ def compute_findings(
                     [flow.id, flow.actionId],
                 )
             )
-        elif flow.actionClass == "db.write":
+        elif flow.actionClass == "db.write" and action_rules.get(flow.actionId) in RAW_SQL_RULES:
             findings.append(
                 _finding(
                     RULE_TAINT_SQL,
