@@ -11,8 +11,6 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from assay.backend.engines.static.js_analyzer import analyze_javascript
-
 from assay.backend.bundle import (
     AnalysedFile,
     Coverage,
@@ -30,6 +28,7 @@ from assay.backend.engines.static.declaration import parse_declaration
 from assay.backend.engines.static.facts import FACTS_VERSION, FileFacts
 from assay.backend.engines.static.findings import compute_findings
 from assay.backend.engines.static.identity import file_set_digest, git_identity, path_set_digest
+from assay.backend.engines.static.js_analyzer import analyze_javascript
 from assay.backend.engines.static.link import Linked, link
 from assay.backend.engines.static.python_analyzer import analyze_python
 from assay.backend.engines.static.rulepack import RulePack, load_rule_pack
