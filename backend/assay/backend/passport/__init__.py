@@ -1,0 +1,1 @@
+"""The passport: an in-toto Statement v1 about one Evaluation, in a DSSE envelope signed with Ed25519."""
