@@ -25,16 +25,39 @@ SCOPED_ROUTES: dict[tuple[str, str], str] = {
     ("POST", "/api/v1/scans"): "scan:submit",
     ("GET", "/api/v1/scans/{scanId}"): "scan:read",
     ("POST", "/api/ci/scan"): "scan:create",
+    ("POST", "/api/v1/assurance/runs"): "scan:create",
+    ("GET", "/api/v1/assurance/runs"): "scan:read",
+    ("GET", "/api/v1/assurance/runs/{runId}"): "scan:read",
+    **{
+        ("GET", f"/api/v1/assurance/evaluations/{{evaluationId}}{suffix}"): "report:read"
+        for suffix in (
+            "/summary",
+            "/agent-audit",
+            "/master-report",
+            "/master-report/html",
+            "/master-report/pdf",
+            "/report",
+            "/report/pdf",
+            "/passport",
+        )
+    },
     ("GET", "/api/v1/_test/boom"): "system:read",
     ("GET", "/api/v1/_test/limited"): "system:read",
 }
 
 
 def _request(world: World, method: str, template: str) -> tuple[str, dict[str, Any] | None]:
-    path = template.replace("{systemId}", world.system_a).replace("{scanId}", "scan_0000")
+    path = (
+        template.replace("{systemId}", world.system_a)
+        .replace("{scanId}", "scan_0000")
+        .replace("{runId}", "run_0000")
+        .replace("{evaluationId}", "eval_0000")
+    )
     body: dict[str, Any] | None = None
     if template == "/api/v1/scans":
         body = make_submission(world.system_a)
+    elif template == "/api/v1/assurance/runs" and method == "POST":
+        body = {"aiSystemId": world.system_a, "engines": {"static": {"enabled": True}}}
     elif template == "/api/ci/scan":
         body = {"repoUrl": "/nowhere/repo", "branch": "main", "framework": "auto", "commitSha": "abcdef1"}
     return path, body

@@ -8,16 +8,17 @@ its lifespan creates the database engine, brings the schema to the newest migrat
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from types import ModuleType
 
 from anyio import CapacityLimiter
 from starlette.applications import Starlette
 
-from assay.backend.api import discovery, health, legacy, scans
+from assay.backend.api import discovery, evaluations, health, legacy, runs, scans
 from assay.backend.api import openapi as openapi_routes
 from assay.backend.db import create_engine, create_session_factory
 from assay.backend.errors import install_error_handlers
@@ -25,11 +26,12 @@ from assay.backend.migrations import upgrade_engine
 from assay.backend.openapi import build_openapi
 from assay.backend.ratelimit import TokenBucketLimiter
 from assay.backend.routing import RouteSpec, ServiceState, to_starlette_route
+from assay.backend.runs.worker import Worker
 from assay.backend.settings import ServiceSettings
 
 logger = logging.getLogger(__name__)
 
-ROUTE_MODULES: tuple[ModuleType, ...] = (health, discovery, scans, legacy, openapi_routes)
+ROUTE_MODULES: tuple[ModuleType, ...] = (health, discovery, scans, legacy, runs, evaluations, openapi_routes)
 
 
 def route_table(extra: Sequence[RouteSpec] = ()) -> list[RouteSpec]:
@@ -64,7 +66,22 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
                 scan_slots=CapacityLimiter(settings.max_concurrent_scans),
             )
             app.state.services = services
-            yield {"services": services}
+            if not settings.run_worker:
+                app.state.run_worker = None
+                yield {"services": services}
+            else:
+                # One in-process worker claims queued runs; run creation wakes it at once.
+                # A plain task, not a task group: the lifespan may be entered and left from different
+                # tasks (test fixtures, embedded hosts), which a cancel scope does not allow.
+                worker = Worker(services.session_factory, settings)
+                app.state.run_worker = worker
+                task = asyncio.get_running_loop().create_task(worker.run_forever(), name="assay-run-worker")
+                try:
+                    yield {"services": services}
+                finally:
+                    task.cancel()
+                    with suppress(asyncio.CancelledError):
+                        await task
         finally:
             await engine.dispose()
 

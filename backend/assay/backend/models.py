@@ -206,3 +206,64 @@ class IdempotencyRecord(SQLModel, table=True):
     response_body: str = Field(sa_type=Text)
     resource_id: str = Field(max_length=64)
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+RunStatus = Literal["QUEUED", "RUNNING", "COMPLETED", "FAILED"]
+RUN_STATUSES: tuple[RunStatus, ...] = ("QUEUED", "RUNNING", "COMPLETED", "FAILED")
+
+
+class Run(SQLModel, table=True):
+    """An assurance run: the frozen request, its progress, and the Evaluation it persisted."""
+
+    __tablename__ = "assurance_run"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    ai_system_id: str = Field(foreign_key="ai_system.id", index=True, max_length=64)
+    api_key_id: str = Field(max_length=64)
+    status: str = Field(default="QUEUED", index=True, max_length=20)
+    stage: str | None = Field(default=None, max_length=40)
+    request_json: str = Field(sa_type=Text)
+    plan_json: str = Field(sa_type=Text)
+    static_execution_mode: str | None = Field(default=None, max_length=20)
+    jurisdiction: str | None = Field(default=None, max_length=40)
+    attempts: int = Field(default=0)
+    claimed_by: str | None = Field(default=None, max_length=64)
+    lease_expires_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    failure: dict[str, Any] | None = Field(default=None, sa_type=JSON)
+    evaluation_id: str | None = Field(default=None, max_length=64)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=True)
+    started_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    completed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class Evaluation(SQLModel, table=True):
+    """A persisted Evaluation. Immutable: database triggers refuse every UPDATE and DELETE."""
+
+    __tablename__ = "evaluation"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    ai_system_id: str = Field(foreign_key="ai_system.id", index=True, max_length=64)
+    run_id: str = Field(unique=True, max_length=64)
+    status: str = Field(default="FINAL", max_length=20)
+    disposition: str = Field(max_length=10)
+    methodology_version: str = Field(max_length=60)
+    core_truth_digest: str = Field(max_length=80)
+    evidence_bundle_digest: str = Field(max_length=80)
+    # The payload as RFC 8785 canonical JSON: reads are byte-identical forever.
+    payload_json: str = Field(sa_type=Text)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class EvaluationEvidence(SQLModel, table=True):
+    """One member of an Evaluation's frozen evidence membership. Immutable like the Evaluation."""
+
+    __tablename__ = "evaluation_evidence"
+
+    evaluation_id: str = Field(foreign_key="evaluation.id", primary_key=True, max_length=64)
+    evidence_id: str = Field(primary_key=True, max_length=64)
+    kind: str = Field(max_length=40)
+    producer_id: str = Field(max_length=60)
+    content_digest: str = Field(max_length=80)
+    payload_json: str = Field(sa_type=Text)

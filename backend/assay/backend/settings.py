@@ -48,3 +48,15 @@ class ServiceSettings:
     max_concurrent_scans: int = 2
     # SQLite only: how long a writer waits for a lock before failing.
     sqlite_busy_timeout_ms: int = 5000
+    # Runs: the app starts one in-process worker unless disabled (separate `assay worker` processes scale out).
+    run_worker: bool = True
+    # A claimed run's lease; the worker renews it while it works. An expired lease means the worker died.
+    run_lease_seconds: float = 60.0
+    # Fallback poll when no in-process wake-up arrives (other processes creating runs).
+    worker_poll_seconds: float = 1.0
+    # A run interrupted this many times is failed (retryable) instead of being picked up again.
+    max_run_attempts: int = 2
+
+    def key_directory(self) -> Path | None:
+        """Where the passport signing keys live: ``<data_dir>/keys``, outside the database."""
+        return self.data_dir / "keys" if self.data_dir is not None else None

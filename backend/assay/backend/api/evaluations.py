@@ -1,0 +1,227 @@
+"""Evaluation artifacts (contract 4.2): every read is a projection of exactly one persisted Evaluation.
+
+No route resolves a "latest" Evaluation, recomputes anything or substitutes current state.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from anyio import to_thread
+from sqlmodel import select
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from assay.backend import models
+from assay.backend.canonical import canonical_bytes
+from assay.backend.errors import ApiError, not_found
+from assay.backend.evaluation.agent_audit import build_agent_audit
+from assay.backend.evaluation.membership import EvidenceItem, EvidenceMembership
+from assay.backend.evaluation.methodology import EvaluationPayload
+from assay.backend.evaluation.summary import build_summary
+from assay.backend.http_io import JSON_MEDIA_TYPE, invalid
+from assay.backend.passport.dsse import sign_envelope
+from assay.backend.passport.keys import KeyStore
+from assay.backend.passport.statement import build_statement
+from assay.backend.reports.html import render_html
+from assay.backend.reports.legacy import PROFILES, build_evidence_report
+from assay.backend.reports.legacy_document import evidence_document
+from assay.backend.reports.master import build_master_report
+from assay.backend.reports.master_document import master_document
+from assay.backend.reports.pdf import RendererUnavailableError, render_pdf
+from assay.backend.routing import Parameter, RequestContext, RouteSpec
+from assay.backend.runs import links
+from assay.backend.runs.worker import load_evaluation
+
+BASE = "/api/v1/assurance/evaluations/{evaluationId}"
+EVALUATION_PARAM = Parameter("evaluationId", "path", "The exact persisted Evaluation.")
+
+
+def _json(value: Any) -> Response:
+    return Response(json.dumps(value, ensure_ascii=False, separators=(",", ":")), media_type=JSON_MEDIA_TYPE)
+
+
+async def _evaluation(request: Request, ctx: RequestContext) -> tuple[models.Evaluation, EvaluationPayload]:
+    row = await load_evaluation(ctx.session, ctx.organization_id, request.path_params["evaluationId"])
+    if row is None:
+        raise not_found(what="evaluation")
+    return row, EvaluationPayload(json.loads(row.payload_json))
+
+
+async def _membership(ctx: RequestContext, evaluation_id: str) -> EvidenceMembership:
+    rows = (
+        await ctx.session.exec(
+            select(models.EvaluationEvidence).where(models.EvaluationEvidence.evaluation_id == evaluation_id)
+        )
+    ).all()
+    items = [
+        EvidenceItem(
+            evidenceId=r.evidence_id,
+            kind=r.kind,
+            producerId=r.producer_id,
+            contentDigest=r.content_digest,
+            payload=json.loads(r.payload_json),
+        )
+        for r in sorted(rows, key=lambda r: r.evidence_id)
+    ]
+    return EvidenceMembership(items=items)
+
+
+def _run_links(evaluation_id: str) -> dict[str, str | None]:
+    return dict(links.evaluation_links(evaluation_id))
+
+
+async def summary(request: Request, ctx: RequestContext) -> Response:
+    row, payload = await _evaluation(request, ctx)
+    return _json(build_summary(row.id, payload, _run_links(row.id)))
+
+
+async def agent_audit(request: Request, ctx: RequestContext) -> Response:
+    row, payload = await _evaluation(request, ctx)
+    return _json(build_agent_audit(row.id, payload))
+
+
+def _detail(request: Request) -> str:
+    detail = request.query_params.get("detail", "bounded")
+    if detail not in ("bounded", "full"):
+        raise invalid("detail must be bounded or full.")
+    return detail
+
+
+async def master_report(request: Request, ctx: RequestContext) -> Response:
+    row, payload = await _evaluation(request, ctx)
+    detail = _detail(request)
+    return _json(build_master_report(row.id, payload, links=links.master_report_links(row.id), detail=detail))  # type: ignore[arg-type]
+
+
+def _full_master(row: models.Evaluation, payload: EvaluationPayload) -> dict[str, Any]:
+    report: dict[str, Any] = build_master_report(
+        row.id, payload, links=links.master_report_links(row.id), detail="full"
+    )
+    return dict(report["masterReport"])
+
+
+async def master_report_html(request: Request, ctx: RequestContext) -> Response:
+    row, payload = await _evaluation(request, ctx)
+    return HTMLResponse(render_html(master_document(_full_master(row, payload))))
+
+
+async def _pdf(render: Any, filename: str) -> Response:
+    try:
+        pdf = await to_thread.run_sync(render)
+    except RendererUnavailableError as exc:
+        raise ApiError("INTERNAL_ERROR", f"The PDF renderer is unavailable: {exc}", status=503, retryable=True) from exc
+    return Response(
+        pdf, media_type="application/pdf", headers={"Content-Disposition": f'inline; filename="{filename}"'}
+    )
+
+
+async def master_report_pdf(request: Request, ctx: RequestContext) -> Response:
+    row, payload = await _evaluation(request, ctx)
+    document = master_document(_full_master(row, payload))
+    return await _pdf(lambda: render_pdf(document), f"master-report-{row.id}.pdf")
+
+
+async def evidence_report(request: Request, ctx: RequestContext) -> Response:
+    row, payload = await _evaluation(request, ctx)
+    return _json(build_evidence_report(row.id, payload, await _membership(ctx, row.id)))
+
+
+async def evidence_report_pdf(request: Request, ctx: RequestContext) -> Response:
+    profile = request.query_params.get("profile", "executive")
+    page_size = request.query_params.get("pageSize", "A4")
+    if profile not in PROFILES:
+        raise invalid("profile must be executive, technical or auditor.")
+    if page_size not in ("A4", "LETTER"):
+        raise invalid("pageSize must be A4 or LETTER.")
+    row, payload = await _evaluation(request, ctx)
+    document = evidence_document(build_evidence_report(row.id, payload, await _membership(ctx, row.id)), profile)
+    return await _pdf(lambda: render_pdf(document, page_size=page_size), f"evidence-report-{row.id}-{profile}.pdf")  # type: ignore[arg-type]
+
+
+def _key_store(ctx: RequestContext) -> KeyStore:
+    directory = ctx.settings.key_directory()
+    if directory is None:
+        raise ApiError(
+            "INTERNAL_ERROR", "Passports cannot be signed: the service has no data directory for keys.", status=503
+        )
+    return KeyStore(directory)
+
+
+async def passport(request: Request, ctx: RequestContext) -> Response:
+    row, payload = await _evaluation(request, ctx)
+    membership = await _membership(ctx, row.id)
+    statement = build_statement(row.id, row.ai_system_id, payload, membership)
+    store = _key_store(ctx)
+    envelope = await to_thread.run_sync(lambda: sign_envelope(canonical_bytes(statement), store.active()))
+    return _json(envelope)
+
+
+async def jwks(request: Request, ctx: RequestContext) -> Response:
+    store = _key_store(ctx)
+    return _json(await to_thread.run_sync(store.jwks))
+
+
+def _route(path: str, handler: Any, operation_id: str, summary_text: str, **extra: Any) -> RouteSpec:
+    return RouteSpec(
+        "GET",
+        BASE + path,
+        handler,
+        operation_id=operation_id,
+        summary=summary_text,
+        scope="report:read",
+        tags=("evaluations",),
+        errors=(400, 401, 403, 404),
+        parameters=(EVALUATION_PARAM, *extra.pop("parameters", ())),
+        **extra,
+    )
+
+
+ROUTES: list[RouteSpec] = [
+    _route("/summary", summary, "getEvaluationSummary", "Compact summary of the exact persisted evaluation"),
+    _route(
+        "/agent-audit",
+        agent_audit,
+        "getAgentAudit",
+        "Agent audit: sections, narrative, authority summary, verification items",
+    ),
+    _route(
+        "/master-report",
+        master_report,
+        "getMasterReport",
+        "Master Assurance Report (bounded by default, full on request)",
+        parameters=(Parameter("detail", "query", "bounded (default) or full.", required=False),),
+    ),
+    _route(
+        "/master-report/html", master_report_html, "getMasterReportHtml", "Master Assurance Report as one HTML page"
+    ),
+    _route("/master-report/pdf", master_report_pdf, "getMasterReportPdf", "Master Assurance Report as PDF"),
+    _route(
+        "/report",
+        evidence_report,
+        "getEvidenceReport",
+        "Assurance Evidence Report (legacy, secondary to the Master Report)",
+    ),
+    _route(
+        "/report/pdf",
+        evidence_report_pdf,
+        "getEvidenceReportPdf",
+        "Assurance Evidence Report PDF by profile",
+        parameters=(
+            Parameter("profile", "query", "executive (default), technical or auditor.", required=False),
+            Parameter("pageSize", "query", "A4 (default) or LETTER.", required=False),
+        ),
+    ),
+    _route("/passport", passport, "getPassport", "Signed passport: an in-toto Statement in a DSSE envelope (Ed25519)"),
+    RouteSpec(
+        "GET",
+        "/.well-known/jwks.json",
+        jwks,
+        operation_id="getJwks",
+        summary="Public keys that verify passports (JWKS)",
+        public=True,
+        tags=("evaluations",),
+        errors=(503,),
+    ),
+]

@@ -1,0 +1,248 @@
+"""Runs (contract 4.1): create, list and read assurance runs."""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import func
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import col, select
+from starlette.requests import Request
+from starlette.responses import Response
+
+from assay.backend import idempotency, models
+from assay.backend.canonical import canonical_bytes, digest_json
+from assay.backend.errors import ApiError, not_found
+from assay.backend.http_io import (
+    check_json_content_type,
+    invalid,
+    json_response,
+    read_json_object,
+    validate_model,
+)
+from assay.backend.routing import Parameter, RequestContext, RouteSpec
+from assay.backend.runs import links
+from assay.backend.runs.plan import plan_run
+from assay.backend.runs.schemas import (
+    CreateRunRequest,
+    EvaluationRef,
+    Failure,
+    RunEnvelope,
+    RunLinks,
+    RunList,
+    RunListItem,
+    SelfLink,
+)
+
+ROUTE_KEY = "POST /api/v1/assurance/runs"
+MAX_LIMIT = 50
+
+
+async def envelope(ctx: RequestContext, run: models.Run) -> RunEnvelope:
+    evaluation = None
+    run_links = RunLinks(self=links.run_self(run.id))
+    if run.evaluation_id is not None:
+        row = await ctx.session.get(models.Evaluation, run.evaluation_id)
+        if row is not None:
+            evaluation = EvaluationRef(
+                evaluationId=row.id,
+                status=row.status,
+                disposition=row.disposition,
+                methodologyVersion=row.methodology_version,
+                createdAt=row.created_at,
+            )
+            all_links = links.evaluation_links(row.id)
+            all_links.pop("masterReportHtml")
+            run_links = RunLinks(self=links.run_self(run.id), **all_links)
+    return RunEnvelope(
+        runId=run.id,
+        status=run.status,
+        stage=run.stage,
+        createdAt=run.created_at,
+        startedAt=run.started_at,
+        completedAt=run.completed_at,
+        aiSystemId=run.ai_system_id,
+        failure=Failure.model_validate(run.failure) if run.failure else None,
+        evaluation=evaluation,
+        links=run_links,
+    )
+
+
+async def _load_run(ctx: RequestContext, run_id: str) -> models.Run:
+    run = await ctx.session.get(models.Run, run_id)
+    if run is None or run.organization_id != ctx.organization_id:
+        raise not_found("RUN_NOT_FOUND", "run")
+    return run
+
+
+async def _replay(ctx: RequestContext, answer: idempotency.StoredAnswer) -> Response:
+    # A replay answers 200 with the original run's current state (contract part 3).
+    run = await _load_run(ctx, answer.resource_id)
+    return json_response(await envelope(ctx, run), status_code=200)
+
+
+async def create_run(request: Request, ctx: RequestContext) -> Response:
+    check_json_content_type(request)
+    key = idempotency.idempotency_key(request)
+    body = await read_json_object(request, ctx.settings.max_json_body_bytes)
+    run_request = validate_model(CreateRunRequest, body)
+    request_digest = digest_json(body)
+    if key is not None:
+        answer = await idempotency.lookup(
+            ctx.session,
+            ctx.caller,
+            ROUTE_KEY,
+            key,
+            request_digest,
+            now=ctx.now,
+            ttl_seconds=ctx.settings.idempotency_ttl_seconds,
+        )
+        if answer is not None:
+            return await _replay(ctx, answer)
+    plan = await plan_run(ctx, run_request)
+    run = models.Run(
+        id=models.new_id("run"),
+        organization_id=ctx.organization_id,
+        ai_system_id=plan.ai_system_id,
+        api_key_id=ctx.caller.key_id,
+        status="QUEUED",
+        request_json=canonical_bytes(body).decode("utf-8"),
+        plan_json=json.dumps(plan.to_json(), sort_keys=True),
+        static_execution_mode=plan.static_mode,
+        jurisdiction=plan.jurisdiction,
+        created_at=ctx.now,
+    )
+    ctx.session.add(run)
+    if key is not None:
+        stored = idempotency.StoredAnswer(status=202, body="", resource_id=run.id)
+        idempotency.remember(ctx.session, ctx.caller, ROUTE_KEY, key, request_digest, stored, now=ctx.now)
+    try:
+        await ctx.session.commit()
+    except IntegrityError as exc:
+        await ctx.session.rollback()
+        if key is None:
+            raise
+        winner = await idempotency.lookup_after_race(ctx.session, ctx.caller, ROUTE_KEY, key, request_digest)
+        if winner is None:
+            raise ApiError("INTERNAL_ERROR", "The run could not be stored. Try again.") from exc
+        return await _replay(ctx, winner)
+    worker = getattr(request.app.state, "run_worker", None)
+    if worker is not None:
+        worker.wake()
+    return json_response(await envelope(ctx, run), status_code=202)
+
+
+def _int_param(request: Request, name: str, default: int, low: int, high: int | None) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit():
+        raise invalid(f"{name} must be a whole number.")
+    value = int(raw)
+    if value < low or (high is not None and value > high):
+        raise invalid(f"{name} must be between {low} and {high}." if high else f"{name} must be at least {low}.")
+    return value
+
+
+async def list_runs(request: Request, ctx: RequestContext) -> Response:
+    page = _int_param(request, "page", 1, 1, None)
+    limit = _int_param(request, "limit", 20, 1, MAX_LIMIT)
+    status = request.query_params.get("status")
+    conditions = [models.Run.organization_id == ctx.organization_id]
+    if status is not None:
+        if status.upper() not in models.RUN_STATUSES:
+            raise invalid(f"status must be one of {', '.join(models.RUN_STATUSES)}.")
+        conditions.append(models.Run.status == status.upper())
+    total = (await ctx.session.exec(select(func.count()).select_from(models.Run).where(*conditions))).one()
+    rows = (
+        await ctx.session.exec(
+            select(models.Run)
+            .where(*conditions)
+            .order_by(col(models.Run.created_at).desc(), col(models.Run.id))
+            .offset((page - 1) * limit)
+            .limit(limit)
+        )
+    ).all()
+    items = [
+        RunListItem(
+            runId=r.id,
+            aiSystemId=r.ai_system_id,
+            status=r.status,
+            stage=r.stage,
+            staticExecutionMode=r.static_execution_mode,
+            jurisdiction=r.jurisdiction,
+            createdAt=r.created_at,
+            startedAt=r.started_at,
+            completedAt=r.completed_at,
+            links=SelfLink(self=links.run_self(r.id)),
+        )
+        for r in rows
+    ]
+    return json_response(RunList(runs=items, page=page, limit=limit, total=int(total)))
+
+
+async def get_run(request: Request, ctx: RequestContext) -> Response:
+    run = await _load_run(ctx, request.path_params["runId"])
+    return json_response(await envelope(ctx, run))
+
+
+ROUTES: list[RouteSpec] = [
+    RouteSpec(
+        "POST",
+        "/api/v1/assurance/runs",
+        create_run,
+        operation_id="createRun",
+        summary="Create an assurance run (202); the same Idempotency-Key and payload replay 200",
+        description="Validates the request, resolves the static engine's evidence (a fresh scan of a bound, verified "
+        "source, or an attached qualified scan) and queues the run. Poll GET /assurance/runs/{runId}.",
+        scope="scan:create",
+        rate_limited=True,
+        tags=("runs",),
+        request_model=CreateRunRequest,
+        responses={202: RunEnvelope, 200: RunEnvelope},
+        errors=(400, 401, 403, 404, 409, 429),
+        parameters=(
+            Parameter(
+                "Idempotency-Key", "header", "Retry-safe key (24 hours, per organization and key).", required=False
+            ),
+        ),
+    ),
+    RouteSpec(
+        "GET",
+        "/api/v1/assurance/runs",
+        list_runs,
+        operation_id="listRuns",
+        summary="List runs, newest first",
+        scope="scan:read",
+        rate_limited=True,
+        tags=("runs",),
+        responses={200: RunList},
+        errors=(400, 401, 403, 429),
+        parameters=(
+            Parameter(
+                "page", "query", "Page, from 1.", required=False, schema={"type": "integer", "minimum": 1, "default": 1}
+            ),
+            Parameter(
+                "limit",
+                "query",
+                "Page size.",
+                required=False,
+                schema={"type": "integer", "minimum": 1, "maximum": 50, "default": 20},
+            ),
+            Parameter("status", "query", "QUEUED, RUNNING, COMPLETED or FAILED.", required=False),
+        ),
+    ),
+    RouteSpec(
+        "GET",
+        "/api/v1/assurance/runs/{runId}",
+        get_run,
+        operation_id="getRun",
+        summary="Read a run (poll until its evaluation appears)",
+        scope="scan:read",
+        rate_limited=True,
+        tags=("runs",),
+        responses={200: RunEnvelope},
+        errors=(401, 403, 404, 429),
+        parameters=(Parameter("runId", "path", "The run."),),
+    ),
+]

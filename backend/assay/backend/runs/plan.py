@@ -1,0 +1,143 @@
+"""Turn a CreateRunRequest into a frozen run plan, or refuse it with the contract's error codes.
+
+The plan is everything the worker needs, fixed at creation: which evidence the run will evaluate
+(a fresh scan of one resolved source, or one attached scan), the jurisdiction, and the attachments.
+Engines this deployment does not have are refused with a message that says so, never skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlmodel import select
+
+from assay.backend import models
+from assay.backend.api.discovery import load_system
+from assay.backend.errors import ApiError, ErrorCode, not_found
+from assay.backend.routing import RequestContext
+from assay.backend.runs.schemas import CreateRunRequest, StaticEngine
+from assay.backend.scan_store import load_scan
+from assay.backend.sources import Ineligibility, fresh_scan_ineligibility, normalise_repo
+
+_CODE_BY_REASON: dict[str, ErrorCode] = {
+    "unverified": "SOURCE_NOT_VERIFIED",
+    "conflicted": "SOURCE_CONFLICTED",
+    "unavailable": "SOURCE_UNAVAILABLE",
+    "retired": "SOURCE_UNAVAILABLE",
+    "branch_missing": "BRANCH_REQUIRED",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RunPlan:
+    ai_system_id: str
+    static_mode: str
+    source_asset_id: str | None
+    source_path: str | None
+    attached_scan_id: str | None
+    jurisdiction: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunPlan:
+        return cls(**data)
+
+
+def _refuse(message: str) -> ApiError:
+    return ApiError("INVALID_REQUEST", message)
+
+
+async def _resolve_source(ctx: RequestContext, system: models.AiSystem, static: StaticEngine) -> models.SourceAsset:
+    rows = (
+        await ctx.session.exec(
+            select(models.SourceAsset).where(
+                models.SourceAsset.organization_id == ctx.organization_id,
+                models.SourceAsset.ai_system_id == system.id,
+            )
+        )
+    ).all()
+    if static.sourceAssetId is not None:
+        source = next((r for r in rows if r.id == static.sourceAssetId), None)
+        if source is None:
+            raise not_found(what="source asset")
+    elif static.repositoryUrl is not None:
+        try:
+            _, wanted = normalise_repo(static.repositoryUrl)
+        except ValueError as exc:
+            raise _refuse(f"engines.static.repositoryUrl is not a repository reference: {exc}") from exc
+        matches = [r for r in rows if r.repo == wanted and r.status != "RETIRED"]
+        if static.branch is not None:
+            matches = [r for r in matches if r.branch in (None, static.branch)] or matches
+        if not matches:
+            raise _refuse(
+                "engines.static.repositoryUrl does not resolve to a source bound to this AI System; "
+                "arbitrary URLs are rejected, bind the repository first (assay admin source add)."
+            )
+        if len(matches) > 1:
+            raise ApiError(
+                "SOURCE_AMBIGUOUS", "Several bound sources match repositoryUrl; name one with sourceAssetId."
+            )
+        source = matches[0]
+    else:
+        live = [r for r in rows if r.status != "RETIRED"]
+        if not live:
+            raise ApiError("SOURCE_NOT_VERIFIED", "The AI System has no bound source repository to scan.")
+        verified = [r for r in live if r.status == "VERIFIED"]
+        if len(verified) > 1:
+            raise ApiError(
+                "SOURCE_AMBIGUOUS", "The AI System has several verified sources; name one with sourceAssetId."
+            )
+        source = verified[0] if verified else live[0]
+    reasons = fresh_scan_ineligibility(source)
+    if static.branch is not None and source.branch is not None and static.branch != source.branch:
+        reasons.append(
+            Ineligibility(
+                "conflicted", f"branch {static.branch!r} was asked for; the source is bound to {source.branch!r}."
+            )
+        )
+    if reasons:
+        first = reasons[0]
+        raise ApiError(_CODE_BY_REASON[first.code], f"Source {source.id} cannot be scanned: {first.message}")
+    return source
+
+
+async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
+    """Validate a run request against the caller's organization and return its frozen plan."""
+    system = await load_system(ctx, request.aiSystemId)
+    engines = request.engines
+    if engines.runtime is not None and engines.runtime.get("enabled", True) is not False:
+        raise _refuse("The runtime engine is not available in this deployment; remove engines.runtime.")
+    if engines.wizard is not None and engines.wizard.enabled is not False:
+        raise _refuse("The wizard engine is not available in this deployment; remove engines.wizard.")
+    for attachment in request.externalEvidenceAttachments:
+        if attachment.producerId == "ci-cd-scanner":
+            raise _refuse(
+                "Attach a qualified scan through engines.static.attachedScanId with executionMode ci-attached, "
+                "not as an external evidence attachment."
+            )
+        raise _refuse(
+            f"External evidence from {attachment.producerId} cannot be attached: this deployment has no "
+            "evidence intake routes yet."
+        )
+    static = engines.static
+    if static is None or static.enabled is False:
+        raise _refuse("No engine is enabled: enable engines.static (this deployment's only engine).")
+    mode = static.executionMode or ("ci-attached" if static.attachedScanId else "api")
+    if mode in ("ui", "ci-triggered"):
+        raise _refuse(f"executionMode {mode!r} is not available in this deployment; use api, ci-attached or reused.")
+    if mode == "api":
+        if static.attachedScanId is not None:
+            raise _refuse("executionMode api makes a fresh scan; attachedScanId goes with ci-attached or reused.")
+        source = await _resolve_source(ctx, system, static)
+        return RunPlan(system.id, mode, source.id, source.repo, None, request.jurisdiction)
+    if static.attachedScanId is None:
+        raise _refuse(f"executionMode {mode!r} needs engines.static.attachedScanId.")
+    scan = await load_scan(ctx.session, ctx.organization_id, static.attachedScanId)
+    if scan is None:
+        raise not_found(what="scan")
+    if scan.ai_system_id != system.id:
+        raise _refuse("The attached scan belongs to another AI System.")
+    return RunPlan(system.id, mode, None, None, scan.id, request.jurisdiction)

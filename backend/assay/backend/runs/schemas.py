@@ -1,0 +1,124 @@
+"""Wire shapes of runs (contract 2.1-2.3): camelCase pydantic models, the single source of the format."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ExecutionMode = Literal["ui", "api", "ci-attached", "ci-triggered", "reused"]
+Jurisdiction = Literal["nyc_ll144", "colorado_ai", "eu_ai_act"]
+ProducerId = Literal["ci-cd-scanner", "sarif-import", "structured-ingress"]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class _Response(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class StaticEngine(_Request):
+    enabled: bool | None = None
+    executionMode: ExecutionMode | None = None
+    sourceAssetId: str | None = None
+    repositoryUrl: str | None = None
+    branch: str | None = None
+    attachedScanId: str | None = None
+
+
+class WizardEngine(_Request):
+    enabled: bool | None = None
+    framework: str | None = None
+    assessmentId: str | None = None
+
+
+class Engines(_Request):
+    static: StaticEngine | None = None
+    # The runtime engine's fields are not shown by the contract; any object is accepted for validation
+    # and then refused, because this deployment has no runtime engine.
+    runtime: dict[str, Any] | None = None
+    wizard: WizardEngine | None = None
+
+
+class ExternalEvidenceAttachment(_Request):
+    producerId: ProducerId
+    producerRunId: str = Field(min_length=1)
+
+
+class CreateRunRequest(_Request):
+    aiSystemId: str = Field(min_length=1)
+    engines: Engines
+    jurisdiction: Jurisdiction | None = None
+    externalEvidenceAttachments: list[ExternalEvidenceAttachment] = Field(default_factory=list)
+
+
+class Failure(_Response):
+    code: str
+    engine: str | None
+    message: str
+    retryable: bool
+
+
+class EvaluationRef(_Response):
+    evaluationId: str
+    status: str
+    disposition: Literal["ALLOW", "REVIEW", "BLOCK"] | None
+    methodologyVersion: str | None
+    createdAt: datetime
+
+
+class RunLinks(_Response):
+    self: str
+    summary: str | None = None
+    report: str | None = None
+    masterReport: str | None = None
+    masterReportPdf: str | None = None
+    agentAudit: str | None = None
+    passport: str | None = None
+    pdf: str | None = None
+    dashboard: str | None = None
+    dashboardEvaluation: str | None = None
+    dashboardMasterReport: str | None = None
+    dashboardSystemWorkspace: str | None = None
+    dashboardAssurance: str | None = None
+    dashboardReports: str | None = None
+
+
+class RunEnvelope(_Response):
+    runId: str
+    status: str
+    stage: str | None
+    createdAt: datetime
+    startedAt: datetime | None
+    completedAt: datetime | None
+    aiSystemId: str | None
+    failure: Failure | None
+    evaluation: EvaluationRef | None
+    links: RunLinks
+
+
+class SelfLink(_Response):
+    self: str
+
+
+class RunListItem(_Response):
+    runId: str
+    aiSystemId: str | None
+    status: str
+    stage: str | None
+    staticExecutionMode: str | None
+    jurisdiction: str | None
+    createdAt: datetime
+    startedAt: datetime | None
+    completedAt: datetime | None
+    links: SelfLink
+
+
+class RunList(_Response):
+    runs: list[RunListItem]
+    page: int
+    limit: int
+    total: int
