@@ -153,9 +153,10 @@ class Worker:
                 return
             plan = RunPlan.from_json(json.loads(run.plan_json))
             organization_id = run.organization_id
-        try:
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(self._heartbeat, run_id)
+        failure: dict[str, Any] | None = None
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self._heartbeat, run_id)
+            try:
                 items = await self._evidence(plan, organization_id)
                 await self._update(run_id, stage="evaluation")
                 membership = make_membership(items)
@@ -168,25 +169,20 @@ class Worker:
                         "RUN_FAILED", "evaluation", f"The evaluation failed: {exc}", False
                     ) from exc
                 await self._persist(run_id, organization_id, plan, items, payload.data)
+            except EngineFailureError as exc:
+                failure = exc.failure
+            except Exception:
+                # The top-level boundary of run execution: log everything, fail the run with no internals.
+                logger.exception("run %s failed unexpectedly", run_id)
+                failure = {
+                    "code": "INTERNAL_ERROR",
+                    "engine": None,
+                    "retryable": True,
+                    "message": "The run failed unexpectedly; create it again.",
+                }
+            finally:
                 tasks.cancel_scope.cancel()
-        except EngineFailureError as exc:
-            await self._update(
-                run_id,
-                status="FAILED",
-                stage=None,
-                failure=exc.failure,
-                completed_at=self._now(),
-                lease_expires_at=None,
-            )
-        except Exception:
-            # The top-level boundary of run execution: log everything, fail the run with no internals.
-            logger.exception("run %s failed unexpectedly", run_id)
-            failure = {
-                "code": "INTERNAL_ERROR",
-                "engine": None,
-                "retryable": True,
-                "message": "The run failed unexpectedly; create it again.",
-            }
+        if failure is not None:
             await self._update(
                 run_id, status="FAILED", stage=None, failure=failure, completed_at=self._now(), lease_expires_at=None
             )
