@@ -228,7 +228,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                 why="Reach that analysis cannot see is reach nobody reviewed.",
                 needed=f"Make the reach{where} visible: list the tools it can yield in assay.toml `tools` and bind them "
                 "statically, or provide runtime traces (OpenTelemetry GenAI `execute_tool` spans) of the tools "
-                f"it yields attached to a NEW run; {NEW_RUN}",
+                f"it yields; {NEW_RUN}",
                 questions=["reach", "proofBoundary"],
                 paths=[item.id],
                 refs=[view.ref(item.id)],
