@@ -9,7 +9,7 @@ from importlib import import_module
 
 # Each subcommand lives in its own module under assay.server.commands and exposes
 # ``register(subparsers)``; the parser dispatches to the ``handler`` it sets.
-COMMAND_MODULES: tuple[str, ...] = ("scan", "serve", "admin", "worker", "passport")
+COMMAND_MODULES: tuple[str, ...] = ("scan", "serve", "admin", "worker", "mcp", "passport")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,7 +26,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--database-url", help="the service database (default: ASSAY_DATABASE_URL or the local file)")
     parser.add_argument("--lease-seconds", type=float, default=60.0, help="lease of a claimed run (default: 60)")
-    parser.add_argument("--poll-seconds", type=float, default=1.0, help="how often to look for queued runs (default: 1)")
+    parser.add_argument(
+        "--poll-seconds", type=float, default=1.0, help="how often to look for queued runs (default: 1)"
+    )
     parser.set_defaults(handler=run)
 
 
