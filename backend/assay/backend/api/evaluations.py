@@ -9,7 +9,6 @@ import json
 from typing import Any
 
 from anyio import to_thread
-from sqlmodel import select
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
@@ -17,7 +16,7 @@ from assay.backend import models
 from assay.backend.canonical import canonical_bytes
 from assay.backend.errors import ApiError, not_found
 from assay.backend.evaluation.agent_audit import build_agent_audit
-from assay.backend.evaluation.membership import EvidenceItem, EvidenceMembership
+from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.methodology import EvaluationPayload
 from assay.backend.evaluation.summary import build_summary
 from assay.backend.http_io import JSON_MEDIA_TYPE, invalid
@@ -32,7 +31,7 @@ from assay.backend.reports.master_document import master_document
 from assay.backend.reports.pdf import RendererUnavailableError, render_pdf
 from assay.backend.routing import Parameter, RequestContext, RouteSpec
 from assay.backend.runs import links
-from assay.backend.runs.worker import load_evaluation
+from assay.backend.runs.persist import load_evaluation, load_membership
 
 BASE = "/api/v1/assurance/evaluations/{evaluationId}"
 EVALUATION_PARAM = Parameter("evaluationId", "path", "The exact persisted Evaluation.")
@@ -50,22 +49,7 @@ async def _evaluation(request: Request, ctx: RequestContext) -> tuple[models.Eva
 
 
 async def _membership(ctx: RequestContext, evaluation_id: str) -> EvidenceMembership:
-    rows = (
-        await ctx.session.exec(
-            select(models.EvaluationEvidence).where(models.EvaluationEvidence.evaluation_id == evaluation_id)
-        )
-    ).all()
-    items = [
-        EvidenceItem(
-            evidenceId=r.evidence_id,
-            kind=r.kind,
-            producerId=r.producer_id,
-            contentDigest=r.content_digest,
-            payload=json.loads(r.payload_json),
-        )
-        for r in sorted(rows, key=lambda r: r.evidence_id)
-    ]
-    return EvidenceMembership(items=items)
+    return await load_membership(ctx.session, evaluation_id)
 
 
 def _run_links(evaluation_id: str) -> dict[str, str | None]:

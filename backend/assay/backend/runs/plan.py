@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from assay.backend import models
 from assay.backend.api.discovery import load_system
@@ -20,7 +20,8 @@ from assay.backend.runs.schemas import CreateRunRequest, StaticEngine
 from assay.backend.scan_store import load_scan
 from assay.backend.sources import Ineligibility, fresh_scan_ineligibility, normalise_repo
 
-_CODE_BY_REASON: dict[str, ErrorCode] = {
+# The contract's error code for each reason a source cannot be scanned (sources.fresh_scan_ineligibility).
+CODE_BY_REASON: dict[str, ErrorCode] = {
     "unverified": "SOURCE_NOT_VERIFIED",
     "conflicted": "SOURCE_CONFLICTED",
     "unavailable": "SOURCE_UNAVAILABLE",
@@ -53,10 +54,13 @@ def _refuse(message: str) -> ApiError:
 async def _resolve_source(ctx: RequestContext, system: models.AiSystem, static: StaticEngine) -> models.SourceAsset:
     rows = (
         await ctx.session.exec(
-            select(models.SourceAsset).where(
+            select(models.SourceAsset)
+            .where(
                 models.SourceAsset.organization_id == ctx.organization_id,
                 models.SourceAsset.ai_system_id == system.id,
             )
+            # A stable order: when no source is verified, the error names the oldest one.
+            .order_by(col(models.SourceAsset.created_at), col(models.SourceAsset.id))
         )
     ).all()
     if static.sourceAssetId is not None:
@@ -100,7 +104,7 @@ async def _resolve_source(ctx: RequestContext, system: models.AiSystem, static: 
         )
     if reasons:
         first = reasons[0]
-        raise ApiError(_CODE_BY_REASON[first.code], f"Source {source.id} cannot be scanned: {first.message}")
+        raise ApiError(CODE_BY_REASON[first.code], f"Source {source.id} cannot be scanned: {first.message}")
     return source
 
 

@@ -1,13 +1,11 @@
 """The run worker: claims queued runs from the database, executes them, persists their Evaluations.
 
 The same code serves the embedded app (one in-process worker, woken as soon as a run is created) and
-several worker processes on PostgreSQL (``assay worker``). A claim is one atomic UPDATE (``FOR UPDATE
-SKIP LOCKED`` on PostgreSQL), so two workers never run the same run. A claimed run carries a lease the
-worker renews while it works; a run whose lease expired belonged to a worker that died: it is queued
-again, or failed with ``retryable: true`` once it has been interrupted ``max_run_attempts`` times.
-
-Persisting an Evaluation is one transaction: the membership rows, the payload and the run's completion
-appear together or not at all. The scanned code is read by the static engine, never executed.
+several worker processes on one database (``assay worker``). A claim is one atomic conditional UPDATE
+(its subquery takes ``FOR UPDATE SKIP LOCKED`` on PostgreSQL), so two workers never run the same run.
+A claimed run carries a lease the worker renews while it works. A run whose lease expired belonged to a
+worker that died: it is queued again, or failed with ``retryable: true`` once it has been interrupted
+``max_run_attempts`` times. A worker that is stopped (cancelled) hands its run back to the queue at once.
 """
 
 from __future__ import annotations
@@ -16,32 +14,41 @@ import json
 import logging
 import secrets
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import anyio
-from sqlalchemy import text
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlalchemy import func, literal, select, update
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import col
 
 from assay.backend import models
-from assay.backend.canonical import canonical_bytes
 from assay.backend.db import SessionFactory
-from assay.backend.evaluation.membership import EvidenceItem, make_membership, static_bundle_item
+from assay.backend.evaluation.membership import make_membership
 from assay.backend.evaluation.methodology import evaluate
+from assay.backend.runs.engines import EngineFailureError, static_evidence
+from assay.backend.runs.persist import persist_evaluation
 from assay.backend.runs.plan import RunPlan
-from assay.backend.scan_store import load_scan
 from assay.backend.settings import ServiceSettings
 
 logger = logging.getLogger(__name__)
 
-
-class EngineFailureError(Exception):
-    def __init__(self, code: str, engine: str, message: str, retryable: bool) -> None:
-        super().__init__(message)
-        self.failure = {"code": code, "engine": engine, "message": message, "retryable": retryable}
+INTERRUPTED_FAILURE: dict[str, Any] = {
+    "code": "RUN_FAILED",
+    "engine": None,
+    "message": "The run was interrupted (its worker stopped) too many times; create it again.",
+    "retryable": True,
+}
+UNEXPECTED_FAILURE: dict[str, Any] = {
+    "code": "INTERNAL_ERROR",
+    "engine": None,
+    "message": "The run failed unexpectedly; create it again.",
+    "retryable": True,
+}
 
 
 class Worker:
+    """Claims and executes queued runs; one instance per process (or per embedded app)."""
+
     def __init__(
         self, session_factory: SessionFactory, settings: ServiceSettings, worker_id: str | None = None
     ) -> None:
@@ -55,14 +62,19 @@ class Worker:
         self._wake.set()
 
     async def run_forever(self) -> None:
-        await self.recover()
+        """Recover abandoned runs, then claim and execute runs until cancelled."""
         while True:
-            ran = await self.run_once()
-            if not ran:
-                with anyio.move_on_after(self.settings.worker_poll_seconds):
-                    await self._wake.wait()
-                self._wake = anyio.Event()
+            try:
                 await self.recover()
+                while await self.run_once():
+                    pass
+            except (SQLAlchemyError, OSError):
+                # The database was unreachable or locked beyond its timeout: keep the worker alive and
+                # try again after the poll interval; queued runs wait in the database meanwhile.
+                logger.exception("worker %s: database step failed", self.worker_id)
+            with anyio.move_on_after(self.settings.worker_poll_seconds):
+                await self._wake.wait()
+            self._wake = anyio.Event()
 
     async def run_once(self) -> bool:
         """Claim and execute one queued run; False when there was none."""
@@ -74,196 +86,172 @@ class Worker:
 
     # ----- database steps ------------------------------------------------------------------------
 
-    def _now(self) -> datetime:
-        return models.utcnow()
-
-    def _lease(self) -> datetime:
-        return self._now() + timedelta(seconds=self.settings.run_lease_seconds)
+    def _lease(self, now: datetime) -> datetime:
+        return now + timedelta(seconds=self.settings.run_lease_seconds)
 
     async def claim(self) -> str | None:
-        async with self.sessions() as session:
-            dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
-            lock = " FOR UPDATE SKIP LOCKED" if dialect == "postgresql" else ""
-            statement = text(
-                "UPDATE assurance_run SET status='RUNNING', stage='static', claimed_by=:worker, "
-                "lease_expires_at=:lease, started_at=COALESCE(started_at, :now), attempts=attempts+1 "
-                "WHERE id = (SELECT id FROM assurance_run WHERE status='QUEUED' ORDER BY created_at, id LIMIT 1"
-                f"{lock}) AND status='QUEUED' RETURNING id"
+        """Atomically move the oldest QUEUED run to RUNNING under this worker's lease; its id or None."""
+        now = models.utcnow()
+        oldest_queued = (
+            select(col(models.Run.id))
+            .where(col(models.Run.status) == "QUEUED")
+            .order_by(col(models.Run.created_at), col(models.Run.id))
+            .limit(1)
+            .with_for_update(skip_locked=True)  # PostgreSQL; SQLite serialises writers and ignores it
+            .scalar_subquery()
+        )
+        statement = (
+            update(models.Run)
+            .where(col(models.Run.id) == oldest_queued, col(models.Run.status) == "QUEUED")
+            .values(
+                status="RUNNING",
+                stage="static",
+                claimed_by=self.worker_id,
+                lease_expires_at=self._lease(now),
+                started_at=_coalesce_started(now),
+                attempts=models.Run.attempts + 1,
             )
-            params = {
-                "worker": self.worker_id,
-                "lease": _db_time(self._lease(), dialect),
-                "now": _db_time(self._now(), dialect),
-            }
-            row = (await session.exec(statement, params=params)).first()  # type: ignore[call-overload]
+            .returning(col(models.Run.id))
+            .execution_options(synchronize_session=False)
+        )
+        async with self.sessions() as session:
+            row = (await session.exec(statement)).first()
             await session.commit()
-            return str(row[0]) if row else None
+        return str(row[0]) if row is not None else None
 
     async def recover(self) -> None:
-        """Re-queue or fail runs whose worker died (their lease expired)."""
+        """Re-queue, or fail once interrupted ``max_run_attempts`` times, runs whose worker died."""
+        now = models.utcnow()
+        expired = (col(models.Run.status) == "RUNNING", col(models.Run.lease_expires_at) < now)
         async with self.sessions() as session:
-            dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
-            now = _db_time(self._now(), dialect)
-            failure = json.dumps(
-                {
-                    "code": "RUN_FAILED",
-                    "engine": None,
-                    "retryable": True,
-                    "message": "The run was interrupted (its worker stopped) too many times; create it again.",
-                }
+            failed = await session.exec(
+                update(models.Run)
+                .where(*expired, col(models.Run.attempts) >= self.settings.max_run_attempts)
+                .values(
+                    status="FAILED", stage=None, failure=INTERRUPTED_FAILURE, completed_at=now, lease_expires_at=None
+                )
+                .execution_options(synchronize_session=False)
             )
-            await session.exec(  # type: ignore[call-overload]
-                text(
-                    "UPDATE assurance_run SET status='FAILED', stage=NULL, failure=:failure, completed_at=:now, "
-                    "lease_expires_at=NULL WHERE status='RUNNING' AND lease_expires_at < :now AND attempts >= :max"
-                ),
-                params={"failure": failure, "now": now, "max": self.settings.max_run_attempts},
-            )
-            await session.exec(  # type: ignore[call-overload]
-                text(
-                    "UPDATE assurance_run SET status='QUEUED', stage=NULL, claimed_by=NULL, lease_expires_at=NULL "
-                    "WHERE status='RUNNING' AND lease_expires_at < :now"
-                ),
-                params={"now": now},
+            requeued = await session.exec(
+                update(models.Run)
+                .where(*expired)
+                .values(status="QUEUED", stage=None, claimed_by=None, lease_expires_at=None)
+                .execution_options(synchronize_session=False)
             )
             await session.commit()
+        if failed.rowcount or requeued.rowcount:
+            logger.warning(
+                "worker %s: %d abandoned run(s) re-queued, %d failed",
+                self.worker_id,
+                requeued.rowcount,
+                failed.rowcount,
+            )
 
-    async def _update(self, run_id: str, **values: Any) -> None:
+    async def _update_own(self, run_id: str, **values: Any) -> bool:
+        """Update the run only while this worker still owns it (RUNNING, claimed by us)."""
         async with self.sessions() as session:
-            run = await session.get(models.Run, run_id)
-            if run is None or run.claimed_by != self.worker_id:
-                return
-            for key, value in values.items():
-                setattr(run, key, value)
-            session.add(run)
+            result = await session.exec(
+                update(models.Run)
+                .where(
+                    col(models.Run.id) == run_id,
+                    col(models.Run.claimed_by) == self.worker_id,
+                    col(models.Run.status) == "RUNNING",
+                )
+                .values(**values)
+                .execution_options(synchronize_session=False)
+            )
             await session.commit()
+        return bool(result.rowcount)
+
+    async def _release(self, run_id: str) -> None:
+        # A stopped worker is not a crash: the attempt is given back and the run queued for the next one.
+        await self._update_own(
+            run_id,
+            status="QUEUED",
+            stage=None,
+            claimed_by=None,
+            lease_expires_at=None,
+            attempts=models.Run.attempts - 1,
+        )
 
     async def _heartbeat(self, run_id: str) -> None:
-        interval = max(self.settings.run_lease_seconds / 3, 0.2)
+        interval = max(self.settings.run_lease_seconds / 3, 0.1)
         while True:
             await anyio.sleep(interval)
-            await self._update(run_id, lease_expires_at=self._lease())
+            try:
+                await self._update_own(run_id, lease_expires_at=self._lease(models.utcnow()))
+            except SQLAlchemyError:
+                # One missed renewal is not fatal (the lease spans three); the next one may succeed.
+                logger.warning("worker %s: lease renewal of %s failed", self.worker_id, run_id, exc_info=True)
 
     # ----- execution -----------------------------------------------------------------------------
 
     async def execute(self, run_id: str) -> None:
+        """Execute a run this worker has claimed; it ends COMPLETED or FAILED, or back in the queue if stopped."""
         async with self.sessions() as session:
             run = await session.get(models.Run, run_id)
             if run is None:
                 return
             plan = RunPlan.from_json(json.loads(run.plan_json))
             organization_id = run.organization_id
-        failure: dict[str, Any] | None = None
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(self._heartbeat, run_id)
-            try:
-                items = await self._evidence(plan, organization_id)
-                await self._update(run_id, stage="evaluation")
-                membership = make_membership(items)
+        try:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(self._heartbeat, run_id)
                 try:
-                    payload = await anyio.to_thread.run_sync(
-                        lambda: evaluate(membership, ai_system_id=plan.ai_system_id, jurisdiction=plan.jurisdiction)
-                    )
-                except ValueError as exc:
-                    raise EngineFailureError(
-                        "RUN_FAILED", "evaluation", f"The evaluation failed: {exc}", False
-                    ) from exc
-                await self._persist(run_id, organization_id, plan, items, payload.data)
-            except EngineFailureError as exc:
-                failure = exc.failure
-            except Exception:
-                # The top-level boundary of run execution: log everything, fail the run with no internals.
-                logger.exception("run %s failed unexpectedly", run_id)
-                failure = {
-                    "code": "INTERNAL_ERROR",
-                    "engine": None,
-                    "retryable": True,
-                    "message": "The run failed unexpectedly; create it again.",
-                }
-            finally:
-                tasks.cancel_scope.cancel()
+                    failure = await self._produce(run_id, plan, organization_id)
+                finally:
+                    tasks.cancel_scope.cancel()
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                await self._release(run_id)
+            raise
         if failure is not None:
-            await self._update(
-                run_id, status="FAILED", stage=None, failure=failure, completed_at=self._now(), lease_expires_at=None
+            await self._update_own(
+                run_id,
+                status="FAILED",
+                stage=None,
+                failure=failure,
+                completed_at=models.utcnow(),
+                lease_expires_at=None,
             )
 
-    async def _evidence(self, plan: RunPlan, organization_id: str) -> list[EvidenceItem]:
-        if plan.static_mode == "api":
-            assert plan.source_path is not None
-            from assay.backend.engines.static.scan import scan_tree
-            from assay.backend.engines.static.walk import WalkError
-
+    async def _produce(self, run_id: str, plan: RunPlan, organization_id: str) -> dict[str, Any] | None:
+        """Run the engines and the evaluation and persist the Evaluation; the run's failure, or None."""
+        try:
+            items = await static_evidence(self.sessions, plan, organization_id)
+            await self._update_own(run_id, stage="evaluation")
+            membership = make_membership(items)
             try:
-                bundle = await anyio.to_thread.run_sync(scan_tree, Path(plan.source_path))
-            except WalkError as exc:
-                raise EngineFailureError(
-                    "SOURCE_UNAVAILABLE", "static", f"The source could not be read: {exc}", True
-                ) from exc
-            except Exception as exc:
-                logger.exception("static engine failed on %s", plan.source_path)
-                raise EngineFailureError(
-                    "RUN_FAILED", "static", f"The static engine failed ({type(exc).__name__}).", True
-                ) from exc
-            return [static_bundle_item(bundle.to_json_dict(), producer_id="assay-static")]
-        async with self.sessions() as session:
-            assert plan.attached_scan_id is not None
-            scan = await load_scan(session, organization_id, plan.attached_scan_id)
-            if scan is None:
-                raise EngineFailureError("RESOURCE_NOT_FOUND", "static", "The attached scan no longer exists.", False)
-            producer = scan.producer_id if isinstance(scan, models.QualifiedScan) else "assay-static"
-            return [static_bundle_item(json.loads(scan.bundle_json), producer_id=producer)]
-
-    async def _persist(
-        self, run_id: str, organization_id: str, plan: RunPlan, items: list[EvidenceItem], payload: dict[str, Any]
-    ) -> None:
-        evaluation_id = models.new_id("eval")
-        now = self._now()
-        async with self.sessions() as session:
-            run = await session.get(models.Run, run_id)
-            if run is None or run.claimed_by != self.worker_id or run.status != "RUNNING":
-                return  # another worker took over after our lease expired; its result will stand
-            session.add(
-                models.Evaluation(
-                    id=evaluation_id,
-                    organization_id=organization_id,
-                    ai_system_id=plan.ai_system_id,
-                    run_id=run_id,
-                    status="FINAL",
-                    disposition=payload["disposition"],
-                    methodology_version=payload["methodologyVersion"],
-                    core_truth_digest=payload["coreTruthDigest"],
-                    evidence_bundle_digest=payload["evidenceBundleDigest"],
-                    payload_json=canonical_bytes(payload).decode("utf-8"),
-                    created_at=now,
+                payload = await anyio.to_thread.run_sync(
+                    lambda: evaluate(membership, ai_system_id=plan.ai_system_id, jurisdiction=plan.jurisdiction),
+                    abandon_on_cancel=True,
                 )
+            except ValueError as exc:
+                raise EngineFailureError(
+                    "RUN_FAILED", "evaluation", f"The evaluation failed: {exc}", retryable=False
+                ) from exc
+            persisted = await persist_evaluation(
+                self.sessions,
+                run_id=run_id,
+                worker_id=self.worker_id,
+                organization_id=organization_id,
+                ai_system_id=plan.ai_system_id,
+                membership=membership,
+                payload=payload.data,
+                now=models.utcnow(),
             )
-            await session.flush()
-            for item in items:
-                session.add(
-                    models.EvaluationEvidence(
-                        evaluation_id=evaluation_id,
-                        evidence_id=item.evidenceId,
-                        kind=item.kind,
-                        producer_id=item.producerId,
-                        content_digest=item.contentDigest,
-                        payload_json=canonical_bytes(item.payload).decode("utf-8"),
-                    )
-                )
-            run.status, run.stage, run.evaluation_id = "COMPLETED", None, evaluation_id
-            run.completed_at, run.lease_expires_at = now, None
-            session.add(run)
-            await session.commit()
+            if persisted is None:
+                logger.warning("worker %s: run %s was taken over; its result is discarded", self.worker_id, run_id)
+            return None
+        except EngineFailureError as exc:
+            return exc.failure
+        except Exception:
+            # The top-level boundary of run execution: log everything, fail the run with no internals.
+            logger.exception("run %s failed unexpectedly", run_id)
+            return dict(UNEXPECTED_FAILURE)
 
 
-def _db_time(value: datetime, dialect: str) -> datetime | str:
-    # Raw SQL bypasses the UTCDateTime column type: SQLite keeps naive UTC text in SQLAlchemy's format
-    # (so comparisons are textual and exact), PostgreSQL a timestamptz.
-    return value.replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f") if dialect == "sqlite" else value
-
-
-async def load_evaluation(session: AsyncSession, organization_id: str, evaluation_id: str) -> models.Evaluation | None:
-    """The organization's Evaluation with this id; None when missing or another organization's."""
-    row = await session.get(models.Evaluation, evaluation_id)
-    if row is None or row.organization_id != organization_id:
-        return None
-    return row
+def _coalesce_started(now: datetime) -> Any:
+    # A re-queued run keeps the time it first started. The literal carries the column's type, so SQLite
+    # gets the same naive-UTC text as every other timestamp and PostgreSQL a timestamptz.
+    return func.coalesce(models.Run.started_at, literal(now, type_=models.UTCDateTime()))

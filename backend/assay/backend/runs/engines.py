@@ -1,0 +1,98 @@
+"""The engines of a run: the evidence each contributes to the run's frozen membership.
+
+This deployment has one engine, ``static``. For ``executionMode`` ``api`` it scans the resolved source
+afresh (off the event loop; the scanner reads files and never executes them); for ``ci-attached`` and
+``reused`` it loads the Evidence Bundle of the attached scan. Every failure becomes an
+:class:`EngineFailureError` naming the engine, which fails the run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from assay.backend import models
+from assay.backend.db import SessionFactory
+from assay.backend.evaluation.membership import EvidenceItem, static_bundle_item
+from assay.backend.runs.plan import CODE_BY_REASON, RunPlan
+from assay.backend.scan_store import load_scan
+from assay.backend.sources import fresh_scan_ineligibility
+
+logger = logging.getLogger(__name__)
+
+STATIC_PRODUCER_ID = "assay-static"
+
+
+class EngineFailureError(Exception):
+    """An engine (or the evaluation) could not produce its part of the run; carries the run's failure."""
+
+    def __init__(self, code: str, engine: str, message: str, *, retryable: bool) -> None:
+        super().__init__(message)
+        self.failure: dict[str, Any] = {"code": code, "engine": engine, "message": message, "retryable": retryable}
+
+
+async def _check_source(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> None:
+    # The source was eligible when the run was created; it may have been retired, disputed or removed
+    # since. A run never scans a source that is not eligible now.
+    if plan.source_asset_id is None:
+        return
+    async with sessions() as session:
+        source = await session.get(models.SourceAsset, plan.source_asset_id)
+    if source is None or source.organization_id != organization_id:
+        raise EngineFailureError(
+            "SOURCE_UNAVAILABLE", "static", "The run's source is no longer bound.", retryable=False
+        )
+    reasons = await anyio.to_thread.run_sync(fresh_scan_ineligibility, source)
+    if reasons:
+        code = CODE_BY_REASON[reasons[0].code]
+        raise EngineFailureError(
+            code,
+            "static",
+            f"Source {source.id} can no longer be scanned: {reasons[0].message}",
+            retryable=code == "SOURCE_UNAVAILABLE",
+        )
+
+
+async def _fresh_scan(plan: RunPlan) -> EvidenceItem:
+    # Imported here: the service starts (and serves every other route) even while the engine is absent.
+    from assay.backend.engines.static.scan import scan_tree
+    from assay.backend.engines.static.walk import WalkError
+
+    assert plan.source_path is not None
+    try:
+        # abandon_on_cancel: a stopping worker releases its run at once instead of waiting for the scan.
+        bundle = await anyio.to_thread.run_sync(scan_tree, Path(plan.source_path), abandon_on_cancel=True)
+    except WalkError as exc:
+        raise EngineFailureError(
+            "SOURCE_UNAVAILABLE", "static", f"The source could not be read: {exc}", retryable=True
+        ) from exc
+    except Exception as exc:
+        # The engine's boundary: whatever it raises fails the run (logged in full, named in the failure).
+        logger.exception("static engine failed on %s", plan.source_path)
+        raise EngineFailureError(
+            "RUN_FAILED", "static", f"The static engine failed ({type(exc).__name__}).", retryable=True
+        ) from exc
+    return static_bundle_item(bundle.to_json_dict(), producer_id=STATIC_PRODUCER_ID)
+
+
+async def _attached_scan(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> EvidenceItem:
+    assert plan.attached_scan_id is not None
+    async with sessions() as session:
+        scan = await load_scan(session, organization_id, plan.attached_scan_id)
+    if scan is None:
+        raise EngineFailureError("RESOURCE_NOT_FOUND", "static", "The attached scan no longer exists.", retryable=False)
+    producer = scan.producer_id if isinstance(scan, models.QualifiedScan) else STATIC_PRODUCER_ID
+    bundle: dict[str, Any] = json.loads(scan.bundle_json)
+    return static_bundle_item(bundle, producer_id=producer)
+
+
+async def static_evidence(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> list[EvidenceItem]:
+    """The static engine's evidence for ``plan``: a fresh scan of its source, or its attached scan."""
+    if plan.static_mode == "api":
+        await _check_source(sessions, plan, organization_id)
+        return [await _fresh_scan(plan)]
+    return [await _attached_scan(sessions, plan, organization_id)]
