@@ -7,7 +7,9 @@ Engines this deployment does not have are refused with a message that says so, n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlmodel import col, select
@@ -18,7 +20,13 @@ from assay.backend.errors import ApiError, ErrorCode, not_found
 from assay.backend.routing import RequestContext
 from assay.backend.runs.schemas import CreateRunRequest, StaticEngine
 from assay.backend.scan_store import load_scan
-from assay.backend.sources import Ineligibility, fresh_scan_ineligibility, normalise_repo
+from assay.backend.sources import (
+    Ineligibility,
+    fresh_scan_ineligibility,
+    match_local_reference,
+    read_git_head,
+    repo_kind,
+)
 
 # The contract's error code for each reason a source cannot be scanned (sources.fresh_scan_ineligibility).
 CODE_BY_REASON: dict[str, ErrorCode] = {
@@ -30,8 +38,19 @@ CODE_BY_REASON: dict[str, ErrorCode] = {
 }
 
 
+# Producers of externalEvidenceAttachments this deployment cannot take yet, and what to do instead.
+_UNSUPPORTED_PRODUCER: dict[str, str] = {
+    "structured-ingress": "External evidence from structured-ingress cannot be attached: this deployment has no "
+    "evidence intake routes yet, so there is no intake receipt to attach.",
+    "sarif-import": "External evidence from sarif-import cannot be attached: SARIF import is not available in "
+    "this deployment.",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class RunPlan:
+    """Everything a worker needs to execute a run, fixed when the run is created (stored as JSON)."""
+
     ai_system_id: str
     static_mode: str
     source_asset_id: str | None
@@ -51,6 +70,43 @@ def _refuse(message: str) -> ApiError:
     return ApiError("INVALID_REQUEST", message)
 
 
+def _match_repository(rows: Sequence[models.SourceAsset], reference: str, branch: str | None) -> models.SourceAsset:
+    """The bound source ``repositoryUrl`` names. Only a bound source ever matches: a git URL exactly as
+    bound, or an absolute local path (a relative path means nothing on the server and matches nothing)."""
+    wanted = reference.strip() if repo_kind(reference.strip()) == "git" else match_local_reference(reference.strip())
+    matches = [r for r in rows if wanted is not None and r.repo == wanted]
+    if not matches:
+        raise _refuse(
+            "engines.static.repositoryUrl does not resolve to a source bound to this AI System; "
+            "arbitrary URLs are rejected, bind the repository first (assay admin source add)."
+        )
+    # A retired source is named only when nothing else matches, so the error says it is retired.
+    candidates = [r for r in matches if r.status != "RETIRED"] or matches[:1]
+    if branch is not None:
+        candidates = [r for r in candidates if r.branch in (None, branch)] or candidates
+    if len(candidates) > 1:
+        raise ApiError("SOURCE_AMBIGUOUS", "Several bound sources match repositoryUrl; name one with sourceAssetId.")
+    return candidates[0]
+
+
+def _branch_conflict(source: models.SourceAsset, branch: str) -> list[Ineligibility]:
+    """A requested branch must be the bound one; for a local source bound without a branch, the one
+    checked out (the scan reads the tree as it is, so any other branch would be misreported)."""
+    if source.branch is not None:
+        if branch == source.branch:
+            return []
+        return [
+            Ineligibility("conflicted", f"branch {branch!r} was asked for; the source is bound to {source.branch!r}.")
+        ]
+    if source.repo_kind != "local" or not Path(source.repo).is_dir():
+        return []
+    head = read_git_head(Path(source.repo))
+    if head is not None and head.branch == branch:
+        return []
+    where = "not in a git repository" if head is None else f"on {head.branch or 'a detached HEAD'}"
+    return [Ineligibility("conflicted", f"branch {branch!r} was asked for; the source's tree is {where}.")]
+
+
 async def _resolve_source(ctx: RequestContext, system: models.AiSystem, static: StaticEngine) -> models.SourceAsset:
     rows = (
         await ctx.session.exec(
@@ -68,23 +124,7 @@ async def _resolve_source(ctx: RequestContext, system: models.AiSystem, static: 
         if source is None:
             raise not_found(what="source asset")
     elif static.repositoryUrl is not None:
-        try:
-            _, wanted = normalise_repo(static.repositoryUrl)
-        except ValueError as exc:
-            raise _refuse(f"engines.static.repositoryUrl is not a repository reference: {exc}") from exc
-        matches = [r for r in rows if r.repo == wanted and r.status != "RETIRED"]
-        if static.branch is not None:
-            matches = [r for r in matches if r.branch in (None, static.branch)] or matches
-        if not matches:
-            raise _refuse(
-                "engines.static.repositoryUrl does not resolve to a source bound to this AI System; "
-                "arbitrary URLs are rejected, bind the repository first (assay admin source add)."
-            )
-        if len(matches) > 1:
-            raise ApiError(
-                "SOURCE_AMBIGUOUS", "Several bound sources match repositoryUrl; name one with sourceAssetId."
-            )
-        source = matches[0]
+        source = _match_repository(rows, static.repositoryUrl, static.branch)
     else:
         live = [r for r in rows if r.status != "RETIRED"]
         if not live:
@@ -96,12 +136,8 @@ async def _resolve_source(ctx: RequestContext, system: models.AiSystem, static: 
             )
         source = verified[0] if verified else live[0]
     reasons = fresh_scan_ineligibility(source)
-    if static.branch is not None and source.branch is not None and static.branch != source.branch:
-        reasons.append(
-            Ineligibility(
-                "conflicted", f"branch {static.branch!r} was asked for; the source is bound to {source.branch!r}."
-            )
-        )
+    if static.branch is not None:
+        reasons.extend(_branch_conflict(source, static.branch))
     if reasons:
         first = reasons[0]
         raise ApiError(CODE_BY_REASON[first.code], f"Source {source.id} cannot be scanned: {first.message}")
@@ -122,10 +158,7 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
                 "Attach a qualified scan through engines.static.attachedScanId with executionMode ci-attached, "
                 "not as an external evidence attachment."
             )
-        raise _refuse(
-            f"External evidence from {attachment.producerId} cannot be attached: this deployment has no "
-            "evidence intake routes yet."
-        )
+        raise _refuse(_UNSUPPORTED_PRODUCER[attachment.producerId])
     static = engines.static
     if static is None or static.enabled is False:
         raise _refuse("No engine is enabled: enable engines.static (this deployment's only engine).")
@@ -139,6 +172,11 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
         return RunPlan(system.id, mode, source.id, source.repo, None, request.jurisdiction)
     if static.attachedScanId is None:
         raise _refuse(f"executionMode {mode!r} needs engines.static.attachedScanId.")
+    if static.sourceAssetId is not None or static.repositoryUrl is not None or static.branch is not None:
+        raise _refuse(
+            f"executionMode {mode!r} evaluates the attached scan as it is; sourceAssetId, repositoryUrl "
+            "and branch go with executionMode api."
+        )
     scan = await load_scan(ctx.session, ctx.organization_id, static.attachedScanId)
     if scan is None:
         raise not_found(what="scan")
