@@ -38,7 +38,33 @@ async def _poll(client: httpx.AsyncClient, headers: dict[str, str], run_id: str)
             await asyncio.sleep(0.05)
 
 
+async def through_mcp(out: Path) -> None:
+    """The main job as a coding agent does it: the MCP server as a stdio subprocess, driven by the SDK client."""
+    from mcp import Client, StdioServerParameters
+
+    workspace = ROOT / "examples" / EXAMPLES[0]
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "assay.server.cli", "mcp", "--workspace", str(workspace)],
+        env={"ASSAY_DATA_DIR": str(out / "mcp"), "PATH": "/usr/bin:/bin"},
+    )
+    print(f"$ assay mcp  (stdio, embedded)  ->  assay_assess_workspace on examples/{EXAMPLES[0]}")
+    async with Client(params) as client:
+        result = await client.call_tool("assay_assess_workspace", {})
+        if result.is_error:
+            raise RuntimeError(result.content[0].text)  # type: ignore[union-attr]
+        assessed = result.structured_content or {}
+        audit = await client.call_tool("assay_get_agent_audit", {"evaluation_id": assessed["evaluationId"]})
+        items = (audit.structured_content or {})["agentAudit"]["verificationItems"]
+    print(f"   disposition {assessed['disposition']} (run {assessed['runId']}, evaluation {assessed['evaluationId']})")
+    print("   top verification items (assay_get_agent_audit):")
+    for item in items[:3]:
+        print(f"   - {item['verificationNeeded']}")
+
+
 async def demo(out: Path) -> int:
+    await through_mcp(out)
+    print("\n$ the same sequence over the Assurance Service API, for every example")
     settings = ServiceSettings(database_url=sqlite_url_for(out / "assay.db"), data_dir=out)
     app = create_app(settings)
     async with app.router.lifespan_context(app):
