@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from anyio import to_thread
+from sqlmodel import select
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
@@ -73,10 +74,40 @@ def _detail(request: Request) -> str:
     return detail
 
 
+async def _current_context(ctx: RequestContext, row: models.Evaluation) -> list[dict[str, Any]]:
+    """Current state beside the frozen report: newer Evaluations of the same system (never part of its truth)."""
+    newer = (
+        await ctx.session.exec(
+            select(models.Evaluation).where(
+                models.Evaluation.organization_id == ctx.organization_id,
+                models.Evaluation.ai_system_id == row.ai_system_id,
+                models.Evaluation.created_at > row.created_at,
+            )
+        )
+    ).all()
+    return [
+        {
+            "kind": "NEWER_EVALUATION",
+            "evaluationId": e.id,
+            "disposition": e.disposition,
+            "createdAt": e.created_at.isoformat(),
+        }
+        for e in sorted(newer, key=lambda e: (e.created_at, e.id))
+    ]
+
+
 async def master_report(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
-    detail = _detail(request)
-    return _json(build_master_report(row.id, payload, links=links.master_report_links(row.id), detail=detail))  # type: ignore[arg-type]
+    full = _detail(request) == "full"
+    context = await _current_context(ctx, row) if full else None
+    report = build_master_report(
+        row.id,
+        payload,
+        links=links.master_report_links(row.id),
+        detail="full" if full else "bounded",
+        current_context=context,
+    )
+    return _json(report)
 
 
 def _full_master(row: models.Evaluation, payload: EvaluationPayload) -> dict[str, Any]:
