@@ -17,11 +17,11 @@ from starlette.applications import Starlette
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 
+from runs_helpers import provision_world
 from service_helpers import World
 
-from assay.backend import provisioning
 from assay.backend.app import create_app
-from assay.backend.db import SessionFactory, sqlite_url_for
+from assay.backend.db import sqlite_url_for
 from assay.backend.migrations import upgrade_database
 from assay.backend.settings import RateLimitSettings, ServiceSettings
 
@@ -58,24 +58,6 @@ async def app(settings: ServiceSettings) -> AsyncIterator[Starlette]:
 async def client(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://assay.test") as http:
         yield http
-
-
-async def provision_world(sessions: SessionFactory) -> World:
-    """Organizations A and B, AI Systems (two in A, one in B) and an assurance-agent key for each."""
-    world = World(sessions=sessions)
-    async with sessions() as session:
-        org_a = await provisioning.create_organization(session, "Acme")
-        org_b = await provisioning.create_organization(session, "Globex")
-        world.org_a, world.org_b = org_a.id, org_b.id
-        world.system_a = (await provisioning.create_ai_system(session, org_a.id, "Ops agent")).id
-        world.system_a2 = (await provisioning.create_ai_system(session, org_a.id, "Support agent")).id
-        world.system_b = (await provisioning.create_ai_system(session, org_b.id, "Globex agent")).id
-        a = await provisioning.create_api_key(session, org_a.id, purpose="assurance-agent")
-        b = await provisioning.create_api_key(session, org_b.id, purpose="assurance-agent")
-        await session.commit()
-    world.agent_key_a, world.agent_key_b = a.api_key, b.api_key
-    world.key_ids[a.api_key], world.key_ids[b.api_key] = a.record.id, b.record.id
-    return world
 
 
 @pytest.fixture

@@ -68,3 +68,21 @@ async def completed_run(client: httpx.AsyncClient, world: World, tmp_path: Path,
     done = await wait(client, world.agent_key_a, created.json()["runId"])
     assert done["status"] == "COMPLETED", done
     return done
+
+
+async def provision_world(sessions: SessionFactory) -> World:
+    """Organizations A and B, AI Systems (two in A, one in B) and an assurance-agent key for each."""
+    world = World(sessions=sessions)
+    async with sessions() as session:
+        org_a = await provisioning.create_organization(session, "Acme")
+        org_b = await provisioning.create_organization(session, "Globex")
+        world.org_a, world.org_b = org_a.id, org_b.id
+        world.system_a = (await provisioning.create_ai_system(session, org_a.id, "Ops agent")).id
+        world.system_a2 = (await provisioning.create_ai_system(session, org_a.id, "Support agent")).id
+        world.system_b = (await provisioning.create_ai_system(session, org_b.id, "Globex agent")).id
+        a = await provisioning.create_api_key(session, org_a.id, purpose="assurance-agent")
+        b = await provisioning.create_api_key(session, org_b.id, purpose="assurance-agent")
+        await session.commit()
+    world.agent_key_a, world.agent_key_b = a.api_key, b.api_key
+    world.key_ids[a.api_key], world.key_ids[b.api_key] = a.record.id, b.record.id
+    return world
