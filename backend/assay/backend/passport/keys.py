@@ -45,6 +45,10 @@ def public_jwk(public: Ed25519PublicKey) -> dict[str, str]:
     }
 
 
+class KeyStoreError(RuntimeError):
+    """The key directory is unusable (a missing or unreadable key, a corrupt marker); says which file."""
+
+
 @dataclass(frozen=True, slots=True)
 class SigningKey:
     kid: str
@@ -52,6 +56,8 @@ class SigningKey:
 
 
 class KeyStore:
+    """Ed25519 signing keys in one directory: ``<kid>.key`` (PKCS#8 PEM, 0600) and ``active.json``."""
+
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
@@ -65,28 +71,55 @@ class KeyStore:
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
         path = self.directory / f"{kid}.key"
+        # O_EXCL with mode 0600: the file never exists, even briefly, with wider permissions.
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(pem)
         return kid
 
     def _set_active(self, kid: str) -> None:
-        tmp = self.directory / f".{_ACTIVE}.tmp"
+        # A per-process temporary name, so concurrent rotations never rename each other's file away.
+        tmp = self.directory / f".{_ACTIVE}.{os.getpid()}.tmp"
         tmp.write_text(json.dumps({"kid": kid}))
         tmp.replace(self.directory / _ACTIVE)
+
+    def _create_first(self) -> None:
+        """First use: make a key and claim the marker exclusively; a concurrent first use keeps its key."""
+        kid = self._write_private(Ed25519PrivateKey.generate())
+        try:
+            fd = os.open(self.directory / _ACTIVE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            (self.directory / f"{kid}.key").unlink()  # another process won; its key is the active one
+            return
+        with os.fdopen(fd, "w") as fh:
+            fh.write(json.dumps({"kid": kid}))
+
+    def _active_kid(self) -> str:
+        marker = self.directory / _ACTIVE
+        try:
+            kid = json.loads(marker.read_text())["kid"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise KeyStoreError(f"{marker} does not name the active key: {exc}") from exc
+        if not isinstance(kid, str):
+            raise KeyStoreError(f"{marker} does not name the active key")
+        return kid
+
+    def _load(self, path: Path) -> Ed25519PrivateKey:
+        try:
+            loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        except (OSError, ValueError, TypeError) as exc:
+            raise KeyStoreError(f"cannot read signing key {path}: {exc}") from exc
+        if not isinstance(loaded, Ed25519PrivateKey):
+            raise KeyStoreError(f"{path} is not an Ed25519 key")
+        return loaded
 
     def active(self) -> SigningKey:
         """The active signing key, created on first use."""
         self._ensure_dir()
-        marker = self.directory / _ACTIVE
-        if not marker.exists():
-            kid = self._write_private(Ed25519PrivateKey.generate())
-            self._set_active(kid)
-        kid = json.loads(marker.read_text())["kid"]
-        loaded = serialization.load_pem_private_key((self.directory / f"{kid}.key").read_bytes(), password=None)
-        if not isinstance(loaded, Ed25519PrivateKey):
-            raise ValueError(f"key {kid} is not an Ed25519 key")
-        return SigningKey(kid=kid, private=loaded)
+        if not (self.directory / _ACTIVE).exists():
+            self._create_first()
+        kid = self._active_kid()
+        return SigningKey(kid=kid, private=self._load(self.directory / f"{kid}.key"))
 
     def rotate(self) -> SigningKey:
         """Make a new active key; earlier keys stay in the JWKS."""
@@ -97,12 +130,7 @@ class KeyStore:
 
     def jwks(self) -> dict[str, Any]:
         """Every public key, active first then by kid."""
-        self.active()
-        active = json.loads((self.directory / _ACTIVE).read_text())["kid"]
-        keys = []
-        for path in sorted(self.directory.glob("*.key")):
-            loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
-            if isinstance(loaded, Ed25519PrivateKey):
-                keys.append(public_jwk(loaded.public_key()))
+        active = self.active().kid
+        keys = [public_jwk(self._load(path).public_key()) for path in sorted(self.directory.glob("*.key"))]
         keys.sort(key=lambda k: (k["kid"] != active, k["kid"]))
         return {"keys": keys}

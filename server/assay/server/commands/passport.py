@@ -35,16 +35,35 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError alike
+        raise ValueError(f"{path} is not JSON: {exc}") from exc
 
 
 def _pem_jwk(path: Path) -> dict[str, str]:
     from assay.backend.passport.keys import public_jwk
 
-    key = serialization.load_pem_public_key(path.read_bytes())
+    try:
+        key = serialization.load_pem_public_key(path.read_bytes())
+    except ValueError as exc:
+        raise ValueError(f"{path} is not a PEM public key: {exc}") from exc
     if not isinstance(key, Ed25519PublicKey):
         raise ValueError(f"{path} is not an Ed25519 public key")
     return public_jwk(key)
+
+
+def _key_set(args: argparse.Namespace) -> dict[str, Any]:
+    """One JWKS from every --jwks file and --key PEM. Raises OSError or ValueError naming the file."""
+    keys: list[Any] = []
+    for path in args.jwks:
+        jwks = _read_json(path)
+        if not isinstance(jwks, dict) or not isinstance(jwks.get("keys"), list):
+            raise ValueError(f'{path} is not a JWKS: {{"keys": [...]}} expected')
+        keys.extend(jwks["keys"])
+    for path in args.key:
+        keys.append(_pem_jwk(path))
+    return {"keys": keys}
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -55,24 +74,25 @@ def run_verify(args: argparse.Namespace) -> int:
         return 2
     try:
         document = _read_json(args.file)
-        keys: list[dict[str, Any]] = []
-        for path in args.jwks:
-            keys.extend(_read_json(path).get("keys", []))
-        for path in args.key:
-            keys.append(_pem_jwk(path))
-    except (OSError, ValueError) as exc:
+        jwks = _key_set(args)
+    except (OSError, ValueError) as exc:  # unreadable file, bad JSON or PEM, not UTF-8
         print(f"assay passport verify: {exc}", file=sys.stderr)
         return 2
+    # The passport route may wrap the envelope ({"envelope": ...}); a bare DSSE envelope works too.
     envelope = document.get("envelope", document) if isinstance(document, dict) else document
     try:
-        verified = verify_passport(envelope, {"keys": keys})
+        verified = verify_passport(envelope, jwks)
     except PassportVerificationError as exc:
+        if exc.code == "MALFORMED_KEY_SET":  # the keys given are unusable: an input error, not a verdict
+            print(f"assay passport verify: {exc.message}", file=sys.stderr)
+            return 2
         print(f"NOT VERIFIED ({exc.code}): {exc.message}")
         return 1
     statement = verified.statement
     print(f"VERIFIED: signed by key {verified.kid}; every predicate digest recomputes.")
-    print(f"disposition: {verified.disposition}")
+    print(f"evaluation: {verified.evaluation_id or '-'}")
+    print(f"disposition: {verified.disposition or '-'}")
     for subject in statement["subject"]:
-        (algorithm, value), *_ = subject["digest"].items()
-        print(f"subject: {subject['name']} {algorithm}:{value}")
+        for algorithm, value in subject["digest"].items():
+            print(f"subject: {subject['name']} {algorithm}:{value}")
     return 0
