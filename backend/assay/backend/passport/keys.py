@@ -86,13 +86,16 @@ class KeyStore:
     def _create_first(self) -> None:
         """First use: make a key and claim the marker exclusively; a concurrent first use keeps its key."""
         kid = self._write_private(Ed25519PrivateKey.generate())
+        # The marker is written whole under a private name, then hard-linked into place: link() refuses
+        # an existing target, so exactly one first use wins and no reader ever sees a half-written marker.
+        tmp = self.directory / f".{_ACTIVE}.{kid}.tmp"
+        tmp.write_text(json.dumps({"kid": kid}))
         try:
-            fd = os.open(self.directory / _ACTIVE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            os.link(tmp, self.directory / _ACTIVE)
         except FileExistsError:
-            (self.directory / f"{kid}.key").unlink()  # another process won; its key is the active one
-            return
-        with os.fdopen(fd, "w") as fh:
-            fh.write(json.dumps({"kid": kid}))
+            (self.directory / f"{kid}.key").unlink()  # another first use won; its key is the active one
+        finally:
+            tmp.unlink()
 
     def _active_kid(self) -> str:
         marker = self.directory / _ACTIVE

@@ -26,13 +26,14 @@ h1{font-size:1.7rem;margin:.2rem 0}h2{font-size:1.25rem;margin-top:2rem;border-b
 h3{font-size:1.05rem;margin-top:1.3rem}.sub{color:#5b6578;margin:0 0 1rem}
 .mono,td.mono{font-family:SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em;word-break:break-all}
 .muted{color:#5b6578}table{border-collapse:collapse;width:100%;margin:.6rem 0;font-size:.9rem}
-th,td{border:1px solid #d8dde6;padding:.35rem .5rem;text-align:left;vertical-align:top}th{background:#f3f5f9}
+th,td{border:1px solid #d8dde6;padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+p,li,.callout{overflow-wrap:anywhere}th{background:#f3f5f9}
 .callout{border-left:6px solid #6b7a90;background:#f6f8fb;padding:.7rem 1rem;margin:1rem 0;border-radius:4px}
 .callout .t{font-weight:700;font-size:1.1rem}.ALLOW{border-color:#1f8a4c;background:#eef9f2}
 .REVIEW{border-color:#b7791f;background:#fdf6e7}.BLOCK{border-color:#c53030;background:#fdeeee}
 .warning{border-color:#b7791f}.omitted{color:#8a5a00;font-style:italic}
 footer{margin-top:3rem;color:#5b6578;font-size:.8rem;border-top:1px solid #d8dde6;padding-top:.5rem}
-@media print{body{margin:0}.callout{break-inside:avoid}}
+@media print{body{margin:0;max-width:none}.callout,tr{break-inside:avoid}thead{display:table-header-group}}
 """
 
 

@@ -31,6 +31,21 @@ class RendererUnavailableError(RuntimeError):
     """The PDF renderer cannot run here (missing library or a rendering failure)."""
 
 
+# Text that reportlab must wrap costs time that grows faster than its length (an unbreakable token is
+# split character by character), and report text comes from scanned code. These bounds keep a hostile
+# or runaway string from stalling a render; whatever they cut is announced in place, like any omission.
+CELL_CHARS = 1000
+TEXT_CHARS = 20000
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, ending with an omitted count when anything was cut."""
+    if len(text) <= limit:
+        return text
+    hidden = len(text) - limit
+    return f"{text[:limit]} … and {hidden} more characters not shown (omitted: {hidden})"
+
+
 _COLOURS = {"ALLOW": "#1f8a4c", "REVIEW": "#b7791f", "BLOCK": "#c53030", "info": "#4a5a75", "warning": "#b7791f"}
 
 
@@ -41,6 +56,7 @@ def render_pdf(doc: Document, *, page_size: PageSize = "A4") -> bytes:
         from reportlab.lib.pagesizes import A4, LETTER
         from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
         from reportlab.lib.units import mm
+        from reportlab.pdfbase.pdfmetrics import stringWidth
         from reportlab.platypus import (
             KeepTogether,
             ListFlowable,
@@ -89,22 +105,24 @@ def render_pdf(doc: Document, *, page_size: PageSize = "A4") -> bytes:
         ]
     )
 
+    def para(text: str, style: Any, limit: int = CELL_CHARS) -> Any:
+        return RLParagraph(escape(clip(text, limit)), style)
+
+    def grid_table(data: list[list[Any]], widths: list[float], repeat: int) -> Any:
+        # splitInRow lets a cell taller than a page continue on the next one instead of failing the layout.
+        return RLTable(data, colWidths=widths, repeatRows=repeat, splitInRow=1)
+
     def flow(block: Block) -> list[Any]:
         if isinstance(block, Heading):
-            return [RLParagraph(escape(block.text), h[min(max(block.level, 1), 3)])]
+            return [para(block.text, h[min(max(block.level, 1), 3)])]
         if isinstance(block, Paragraph):
             style = {"body": body, "muted": muted, "mono": mono}[block.style]
-            text = escape(block.text)
-            return [RLParagraph(text, style)]
+            return [para(block.text, style, TEXT_CHARS)]
         if isinstance(block, KeyValues):
-            rows = [
-                [
-                    RLParagraph(escape(k), head_cell),
-                    RLParagraph(escape(v), mono if block.mono else cell),
-                ]
-                for k, v in block.rows
-            ]
-            table = RLTable(rows, colWidths=[width * 0.28, width * 0.72])
+            if not block.rows:
+                return []
+            rows = [[para(k, head_cell), para(v, mono if block.mono else cell)] for k, v in block.rows]
+            table = grid_table(rows, [width * 0.28, width * 0.72], 0)
             table.setStyle(
                 TableStyle(
                     [
@@ -116,34 +134,37 @@ def render_pdf(doc: Document, *, page_size: PageSize = "A4") -> bytes:
             )
             return [table, Spacer(1, 4)]
         if isinstance(block, Table):
-            fractions = block.widths or [1 / len(block.columns)] * len(block.columns)
-            data = [[RLParagraph(escape(c), head_cell) for c in block.columns]]
-            data += [[RLParagraph(escape(c), cell) for c in row] for row in block.rows]
-            table = RLTable(data, colWidths=[width * f for f in fractions], repeatRows=1)
-            table.setStyle(grid)
-            out: list[Any] = [table]
+            out: list[Any] = []
+            count = len(block.columns)
+            if count:
+                fractions = block.widths if block.widths and len(block.widths) == count else [1 / count] * count
+                scale = sum(fractions)  # widths that do not add up to 1 are taken as proportions
+                data = [[para(c, head_cell) for c in block.columns]]
+                # Ragged rows are padded or cut to the header, so a malformed row cannot break the grid.
+                data += [[para(c, cell) for c in [*row, *[""] * count][:count]] for row in block.rows]
+                table = grid_table(data, [width * f / scale for f in fractions], 1)
+                table.setStyle(grid)
+                out.append(table)
             if block.omitted:
                 out.append(RLParagraph(escape(omitted_note(block.omitted)), omitted))
             return [*out, Spacer(1, 4)]
         if isinstance(block, Bullets):
             items = ListFlowable(
-                [ListItem(RLParagraph(escape(i), body), leftIndent=10) for i in block.items],
+                [ListItem(para(i, body, TEXT_CHARS), leftIndent=10) for i in block.items],
                 bulletType="bullet",
                 start="•",
                 leftIndent=10,
             )
-            out = [items]
+            out = [items] if block.items else []
             if block.omitted:
                 out.append(RLParagraph(escape(omitted_note(block.omitted)), omitted))
             return out
         if isinstance(block, Callout):
-            colour = colors.HexColor(_COLOURS[block.kind])
+            colour = colors.HexColor(_COLOURS.get(block.kind, _COLOURS["info"]))
             badge = ParagraphStyle(
                 "badge", parent=body, fontName="Helvetica-Bold", fontSize=15, leading=19, textColor=colour
             )
-            box = RLTable(
-                [[RLParagraph(escape(block.title), badge)], [RLParagraph(escape(block.text), body)]], colWidths=[width]
-            )
+            box = grid_table([[para(block.title, badge)], [para(block.text, body, TEXT_CHARS)]], [width], 0)
             box.setStyle(
                 TableStyle(
                     [
@@ -162,11 +183,26 @@ def render_pdf(doc: Document, *, page_size: PageSize = "A4") -> bytes:
         canvas.saveState()
         canvas.setFont("Helvetica", 7.5)
         canvas.setFillColor(colors.HexColor("#5b6578"))
-        canvas.drawString(margin, 10 * mm, doc.footer[:150])
-        canvas.drawRightString(size[0] - margin, 10 * mm, f"Page {template.page}")
+        number = f"Page {template.page}"
+        room = width - stringWidth(number, "Helvetica", 7.5) - 12
+        canvas.drawString(margin, 10 * mm, fit(doc.footer, room))
+        canvas.drawRightString(size[0] - margin, 10 * mm, number)
         canvas.restoreState()
 
-    story: list[Any] = [RLParagraph(escape(doc.title), title), RLParagraph(escape(doc.subtitle), muted), Spacer(1, 8)]
+    def fit(text: str, room: float) -> str:
+        """The longest prefix of ``text`` (ending in "…" when cut) that fits ``room`` points of footer."""
+        if stringWidth(text, "Helvetica", 7.5) <= room:
+            return text
+        low, high = 0, len(text)
+        while low < high:
+            mid = (low + high + 1) // 2
+            if stringWidth(text[:mid] + "…", "Helvetica", 7.5) <= room:
+                low = mid
+            else:
+                high = mid - 1
+        return text[:low] + "…"
+
+    story: list[Any] = [para(doc.title, title), para(doc.subtitle, muted), Spacer(1, 8)]
     for block in doc.blocks:
         story.extend(flow(block))
     buffer = BytesIO()
