@@ -1,109 +1,233 @@
-"""Connections of the MCP server to the assurance service: embedded (in-process) or remote.
+"""The MCP server's connection to the assurance service: embedded (in-process) or remote.
 
-Embedded: the whole service runs in this process on SQLite in the data directory. On first use for a
-workspace it provisions a local organization, an AI System named after the folder (the folder bound as
-a verified local source) and an ``assurance-agent`` key, and says so on stderr. What belongs to which
-workspace is kept in ``<data dir>/workspaces.json`` (mode 0600; it holds the local key, which is never
-logged). Tool calls reach the service through httpx over an in-process ASGI transport, so embedded and
-remote speak the same contract through one client.
+Embedded (the default): the whole service runs in this process (``create_app`` with its lifespan entered
+here: ``httpx.ASGITransport`` does not run it) and tool calls reach it through httpx over the in-process
+ASGI transport, so embedded and remote speak the same contract through one client. On first use for a
+workspace it provisions a local organization, an AI System named after the folder (the folder bound as a
+VERIFIED local source) and an ``assurance-agent`` key, says so on stderr, and remembers them in
+``<data dir>/mcp-workspaces.json`` (owner-only; it holds the key, which is never printed or logged).
+Later starts reuse them; a key that no longer authenticates is replaced.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
+import anyio
 import httpx
+from sqlalchemy.engine import make_url
+from starlette.applications import Starlette
 
-from assay.backend import provisioning
+from assay.backend import models, provisioning
 from assay.backend.app import create_app
-from assay.backend.db import sqlite_url_for
+from assay.backend.auth import authenticate
+from assay.backend.db import SessionFactory
+from assay.backend.engines.static.cache import MemoryCache
+from assay.backend.errors import ApiError
 from assay.backend.settings import ServiceSettings
-from assay.tools.client import AssayClient
-from assay.tools.context import AssayContext
+from assay.tools.client import AssayClient, RetryPolicy, Sleep
+from assay.tools.context import AssayBinding
 
-STATE_FILE = "workspaces.json"
+STATE_FILE = "mcp-workspaces.json"
+STATE_VERSION = 1
+ORGANIZATION_NAME = "Local"
 
 
-def _load_state(data_dir: Path) -> dict[str, Any]:
-    path = data_dir / STATE_FILE
+@dataclass(frozen=True, slots=True)
+class WorkspaceRecord:
+    """What was provisioned for one workspace in one database."""
+
+    organizationId: str
+    aiSystemId: str
+    sourceAssetId: str
+    keyId: str
+    apiKey: str
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedService:
+    """The running in-process service, the binding the tools use, and the workspace's records."""
+
+    app: Starlette
+    binding: AssayBinding
+    record: WorkspaceRecord
+
+    @property
+    def session_factory(self) -> SessionFactory:
+        sessions: SessionFactory = self.app.state.services.session_factory
+        return sessions
+
+
+def database_key(database_url: str) -> str:
+    """The state file's key for a database: a digest, so no password is written down twice."""
+    return hashlib.sha256(database_url.encode("utf-8")).hexdigest()[:16]
+
+
+def _read_state(path: Path) -> dict[str, Any]:
     try:
-        value: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        return value
-    except (OSError, ValueError):
-        return {}
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"version": STATE_VERSION, "databases": {}}
+    except (OSError, ValueError) as exc:
+        raise RuntimeError(f"cannot read {path}: {exc}; move it away to provision afresh") from exc
+    if not isinstance(value, dict) or value.get("version") != STATE_VERSION:
+        raise RuntimeError(f"{path} is not a state file of this version; move it away to provision afresh")
+    return value
 
 
-def _save_state(data_dir: Path, state: dict[str, Any]) -> None:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    tmp = data_dir / f".{STATE_FILE}.tmp"
+def _write_state(path: Path, state: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(state, fh, indent=2, sort_keys=True)
-    tmp.replace(data_dir / STATE_FILE)
+    tmp.chmod(0o600)
+    tmp.replace(path)
 
 
-async def _provision(settings: ServiceSettings, app: Any, workspace: Path, data_dir: Path) -> dict[str, str]:
-    state = _load_state(data_dir)
-    entry: dict[str, str] | None = state.get("workspaces", {}).get(str(workspace))
-    sessions = app.state.services.session_factory
-    if entry is not None:
-        async with sessions() as session:
-            from assay.backend.models import AiSystem
+@contextlib.contextmanager
+def _state_lock(data_dir: Path) -> Iterator[None]:
+    # Two servers started at once for the same workspace must not both provision it.
+    fd = os.open(data_dir / f".{STATE_FILE}.lock", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
-            if await session.get(AiSystem, entry["aiSystemId"]) is not None:
-                return entry
+
+async def _key_works(sessions: SessionFactory, api_key: str) -> bool:
     async with sessions() as session:
-        org_id = state.get("organizationId")
-        if org_id is None:
-            org_id = (await provisioning.create_organization(session, "Local")).id
-        system = await provisioning.create_ai_system(session, org_id, workspace.name or "workspace")
-        source = await provisioning.add_source(session, org_id, system.id, str(workspace))
-        await provisioning.verify_source(session, source.id)
-        key = await provisioning.create_api_key(session, org_id, purpose="assurance-agent")
-        await session.commit()
-    entry = {"aiSystemId": system.id, "sourceAssetId": source.id, "apiKey": key.api_key}
-    state["organizationId"] = org_id
-    state.setdefault("workspaces", {})[str(workspace)] = entry
-    _save_state(data_dir, state)
-    print(
-        f"assay: provisioned a local organization, AI System {system.id} for {workspace} (bound as a verified "
-        f"local source) and an assurance-agent key, kept in {data_dir / STATE_FILE}",
-        file=sys.stderr,
-    )
-    return entry
+        try:
+            await authenticate(session, f"Bearer {api_key}", models.utcnow())
+        except ApiError:
+            return False
+    return True
+
+
+async def _system_exists(sessions: SessionFactory, record: WorkspaceRecord) -> bool:
+    async with sessions() as session:
+        system = await session.get(models.AiSystem, record.aiSystemId)
+    return system is not None and system.organization_id == record.organizationId
+
+
+async def provision_workspace(
+    sessions: SessionFactory, database_url: str, data_dir: Path, workspace: Path, *, log: TextIO = sys.stderr
+) -> WorkspaceRecord:
+    """The organization, AI System, verified source and key of ``workspace``: reused, or provisioned now."""
+    await anyio.Path(data_dir).mkdir(parents=True, exist_ok=True)
+    path = data_dir / STATE_FILE
+    shown = make_url(database_url).render_as_string(hide_password=True)
+    with _state_lock(data_dir):
+        state = _read_state(path)
+        database = state["databases"].setdefault(database_key(database_url), {"workspaces": {}})
+        stored = database["workspaces"].get(str(workspace))
+        record = WorkspaceRecord(**stored) if stored else None
+        if record is not None and await _system_exists(sessions, record):
+            if await _key_works(sessions, record.apiKey):
+                print(f"assay mcp: workspace {workspace} is AI System {record.aiSystemId} ({shown})", file=log)
+                return record
+            async with sessions() as session:
+                key = await provisioning.create_api_key(session, record.organizationId, purpose="assurance-agent")
+                await session.commit()
+            record = WorkspaceRecord(**{**asdict(record), "keyId": key.record.id, "apiKey": key.api_key})
+            print(
+                f"assay mcp: the stored key of {workspace} no longer works; issued assurance-agent key "
+                f"{key.record.id} (kept in {path})",
+                file=log,
+            )
+        else:
+            async with sessions() as session:
+                org_id = database.get("organizationId")
+                if org_id is None or await session.get(models.Organization, org_id) is None:
+                    org_id = (await provisioning.create_organization(session, ORGANIZATION_NAME)).id
+                system = await provisioning.create_ai_system(session, org_id, workspace.name or "workspace")
+                source = await provisioning.add_source(session, org_id, system.id, str(workspace))
+                await provisioning.verify_source(session, source.id)
+                key = await provisioning.create_api_key(session, org_id, purpose="assurance-agent")
+                await session.commit()
+            database["organizationId"] = org_id
+            record = WorkspaceRecord(org_id, system.id, source.id, key.record.id, key.api_key)
+            print(
+                f"assay mcp: first use of {workspace}: provisioned organization {org_id}, AI System {system.id} "
+                f"'{system.name}' with the folder bound as verified local source {source.id}, and assurance-agent "
+                f"key {key.record.id} (kept in {path}, owner-only) in {shown}",
+                file=log,
+            )
+        database["workspaces"][str(workspace)] = asdict(record)
+        _write_state(path, state)
+        return record
 
 
 @asynccontextmanager
-async def embedded_context(
-    workspace: Path, data_dir: Path, database_url: str | None = None
-) -> AsyncIterator[AssayContext]:
-    settings = ServiceSettings(database_url=database_url or sqlite_url_for(data_dir / "assay.db"), data_dir=data_dir)
+async def open_embedded(
+    settings: ServiceSettings,
+    workspace: Path,
+    *,
+    caller_keys: bool = False,
+    confine_paths: bool = False,
+    log: TextIO = sys.stderr,
+) -> AsyncIterator[EmbeddedService]:
+    """Start the service in-process on ``settings`` and bind ``workspace`` to it (provisioned on first use)."""
+    if settings.data_dir is None:
+        raise ValueError("the embedded service needs a data directory")
+    workspace = Path(await anyio.Path(workspace).resolve())
     app = create_app(settings)
     async with app.router.lifespan_context(app):
-        entry = await _provision(settings, app, workspace, data_dir)
-        client = AssayClient("http://assay.embedded", entry["apiKey"], transport=httpx.ASGITransport(app=app))
+        sessions: SessionFactory = app.state.services.session_factory
+        record = await provision_workspace(sessions, settings.database_url, settings.data_dir, workspace, log=log)
+        client = AssayClient.embedded(app, record.apiKey)
         try:
-            yield AssayContext(client=client, workspace=workspace, ai_system_id=entry["aiSystemId"])
+            bound = AssayBinding(
+                client=client,
+                workspace=workspace,
+                ai_system_id=record.aiSystemId,
+                caller_keys=caller_keys,
+                confine_paths=confine_paths,
+                scan_cache=MemoryCache(),
+            )
+            yield EmbeddedService(app=app, binding=bound, record=record)
         finally:
             await client.aclose()
 
 
 @asynccontextmanager
-async def remote_context(
+async def open_remote(
     base_url: str,
     api_key: str,
-    workspace: Path | None,
-    ai_system_id: str | None,
+    *,
+    workspace: Path | None = None,
+    ai_system_id: str | None = None,
+    caller_keys: bool = False,
+    confine_paths: bool = False,
     transport: httpx.AsyncBaseTransport | None = None,
-) -> AsyncIterator[AssayContext]:
-    client = AssayClient(base_url, api_key, transport=transport)
+    retry: RetryPolicy | None = None,
+    sleep: Sleep | None = None,
+) -> AsyncIterator[AssayBinding]:
+    """A binding to a running service (``assay serve`` or any service speaking the contract)."""
+    options: dict[str, Any] = {"transport": transport, "retry": retry}
+    if sleep is not None:
+        options["sleep"] = sleep
+    client = AssayClient(base_url, api_key, **options)
+    root = Path(await anyio.Path(workspace).resolve()) if workspace is not None else None
     try:
-        yield AssayContext(client=client, workspace=workspace, ai_system_id=ai_system_id)
+        yield AssayBinding(
+            client=client,
+            workspace=root,
+            ai_system_id=ai_system_id,
+            caller_keys=caller_keys,
+            confine_paths=confine_paths,
+            scan_cache=MemoryCache(),
+        )
     finally:
         await client.aclose()

@@ -1,76 +1,92 @@
-"""The MCP server for coding agents: ``build_mcp_server`` (a factory; no module-level server)."""
+"""The MCP server for coding agents: :func:`build_mcp_server` (a factory; there is no module-level server).
+
+The server is built over an already open :class:`~assay.tools.context.AssayBinding` (embedded or remote,
+see ``embedded.py``); its lifespan only hands that binding to the tools.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
 
 from assay.prompts.loader import PromptText, load_prompts
-from assay.tools.context import AssayContext
+from assay.tools.context import AssayBinding
 from assay.tools.registry import register_all
-from assay.tools.resources import systems
 
 INSTRUCTIONS = (
-    "Assay assesses AI systems (LLM apps and agents) before they ship: what they can do, who authorized it, what "
-    "was seen, and what is unproven. Start with assay_assess_workspace; then read assay_get_agent_audit. "
-    "verificationNeeded items are the only evidence to gather. Evaluations are frozen: every fix is assessed "
-    "by a NEW run."
+    "Assay assesses AI systems (LLM apps and agents): what they can do, who authorized it, what was seen, and "
+    "what remains unproven, as a frozen Evaluation with a disposition ALLOW, REVIEW or BLOCK. Start with "
+    "assay_assess_workspace; then read assay_get_agent_audit. Its verificationNeeded items are the only "
+    "evidence to gather. Evaluations never change: after fixing the workspace, call assay_assess_workspace "
+    "again for a NEW Evaluation. Always use exact evaluation ids; there is no 'latest'."
 )
 
-ContextFactory = Callable[[], AbstractAsyncContextManager[AssayContext]]
+
+def assay_version() -> str:
+    """The installed version of Assay."""
+    try:
+        return version("assay")
+    except PackageNotFoundError:
+        return "0.0.0"
 
 
-def _prompt_function(prompt: PromptText) -> Callable[..., str]:
+def _prompt(text: PromptText) -> Prompt:
     def render(**values: str) -> str:
-        return prompt.render({k: v for k, v in values.items() if v})
+        # MCP clients send empty strings for optional arguments left blank: those take the default.
+        return text.render({name: value for name, value in values.items() if value})
 
-    # The SDK reads arguments from the signature: give the function one keyword per prompt argument.
-    import inspect
-
-    parameters = [
-        inspect.Parameter(
-            a.name,
-            inspect.Parameter.KEYWORD_ONLY,
-            default=None if not a.required else inspect.Parameter.empty,
-            annotation=str | None if not a.required else str,
-        )
-        for a in prompt.arguments
-    ]
-    render.__signature__ = inspect.Signature(parameters, return_annotation=str)  # type: ignore[attr-defined]
-    render.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": str}
-    render.__name__ = prompt.name
-    render.__doc__ = prompt.description
-    return render
+    return Prompt(
+        name=text.name,
+        title=text.title,
+        description=text.description,
+        arguments=[PromptArgument(name=a.name, description=a.description, required=a.required) for a in text.arguments],
+        fn=render,
+    )
 
 
-def build_mcp_server(context_factory: ContextFactory, *, version: str = "0.1.0") -> MCPServer[AssayContext]:
-    """The Assay MCP server; ``context_factory`` opens the service connection (embedded or remote)."""
-
-    # Static resources get no Context in the SDK: they read the open connection from here.
-    open_contexts: list[AssayContext] = []
-
+def _lifespan(bound: AssayBinding) -> Callable[[MCPServer[AssayBinding]], Any]:
     @asynccontextmanager
-    async def lifespan(_server: MCPServer[AssayContext]) -> AsyncIterator[AssayContext]:
-        async with context_factory() as context:
-            open_contexts.append(context)
-            try:
-                yield context
-            finally:
-                open_contexts.remove(context)
+    async def lifespan(_server: MCPServer[AssayBinding]) -> AsyncIterator[AssayBinding]:
+        yield bound
 
-    async def systems_resource() -> str:
-        if not open_contexts:
-            raise ResourceError("The Assay service connection is not open.")
-        return await systems(open_contexts[-1])
+    return lifespan
 
-    server: MCPServer[AssayContext] = MCPServer("assay", version=version, instructions=INSTRUCTIONS, lifespan=lifespan)
-    register_all(server)
-    server.resource(
-        "assay://systems", name="systems", description="AI Systems of your organization.", mime_type="application/json"
-    )(systems_resource)
-    for prompt in load_prompts():
-        server.prompt(name=prompt.name, title=prompt.title, description=prompt.description)(_prompt_function(prompt))
+
+def build_mcp_server(
+    bound: AssayBinding,
+    *,
+    token_verifier: TokenVerifier | None = None,
+    server_url: str | None = None,
+) -> MCPServer[AssayBinding]:
+    """The Assay MCP server over ``bound``: every tool, resource and prompt.
+
+    With ``token_verifier`` (the streamable HTTP transport) every HTTP request must carry a bearer key the
+    verifier accepts; ``server_url`` is then this server's public URL (the protected resource).
+    """
+    auth = None
+    if token_verifier is not None:
+        url = server_url or "http://127.0.0.1/mcp"
+        # The service's API keys are the bearer tokens: there is no separate authorization server.
+        auth = AuthSettings(issuer_url=url, resource_server_url=url, validate_token_resource=False)
+    server: MCPServer[AssayBinding] = MCPServer(
+        "assay",
+        title="Assay",
+        version=assay_version(),
+        instructions=INSTRUCTIONS,
+        lifespan=_lifespan(bound),
+        # The SDK would otherwise configure the root logger at INFO (every HTTP request on stderr).
+        log_level="WARNING",
+        token_verifier=token_verifier,
+        auth=auth,
+    )
+    register_all(server, bound)
+    for text in load_prompts():
+        server.add_prompt(_prompt(text))
     return server

@@ -1,70 +1,173 @@
-"""One HTTP client for the MCP tools, embedded (in-process ASGI) or remote (a running service).
+"""One HTTP client for the MCP tools: embedded (in-process ASGI) or remote (a running service).
 
-Every failure becomes an :class:`AssayError` with the contract's error code (or ``CONNECTION_FAILED``),
-its message and the next step an agent can take. Retries are bounded: 429 waits for ``Retry-After``
-(at most ``MAX_RETRY_AFTER`` seconds, ``RETRIES`` times); 5xx and connection errors on GETs are
-retried with a short backoff.
+Both modes speak the Assurance Service API through the same :class:`AssayClient`; only the httpx
+transport differs. Every failure becomes an :class:`AssayError` carrying the contract's error code (or one
+of the client's own: ``CONNECTION_FAILED``, ``TIMEOUT``), the message, the HTTP status, whether a retry
+may help, and the next step an agent can take.
+
+Retries are bounded (:class:`RetryPolicy`):
+- 429: wait for ``Retry-After`` when it is at most ``max_retry_after`` seconds, then try again; a longer
+  wait is not slept through, it is reported (the agent decides).
+- 5xx and read failures: retried with exponential backoff only when the request is idempotent (a GET, or
+  a POST carrying an ``Idempotency-Key``).
+- connection refused: retried for any request (nothing reached the service).
 """
 
 from __future__ import annotations
 
+import email.utils
+import math
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import anyio
 import httpx
 from mcp.server.mcpserver.exceptions import ToolError
 
-RETRIES = 2
-MAX_RETRY_AFTER = 10.0
+Sleep = Callable[[float], Awaitable[None]]
 
-NEXT_STEPS = {
-    "UNAUTHORIZED": "check ASSAY_API_KEY (revoked or expired keys are refused); create a key with `assay admin key create`.",
-    "INSUFFICIENT_SCOPE": "use a key with the scope named in the message (an assurance-agent key has them all but evidence:ingest).",
-    "AI_SYSTEM_NOT_FOUND": "list systems with assay_list_systems and use one of their aiSystemId values.",
-    "RUN_NOT_FOUND": "list runs with assay_list_runs; runs of other organizations are not visible.",
-    "RESOURCE_NOT_FOUND": "check the id; evaluation ids come from a completed run (assay_get_run) or assay_assess_workspace.",
-    "RATE_LIMITED": "wait and call again.",
-    "SOURCE_NOT_VERIFIED": "bind and verify the source (`assay admin source add` / `verify`), or attach a qualified scan.",
-    "SOURCE_AMBIGUOUS": "name the source with sourceAssetId (see assay_get_evaluation_sources).",
-    "INVALID_REQUEST": "fix the arguments as the message says and call again.",
-    "CONNECTION_FAILED": "check ASSAY_BASE_URL and that the service is running (`assay serve`).",
-    "INTERNAL_ERROR": "call again later; if it persists, check the service logs.",
+EMBEDDED_BASE_URL = "http://assay.embedded"
+
+# Codes of the client itself, next to the contract's (errors.py of the service lists those).
+CONNECTION_FAILED = "CONNECTION_FAILED"
+TIMEOUT = "TIMEOUT"
+
+NEXT_STEPS: Mapping[str, str] = {
+    "UNAUTHORIZED": "use a valid API key (ASSAY_API_KEY, or the bearer key of this MCP connection); revoked or "
+    "expired keys are refused. An operator issues one with `assay admin key create --purpose assurance-agent`.",
+    "INSUFFICIENT_SCOPE": "use a key with the scope named in the message; an assurance-agent key has every scope "
+    "these tools need.",
+    "INVALID_REQUEST": "correct the arguments as the message says, then call again.",
+    "AI_SYSTEM_NOT_FOUND": "call assay_list_systems and pass one of its aiSystemId values.",
+    "SOURCE_NOT_VERIFIED": "call assay_get_evaluation_sources; or use assay_assess_workspace, which scans locally "
+    "and needs no verified source.",
+    "SOURCE_CONFLICTED": "call assay_get_evaluation_sources for the reason; or use assay_assess_workspace.",
+    "SOURCE_UNAVAILABLE": "call assay_get_evaluation_sources for the reason; or use assay_assess_workspace.",
+    "SOURCE_AMBIGUOUS": "pass source_asset_id (one of assay_get_evaluation_sources).",
+    "BRANCH_REQUIRED": "check out the bound branch, or use assay_assess_workspace.",
+    "CONSENT_REQUIRED": "the runtime engine needs authorization in the dashboard; run the static engine only.",
+    "RATE_LIMITED": "wait the number of seconds the message gives, then call again.",
+    "RUN_NOT_FOUND": "call assay_list_runs and use one of its runId values.",
+    "RUN_FAILED": "read the failure, fix its cause, then create a NEW run (assay_assess_workspace).",
+    "RUN_CONFLICT": "call assay_get_run for the run's current state.",
+    "IDEMPOTENCY_CONFLICT": "use a new idempotency_key for different arguments, or repeat the original arguments.",
+    "RESOURCE_NOT_FOUND": "use an exact evaluationId from assay_get_run or assay_assess_workspace (there is no "
+    "'latest'; another organization's Evaluation is never visible).",
+    "INTERNAL_ERROR": "call again later; if it persists, the service logs say why.",
+    CONNECTION_FAILED: "check that the service is running and ASSAY_BASE_URL points at it (`assay serve`).",
+    TIMEOUT: "the service is slow to answer; call again later.",
 }
+DEFAULT_NEXT_STEP = "read the message, adjust the call, and try again."
 
 
 class AssayError(ToolError):
-    """A ToolError, so the model reads the code, the message and the next step (never a masked error)."""
+    """A failed call to the service, as the model reads it: ``CODE: message. Next: step``.
 
-    def __init__(self, code: str, message: str, status: int | None = None, retryable: bool = False) -> None:
-        super().__init__(message)
+    A :class:`ToolError`, so the MCP SDK returns it on the tool-error channel (``is_error=True``) with this
+    text instead of masking it.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        next_step: str | None = None,
+    ) -> None:
         self.code = code
         self.message = message
         self.status = status
         self.retryable = retryable
-
-    @property
-    def next_step(self) -> str:
-        return NEXT_STEPS.get(self.code, "read the message and adjust the call.")
+        self.next_step = next_step or NEXT_STEPS.get(code, DEFAULT_NEXT_STEP)
+        super().__init__(str(self))
 
     def __str__(self) -> str:
-        return f"{self.code}: {self.message} Next: {self.next_step}"
+        return f"{self.code}: {self.message.rstrip('. ')}. Next: {self.next_step}"
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How hard the client tries before it reports a failure."""
+
+    retries: int = 2
+    max_retry_after: float = 10.0
+    backoff: float = 0.25
+    max_backoff: float = 2.0
+
+    def delay(self, attempt: int) -> float:
+        """Backoff before retry number ``attempt`` (1-based)."""
+        return float(min(self.backoff * 2.0 ** (attempt - 1), self.max_backoff))
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """``Retry-After`` as seconds (delta-seconds or an HTTP date); ``None`` when absent or unreadable."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - (now or datetime.now(UTC))).total_seconds()
+    if math.isnan(seconds) or math.isinf(seconds):
+        return None
+    return max(float(seconds), 0.0)
 
 
 class AssayClient:
-    """Speaks the Assurance Service API with one bearer key."""
+    """The Assurance Service API with one bearer key, over any httpx transport.
+
+    :meth:`with_key` gives a client for another key that shares the connection pool (the MCP HTTP
+    transport acts with each caller's own key). Only the owner (``aclose``) closes the pool.
+    """
 
     def __init__(
-        self, base_url: str, api_key: str, *, transport: httpx.AsyncBaseTransport | None = None, timeout: float = 60.0
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 30.0,
+        retry: RetryPolicy | None = None,
+        sleep: Sleep = anyio.sleep,
+        http: httpx.AsyncClient | None = None,
     ) -> None:
-        self._http = httpx.AsyncClient(
+        self._http = http or httpx.AsyncClient(
             base_url=base_url.rstrip("/"),
             transport=transport,
             timeout=timeout,
-            headers={"Authorization": f"Bearer {api_key}", "User-Agent": "assay-mcp"},
+            headers={"User-Agent": "assay-mcp", "Accept": "application/json"},
         )
+        self._owner = http is None
+        self._api_key = api_key
+        self.retry = retry or RetryPolicy()
+        self._sleep = sleep
+
+    @classmethod
+    def embedded(cls, app: Any, api_key: str, **options: Any) -> AssayClient:
+        """A client for an in-process ASGI app (whose lifespan the caller has entered)."""
+        return cls(EMBEDDED_BASE_URL, api_key, transport=httpx.ASGITransport(app=app), **options)
+
+    def with_key(self, api_key: str) -> AssayClient:
+        """The same service and connection pool, acting with ``api_key``."""
+        return AssayClient("", api_key, retry=self.retry, sleep=self._sleep, http=self._http)
+
+    @property
+    def base_url(self) -> str:
+        return str(self._http.base_url)
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        if self._owner:
+            await self._http.aclose()
 
     async def request(
         self,
@@ -72,55 +175,122 @@ class AssayClient:
         path: str,
         *,
         json: Any = None,
-        params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> httpx.Response:
+        """One call with bounded retries; a non-2xx answer or a transport failure raises :class:`AssayError`."""
+        sent = {"Authorization": f"Bearer {self._api_key}", **(headers or {})}
+        idempotent = method == "GET" or "Idempotency-Key" in sent
         attempt = 0
         while True:
             attempt += 1
+            can_retry = attempt <= self.retry.retries
             try:
-                response = await self._http.request(method, path, json=json, params=params, headers=headers)
-            except httpx.HTTPError as exc:
-                if method == "GET" and attempt <= RETRIES:
-                    await anyio.sleep(0.2 * attempt)
+                response = await self._http.request(method, path, json=json, params=params, headers=sent)
+            except httpx.ConnectError as exc:
+                # Nothing reached the service: safe to repeat whatever the method.
+                if can_retry:
+                    await self._sleep(self.retry.delay(attempt))
                     continue
                 raise AssayError(
-                    "CONNECTION_FAILED",
-                    f"The Assay service could not be reached ({type(exc).__name__}).",
+                    CONNECTION_FAILED,
+                    f"The Assay service at {self.base_url} could not be reached ({type(exc).__name__}: {exc})",
                     retryable=True,
                 ) from exc
-            if response.status_code == 429 and attempt <= RETRIES:
-                await anyio.sleep(min(_retry_after(response), MAX_RETRY_AFTER))
-                continue
-            if response.status_code >= 500 and method == "GET" and attempt <= RETRIES:
-                await anyio.sleep(0.2 * attempt)
+            except httpx.TimeoutException as exc:
+                if can_retry and idempotent:
+                    await self._sleep(self.retry.delay(attempt))
+                    continue
+                raise AssayError(
+                    TIMEOUT, f"The Assay service did not answer {method} {path} in time", retryable=True
+                ) from exc
+            except httpx.TransportError as exc:
+                if can_retry and idempotent:
+                    await self._sleep(self.retry.delay(attempt))
+                    continue
+                raise AssayError(
+                    CONNECTION_FAILED,
+                    f"The connection to the Assay service failed during {method} {path} ({type(exc).__name__})",
+                    retryable=True,
+                ) from exc
+            if response.status_code == 429:
+                wait = retry_after_seconds(response.headers.get("Retry-After"))
+                if can_retry and wait is not None and wait <= self.retry.max_retry_after:
+                    await self._sleep(wait)
+                    continue
+                raise rate_limited(response, wait)
+            if response.status_code >= 500 and can_retry and idempotent:
+                await self._sleep(self.retry.delay(attempt))
                 continue
             if response.status_code >= 400:
-                raise _error(response)
+                raise error_from_response(response)
             return response
 
-    async def get_json(self, path: str, params: dict[str, Any] | None = None) -> Any:
-        return (await self.request("GET", path, params=params)).json()
+    async def get_json(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
+        """GET a JSON document."""
+        return _json(await self.request("GET", path, params=params))
 
-    async def post_json(self, path: str, body: Any, headers: dict[str, str] | None = None) -> Any:
-        return (await self.request("POST", path, json=body, headers=headers)).json()
+    async def post_json(self, path: str, body: Any, *, idempotency_key: str | None = None) -> Any:
+        """POST a JSON body and read the JSON answer."""
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
+        return _json(await self.request("POST", path, json=body, headers=headers))
+
+    async def get_bytes(self, path: str) -> bytes:
+        """GET a binary document (a PDF)."""
+        return (await self.request("GET", path)).content
 
 
-def _retry_after(response: httpx.Response) -> float:
+def _json(response: httpx.Response) -> Any:
     try:
-        return max(float(response.headers.get("Retry-After", "1")), 0.0)
-    except ValueError:
-        return 1.0
+        return response.json()
+    except ValueError as exc:
+        raise AssayError(
+            "INTERNAL_ERROR",
+            f"The service answered HTTP {response.status_code} with a body that is not JSON",
+            status=response.status_code,
+            retryable=False,
+        ) from exc
 
 
-def _error(response: httpx.Response) -> AssayError:
+def _envelope(response: httpx.Response) -> tuple[str, str, bool] | None:
     try:
         error = response.json()["error"]
-        return AssayError(str(error["code"]), str(error["message"]), response.status_code, bool(error["retryable"]))
+        return str(error["code"]), str(error["message"]), bool(error.get("retryable", False))
     except (ValueError, KeyError, TypeError):
-        return AssayError(
-            "INTERNAL_ERROR",
-            f"The service answered HTTP {response.status_code} without an error envelope.",
-            response.status_code,
-            response.status_code >= 500,
-        )
+        return None
+
+
+_CODE_BY_STATUS: Mapping[int, str] = {
+    400: "INVALID_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "INSUFFICIENT_SCOPE",
+    404: "RESOURCE_NOT_FOUND",
+    409: "RUN_CONFLICT",
+    413: "INVALID_REQUEST",
+    429: "RATE_LIMITED",
+}
+
+
+def error_from_response(response: httpx.Response) -> AssayError:
+    """The :class:`AssayError` for a 4xx/5xx answer: the contract's envelope, or the status when there is none."""
+    envelope = _envelope(response)
+    if envelope is not None:
+        code, message, retryable = envelope
+        return AssayError(code, message, status=response.status_code, retryable=retryable)
+    status = response.status_code
+    return AssayError(
+        _CODE_BY_STATUS.get(status, "INTERNAL_ERROR"),
+        f"The service answered {response.request.method} {response.request.url.path} with HTTP {status} "
+        "without the contract's error envelope",
+        status=status,
+        retryable=status >= 500,
+    )
+
+
+def rate_limited(response: httpx.Response, wait: float | None) -> AssayError:
+    """429 after the bounded retries: says how long to wait when the service said so."""
+    envelope = _envelope(response)
+    message = envelope[1] if envelope else "The service refused the request: too many requests"
+    if wait is not None:
+        message = f"{message.rstrip('. ')}; retry after {math.ceil(wait)} s"
+    return AssayError("RATE_LIMITED", message, status=429, retryable=True)

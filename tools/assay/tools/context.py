@@ -1,4 +1,4 @@
-"""What every tool call needs: the client, and the workspace system when there is one."""
+"""What every tool call needs: the service client to act with, and the workspace and its AI System."""
 
 from __future__ import annotations
 
@@ -6,29 +6,78 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.mcpserver import Context
 
+from assay.backend.engines.static.cache import FactsCache
 from assay.tools.client import AssayClient, AssayError
 
 
 @dataclass(frozen=True, slots=True)
-class AssayContext:
+class AssayBinding:
+    """The MCP server's connection to one assurance service.
+
+    ``client`` carries the server's own key (the embedded workspace key, or ``ASSAY_API_KEY``). With
+    ``caller_keys`` (the streamable HTTP transport) every call acts with the bearer key its caller
+    authenticated with instead, so scopes and organization apply as on the REST API; the server's own key
+    is then never used for a caller. ``workspace`` is the folder ``assay_assess_workspace`` scans by default;
+    ``confine_paths`` keeps callers inside it (a remote caller must not read the host's other folders).
+    """
+
     client: AssayClient
     workspace: Path | None = None
     ai_system_id: str | None = None
+    caller_keys: bool = False
+    confine_paths: bool = False
+    # Per-file analysis cache of the local scanner (content-addressed, so it never changes a result).
+    scan_cache: FactsCache | None = None
+
+    def client_for(self, ctx: Context[Any, Any] | None) -> AssayClient:
+        """The client to act with for this request."""
+        if not self.caller_keys:
+            return self.client
+        token = caller_token(ctx)
+        if token is None:
+            raise AssayError("UNAUTHORIZED", "This MCP connection carries no bearer key")
+        return self.client.with_key(token)
 
 
-def assay(ctx: Context[Any, Any]) -> AssayContext:
+def caller_token(ctx: Context[Any, Any] | None) -> str | None:
+    """The bearer key the MCP HTTP caller authenticated with, if any."""
+    if ctx is not None:
+        try:
+            request = ctx.request_context.request
+        except ValueError:
+            request = None
+        scope = getattr(request, "scope", None)
+        user = scope.get("user") if isinstance(scope, dict) else None
+        if isinstance(user, AuthenticatedUser):
+            return user.access_token.token
+    token = get_access_token()
+    return token.token if token is not None else None
+
+
+def binding(ctx: Context[Any, Any]) -> AssayBinding:
+    """The binding the server was built with (its lifespan yields it)."""
     value = ctx.request_context.lifespan_context
-    if not isinstance(value, AssayContext):
-        raise AssayError("INTERNAL_ERROR", "The Assay MCP server was started without its service context.")
+    if not isinstance(value, AssayBinding):
+        raise AssayError("INTERNAL_ERROR", "The Assay MCP server was started without its service binding")
     return value
 
 
-def system_id(context: AssayContext, given: str | None) -> str:
-    chosen = given or context.ai_system_id
+def client(ctx: Context[Any, Any]) -> AssayClient:
+    """The client to act with for this tool call."""
+    return binding(ctx).client_for(ctx)
+
+
+def system_id(bound: AssayBinding, given: str | None) -> str:
+    """The AI System a call is about: the one given, else the workspace's."""
+    chosen = given or bound.ai_system_id
     if not chosen:
         raise AssayError(
-            "INVALID_REQUEST", "No AI System given and no workspace system is configured: pass ai_system_id."
+            "INVALID_REQUEST",
+            "No ai_system_id was given and this server has no workspace system",
+            next_step="call assay_list_systems and pass ai_system_id.",
         )
     return chosen

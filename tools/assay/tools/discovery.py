@@ -1,34 +1,38 @@
-"""Discovery tools: systems, their evaluation sources, evidence binders."""
+"""Discovery tools: AI Systems, the evaluation sources of one, and evidence binders."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
+from urllib.parse import quote
 
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from assay.tools.context import assay, system_id
+from assay.tools.context import binding, client, system_id
+from assay.tools.models import BinderList, EvaluationSources, SystemList
+from assay.tools.reports import ID_PATTERN
 
 
-async def list_systems(ctx: Context[Any, Any]) -> dict[str, Any]:
-    """AI Systems of your organization. Next: assay_get_evaluation_sources or assay_create_run with an aiSystemId."""
-    result: dict[str, Any] = await assay(ctx).client.get_json("/api/v1/systems")
-    return result
+async def list_systems(ctx: Context[Any, Any]) -> SystemList:
+    """The AI Systems of your organization (aiSystemId, name, type, criticality). Next: assay_create_run or
+    assay_get_evaluation_sources with an aiSystemId; this workspace's system is the default of both."""
+    return cast(SystemList, await client(ctx).get_json("/api/v1/systems"))
 
 
 async def get_evaluation_sources(
     ctx: Context[Any, Any],
-    ai_system_id: Annotated[str | None, Field(description="The AI System; defaults to the workspace system.")] = None,
-) -> dict[str, Any]:
-    """Which bound source repositories a fresh scan may use, and why not for the others."""
-    context = assay(ctx)
-    result: dict[str, Any] = await context.client.get_json(
-        f"/api/v1/systems/{system_id(context, ai_system_id)}/evaluation-sources"
-    )
-    return result
+    ai_system_id: Annotated[
+        str | None, Field(pattern=ID_PATTERN, description="The AI System; default: this workspace's system.")
+    ] = None,
+) -> EvaluationSources:
+    """The source repositories bound to an AI System and whether each is eligible for a fresh scan (and why
+    not). Next: assay_create_run(execution_mode='api', source_asset_id=...) with an eligible source."""
+    system = system_id(binding(ctx), ai_system_id)
+    path = f"/api/v1/systems/{quote(system, safe='')}/evaluation-sources"
+    return cast(EvaluationSources, await client(ctx).get_json(path))
 
 
-async def list_evidence_binders(ctx: Context[Any, Any]) -> dict[str, Any]:
-    """Configured evidence binders and the intake routes that accept runtime evidence through them."""
-    result: dict[str, Any] = await assay(ctx).client.get_json("/api/v1/evidence/binders")
-    return result
+async def list_evidence_binders(ctx: Context[Any, Any]) -> BinderList:
+    """The evidence binders of your organization and the intake routes that accept runtime evidence through
+    them (credentials are never returned). Ingested evidence is evaluated only when attached to a NEW run."""
+    return cast(BinderList, await client(ctx).get_json("/api/v1/evidence/binders"))

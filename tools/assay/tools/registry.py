@@ -1,59 +1,109 @@
-"""Registers every Assay tool and resource on an MCP server (a factory, never a module-level server)."""
+"""Registers every Assay tool and resource on an MCP server (a function, never a module-level server)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 from assay.tools import discovery, reports, resources, runs, workspace
+from assay.tools.context import AssayBinding
 
+# Reads change nothing. Creating a run adds a NEW run and Evaluation and never alters an existing one:
+# not destructive, and not idempotent (each call is a new run). No tool reaches beyond the service.
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 CREATE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
-# (name, title, function, annotations): the stable tool ids agents and prompts refer to.
-TOOLS: tuple[tuple[str, str, Callable[..., Any], ToolAnnotations], ...] = (
-    ("assay_assess_workspace", "Assess this workspace", workspace.assess_workspace, CREATE),
-    ("assay_create_run", "Create an assurance run", runs.create_run, CREATE),
-    ("assay_get_run", "Read or wait for a run", runs.get_run, READ),
-    ("assay_list_runs", "List runs", runs.list_runs, READ),
-    ("assay_get_summary", "Evaluation summary", reports.get_summary, READ),
-    ("assay_get_agent_audit", "Agent audit and verification items", reports.get_agent_audit, READ),
-    ("assay_get_master_report", "Master Assurance Report", reports.get_master_report, READ),
-    ("assay_get_passport", "Signed passport", reports.get_passport, READ),
-    ("assay_list_systems", "List AI Systems", discovery.list_systems, READ),
-    ("assay_get_evaluation_sources", "Evaluation sources of a system", discovery.get_evaluation_sources, READ),
-    ("assay_list_evidence_binders", "List evidence binders", discovery.list_evidence_binders, READ),
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One tool: its stable name (prompts and agents refer to it), title, function and hints."""
+
+    name: str
+    title: str
+    function: Callable[..., Any]
+    annotations: ToolAnnotations
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec("assay_assess_workspace", "Assess this workspace (one call)", workspace.assess_workspace, CREATE),
+    ToolSpec("assay_create_run", "Create an assurance run", runs.create_run, CREATE),
+    ToolSpec("assay_get_run", "Read or wait for a run", runs.get_run, READ),
+    ToolSpec("assay_list_runs", "List runs", runs.list_runs, READ),
+    ToolSpec("assay_get_summary", "Evaluation summary", reports.get_summary, READ),
+    ToolSpec("assay_get_agent_audit", "Agent audit and verification items", reports.get_agent_audit, READ),
+    ToolSpec("assay_get_master_report", "Master Assurance Report", reports.get_master_report, READ),
+    ToolSpec("assay_get_passport", "Evaluation passport", reports.get_passport, READ),
+    ToolSpec("assay_list_systems", "List AI Systems", discovery.list_systems, READ),
+    ToolSpec("assay_get_evaluation_sources", "Evaluation sources of a system", discovery.get_evaluation_sources, READ),
+    ToolSpec("assay_list_evidence_binders", "List evidence binders", discovery.list_evidence_binders, READ),
 )
 
-RESOURCES: tuple[tuple[str, str, str, Callable[..., Any]], ...] = (
-    (
-        "assay://evaluations/{evaluationId}/verification-needed",
+
+@dataclass(frozen=True, slots=True)
+class ResourceSpec:
+    uri: str
+    name: str
+    title: str
+    description: str
+    function: Callable[..., Any]
+
+
+EVALUATION = "assay://evaluations/{evaluationId}"
+RESOURCE_TEMPLATES: tuple[ResourceSpec, ...] = (
+    ResourceSpec(
+        f"{EVALUATION}/verification-needed",
         "verification-needed",
-        "The Evaluation's verificationNeeded items, verbatim: the only evidence to gather.",
+        "Verification needed",
+        "The Evaluation's verification items verbatim (agent audit): verificationNeeded is the only evidence "
+        "to gather. itemIds name the per-item resources.",
         resources.verification_needed,
     ),
-    (
-        "assay://evaluations/{evaluationId}/verification-needed/{itemId}",
+    ResourceSpec(
+        f"{EVALUATION}/verification-needed/{{itemId}}",
         "verification-item",
-        "One verification item of the Evaluation, verbatim.",
+        "One verification item",
+        "One verification item of the Evaluation, verbatim: attach exactly the evidence request being worked on.",
         resources.verification_item,
     ),
-    ("assay://evaluations/{evaluationId}/summary", "summary", "The Evaluation's summary.", resources.summary),
-    (
-        "assay://evaluations/{evaluationId}/master-report",
+    ResourceSpec(f"{EVALUATION}/summary", "summary", "Summary", "The Evaluation's summary.", resources.summary),
+    ResourceSpec(
+        f"{EVALUATION}/master-report",
         "master-report",
-        "The bounded Master Report.",
+        "Master Report (bounded)",
+        "The Evaluation's Master Assurance Report, bounded detail.",
         resources.master_report,
     ),
-    ("assay://evaluations/{evaluationId}/agent-audit", "agent-audit", "The agent audit.", resources.agent_audit),
+    ResourceSpec(
+        f"{EVALUATION}/agent-audit",
+        "agent-audit",
+        "Agent audit",
+        "The Evaluation's agent audit.",
+        resources.agent_audit,
+    ),
 )
+SYSTEMS_URI = "assay://systems"
 
 
-def register_all(server: MCPServer[Any]) -> None:
-    for name, title, function, hints in TOOLS:
-        server.tool(name=name, title=title, annotations=hints)(function)
-    for uri, name, description, function in RESOURCES:
-        server.resource(uri, name=name, description=description, mime_type="application/json")(function)
+def register_all(server: MCPServer[Any], bound: AssayBinding) -> None:
+    """Add every tool and resource to ``server``; tools find ``bound`` through the server's lifespan."""
+    for tool in TOOLS:
+        server.tool(name=tool.name, title=tool.title, annotations=tool.annotations)(tool.function)
+    for spec in RESOURCE_TEMPLATES:
+        server.resource(
+            spec.uri, name=spec.name, title=spec.title, description=spec.description, mime_type="application/json"
+        )(spec.function)
+
+    async def systems() -> str:
+        return await resources.systems(bound)
+
+    server.resource(
+        SYSTEMS_URI,
+        name="systems",
+        title="AI Systems",
+        description="The AI Systems of your organization.",
+        mime_type="application/json",
+    )(systems)

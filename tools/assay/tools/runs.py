@@ -1,101 +1,189 @@
-"""Run tools: create a run, read or wait for one, list runs."""
+"""Run tools: create a run, read one (optionally waiting, with progress on stage changes), list runs."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import uuid
+from typing import Annotated, Any, Literal, cast
 
 import anyio
 from mcp.server.mcpserver import Context
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from assay.tools.context import AssayContext, assay, system_id
+from assay.tools.client import AssayClient
+from assay.tools.context import binding, client, system_id
+from assay.tools.models import RunEnvelope, RunList
 
 RUNS = "/api/v1/assurance/runs"
-STAGES = {"QUEUED": 0, "static": 1, "evaluation": 2}
-MAX_WAIT = 120
+MAX_WAIT_SECONDS = 120.0
+TERMINAL = frozenset({"COMPLETED", "FAILED"})
+# Polling starts quick (an embedded run takes well under a second) and backs off to stay far below
+# the per-key rate limit of the run routes.
+FIRST_POLL, MAX_POLL = 0.1, 1.0
+
+RunId = Annotated[str, Field(min_length=1, description="A runId from assay_create_run or assay_list_runs.")]
+
+
+class EvidenceAttachment(BaseModel):
+    """One external evidence attachment of a run (contract 2.1); frozen at run creation."""
+
+    model_config = ConfigDict(extra="forbid")
+    producerId: Literal["ci-cd-scanner", "sarif-import", "structured-ingress"]
+    producerRunId: str = Field(min_length=1)
+
+
+def run_next_step(run: dict[str, Any]) -> str:
+    """The hint for what to call after reading ``run``."""
+    run_id = run.get("runId", "")
+    evaluation = run.get("evaluation")
+    if isinstance(evaluation, dict) and evaluation.get("evaluationId"):
+        evaluation_id = evaluation["evaluationId"]
+        return (
+            f"assay_get_summary(evaluation_id={evaluation_id!r}), then assay_get_agent_audit(evaluation_id="
+            f"{evaluation_id!r}) for the verificationNeeded items."
+        )
+    if run.get("status") == "FAILED":
+        failure = run.get("failure") or {}
+        return (
+            f"the run failed ({failure.get('code', 'RUN_FAILED')}: {failure.get('message', 'no message')}); fix the "
+            "cause and create a NEW run."
+        )
+    return f"assay_get_run(run_id={run_id!r}, wait_seconds=60) until `evaluation` is set."
+
+
+class StageReporter:
+    """Reports each stage change of a long call as MCP progress (absolute step count, monotonic).
+
+    A no-op without a context, and the SDK drops it when the caller asked for no progress.
+    """
+
+    def __init__(self, ctx: Context[Any, Any] | None) -> None:
+        self._ctx = ctx
+        self._last: str | None = None
+        self.steps = 0
+
+    async def stage(self, label: str, *, done: bool = False) -> None:
+        if label == self._last:
+            return
+        self._last = label
+        self.steps += 1
+        if self._ctx is not None:
+            await self._ctx.report_progress(self.steps, self.steps if done else None, label)
+
+
+def _stage(run: dict[str, Any]) -> str:
+    stage = run.get("stage")
+    status = str(run.get("status"))
+    return f"run {run.get('runId')}: {status}" + (f" ({stage})" if stage else "")
+
+
+async def wait_for_run(
+    api: AssayClient, run_id: str, wait_seconds: float, reporter: StageReporter | None = None
+) -> dict[str, Any]:
+    """Poll a run until it is COMPLETED or FAILED, for at most ``wait_seconds``, reporting stage changes."""
+    run: dict[str, Any] = await api.get_json(f"{RUNS}/{run_id}")
+    if reporter is not None:
+        await reporter.stage(_stage(run), done=run.get("status") in TERMINAL)
+    interval = FIRST_POLL
+    with anyio.move_on_after(max(0.0, min(wait_seconds, MAX_WAIT_SECONDS))):
+        while run.get("status") not in TERMINAL:
+            await anyio.sleep(interval)
+            interval = min(interval * 1.5, MAX_POLL)
+            run = await api.get_json(f"{RUNS}/{run_id}")
+            if reporter is not None:
+                await reporter.stage(_stage(run), done=run.get("status") in TERMINAL)
+    return run
 
 
 async def create_run(
     ctx: Context[Any, Any],
     ai_system_id: Annotated[
-        str | None, Field(description="The AI System to assess; defaults to the workspace system.")
+        str | None, Field(description="The AI System to assess (aiSystemId); default: this workspace's system.")
     ] = None,
     execution_mode: Annotated[
-        Literal["api", "ci-attached", "reused"],
-        Field(description="api: fresh scan of the bound source; ci-attached/reused: evaluate attached_scan_id."),
-    ] = "api",
+        Literal["api", "ci-attached", "reused"] | None,
+        Field(
+            description="api: a fresh scan of the system's verified source; ci-attached or reused: evaluate "
+            "attached_scan_id. Default: ci-attached when attached_scan_id is given, else api."
+        ),
+    ] = None,
     attached_scan_id: Annotated[
-        str | None, Field(description="A qualified scan id (from a scan submission) for ci-attached or reused.")
+        str | None, Field(description="A scanId to evaluate (from a qualified scan submission or a legacy scan).")
     ] = None,
     source_asset_id: Annotated[
-        str | None, Field(description="Which bound source to scan (see assay_get_evaluation_sources).")
+        str | None, Field(description="For api: which bound source to scan (see assay_get_evaluation_sources).")
     ] = None,
+    repository_url: Annotated[
+        str | None, Field(description="For api: a bound source's repository, instead of source_asset_id.")
+    ] = None,
+    branch: Annotated[str | None, Field(description="For api: the branch to scan (must be the bound one).")] = None,
     jurisdiction: Annotated[
         Literal["nyc_ll144", "colorado_ai", "eu_ai_act"] | None,
-        Field(description="Record a jurisdiction; its controls are NOT_ASSESSED here."),
+        Field(description="A jurisdiction whose controls the Evaluation records."),
+    ] = None,
+    external_evidence_attachments: Annotated[
+        list[EvidenceAttachment] | None,
+        Field(description="Evidence received through intake routes (producerId, producerRunId), frozen into the run."),
     ] = None,
     idempotency_key: Annotated[
-        str | None, Field(description="Retry-safe key: the same key and arguments return the same run.")
+        str | None,
+        Field(
+            min_length=1,
+            max_length=255,
+            description="Retry-safe key: the same key with the same arguments returns the same run. Default: a new key.",
+        ),
     ] = None,
-) -> dict[str, Any]:
-    """Create a NEW assurance run (the evaluation is frozen once persisted). Returns the RunEnvelope; next:
-    assay_get_run with wait_seconds until `evaluation` appears."""
-    context = assay(ctx)
-    static: dict[str, Any] = {"enabled": True, "executionMode": execution_mode}
-    if attached_scan_id:
-        static["attachedScanId"] = attached_scan_id
-    if source_asset_id:
-        static["sourceAssetId"] = source_asset_id
-    body: dict[str, Any] = {"aiSystemId": system_id(context, ai_system_id), "engines": {"static": static}}
-    if jurisdiction:
+) -> RunEnvelope:
+    """Create a NEW assurance run of an AI System (static engine). Evaluations are frozen: new evidence is
+    assessed only by a new run. Returns the run (QUEUED or RUNNING). Next: assay_get_run(run_id,
+    wait_seconds=60) until `evaluation` is set. For this workspace's code prefer assay_assess_workspace."""
+    bound = binding(ctx)
+    mode = execution_mode or ("ci-attached" if attached_scan_id else "api")
+    static: dict[str, Any] = {"enabled": True, "executionMode": mode}
+    for name, value in (
+        ("attachedScanId", attached_scan_id),
+        ("sourceAssetId", source_asset_id),
+        ("repositoryUrl", repository_url),
+        ("branch", branch),
+    ):
+        if value is not None:
+            static[name] = value
+    body: dict[str, Any] = {"aiSystemId": system_id(bound, ai_system_id), "engines": {"static": static}}
+    if jurisdiction is not None:
         body["jurisdiction"] = jurisdiction
-    headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
-    result: dict[str, Any] = await context.client.post_json(RUNS, body, headers=headers)
-    return result
-
-
-async def wait_for_run(
-    context: AssayContext, ctx: Context[Any, Any] | None, run_id: str, wait_seconds: float
-) -> dict[str, Any]:
-    """Poll a run until it completes or fails, reporting stage changes as progress; bounded by wait_seconds."""
-    run: dict[str, Any] = await context.client.get_json(f"{RUNS}/{run_id}")
-    last = None
-    with anyio.move_on_after(max(0.0, min(wait_seconds, MAX_WAIT))):
-        while run["status"] not in ("COMPLETED", "FAILED"):
-            stage = run.get("stage") or run["status"]
-            if ctx is not None and stage != last:
-                await ctx.report_progress(STAGES.get(stage, 0), 3, f"run {run_id}: {stage}")
-                last = stage
-            await anyio.sleep(0.1)
-            run = await context.client.get_json(f"{RUNS}/{run_id}")
-    if ctx is not None and run["status"] in ("COMPLETED", "FAILED"):
-        await ctx.report_progress(3, 3, f"run {run_id}: {run['status']}")
-    return run
+    if external_evidence_attachments:
+        body["externalEvidenceAttachments"] = [a.model_dump() for a in external_evidence_attachments]
+    run: dict[str, Any] = await client(ctx).post_json(
+        RUNS, body, idempotency_key=idempotency_key or f"assay-mcp-{uuid.uuid4()}"
+    )
+    return cast(RunEnvelope, {**run, "nextStep": run_next_step(run)})
 
 
 async def get_run(
     ctx: Context[Any, Any],
-    run_id: Annotated[str, Field(description="The runId returned by assay_create_run.")],
+    run_id: RunId,
     wait_seconds: Annotated[
-        float, Field(ge=0, le=MAX_WAIT, description="Wait up to this long for the run to finish (0: read once).")
+        float,
+        Field(ge=0, le=MAX_WAIT_SECONDS, description="Wait up to this many seconds for the run to end (0: read once)."),
     ] = 0,
-) -> dict[str, Any]:
-    """Read a run (optionally waiting, with progress on stage changes). When `evaluation` is set, read
-    assay_get_summary and assay_get_agent_audit with its evaluationId."""
-    return await wait_for_run(assay(ctx), ctx, run_id, wait_seconds)
+) -> RunEnvelope:
+    """Read a run; with wait_seconds, wait (bounded) until it is COMPLETED or FAILED, reporting progress on
+    each stage change. When `evaluation` is set, next: assay_get_summary and assay_get_agent_audit with its
+    evaluationId. A FAILED run carries `failure` (code, engine, message, retryable)."""
+    run = await wait_for_run(client(ctx), run_id, wait_seconds, StageReporter(ctx))
+    return cast(RunEnvelope, {**run, "nextStep": run_next_step(run)})
 
 
 async def list_runs(
     ctx: Context[Any, Any],
-    page: Annotated[int, Field(ge=1, description="Page, from 1.")] = 1,
-    limit: Annotated[int, Field(ge=1, le=50, description="Runs per page (at most 50).")] = 20,
+    page: Annotated[int, Field(ge=1, description="Page number, from 1.")] = 1,
+    limit: Annotated[int, Field(ge=1, le=50, description="Runs per page, at most 50.")] = 20,
     status: Annotated[
         Literal["QUEUED", "RUNNING", "COMPLETED", "FAILED"] | None, Field(description="Only runs in this status.")
     ] = None,
-) -> dict[str, Any]:
-    """List runs of your organization, newest first. Next: assay_get_run for one of them."""
+) -> RunList:
+    """List your organization's runs, newest first (paged). Next: assay_get_run(run_id) for one of them."""
     params: dict[str, Any] = {"page": page, "limit": limit}
-    if status:
+    if status is not None:
         params["status"] = status
-    result: dict[str, Any] = await assay(ctx).client.get_json(RUNS, params=params)
-    return result
+    listed: dict[str, Any] = await client(ctx).get_json(RUNS, params=params)
+    return cast(RunList, {**listed, "nextStep": "assay_get_run(run_id) for a run's status and evaluationId."})

@@ -1,77 +1,158 @@
-"""The one-call tool: scan the local workspace, submit it as a qualified scan, run, wait, summarise."""
+"""The one-call tool: the recommended sequence of the contract (1.8) for the local workspace.
+
+Scan the workspace here (the Local / IDE scanner path: code is read, never executed, and never leaves the
+machine: only the Evidence Bundle does), submit it as a qualified scan with origin ``ide``, create a NEW
+run attached to that scan, wait (bounded) while reporting stage changes, and return the summary with the
+ids the next reads need.
+"""
 
 from __future__ import annotations
 
+import logging
+import uuid
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import anyio
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from assay.backend.engines.static.scan import scan_tree
-from assay.backend.engines.static.walk import WalkError
-from assay.tools.client import AssayError
-from assay.tools.context import assay, system_id
-from assay.tools.runs import RUNS, wait_for_run
+from assay.tools.client import AssayClient, AssayError
+from assay.tools.context import AssayBinding, binding, client, system_id
+from assay.tools.models import WorkspaceAssessment
+from assay.tools.reports import evaluation_path
+from assay.tools.runs import MAX_WAIT_SECONDS, RUNS, StageReporter, wait_for_run
+
+logger = logging.getLogger(__name__)
+
+SCANS = "/api/v1/scans"
+SCAN_FAILED = "SCAN_FAILED"
+
+
+def workspace_root(bound: AssayBinding, path: str | None) -> Path:
+    """The folder to scan: ``path`` (relative to the workspace), else the workspace itself."""
+    base = bound.workspace
+    if path is None:
+        if base is None:
+            raise AssayError("INVALID_REQUEST", "This server has no workspace", next_step="pass path.")
+        return base
+    given = Path(path).expanduser()
+    root = (given if given.is_absolute() or base is None else base / given).resolve()
+    if bound.confine_paths and base is not None and root != base and base not in root.parents:
+        raise AssayError(
+            "INVALID_REQUEST",
+            f"path must be inside the server's workspace {base}",
+            next_step="omit path, or pass a folder inside the workspace.",
+        )
+    return root
+
+
+def scan_workspace(root: Path, cache: Any = None) -> dict[str, Any]:
+    """The workspace's Evidence Bundle as JSON (blocking: call it off the event loop)."""
+    try:
+        # Imported here: every other tool works while the engine is absent or broken.
+        from assay.backend.engines.static.scan import scan_tree
+        from assay.backend.engines.static.walk import WalkError
+    except ImportError as exc:
+        raise AssayError(SCAN_FAILED, f"The static engine is not available in this installation ({exc})") from exc
+    try:
+        return scan_tree(root, cache=cache).to_json_dict()
+    except WalkError as exc:
+        raise AssayError(
+            "INVALID_REQUEST", f"The workspace cannot be scanned: {exc}", next_step="pass an existing folder as path."
+        ) from exc
+    except Exception as exc:
+        # The engine's boundary, as in the service: whatever it raises fails this call, logged in full.
+        logger.exception("the static engine failed on %s", root)
+        raise AssayError(
+            SCAN_FAILED,
+            f"The static engine failed on {root} ({type(exc).__name__})",
+            next_step="the server log (stderr) has the details; report them.",
+        ) from exc
+
+
+async def submit_scan(api: AssayClient, ai_system_id: str, bundle: dict[str, Any]) -> dict[str, Any]:
+    """POST the bundle as a qualified scan (origin ``ide``); its contentHash keys the submission, so
+    submitting an unchanged workspace again replays the same scan."""
+    identity = bundle["sourceIdentity"]
+    submission: dict[str, Any] = {
+        "aiSystemId": ai_system_id,
+        "producerId": bundle["producer"]["id"],
+        "origin": "ide",
+        "sourceIdentity": identity,
+        "bundle": bundle,
+    }
+    if identity.get("gitCommit"):
+        submission["commitSha"] = identity["gitCommit"]
+    if identity.get("branch"):
+        submission["branch"] = identity["branch"]
+    scan: dict[str, Any] = await api.post_json(SCANS, submission, idempotency_key=bundle["contentHash"])
+    return scan
 
 
 async def assess_workspace(
     ctx: Context[Any, Any],
     path: Annotated[
-        str | None, Field(description="Folder to assess; defaults to the workspace the server started in.")
+        str | None,
+        Field(description="Folder to assess (relative to the workspace, or absolute); default: the workspace."),
     ] = None,
     ai_system_id: Annotated[
-        str | None, Field(description="The AI System it belongs to; defaults to the workspace system.")
+        str | None, Field(description="The AI System the folder belongs to; default: this workspace's system.")
     ] = None,
-    wait_seconds: Annotated[float, Field(ge=1, le=120, description="How long to wait for the Evaluation.")] = 90,
-) -> dict[str, Any]:
-    """Assess this workspace in one call: scan the code (read, never executed), submit it as a qualified scan,
-    create a NEW run attached to it, wait, and return the summary with runId and evaluationId. Next:
-    assay_get_agent_audit(evaluationId) for the verification items."""
-    context = assay(ctx)
-    root = Path(path) if path else context.workspace
-    if root is None:
-        raise AssayError("INVALID_REQUEST", "No workspace is configured: pass path.")
-    system = system_id(context, ai_system_id)
-    await ctx.report_progress(0, 4, f"scanning {root}")
-    try:
-        bundle = (await anyio.to_thread.run_sync(scan_tree, root)).to_json_dict()
-    except WalkError as exc:
-        raise AssayError("INVALID_REQUEST", f"The workspace cannot be scanned: {exc}") from exc
-    submission = {
-        "aiSystemId": system,
-        "producerId": "ci-cd-scanner",
-        "origin": "ide",
-        "sourceIdentity": bundle["sourceIdentity"],
-        "bundle": bundle,
-    }
-    await ctx.report_progress(1, 4, "submitting the qualified scan")
-    scan = await context.client.post_json(
-        "/api/v1/scans", submission, headers={"Idempotency-Key": bundle["contentHash"]}
-    )
-    run = await context.client.post_json(RUNS, {"aiSystemId": system, "engines": {"static": scan["attach"]}})
-    await ctx.report_progress(2, 4, f"run {run['runId']} created")
-    run = await wait_for_run(context, None, run["runId"], wait_seconds)
-    if run["status"] == "FAILED":
-        failure = run["failure"] or {}
-        raise AssayError(
-            str(failure.get("code", "RUN_FAILED")), f"Run {run['runId']} failed: {failure.get('message', '')}"
-        )
-    if run["evaluation"] is None:
-        return {
-            "runId": run["runId"],
-            "status": run["status"],
-            "next": f"assay_get_run(run_id={run['runId']!r}, wait_seconds=60)",
-        }
-    evaluation_id = run["evaluation"]["evaluationId"]
-    summary: dict[str, Any] = await context.client.get_json(f"/api/v1/assurance/evaluations/{evaluation_id}/summary")
-    await ctx.report_progress(4, 4, f"evaluation {evaluation_id}: {summary['disposition']}")
-    return {
+    wait_seconds: Annotated[
+        float, Field(ge=1, le=MAX_WAIT_SECONDS, description="Wait up to this many seconds for the Evaluation.")
+    ] = 90,
+) -> WorkspaceAssessment:
+    """Assess this workspace in one call: scan its code locally (read, never executed), submit the scan as a
+    qualified scan, create a NEW run attached to it, wait for the Evaluation (progress on stage changes),
+    and return its summary with runId and evaluationId. Call it again after every change: each call makes
+    a NEW Evaluation and never alters an earlier one. Next: assay_get_agent_audit(evaluation_id)."""
+    bound = binding(ctx)
+    api = client(ctx)
+    system = system_id(bound, ai_system_id)
+    root = workspace_root(bound, path)
+    progress = StageReporter(ctx)
+
+    await progress.stage(f"scanning {root}")
+    bundle = await anyio.to_thread.run_sync(scan_workspace, root, bound.scan_cache)
+    await progress.stage(f"submitting the qualified scan {bundle['contentHash']}")
+    scan = await submit_scan(api, system, bundle)
+    body = {"aiSystemId": system, "engines": {"static": {"enabled": True, **scan["attach"]}}}
+    # A fresh key per call: every assessment is a NEW run, and a retried POST stays one run.
+    run: dict[str, Any] = await api.post_json(RUNS, body, idempotency_key=f"assay-mcp-{uuid.uuid4()}")
+    run = await wait_for_run(api, run["runId"], wait_seconds, progress)
+
+    result: dict[str, Any] = {
+        "status": run["status"],
         "runId": run["runId"],
         "scanId": scan["scanId"],
-        "evaluationId": evaluation_id,
-        "disposition": summary["disposition"],
-        "summary": summary,
-        "next": f"assay_get_agent_audit(evaluation_id={evaluation_id!r}); resource assay://evaluations/{evaluation_id}/verification-needed",
+        "aiSystemId": system,
+        "scanLimitations": list(bundle.get("limitations", [])),
     }
+    if run["status"] == "FAILED":
+        failure = run.get("failure") or {}
+        raise AssayError(
+            str(failure.get("code") or "RUN_FAILED"),
+            f"Run {run['runId']} failed in engine {failure.get('engine')}: {failure.get('message', 'no message')}",
+            retryable=bool(failure.get("retryable", False)),
+            next_step=f"fix the cause, then call assay_assess_workspace again (assay_get_run(run_id={run['runId']!r}) "
+            "shows the failure).",
+        )
+    evaluation = run.get("evaluation")
+    if not evaluation:
+        result["nextStep"] = (
+            f"the run is still {run['status']}: call assay_get_run(run_id={run['runId']!r}, wait_seconds=60)."
+        )
+        return cast(WorkspaceAssessment, result)
+    evaluation_id = evaluation["evaluationId"]
+    summary: dict[str, Any] = await api.get_json(evaluation_path(evaluation_id, "summary"))
+    await progress.stage(f"evaluation {evaluation_id}: {summary.get('disposition')}", done=True)
+    result |= {
+        "evaluationId": evaluation_id,
+        "disposition": summary.get("disposition"),
+        "summary": summary,
+        "nextStep": f"assay_get_agent_audit(evaluation_id={evaluation_id!r}) for the verificationNeeded items "
+        f"(also resource assay://evaluations/{evaluation_id}/verification-needed); change the workspace as they "
+        "ask, then call assay_assess_workspace again.",
+    }
+    return cast(WorkspaceAssessment, result)

@@ -1,4 +1,9 @@
-"""``assay mcp``: the MCP server for coding agents (stdio), embedded by default or against a remote service."""
+"""``assay mcp``: the MCP server for coding agents, embedded by default or against a remote service.
+
+The environment is read once, here: ``ASSAY_BASE_URL``, ``ASSAY_API_KEY`` and ``ASSAY_SYSTEM_ID`` for
+remote mode, and the service settings (``ASSAY_DATABASE_URL``, ``ASSAY_DATA_DIR``, rate limits) through
+``assay.server.settings``. In stdio mode stdout is the protocol channel: everything else goes to stderr.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,27 @@ import argparse
 import logging
 import os
 import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from assay.server.settings import default_data_dir
+import anyio
+
+from assay.backend.settings import ServiceSettings
+from assay.server.settings import SettingsError, read_environment, service_settings
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import TokenVerifier
+
+    from assay.tools.context import AssayBinding
+
+ENV_BASE_URL = "ASSAY_BASE_URL"
+ENV_API_KEY = "ASSAY_API_KEY"
+ENV_SYSTEM_ID = "ASSAY_SYSTEM_ID"
+DEFAULT_HTTP_PORT = 8766
+MCP_PATH = "/mcp"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -16,54 +39,121 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "mcp",
         help="serve Assay's tools, resources and prompts to coding agents over MCP",
         description=(
-            "Serve Assay over MCP (stdio). With no configuration the whole assurance service runs embedded on "
-            "SQLite in the data directory, and the current folder is provisioned as the workspace's AI System. "
-            "With ASSAY_BASE_URL and ASSAY_API_KEY (or --base-url/--api-key) the tools call that service instead."
+            "Serve Assay over MCP. With no configuration the whole assurance service runs embedded on SQLite in "
+            "the data directory, and the workspace (default: the current folder) is provisioned as an AI System "
+            "on first use. With ASSAY_BASE_URL and ASSAY_API_KEY (or --base-url and --api-key) the tools call "
+            "that service instead. Over --transport http, callers authenticate with the service's API keys and "
+            "the tools act with each caller's key."
         ),
     )
-    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="stdio (default)")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8766)
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="stdio (default) or http")
+    parser.add_argument("--host", default="127.0.0.1", help="http: interface to listen on (default: 127.0.0.1)")
     parser.add_argument(
-        "--workspace", type=Path, default=None, help="the workspace to assess (default: the current folder)"
+        "--port", type=int, default=DEFAULT_HTTP_PORT, help=f"http: port (default: {DEFAULT_HTTP_PORT})"
     )
+    parser.add_argument("--workspace", type=Path, default=None, help="the folder to assess (default: current folder)")
     parser.add_argument(
-        "--database-url", default=None, help="embedded mode: the database (default: SQLite in the data dir)"
+        "--database-url", default=None, help="embedded: the database (default: $ASSAY_DATABASE_URL, else SQLite)"
     )
-    parser.add_argument("--base-url", default=None, help="remote mode: the service URL (or ASSAY_BASE_URL)")
-    parser.add_argument("--api-key", default=None, help="remote mode: the API key (or ASSAY_API_KEY)")
-    parser.add_argument("--system-id", default=None, help="remote mode: the workspace's AI System (or ASSAY_SYSTEM_ID)")
+    parser.add_argument("--base-url", default=None, help=f"remote: the service URL (default: ${ENV_BASE_URL})")
+    parser.add_argument("--api-key", default=None, help=f"remote: the API key (default: ${ENV_API_KEY})")
+    parser.add_argument(
+        "--system-id", default=None, help=f"remote: the workspace's AI System (default: ${ENV_SYSTEM_ID})"
+    )
     parser.set_defaults(handler=run)
 
 
+@dataclass(frozen=True, slots=True)
+class McpOptions:
+    """Everything ``assay mcp`` was asked for, resolved from flags and the environment."""
+
+    transport: str
+    host: str
+    port: int
+    workspace: Path
+    base_url: str | None
+    api_key: str | None
+    system_id: str | None
+    database_url: str | None
+
+
+def resolve_options(args: argparse.Namespace, environ: Mapping[str, str]) -> McpOptions:
+    """Flags first, then the environment. Raises SettingsError for combinations that cannot work."""
+    base_url = args.base_url or environ.get(ENV_BASE_URL) or None
+    api_key = args.api_key or environ.get(ENV_API_KEY) or None
+    if base_url and args.database_url:
+        raise SettingsError("--database-url is for the embedded service; remote mode uses the service's own")
+    if bool(base_url) != bool(api_key) and not (args.transport == "http" and base_url):
+        raise SettingsError(f"remote mode needs both {ENV_BASE_URL} and {ENV_API_KEY} (or --base-url and --api-key)")
+    return McpOptions(
+        transport=args.transport,
+        host=args.host,
+        port=args.port,
+        workspace=(args.workspace or Path.cwd()).expanduser().resolve(),
+        base_url=base_url,
+        api_key=api_key,
+        system_id=args.system_id or environ.get(ENV_SYSTEM_ID) or None,
+        database_url=args.database_url,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    # stdout is the protocol channel: logs go to stderr only.
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    from assay.server.embedded import embedded_context, remote_context
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        options = resolve_options(args, os.environ)
+        environment = read_environment()
+    except SettingsError as exc:
+        print(f"assay mcp: {exc}", file=sys.stderr)
+        return 2
+    if not options.workspace.is_dir():
+        print(f"assay mcp: the workspace {options.workspace} is not a folder", file=sys.stderr)
+        return 2
+    settings = service_settings(options.database_url, environment)
+    try:
+        anyio.run(serve, options, settings)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+@asynccontextmanager
+async def _open(
+    options: McpOptions, settings: ServiceSettings
+) -> AsyncIterator[tuple[AssayBinding, TokenVerifier | None]]:
+    """The binding (and, over HTTP, the token verifier) for ``options``."""
+    # Imported here: `assay --help` and the other commands need none of the MCP machinery.
+    from assay.server.embedded import open_embedded, open_remote
+    from assay.server.mcp_auth import RemoteKeyVerifier, ServiceKeyVerifier
+
+    http = options.transport == "http"
+    if options.base_url:
+        async with open_remote(
+            options.base_url,
+            options.api_key or "",
+            workspace=options.workspace,
+            ai_system_id=options.system_id,
+            caller_keys=http,
+            confine_paths=http,
+        ) as bound:
+            yield bound, (RemoteKeyVerifier(bound.client) if http else None)
+    else:
+        async with open_embedded(settings, options.workspace, caller_keys=http, confine_paths=http) as service:
+            yield service.binding, (ServiceKeyVerifier(service.session_factory) if http else None)
+
+
+async def serve(options: McpOptions, settings: ServiceSettings) -> None:
+    """Open the service connection, build the MCP server, and serve it on the chosen transport."""
+    import uvicorn
+
     from assay.server.mcp_app import build_mcp_server
 
-    if args.transport == "http":
-        print(
-            "assay mcp: the streamable HTTP transport is not built yet (callers must authenticate with their own "
-            "service keys, and that is not wired); use stdio, or call the REST API of `assay serve` directly.",
-            file=sys.stderr,
-        )
-        return 2
-    workspace = (args.workspace or Path.cwd()).resolve()
-    base_url = args.base_url or os.environ.get("ASSAY_BASE_URL")
-    api_key = args.api_key or os.environ.get("ASSAY_API_KEY")
-    if bool(base_url) != bool(api_key):
-        print(
-            "assay mcp: remote mode needs both ASSAY_BASE_URL and ASSAY_API_KEY (or --base-url and --api-key)",
-            file=sys.stderr,
-        )
-        return 2
-    if base_url and api_key:
-        system_id = args.system_id or os.environ.get("ASSAY_SYSTEM_ID")
-        server = build_mcp_server(lambda: remote_context(base_url, api_key, workspace, system_id))
-    else:
-        data_dir = Path(os.environ.get("ASSAY_DATA_DIR") or default_data_dir())
-        database_url = args.database_url or os.environ.get("ASSAY_DATABASE_URL")
-        server = build_mcp_server(lambda: embedded_context(workspace, data_dir, database_url))
-    server.run()
-    return 0
+    async with _open(options, settings) as (bound, verifier):
+        if options.transport == "stdio":
+            await build_mcp_server(bound).run_stdio_async()
+            return
+        url = f"http://{options.host}:{options.port}{MCP_PATH}"
+        server = build_mcp_server(bound, token_verifier=verifier, server_url=url)
+        app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=options.host)
+        print(f"assay mcp: streamable HTTP on {url} (Authorization: Bearer <service API key>)", file=sys.stderr)
+        config = uvicorn.Config(app, host=options.host, port=options.port, log_level="warning", lifespan="on")
+        await uvicorn.Server(config).serve()
