@@ -48,6 +48,12 @@ def route_table(extra: Sequence[RouteSpec] = ()) -> list[RouteSpec]:
     return routes
 
 
+def _report_worker_exit(task: asyncio.Task[None]) -> None:
+    # The worker only ends by cancellation; anything else would silently stop runs from executing.
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("the in-process run worker stopped", exc_info=task.exception())
+
+
 def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] = ()) -> Starlette:
     """The service as an ASGI app. Nothing touches the database until the lifespan starts."""
     routes = route_table(extra_routes)
@@ -76,6 +82,7 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
                 worker = Worker(services.session_factory, settings)
                 app.state.run_worker = worker
                 task = asyncio.get_running_loop().create_task(worker.run_forever(), name="assay-run-worker")
+                task.add_done_callback(_report_worker_exit)
                 try:
                     yield {"services": services}
                 finally:

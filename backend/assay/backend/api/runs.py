@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from typing import Any, cast
 
 from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import col, select
 from starlette.requests import Request
 from starlette.responses import Response
@@ -42,7 +44,14 @@ async def envelope(ctx: RequestContext, run: models.Run) -> RunEnvelope:
     evaluation = None
     run_links = RunLinks(self=links.run_self(run.id))
     if run.evaluation_id is not None:
-        row = await ctx.session.get(models.Evaluation, run.evaluation_id)
+        # Only the identity columns: polling clients must not read the (megabytes of) payload each time.
+        # The column holds no annotation SQLAlchemy's loader options accept (SQLModel types it as str).
+        skip_payload = defer(cast("QueryableAttribute[Any]", models.Evaluation.payload_json))
+        row = (
+            await ctx.session.exec(
+                select(models.Evaluation).options(skip_payload).where(col(models.Evaluation.id) == run.evaluation_id)
+            )
+        ).first()
         if row is not None:
             evaluation = EvaluationRef(
                 evaluationId=row.id,
