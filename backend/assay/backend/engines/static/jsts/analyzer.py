@@ -1,0 +1,1175 @@
+"""The walk over one file: functions, statements with structured gate dominance, expressions with taint.
+
+Every function in the file becomes a ``FunctionFacts``: top-level code is ``<module>#<module>``, named
+functions and class methods get their own qualnames, tool handlers ``<module>#tool:<name>``. Anonymous
+callbacks (``arr.map(x => ...)``, ``new Promise((res) => ...)``, ``limiter.schedule(() => ...)``) are
+analysed in place, as part of the function that creates them: they can only run after they are created,
+so the gates that hold where they are created hold inside them, and their calls and actions are reached
+from wherever the enclosing function is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from tree_sitter import Node
+
+from assay.backend.bundle import FrontierKind, Location
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import (
+    ActionSite,
+    ArgTaint,
+    CallFact,
+    FrontierSite,
+    FunctionFacts,
+    GateSite,
+    ModelSite,
+    TaintOrigin,
+    ToolDef,
+)
+from assay.backend.engines.static.jsts.names import Imports, require_spec
+from assay.backend.engines.static.jsts.rules import NOTHING, JsRules, classify
+from assay.backend.engines.static.jsts.scope import EMPTY, NO_COND, Cond, Pending, Scope, Taint
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, Code, unwrap
+from assay.backend.engines.static.jsts.tools import ToolRecognizer
+from assay.backend.engines.static.rulepack import Rule
+
+_SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
+_LITERALS = frozenset(
+    {
+        "string",
+        "number",
+        "true",
+        "false",
+        "null",
+        "undefined",
+        "regex",
+        "comment",
+        "property_identifier",
+        "private_property_identifier",
+        "type_annotation",
+        "type_arguments",
+        "type_parameters",
+        "type_identifier",
+        "predefined_type",
+        "string_fragment",
+        "escape_sequence",
+        "jsx_text",
+        "this",
+        "super",
+        "import",
+        "meta_property",
+        "interface_declaration",
+        "type_alias_declaration",
+        "enum_declaration",
+        "abstract_class_declaration",
+        "ambient_declaration",
+        "hash_bang_line",
+    }
+)
+_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
+# Global functions and objects of JavaScript runtimes: calls to them are resolved (never frontier).
+BUILTINS = frozenset(
+    {
+        "eval",
+        "Function",
+        "fetch",
+        "require",
+        "console",
+        "JSON",
+        "Math",
+        "Object",
+        "Array",
+        "Promise",
+        "String",
+        "Number",
+        "Boolean",
+        "BigInt",
+        "Symbol",
+        "Date",
+        "Error",
+        "TypeError",
+        "RangeError",
+        "Set",
+        "Map",
+        "WeakMap",
+        "WeakSet",
+        "RegExp",
+        "Reflect",
+        "Proxy",
+        "parseInt",
+        "parseFloat",
+        "isNaN",
+        "isFinite",
+        "encodeURIComponent",
+        "decodeURIComponent",
+        "encodeURI",
+        "decodeURI",
+        "setTimeout",
+        "setInterval",
+        "setImmediate",
+        "clearTimeout",
+        "clearInterval",
+        "queueMicrotask",
+        "structuredClone",
+        "atob",
+        "btoa",
+        "URL",
+        "URLSearchParams",
+        "TextEncoder",
+        "TextDecoder",
+        "AbortController",
+        "Headers",
+        "Request",
+        "Response",
+        "FormData",
+        "Blob",
+        "Buffer",
+        "process",
+        "globalThis",
+        "Bun",
+        "Deno",
+        "Intl",
+        "Uint8Array",
+        "ArrayBuffer",
+        "DataView",
+    }
+)
+
+
+class FileAnalyzer:
+    """Analyses one parsed file into functions, models, tools and frontier sites."""
+
+    def __init__(self, path: str, code: Code, root: Node, rules: JsRules, imports: Imports) -> None:
+        self.path = path
+        self.code = code
+        self.module = imports.module
+        self.root = root
+        self.rules = rules
+        self.imports = imports
+        self.module_types: dict[str, str] = {}
+        self.module_consts: dict[str, str] = {}
+        self.field_types: dict[str, str] = {}
+        self.functions: list[FunctionFacts] = []
+        self.models: list[ModelSite] = []
+        self.tools: list[ToolDef] = []
+        self.frontier: list[FrontierSite] = []
+        self.pending: list[Pending] = []
+        self.claimed: set[int] = set()  # function nodes analysed on their own (not inline)
+        self.tool_recognizer = ToolRecognizer(self)
+
+    def loc(self, node: Node) -> Location:
+        return Location(
+            path=self.path,
+            line=node.start_point[0] + 1,
+            column=node.start_point[1] + 1,
+            endLine=node.end_point[0] + 1,
+        )
+
+    # ----- names -------------------------------------------------------------------------------
+
+    def dotted(self, node: Node | None, scope: Scope | None) -> tuple[str | None, bool]:
+        """The resolved dotted name of an expression (callee, constructor, receiver), and whether it
+        is known (imported, defined in the tree, a typed variable or a runtime global)."""
+        node = unwrap(node)
+        if node is None:
+            return None, False
+        kind = node.type
+        if kind == "identifier":
+            name = self.code.text(node)
+            if scope is not None:
+                if name in scope.types:
+                    return scope.types[name], True
+                if name in scope.locals:
+                    return scope.locals[name], True
+                if name in scope.taint:  # a local variable of unknown type shadows imports
+                    return name, False
+            if name in self.module_types:
+                return self.module_types[name], True
+            if name in self.imports.aliases:
+                return self.imports.aliases[name], name not in self.imports.unresolvable
+            if name in self.imports.local_defs:
+                return self.imports.local_defs[name], True
+            return name, name in BUILTINS
+        if kind == "this":
+            if scope is not None and scope.cls is not None:
+                return scope.cls, True
+            return "this", False
+        if kind == "member_expression":
+            base, ok = self.dotted(node.child_by_field_name("object"), scope)
+            if base is None:
+                return None, False
+            prop = self.code.text(node.child_by_field_name("property")).lstrip("#")
+            joined = f"{base}{prop}" if base.endswith("#") else f"{base}.{prop}"
+            return self.field_types.get(joined, joined), ok
+        if kind == "call_expression":
+            spec = require_spec(node, self.code)
+            if spec is not None:  # require("fs").promises
+                return self.imports.namespace(spec), True
+            return self.dotted(node.child_by_field_name("function"), scope)
+        if kind == "new_expression":
+            return self.dotted(node.child_by_field_name("constructor"), scope)
+        if kind == "subscript_expression":
+            return self.dotted(node.child_by_field_name("object"), scope)
+        return None, False
+
+    def type_name(self, annotation: Node | None) -> str | None:
+        """The resolved name of a TypeScript type annotation's type (``client: OpenAI``)."""
+        if annotation is None:
+            return None
+        node = (
+            annotation.named_children[0]
+            if annotation.type == "type_annotation" and annotation.named_children
+            else annotation
+        )
+        if node.type == "generic_type":
+            node = node.child_by_field_name("name") or node
+        if node.type in ("type_identifier", "identifier"):
+            name = self.code.text(node)
+            return self.imports.aliases.get(name) or self.imports.local_defs.get(name)
+        if node.type == "nested_type_identifier":
+            head, _, rest = self.code.text(node).partition(".")
+            base = self.imports.aliases.get(head)
+            return f"{base}.{rest}" if base else None
+        return None
+
+    # ----- driving -----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        module_scope = Scope(qualname=f"{self.module}#<module>", params=[])
+        self.block(self.root.named_children, module_scope, frozenset())
+        self.emit(module_scope, None, "<module>")
+        done: set[int] = set()
+        index = 0
+        while index < len(self.pending):
+            item = self.pending[index]
+            index += 1
+            if item.node.id in done:
+                continue
+            done.add(item.node.id)
+            self.function(item)
+
+    def defer(
+        self, node: Node, qualname: str, name: str, cls: str | None = None, gates: Sequence[GateSite] = ()
+    ) -> None:
+        self.claimed.add(node.id)
+        self.pending.append(Pending(node=node, qualname=qualname, name=name, cls=cls, gates=tuple(gates)))
+
+    def function(self, item: Pending) -> None:
+        params, types = self.params(item.node)
+        scope = Scope(qualname=item.qualname, params=params, cls=item.cls, types=types)
+        for index, param in enumerate(params):
+            scope.taint[param] = frozenset({TaintOrigin(kind="param", param=param, index=index)})
+        for gate in item.gates:
+            scope.add_gate(gate)
+        entry = frozenset(g.id for g in item.gates)
+        body = item.node.child_by_field_name("body")
+        if body is not None:
+            if body.type == "statement_block":
+                self.block(body.named_children, scope, entry)
+            else:  # an arrow function's expression body is its return value
+                scope.returns |= self.expr(body, scope, entry)
+        self.emit(scope, item.node, item.name)
+
+    def params(self, node: Node) -> tuple[list[str], dict[str, str]]:
+        """A function's parameter names (destructured names flattened) and the TypeScript types of
+        the plain ones (``client: OpenAI``)."""
+        params_node = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
+        if params_node is None:
+            return [], {}
+        if params_node.type == "identifier":
+            return [self.code.text(params_node)], {}
+        names: list[str] = []
+        types: dict[str, str] = {}
+        for param in params_node.named_children:
+            pattern = param.child_by_field_name("pattern") if param.type.endswith("_parameter") else param
+            if pattern is None:
+                continue
+            bound = self.code.pattern_names(pattern)
+            names.extend(bound)
+            if pattern.type == "identifier" and param.type.endswith("_parameter"):
+                type_name = self.type_name(param.child_by_field_name("type"))
+                if type_name:
+                    types[self.code.text(pattern)] = type_name
+        return names, types
+
+    def emit(self, scope: Scope, node: Node | None, name: str) -> None:
+        if node is None and not (scope.calls or scope.actions or scope.gates):
+            return
+        location = self.loc(node) if node is not None else Location(path=self.path, line=1, column=1)
+        self.functions.append(
+            FunctionFacts(
+                id=short_id("fn", self.path, scope.qualname),
+                qualname=scope.qualname,
+                name=name,
+                location=location,
+                params=scope.params,
+                calls=scope.calls,
+                actions=scope.actions,
+                gates=sorted(scope.gates, key=lambda g: (g.location.line, g.location.column, g.id)),
+                returns=sorted(scope.returns, key=origin_key),
+            )
+        )
+
+    def nested_qualname(self, scope: Scope, name: str) -> str:
+        if scope.is_module:
+            return self.imports.local_defs.get(name, f"{self.module}#{name}")
+        return f"{scope.qualname}.{name}"
+
+    # ----- statements ---------------------------------------------------------------------------
+
+    def block(self, statements: Sequence[Node], scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        if not scope.is_module:
+            # Function declarations are hoisted: callable by name anywhere in the block.
+            for stmt in statements:
+                if stmt.type in ("function_declaration", "generator_function_declaration"):
+                    name = self.code.text(stmt.child_by_field_name("name"))
+                    scope.locals[name] = self.nested_qualname(scope, name)
+        for stmt in statements:
+            active = self.stmt(stmt, scope, active)
+        return active
+
+    def stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        kind = stmt.type
+        if kind == "expression_statement":
+            expr = stmt.named_children[0] if stmt.named_children else None
+            if expr is None:
+                return active
+            self.expr(expr, scope, active)
+            gate = self.gate_call(expr, scope)
+            return active | {gate} if gate is not None else active
+        if kind in ("lexical_declaration", "variable_declaration"):
+            for decl in stmt.named_children:
+                if decl.type == "variable_declarator":
+                    self.declare(decl, scope, active)
+            return active
+        if kind == "if_statement":
+            return self.if_stmt(stmt, scope, active)
+        if kind == "return_statement":
+            for child in stmt.named_children:
+                scope.returns |= self.expr(child, scope, active)
+            return active
+        if kind == "statement_block":
+            return self.block(stmt.named_children, scope, active)
+        if kind in ("function_declaration", "generator_function_declaration"):
+            name = self.code.text(stmt.child_by_field_name("name"))
+            self.defer(stmt, self.nested_qualname(scope, name), name, cls=scope.cls)
+            return active
+        if kind == "export_statement":
+            return self.export(stmt, scope, active)
+        if kind in ("class_declaration", "abstract_class_declaration"):
+            self.class_body(stmt, scope, self.code.text(stmt.child_by_field_name("name")))
+            return active
+        if kind in _LOOPS:
+            self.loop(stmt, scope, active)
+            return active
+        if kind == "try_statement":
+            return self.try_stmt(stmt, scope, active)
+        if kind in ("import_statement", "empty_statement", "debugger_statement") or kind in _LITERALS:
+            return active
+        for child in stmt.named_children:
+            if child.type.endswith("statement") or child.type in (
+                "statement_block",
+                "switch_body",
+                "switch_case",
+                "switch_default",
+            ):
+                self.stmt(child, scope, active)
+            elif child.type in ("catch_clause", "finally_clause"):
+                continue
+            else:
+                self.expr(child, scope, active)
+        return active
+
+    def export(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        decl = stmt.child_by_field_name("declaration")
+        if decl is not None:
+            named = bool(self.code.text(decl.child_by_field_name("name")))
+            if decl.type in ("function_declaration", "generator_function_declaration") and not named:
+                self.defer(decl, f"{self.module}#default", "default")  # export default function () {}
+                return active
+            return self.stmt(decl, scope, active)
+        value = stmt.child_by_field_name("value")
+        inner = unwrap(value)
+        if inner is not None and inner.type in FUNCTIONS:
+            self.defer(inner, f"{self.module}#default", "default")
+        elif inner is not None and inner.type == "object":
+            self.object(inner, scope, active, owner=f"{self.module}#default")
+        elif value is not None:
+            self.expr(value, scope, active)
+        return active
+
+    def loop(self, stmt: Node, scope: Scope, active: frozenset[str]) -> None:
+        body = stmt.child_by_field_name("body")
+        if stmt.type == "for_in_statement":
+            left, right = stmt.child_by_field_name("left"), stmt.child_by_field_name("right")
+            taint = self.expr(right, scope, active)
+            if left is not None:
+                for name in self.code.pattern_names(left):
+                    scope.taint[name] = taint
+        else:
+            for field_name in ("initializer", "condition", "increment"):
+                part = stmt.child_by_field_name(field_name)
+                if part is not None:
+                    if part.type.endswith("declaration"):
+                        self.stmt(part, scope, active)
+                    else:
+                        self.expr(part, scope, active)
+        if body is not None:
+            self.stmt(body, scope, active)
+
+    def try_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        body = stmt.child_by_field_name("body")
+        after = self.stmt(body, scope, active) if body is not None else active
+        handler = stmt.child_by_field_name("handler")
+        if handler is not None:
+            parameter = handler.child_by_field_name("parameter")
+            for name in self.code.pattern_names(parameter) if parameter is not None else []:
+                scope.taint[name] = EMPTY
+            handler_body = handler.child_by_field_name("body")
+            if handler_body is not None:
+                self.stmt(handler_body, scope, active)
+        finalizer = stmt.child_by_field_name("finalizer")
+        if finalizer is not None:
+            for child in finalizer.named_children:
+                self.stmt(child, scope, active)
+        # With a handler, control may continue after any statement of the body threw.
+        return active if handler is not None else after
+
+    def if_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        condition = stmt.child_by_field_name("condition")
+        consequence = stmt.child_by_field_name("consequence")
+        alternative = stmt.child_by_field_name("alternative")
+        other = alternative.named_children[0] if alternative is not None and alternative.named_children else None
+        self.expr(condition, scope, active)
+        cond = self.cond(condition, scope)
+        then_ends, else_ends = self.code.terminates(consequence), self.code.terminates(other)
+        after_then = self.branch(consequence, scope, active | cond.t, cond.t_clean, keep=else_ends and not then_ends)
+        if other is not None:
+            after_else = self.branch(other, scope, active | cond.f, cond.f_clean, keep=then_ends and not else_ends)
+        else:
+            after_else = active | cond.f
+            if then_ends:
+                self.clean(scope, cond.f_clean)
+        if then_ends and not else_ends:
+            return after_else
+        if else_ends and not then_ends:
+            return after_then
+        if then_ends and else_ends:
+            return active
+        return after_then & after_else
+
+    def branch(
+        self, node: Node | None, scope: Scope, active: frozenset[str], clean: frozenset[str], *, keep: bool
+    ) -> frozenset[str]:
+        if node is None:
+            return active
+        saved = {name: scope.taint[name] for name in clean if name in scope.taint}
+        self.clean(scope, clean)
+        after = self.stmt(node, scope, active)
+        if not keep:
+            scope.taint.update(saved)
+        return after
+
+    @staticmethod
+    def clean(scope: Scope, names: frozenset[str]) -> None:
+        for name in names:
+            if name in scope.taint:
+                scope.taint[name] = EMPTY
+
+    def declare(self, decl: Node, scope: Scope, active: frozenset[str]) -> None:
+        name_node = decl.child_by_field_name("name")
+        value = decl.child_by_field_name("value")
+        if name_node is None:
+            return
+        if value is None:
+            for name in self.code.pattern_names(name_node):
+                scope.taint[name] = EMPTY
+            return
+        inner = unwrap(value)
+        is_ident = name_node.type == "identifier"
+        name_text = self.code.text(name_node) if is_ident else ""
+        if inner is not None and is_ident and inner.type in FUNCTIONS:
+            qualname = self.nested_qualname(scope, name_text)
+            if not scope.is_module:
+                scope.locals[name_text] = qualname
+            self.defer(inner, qualname, name_text, cls=scope.cls)
+            return
+        if inner is not None and is_ident and inner.type == "class":
+            self.class_body(inner, scope, name_text)
+            return
+        spec = require_spec(value, self.code)
+        if spec is not None:
+            if not scope.is_module:  # a require inside a function: bind it like an import
+                if is_ident:
+                    scope.types[name_text] = self.imports.namespace(spec)
+                else:
+                    for part in name_node.named_children:
+                        if part.type == "shorthand_property_identifier_pattern":
+                            scope.types[self.code.text(part)] = self.imports.member(spec, self.code.text(part))
+            return
+        if inner is not None and is_ident and inner.type == "object" and scope.is_module:
+            taint = self.object(inner, scope, active, owner=self.nested_qualname(scope, name_text))
+        else:
+            taint = self.expr(value, scope, active)
+        names = self.code.pattern_names(name_node)
+        for name in names:
+            scope.taint[name] = taint
+        if not is_ident or inner is None:
+            return
+        kind = inner.type
+        if kind in ("call_expression", "new_expression", "identifier", "member_expression"):
+            type_name, _ = self.dotted(inner, scope)
+            if type_name:
+                scope.types[name_text] = type_name
+                if scope.is_module:
+                    self.module_types[name_text] = type_name
+        elif kind in ("string", "template_string") and (
+            kind == "string"
+            or len(inner.named_children) == sum(1 for c in inner.named_children if c.type == "string_fragment")
+        ):
+            constant = self.code.string_value(inner)
+            if constant is not None:
+                scope.consts[name_text] = constant
+                if scope.is_module:
+                    self.module_consts[name_text] = constant
+        elif kind == "subscript_expression":
+            index = inner.child_by_field_name("index")
+            if index is not None and index.type not in ("string", "number"):
+                scope.dispatch_vars.add(name_text)
+        cond = self.cond(value, scope)
+        if cond:
+            scope.gate_vars[name_text] = cond
+
+    def assign(self, expr: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        left = expr.child_by_field_name("left")
+        right = expr.child_by_field_name("right")
+        inner = unwrap(right)
+        if left is not None and left.type == "member_expression" and scope.is_module and inner is not None:
+            target = self.commonjs_export(self.code.text(left))
+            if target is not None and inner.type in FUNCTIONS:
+                self.defer(inner, target, target.rsplit("#", 1)[1])
+                return EMPTY
+            if target is not None and inner.type == "object":
+                return self.object(inner, scope, active, owner=f"{self.module}#")
+        if (
+            left is not None
+            and left.type == "identifier"
+            and self.code.text(left) in ("exports",)
+            and inner is not None
+            and inner.type == "object"
+        ):
+            return self.object(inner, scope, active, owner=f"{self.module}#")
+        taint = self.expr(right, scope, active)
+        if expr.type == "augmented_assignment_expression" and left is not None and left.type == "identifier":
+            scope.taint[self.code.text(left)] = scope.taint.get(self.code.text(left), EMPTY) | taint
+        elif left is not None and left.type == "identifier":
+            name = self.code.text(left)
+            scope.taint[name] = taint
+            if inner is not None and inner.type in ("call_expression", "new_expression"):
+                type_name, _ = self.dotted(inner, scope)
+                if type_name:
+                    scope.types[name] = type_name
+        elif left is not None and left.type in ("member_expression", "subscript_expression"):
+            base = left
+            while base.type in ("member_expression", "subscript_expression"):
+                base = base.child_by_field_name("object") or base
+                if base.type not in ("member_expression", "subscript_expression"):
+                    break
+            if base.type == "identifier":
+                scope.taint[self.code.text(base)] = scope.taint.get(self.code.text(base), EMPTY) | taint
+            if (
+                base.type == "this"
+                and scope.cls
+                and left.type == "member_expression"
+                and inner is not None
+                and inner.type in ("new_expression", "call_expression")
+            ):
+                type_name, _ = self.dotted(inner, scope)
+                prop = self.code.text(left.child_by_field_name("property"))
+                if type_name and left.child_by_field_name("object") == base:
+                    self.field_types.setdefault(f"{scope.cls}.{prop}", type_name)
+        elif left is not None:
+            for name in self.code.pattern_names(left):
+                scope.taint[name] = taint
+        return taint
+
+    def commonjs_export(self, target: str) -> str | None:
+        """The qualname a CommonJS export assignment defines (``exports.run = ...`` -> ``mod#run``)."""
+        if target in ("module.exports", "exports"):
+            return f"{self.module}#default"
+        for prefix in ("module.exports.", "exports."):
+            if target.startswith(prefix) and "." not in target[len(prefix) :]:
+                return f"{self.module}#{target[len(prefix) :]}"
+        return None
+
+    def class_body(self, node: Node, scope: Scope, name: str) -> None:
+        """Methods become functions ``<module>#Class.method``; field and constructor-assigned types
+        (``this.client = new OpenAI()``) resolve ``this.client.…`` calls in every method."""
+        if not name:
+            name = self.code.enclosing_binding(node) or f"<class@{node.start_point[0] + 1}>"
+        cls = self.nested_qualname(scope, name)
+        body = node.child_by_field_name("body")
+        if body is None:
+            return
+        self.tool_recognizer.class_tool(node, cls, body)
+        for member in body.named_children:
+            if member.type == "public_field_definition":
+                prop = self.code.text(member.child_by_field_name("name") or member.child_by_field_name("property"))
+                value = unwrap(member.child_by_field_name("value"))
+                if value is None:
+                    continue
+                if value.type in FUNCTIONS:
+                    if value.id not in self.claimed:
+                        self.defer(value, f"{cls}.{prop}", prop, cls=cls)
+                elif value.type in ("new_expression", "call_expression"):
+                    type_name, _ = self.dotted(value, scope)
+                    if type_name:
+                        self.field_types[f"{cls}.{prop}"] = type_name
+            elif member.type == "method_definition":
+                method = self.code.text(member.child_by_field_name("name")).lstrip("#")
+                if method == "constructor":
+                    self.constructor_fields(member, cls)
+                if member.id not in self.claimed:
+                    self.defer(member, f"{cls}.{method}", method, cls=cls)
+
+    def constructor_fields(self, ctor: Node, cls: str) -> None:
+        params = ctor.child_by_field_name("parameters")
+        for param in params.named_children if params is not None else []:
+            if any(c.type == "accessibility_modifier" for c in param.named_children):
+                pattern = param.child_by_field_name("pattern")
+                type_name = self.type_name(param.child_by_field_name("type"))
+                if pattern is not None and type_name:
+                    self.field_types[f"{cls}.{self.code.text(pattern)}"] = type_name
+        body = ctor.child_by_field_name("body")
+        for stmt in body.named_children if body is not None else []:
+            expr = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
+            if expr is None or expr.type != "assignment_expression":
+                continue
+            left, right = expr.child_by_field_name("left"), unwrap(expr.child_by_field_name("right"))
+            if left is None or right is None or left.type != "member_expression":
+                continue
+            if self.code.text(left.child_by_field_name("object")) == "this" and right.type in (
+                "new_expression",
+                "call_expression",
+            ):
+                type_name, _ = self.dotted(right, None)
+                if type_name:
+                    self.field_types[f"{cls}.{self.code.text(left.child_by_field_name('property'))}"] = type_name
+
+    # ----- gates ------------------------------------------------------------------------------
+
+    def gate_site(self, scope: Scope, rule: Rule, node: Node, detail: str) -> str:
+        return scope.add_gate(self.make_gate(rule, node, detail))
+
+    def make_gate(self, rule: Rule, node: Node, detail: str) -> GateSite:
+        location = self.loc(node)
+        return GateSite(
+            id=short_id("gate", self.path, location.line, location.column, rule.gateKind, detail),
+            kind=rule.gateKind or "permission_check",
+            ruleId=rule.id,
+            location=location,
+            detail=detail,
+        )
+
+    def gate_call(self, node: Node | None, scope: Scope) -> str | None:
+        """The gate id when ``node`` is a call to a gate function (approval, permission, rate, budget)."""
+        node = unwrap(node)
+        if node is None or node.type != "call_expression":
+            return None
+        name, _ = self.dotted(node.child_by_field_name("function"), scope)
+        rule = self.rules.gate(name) if name else None
+        if rule is None or name is None:
+            return None
+        return self.gate_site(scope, rule, node, name)
+
+    def cond(self, node: Node | None, scope: Scope) -> Cond:
+        """What a condition proves when it is true and when it is false (see ``Cond``)."""
+        node = unwrap(node)
+        if node is None:
+            return NO_COND
+        kind = node.type
+        if kind == "unary_expression" and _operator(node) == "!":
+            return self.cond(node.child_by_field_name("argument"), scope).negate()
+        if kind == "identifier":
+            return scope.gate_vars.get(self.code.text(node), NO_COND)
+        if kind == "call_expression":
+            gate = self.gate_call(node, scope)
+            if gate is not None:
+                return Cond(t=frozenset({gate}))
+            return self.membership(node, scope)
+        if kind == "binary_expression":
+            operator = _operator(node)
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if operator == "&&":
+                return self.cond(left, scope).both(self.cond(right, scope))
+            if operator == "||":
+                return self.cond(left, scope).either(self.cond(right, scope))
+            if operator in ("===", "==", "!==", "!="):
+                for side, other in ((right, left), (left, right)):
+                    if side is not None and side.type in ("true", "false"):
+                        inner = self.cond(other, scope)
+                        positive = (side.type == "true") == (operator in ("===", "=="))
+                        return inner if positive else inner.negate()
+                return NO_COND
+            if operator in (">", ">=", "<", "<="):
+                return self.ceiling(node, operator, left, right, scope)
+        return NO_COND
+
+    def membership(self, node: Node, scope: Scope) -> Cond:
+        """``ALLOWED.includes(x)`` / ``ALLOWLIST.has(x)``: an allowlist gate that also clears ``x``."""
+        func = node.child_by_field_name("function")
+        if func is None or func.type != "member_expression":
+            return NO_COND
+        if self.code.text(func.child_by_field_name("property")) not in ("includes", "has"):
+            return NO_COND
+        holder = self.code.text(func.child_by_field_name("object"))
+        rule = self.rules.allowlist(holder)
+        if rule is None:
+            return NO_COND
+        gate = self.gate_site(scope, rule, node, holder)
+        args = node.child_by_field_name("arguments")
+        checked = frozenset(
+            self.code.text(a) for a in (args.named_children if args is not None else []) if a.type == "identifier"
+        )
+        return Cond(t=frozenset({gate}), t_clean=checked)
+
+    def ceiling(self, node: Node, operator: str, left: Node | None, right: Node | None, scope: Scope) -> Cond:
+        """``amount > MAX_REFUND``: a spend limit, passed when the comparison says the value is within it."""
+        for side, over in ((right, operator in (">", ">=")), (left, operator in ("<", "<="))):
+            ref = self.code.text(side) if side is not None else ""
+            rule = self.rules.spend(ref) if ref else None
+            if rule is not None:
+                gate = frozenset({self.gate_site(scope, rule, node, ref)})
+                return Cond(f=gate) if over else Cond(t=gate)
+        return NO_COND
+
+    # ----- expressions ----------------------------------------------------------------------
+
+    def expr(self, node: Node | None, scope: Scope, active: frozenset[str]) -> Taint:
+        if node is None:
+            return EMPTY
+        kind = node.type
+        if kind == "identifier" or kind == "shorthand_property_identifier":
+            return scope.taint.get(self.code.text(node), EMPTY)
+        if kind in _LITERALS:
+            return EMPTY
+        if kind == "call_expression" or kind == "new_expression":
+            return self.call(node, scope, active)
+        if kind == "member_expression":
+            return self.expr(node.child_by_field_name("object"), scope, active)
+        if kind in FUNCTIONS:
+            return self.inline(node, scope, active, EMPTY)
+        if kind == "object":
+            return self.object(node, scope, active)
+        if kind == "assignment_expression" or kind == "augmented_assignment_expression":
+            return self.assign(node, scope, active)
+        if kind == "binary_expression":
+            operator = _operator(node)
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            taint = self.expr(left, scope, active)
+            if operator in ("&&", "||"):
+                cond = self.cond(left, scope)
+                active = active | (cond.t if operator == "&&" else cond.f)
+            return taint | self.expr(right, scope, active)
+        if kind == "ternary_expression":
+            condition = node.child_by_field_name("condition")
+            self.expr(condition, scope, active)
+            cond = self.cond(condition, scope)
+            return self.expr(node.child_by_field_name("consequence"), scope, active | cond.t) | self.expr(
+                node.child_by_field_name("alternative"), scope, active | cond.f
+            )
+        if kind == "class":
+            self.class_body(node, scope, "")
+            return EMPTY
+        taint = EMPTY
+        for child in node.named_children:
+            taint |= self.expr(child, scope, active)
+        return taint
+
+    def inline(self, node: Node, scope: Scope, active: frozenset[str], param_taint: Taint) -> Taint:
+        """Analyse an anonymous function where it is created; returns what it returns."""
+        if node.id in self.claimed:
+            return EMPTY
+        sub = scope.child()
+        names, types = self.params(node)
+        for name in names:
+            sub.taint[name] = param_taint
+            sub.types.pop(name, None)
+        sub.types.update(types)
+        body = node.child_by_field_name("body")
+        if body is None:
+            return EMPTY
+        if body.type == "statement_block":
+            self.block(body.named_children, sub, active)
+        else:
+            sub.returns |= self.expr(body, sub, active)
+        return frozenset(sub.returns)
+
+    def object(self, node: Node, scope: Scope, active: frozenset[str], owner: str | None = None) -> Taint:
+        """An object literal: tool definitions in it, and functions in it (named ``owner.key`` when the
+        object is bound at the top level, so ``handlers.run(x)`` calls ``<module>#handlers.run``)."""
+        self.tool_recognizer.literal_tool(node, scope)
+        taint = EMPTY
+        sep = "" if owner is not None and owner.endswith("#") else "."
+        for child in node.named_children:
+            kind = child.type
+            if kind == "pair":
+                key = child.child_by_field_name("key")
+                value = child.child_by_field_name("value")
+                inner = unwrap(value)
+                if inner is None:
+                    continue
+                key_text = (
+                    self.code.string_value(key) if key is not None and key.type == "string" else self.code.text(key)
+                )
+                if inner.type == "identifier":
+                    self.tool_recognizer.rename(self.code.text(inner), key_text or "")
+                if (
+                    inner.type in FUNCTIONS
+                    and owner is not None
+                    and key is not None
+                    and key.type != "computed_property_name"
+                ):
+                    if inner.id not in self.claimed:
+                        self.defer(inner, f"{owner}{sep}{key_text}", key_text or "", cls=scope.cls)
+                    continue
+                if key is not None and key.type == "computed_property_name":
+                    self.expr(key, scope, active)
+                taint |= self.expr(value, scope, active)
+            elif kind == "method_definition":
+                method = self.code.text(child.child_by_field_name("name"))
+                if owner is not None and child.id not in self.claimed:
+                    self.defer(child, f"{owner}{sep}{method}", method, cls=scope.cls)
+                else:
+                    self.inline(child, scope, active, EMPTY)
+            else:
+                taint |= self.expr(child, scope, active)
+        return taint
+
+    def call(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        is_new = node.type == "new_expression"
+        func = node.child_by_field_name("constructor" if is_new else "function")
+        args_node = node.child_by_field_name("arguments")
+        if args_node is None:
+            args: list[Node] = []
+        elif args_node.type == "template_string":  # a tagged template: $`ls ${dir}`
+            args = [args_node]
+        else:
+            args = list(args_node.named_children)
+        name, resolved = self.dotted(func, scope)
+        facts = classify(self.rules, name) if name else NOTHING
+        gate_id = self.gate_site(scope, facts.gate, node, name) if facts.gate is not None and name else None
+        if facts.tool and name:
+            self.tool_recognizer.tool_call(node, name, args, scope)
+
+        receiver = EMPTY
+        inner_func = unwrap(func)
+        if inner_func is not None:
+            func_kind = inner_func.type
+            if func_kind == "member_expression":
+                receiver = self.expr(inner_func.child_by_field_name("object"), scope, active)
+            elif func_kind in FUNCTIONS:  # (() => {...})()
+                receiver = self.inline(inner_func, scope, active, EMPTY)
+            elif func_kind != "identifier":
+                receiver = self.expr(inner_func, scope, active)
+        arg_taints: list[tuple[int, Taint]] = []
+        callbacks: list[Node] = []
+        for index, arg in enumerate(args):
+            inner = unwrap(arg)
+            if inner is not None and inner.type in FUNCTIONS:
+                callbacks.append(inner)
+            else:
+                arg_taints.append((index, self.expr(arg, scope, active)))
+        all_args = receiver
+        for _, taint in arg_taints:
+            all_args |= taint
+        callback_active = active | {gate_id} if gate_id is not None else active
+        returned = EMPTY
+        for callback in callbacks:
+            returned |= self.inline(callback, scope, callback_active, all_args)
+        if (inner_func is not None and inner_func.type != "identifier") or (
+            inner_func is not None and scope.dispatch_vars
+        ):
+            self.dispatch(inner_func, node, scope)
+        if not name:
+            return all_args | returned
+
+        location: Location | None = None
+        command, command_args = self.command(name, args, scope) if facts.command else (None, None)
+        if facts.model is not None or facts.network or command is not None:
+            model = self.model(node, name, command, args, scope)
+            if model is not None:
+                return EMPTY if is_new else frozenset({TaintOrigin(kind="model_output", location=model)})
+        if facts.taint_source is not None:
+            return frozenset({TaintOrigin(kind="model_output", location=self.loc(node))}) | all_args
+
+        if facts.frontier is not None or facts.config_read:
+            self.frontier_tools(node, name, args, scope)
+        action_rule = (
+            self.action_rule(name, command, command_args, args, func, scope) if (facts.action or command) else None
+        )
+        if action_rule is not None:
+            location = self.loc(node)
+            target = command or name
+            gates = set(active)
+            sandbox = self.rules.sandbox_target(target)
+            if sandbox is not None:
+                gates.add(self.gate_site(scope, sandbox, node, f"runs inside {target.rsplit('.', 1)[0]}"))
+            scope.actions.append(
+                ActionSite(
+                    id=short_id("act", self.path, location.line, location.column, action_rule.id),
+                    actionClass=action_rule.actionClass or "network.egress",
+                    impact=action_rule.impact or "medium",
+                    ruleId=action_rule.id,
+                    target=target,
+                    location=location,
+                    dominatingGates=sorted(gates),
+                    taint=sorted(all_args, key=origin_key),
+                )
+            )
+            return all_args | returned
+        if "#" in name:
+            callee = f"{name}default" if name.endswith("#") else name
+            location = self.loc(node)
+            scope.calls.append(
+                CallFact(
+                    location=location,
+                    callee=callee,
+                    resolved=resolved,
+                    dominatingGates=sorted(active),
+                    args=[ArgTaint(index=i, origins=sorted(t, key=origin_key)) for i, t in arg_taints if t],
+                )
+            )
+            return frozenset({TaintOrigin(kind="call_return", callee=callee)}) | receiver | returned
+        self.unresolved(func, name, resolved, node, scope)
+        return all_args | returned
+
+    def command(self, name: str, args: list[Node], scope: Scope) -> tuple[str | None, Node | None]:
+        """``client.send(new XCommand({...}))`` (AWS SDK v3): the command's name and its input."""
+        if not name.endswith(".send") or not args:
+            return None, None
+        arg = unwrap(args[0])
+        if arg is None:
+            return None, None
+        if arg.type == "identifier" and self.code.text(arg) in scope.types:
+            return scope.types[self.code.text(arg)], None
+        if arg.type != "new_expression":
+            return None, None
+        command, _ = self.dotted(arg.child_by_field_name("constructor"), scope)
+        cargs = arg.child_by_field_name("arguments")
+        return command, (cargs.named_children[0] if cargs is not None and cargs.named_children else None)
+
+    def model(self, node: Node, name: str, command: str | None, args: list[Node], scope: Scope) -> Location | None:
+        """Records a model use at ``node`` when the call is one; returns its location."""
+        rule = self.rules.model(name)
+        provider: str | None = None
+        if rule is not None:
+            provider = rule.match.get("providers", {}).get(name, rule.provider)
+            if rule.match.get("provider_from_model_arg"):
+                provider = self.provider_from_model_arg(args, scope) or provider
+        elif command is not None:
+            rule = self.rules.model_command(command)
+            provider = rule.provider if rule is not None else None
+        if rule is None and self.rules.network(name) is not None:
+            found = self.http_model(args, scope)
+            if found is not None:
+                rule, provider = found
+        if rule is None:
+            return None
+        location = self.loc(node)
+        via: Literal["sdk", "http"] = "http" if ("http_hosts" in rule.match or "http_paths" in rule.match) else "sdk"
+        self.models.append(
+            ModelSite(
+                id=short_id("mdl", self.path, location.line, location.column, rule.id),
+                provider=provider or "unknown",
+                api=command or name,
+                via=via,
+                ruleId=rule.id,
+                location=location,
+            )
+        )
+        return location
+
+    def provider_from_model_arg(self, args: list[Node], scope: Scope) -> str | None:
+        """Vercel AI SDK: ``model: anthropic("...")`` from ``@ai-sdk/anthropic`` names the provider."""
+        model = self.code.object_props(args[0] if args else None).get("model")
+        name, _ = self.dotted(model, scope)
+        if name and name.startswith("@ai-sdk/"):
+            return name.split("/", 1)[1].split(".", 1)[0]
+        return None
+
+    def constant(self, node: Node | None, scope: Scope) -> str | None:
+        """A string literal, a template's constant text, or a ``const`` bound to a string."""
+        node = unwrap(node)
+        if node is None:
+            return None
+        if node.type == "identifier":
+            name = self.code.text(node)
+            return scope.consts.get(name, self.module_consts.get(name))
+        if node.type == "template_string":
+            parts: list[str] = []
+            for child in node.named_children:
+                if child.type == "string_fragment":
+                    parts.append(self.code.text(child))
+                elif child.type == "template_substitution" and child.named_children:
+                    parts.append(self.constant(child.named_children[0], scope) or "")
+            return "".join(parts)
+        return self.code.string_value(node)
+
+    def http_model(self, args: list[Node], scope: Scope) -> tuple[Rule, str] | None:
+        url = self.constant(args[0], scope) if args else None
+        if url is None:
+            return None
+        for rule, hosts in self.rules.http_hosts:
+            for host, provider in hosts.items():
+                if host in url:
+                    return rule, provider
+        for rule, paths in self.rules.http_paths:
+            for path, provider in paths.items():
+                if path in url:
+                    return rule, provider
+        return None
+
+    def action_rule(
+        self,
+        name: str,
+        command: str | None,
+        command_input: Node | None,
+        args: list[Node],
+        func: Node | None,
+        scope: Scope,
+    ) -> Rule | None:
+        if command is not None:
+            rule = self.rules.action_command(command)
+            required = rule.match.get("require_true") if rule is not None else None
+            if rule is not None and required:
+                flag = self.code.object_props(command_input).get(required)
+                if flag is None or flag.type == "false":
+                    return None
+            return rule
+        rule = self.rules.action(name)
+        if rule is not None and rule.match.get("sql_write"):
+            sql = self.sql_text(args, func, scope)
+            if sql is not None and not _SQL_WRITE.match(sql):
+                return None
+        return rule
+
+    def sql_text(self, args: list[Node], func: Node | None, scope: Scope) -> str | None:
+        """The SQL of ``query(sql)``, or of ``prepare(sql)`` for ``db.prepare(sql).run()``."""
+        if args and unwrap(args[0]) is not None and unwrap(args[0]).type in ("string", "template_string", "identifier"):  # type: ignore[union-attr]
+            return self.constant(args[0], scope)
+        func = unwrap(func)
+        if func is not None and func.type == "member_expression":
+            receiver = unwrap(func.child_by_field_name("object"))
+            if receiver is not None and receiver.type == "call_expression":
+                inner_args = receiver.child_by_field_name("arguments")
+                if inner_args is not None and inner_args.named_children:
+                    return self.constant(inner_args.named_children[0], scope)
+        return None
+
+    def dispatch(self, func: Node | None, node: Node, scope: Scope) -> None:
+        """``handlers[name](args)`` / ``tools[toolName].execute(args)`` / ``const h = map[k]; h()``."""
+        rule = self.rules.dispatch_rule
+        func = unwrap(func)
+        if rule is None or func is None:
+            return
+        target = func
+        if func.type == "member_expression":
+            target = unwrap(func.child_by_field_name("object")) or func
+        if target.type == "identifier" and self.code.text(target) in scope.dispatch_vars:
+            detail = f"{self.code.text(target)} holds a function looked up with a key chosen at run time"
+        elif target.type == "subscript_expression":
+            index = target.child_by_field_name("index")
+            if index is None or index.type in ("string", "number"):
+                return
+            detail = f"{self.code.text(target.child_by_field_name('object')) or 'a table'}[...] is called with a key chosen at run time"
+        else:
+            return
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "dynamic_dispatch", self.path, location.line, location.column),
+                kind="dynamic_dispatch",
+                detail=detail,
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
+    def frontier_tools(self, node: Node, name: str, args: list[Node], scope: Scope) -> None:
+        rule = self.rules.frontier_tools(name)
+        kind: FrontierKind
+        if rule is not None:
+            kind = (
+                "runtime_registered_tools"
+                if rule.match.get("frontier_kind", "runtime") == "runtime"
+                else "config_registered_tools"
+            )
+            detail = f"tools obtained at run time through {name}; their reach is not visible to analysis"
+        else:
+            config = self.rules.config_rule
+            if config is None or name not in config.match.get("config_file_reads", []):
+                return
+            path = self.constant(args[0], scope) if args else None
+            if path is None or "tool" not in path.lower() or not path.endswith((".json", ".yaml", ".yml")):
+                return
+            rule, kind = config, "config_registered_tools"
+            detail = f"tools read from {path}; their implementations are chosen at run time"
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", kind, self.path, location.line, location.column),
+                kind=kind,
+                detail=detail,
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
+    def unresolved(self, func: Node | None, name: str, resolved: bool, node: Node, scope: Scope) -> None:
+        """At most one ``unresolved_call`` per function and callee, for calls that could be anything:
+        a bare name bound nowhere in the file, or a name imported through a project path alias."""
+        rule = self.rules.unresolved_rule
+        func = unwrap(func)
+        if rule is None or func is None or name in scope.reported:
+            return
+        root = func
+        while root.type == "member_expression":
+            root = unwrap(root.child_by_field_name("object")) or root
+            if root.type != "member_expression":
+                break
+        if root.type != "identifier":
+            return
+        head = self.code.text(root)
+        if head in self.imports.unresolvable and not scope.declared(head):
+            detail = f"{name} is imported through a project path alias that one file cannot resolve"
+        elif func.type == "identifier" and not resolved and not scope.declared(head):
+            if head in self.rules.unresolved_skip or head in self.imports.aliases or head in self.imports.local_defs:
+                return
+            detail = f"{name} is not defined, imported or known; what it runs is not visible to analysis"
+        else:
+            return
+        scope.reported.add(name)
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "unresolved_call", self.path, scope.qualname, name),
+                kind="unresolved_call",
+                detail=detail,
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
+
+def origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:
+    loc = origin.location
+    return (origin.kind, loc.line if loc else 0, loc.column if loc else 0, origin.param or "", origin.callee or "")
+
+
+def _operator(node: Node) -> str:
+    operator = node.child_by_field_name("operator")
+    return operator.type if operator is not None else ""

@@ -1,0 +1,214 @@
+"""Module paths and import resolution: how a JS/TS file names its own functions and what it imports.
+
+- A file's module is its path without extension, with a trailing ``/index`` dropped (``src/lib/index.ts``
+  is ``src/lib``), so that ``import "./lib"`` and ``import "./lib/index"`` name the same functions, as
+  Node and TypeScript resolve them. (When both ``lib.ts`` and ``lib/index.ts`` exist they share a name.)
+- Functions in the tree are ``<module>#<exported or local name>``; a default export is ``<module>#default``.
+- Library members are ``<package>.<member...>``: ``node:`` dropped, and a subpath's extension dropped
+  (``@modelcontextprotocol/sdk/server/mcp.js`` is ``@modelcontextprotocol/sdk/server/mcp``).
+- Specifiers that are project aliases (``@/``, ``~/``, ``#``: tsconfig ``paths`` or package ``imports``)
+  cannot be resolved from one file; their names keep the specifier and are marked unresolvable.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, Code, unwrap
+
+EXTENSIONS = (".d.ts", ".tsx", ".ts", ".mts", ".cts", ".jsx", ".js", ".mjs", ".cjs")
+PROJECT_ALIAS_PREFIXES = ("@/", "~/", "#")
+
+
+def strip_extension(path: str) -> str:
+    for ext in EXTENSIONS:
+        if path.endswith(ext):
+            return path[: -len(ext)]
+    return path
+
+
+def canonical_module(path: str) -> str:
+    """``src/tools/shell.ts`` -> ``src/tools/shell``; ``src/lib/index.ts`` -> ``src/lib``."""
+    stem = strip_extension(path)
+    if stem.endswith("/index"):
+        return stem[: -len("/index")]
+    if stem in ("", "."):
+        return "index"
+    return stem
+
+
+def package_name(spec: str) -> str:
+    """A bare specifier as a library prefix: ``node:fs`` -> ``fs``, ``pkg/sub.js`` -> ``pkg/sub``."""
+    spec = spec.removeprefix("node:")
+    parts = spec.split("/")
+    head = 2 if spec.startswith("@") else 1
+    if len(parts) > head:
+        return "/".join([*parts[:head], strip_extension("/".join(parts[head:]))])
+    return spec
+
+
+@dataclass
+class Imports:
+    """What a file's top level binds: import/require aliases and its own functions, classes, objects."""
+
+    module: str
+    path: str
+    aliases: dict[str, str] = field(default_factory=dict)
+    unresolvable: set[str] = field(default_factory=set)  # local names bound to project-alias imports
+    local_defs: dict[str, str] = field(default_factory=dict)
+    json_imports: dict[str, int] = field(default_factory=dict)  # local name -> line, for `import x from "./a.json"`
+
+    def resolve_spec(self, spec: str) -> tuple[str, bool]:
+        """A module specifier -> (name prefix, is a file of the tree)."""
+        if spec.startswith("."):
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(self.path), spec))
+            return canonical_module(joined), True
+        return package_name(spec), False
+
+    def member(self, spec: str, name: str) -> str:
+        prefix, local = self.resolve_spec(spec)
+        return f"{prefix}#{name}" if local else f"{prefix}.{name}"
+
+    def namespace(self, spec: str) -> str:
+        """What a whole-module binding names: ``<module>#`` for a file of the tree, the package otherwise."""
+        prefix, local = self.resolve_spec(spec)
+        return f"{prefix}#" if local else prefix
+
+    def bind(self, local: str, name: str, spec: str) -> None:
+        self.aliases[local] = name
+        if spec.startswith(PROJECT_ALIAS_PREFIXES):
+            self.unresolvable.add(local)
+        if spec.endswith(".json"):
+            self.json_imports.setdefault(local, 0)
+
+
+def collect_imports(root: Node, path: str, module: str, code: Code) -> Imports:
+    """The top level's imports, requires and definitions (hoisted: they are known before any use)."""
+    imports = Imports(module=module, path=path)
+    renames: dict[str, str] = {}
+    for node in root.named_children:
+        target = node
+        if node.type == "export_statement":
+            _export(node, imports, renames, code)
+            decl = node.child_by_field_name("declaration")
+            if decl is not None:
+                target = decl
+        kind = target.type
+        if kind == "import_statement":
+            _import(target, imports, code)
+        elif kind in ("lexical_declaration", "variable_declaration"):
+            for decl in target.named_children:
+                if decl.type == "variable_declarator":
+                    _declarator(decl, imports, code)
+        elif kind in ("function_declaration", "class_declaration", "generator_function_declaration"):
+            name = code.text(target.child_by_field_name("name"))
+            if name:
+                imports.local_defs.setdefault(name, f"{module}#{name}")
+        elif kind == "expression_statement" and target.named_children:
+            _commonjs_export(target.named_children[0], renames, code)
+    for local, exported in renames.items():
+        if local in imports.local_defs:
+            imports.local_defs[local] = f"{module}#{exported}"
+    return imports
+
+
+def _import(node: Node, imports: Imports, code: Code) -> None:
+    source = code.string_value(node.child_by_field_name("source"))
+    if source is None:
+        return
+    for clause in node.named_children:
+        if clause.type != "import_clause":
+            continue
+        for part in clause.named_children:
+            if part.type == "identifier":
+                prefix, local = imports.resolve_spec(source)
+                imports.bind(code.text(part), f"{prefix}#default" if local else prefix, source)
+                if source.endswith(".json"):
+                    imports.json_imports[code.text(part)] = node.start_point[0] + 1
+            elif part.type == "namespace_import":
+                ident = next((c for c in part.named_children if c.type == "identifier"), None)
+                if ident is not None:
+                    imports.bind(code.text(ident), imports.namespace(source), source)
+            elif part.type == "named_imports":
+                for spec in part.named_children:
+                    if spec.type != "import_specifier":
+                        continue
+                    name = code.text(spec.child_by_field_name("name"))
+                    alias = code.text(spec.child_by_field_name("alias")) or name
+                    imports.bind(alias, imports.member(source, name), source)
+
+
+def require_spec(value: Node | None, code: Code) -> str | None:
+    """``"fs"`` for ``require("fs")`` (also ``await import("fs")``), else None."""
+    value = unwrap(value)
+    if value is None or value.type != "call_expression":
+        return None
+    func = value.child_by_field_name("function")
+    if func is None or (func.type != "import" and code.text(func) != "require"):
+        return None
+    args = value.child_by_field_name("arguments")
+    return code.string_value(args.named_children[0]) if args is not None and args.named_children else None
+
+
+def _declarator(decl: Node, imports: Imports, code: Code) -> None:
+    name = decl.child_by_field_name("name")
+    value = decl.child_by_field_name("value")
+    if name is None:
+        return
+    spec = require_spec(value, code)
+    if spec is not None:
+        if name.type == "identifier":
+            imports.bind(code.text(name), imports.namespace(spec), spec)
+            if spec.endswith(".json"):
+                imports.json_imports[code.text(name)] = decl.start_point[0] + 1
+        elif name.type == "object_pattern":
+            for part in name.named_children:
+                if part.type == "shorthand_property_identifier_pattern":
+                    imports.bind(code.text(part), imports.member(spec, code.text(part)), spec)
+                elif part.type == "pair_pattern":
+                    key = code.text(part.child_by_field_name("key"))
+                    imports.bind(code.text(part.child_by_field_name("value")), imports.member(spec, key), spec)
+        return
+    inner = unwrap(value)
+    if name.type == "identifier" and inner is not None and (inner.type in FUNCTIONS or inner.type == "object"):
+        # Functions and object literals of functions are called by name from this and other files.
+        imports.local_defs.setdefault(code.text(name), f"{imports.module}#{code.text(name)}")
+    elif name.type == "identifier" and inner is not None and inner.type == "class":
+        imports.local_defs.setdefault(code.text(name), f"{imports.module}#{code.text(name)}")
+
+
+def _export(node: Node, imports: Imports, renames: dict[str, str], code: Code) -> None:
+    """``export default foo`` / ``export { foo as bar }``: the local function's exported name."""
+    is_default = any(c.type == "default" for c in node.children)
+    value = node.child_by_field_name("value")
+    decl = node.child_by_field_name("declaration")
+    if is_default:
+        target = decl if decl is not None else value
+        if target is not None and target.type in ("identifier",):
+            renames[code.text(target)] = "default"
+        elif target is not None and target.type in ("function_declaration", "class_declaration", "function_expression"):
+            name = code.text(target.child_by_field_name("name"))
+            if name:
+                renames[name] = "default"
+        return
+    for clause in node.named_children:
+        if clause.type != "export_clause" or node.child_by_field_name("source") is not None:
+            continue
+        for spec in clause.named_children:
+            if spec.type == "export_specifier":
+                local = code.text(spec.child_by_field_name("name"))
+                alias = code.text(spec.child_by_field_name("alias"))
+                if alias and local:
+                    renames[local] = alias
+
+
+def _commonjs_export(expr: Node, renames: dict[str, str], code: Code) -> None:
+    """``module.exports = foo`` names ``foo`` ``default`` (what ``require`` returns)."""
+    if expr.type != "assignment_expression":
+        return
+    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    if code.text(left) in ("module.exports", "exports") and right is not None and right.type == "identifier":
+        renames[code.text(right)] = "default"

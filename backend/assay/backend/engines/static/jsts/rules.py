@@ -1,0 +1,140 @@
+"""The JavaScript rules of the pack, compiled once per pack digest, with per-name lookups memoised.
+
+Names repeat heavily across a tree (``console.log``, ``z.string``...), so each lookup caches its answer
+by name: rule matching then costs one dict probe per call site.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from assay.backend.engines.static.rulematch import Patterns
+from assay.backend.engines.static.rulepack import Rule, RuleKind, RulePack
+
+_Table = list[tuple[Rule, Patterns]]
+
+
+class _Lookup:
+    """First matching rule of a table, by name, memoised."""
+
+    def __init__(self, table: _Table, accept: Callable[[Rule, str], bool] | None = None) -> None:
+        self.table = table
+        self.accept = accept
+        self.memo: dict[str, Rule | None] = {}
+
+    def __call__(self, name: str) -> Rule | None:
+        try:
+            return self.memo[name]
+        except KeyError:
+            pass
+        found: Rule | None = None
+        for rule, patterns in self.table:
+            if patterns.matches(name) and (self.accept is None or self.accept(rule, name)):
+                found = rule
+                break
+        self.memo[name] = found
+        return found
+
+
+def _not_excluded(rule: Rule, name: str) -> bool:
+    return not any(name.startswith(p + ".") for p in rule.match.get("exclude_packages", []))
+
+
+@dataclass(frozen=True)
+class Classified:
+    """Everything the rules say about one resolved call name (most names: nothing)."""
+
+    gate: Rule | None = None
+    tool: bool = False
+    model: Rule | None = None
+    taint_source: Rule | None = None
+    network: bool = False
+    frontier: Rule | None = None
+    config_read: bool = False
+    action: Rule | None = None
+    command: bool = False
+
+    @property
+    def anything(self) -> bool:
+        return self != NOTHING
+
+
+NOTHING = Classified()
+
+
+class JsRules:
+    """Lookups over the ``language: javascript`` rules (their ``match`` keys: docs/rule-pack-javascript.md)."""
+
+    def __init__(self, pack: RulePack) -> None:
+        def of(kind: RuleKind) -> list[Rule]:
+            return pack.for_language("javascript", kind)
+
+        def pats(items: list[Rule], key: str) -> _Table:
+            return [(r, Patterns(r.match[key])) for r in items if key in r.match]
+
+        models, actions, gates, tools, frontier = of("model"), of("action"), of("gate"), of("tool"), of("frontier")
+        self.model = _Lookup(pats(models, "calls"))
+        self.model_command = _Lookup(pats(models, "commands"))
+        self.taint_source = _Lookup(pats(of("taint_source"), "calls"))
+        self.http_hosts = [(r, dict(r.match["http_hosts"])) for r in models if "http_hosts" in r.match]
+        self.http_paths = [(r, dict(r.match["http_paths"])) for r in models if "http_paths" in r.match]
+        self.action = _Lookup(pats(actions, "calls"))
+        self.action_command = _Lookup(pats(actions, "commands") + pats(actions, "command_patterns"), _not_excluded)
+        self.network = _Lookup([(r, p) for r, p in pats(actions, "calls") if r.actionClass == "network.egress"])
+        self.gate = _Lookup(pats(gates, "calls") + pats(gates, "name_patterns"))
+        self.allowlist = _Lookup(pats(gates, "membership_names"))
+        self.spend = _Lookup(pats(gates, "comparison_names"))
+        self.sandbox_target = _Lookup(pats(gates, "sandbox_targets"))
+        self.annotation_gate = next((r for r in gates if "annotation_hints" in r.match), None)
+        self.tool_property_gate = next((r for r in gates if "tool_property" in r.match), None)
+        self.object_tool = _Lookup(pats(tools, "object_tool_calls"))
+        self.fn_tool = _Lookup(pats(tools, "fn_tool_calls"))
+        self.mcp_server = _Lookup(pats(tools, "mcp_server_types"))
+        self.class_tool = _Lookup(pats(tools, "class_tool_bases"))
+        self.literal_tools = [r for r in tools if "object_literal" in r.match]
+        self.frontier_tools = _Lookup(pats(frontier, "calls"))
+        self.dispatch_rule = next((r for r in frontier if r.match.get("dynamic_dispatch")), None)
+        self.config_rule = next((r for r in frontier if r.match.get("json_tool_imports")), None)
+        self.classified: dict[str, Classified] = {}
+        self.unresolved_rule = next((r for r in frontier if r.match.get("unresolved_calls")), None)
+        self.unresolved_skip = (
+            frozenset(self.unresolved_rule.match.get("skip", [])) if self.unresolved_rule else frozenset()
+        )
+
+
+_COMPILED: dict[str, JsRules] = {}
+
+
+def compile_rules(pack: RulePack) -> JsRules:
+    """The pack's JavaScript rules, compiled once per pack digest."""
+    compiled = _COMPILED.get(pack.digest)
+    if compiled is None:
+        compiled = _COMPILED[pack.digest] = JsRules(pack)
+    return compiled
+
+
+def classify(rules: JsRules, name: str) -> Classified:
+    """What the rules say about a call name, memoised per name."""
+    memo = rules.classified
+    found = memo.get(name)
+    if found is None:
+        owner, _, method = name.rpartition(".")
+        config = rules.config_rule
+        found = Classified(
+            gate=rules.gate(name),
+            tool=rules.object_tool(name) is not None
+            or rules.fn_tool(name) is not None
+            or (method in ("tool", "registerTool") and rules.mcp_server(owner) is not None),
+            model=rules.model(name),
+            taint_source=rules.taint_source(name),
+            network=rules.network(name) is not None,
+            frontier=rules.frontier_tools(name),
+            config_read=config is not None and name in config.match.get("config_file_reads", []),
+            action=rules.action(name),
+            command=name.endswith(".send"),
+        )
+        if found == NOTHING:
+            found = NOTHING
+        memo[name] = found
+    return found

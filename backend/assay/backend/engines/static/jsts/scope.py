@@ -1,0 +1,109 @@
+"""What the analyzer knows inside one function while it walks it: bindings, taint, gates, facts so far."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from assay.backend.engines.static.facts import ActionSite, CallFact, GateSite, TaintOrigin
+
+Taint = frozenset[TaintOrigin]
+EMPTY: Taint = frozenset()
+
+
+@dataclass(frozen=True)
+class Cond:
+    """What a condition proves: gates passed when it is true (``t``) or false (``f``), and the names
+    it allow-lists in each case (``t_clean``/``f_clean``: their values are no longer model-chosen)."""
+
+    t: frozenset[str] = frozenset()
+    f: frozenset[str] = frozenset()
+    t_clean: frozenset[str] = frozenset()
+    f_clean: frozenset[str] = frozenset()
+
+    def negate(self) -> Cond:
+        return Cond(t=self.f, f=self.t, t_clean=self.f_clean, f_clean=self.t_clean)
+
+    def both(self, other: Cond) -> Cond:
+        """``self && other``."""
+        return Cond(
+            t=self.t | other.t,
+            f=self.f & other.f,
+            t_clean=self.t_clean | other.t_clean,
+            f_clean=self.f_clean & other.f_clean,
+        )
+
+    def either(self, other: Cond) -> Cond:
+        """``self || other``."""
+        return self.negate().both(other.negate()).negate()
+
+    def __bool__(self) -> bool:
+        return bool(self.t or self.f or self.t_clean or self.f_clean)
+
+
+NO_COND = Cond()
+
+
+@dataclass
+class Scope:
+    """One function's state. Inline callbacks get a ``child`` that shares the facts lists (their calls
+    and actions belong to the enclosing function) but has its own bindings and return values."""
+
+    qualname: str
+    params: list[str]
+    cls: str | None = None
+    types: dict[str, str] = field(default_factory=dict)
+    taint: dict[str, Taint] = field(default_factory=dict)
+    gate_vars: dict[str, Cond] = field(default_factory=dict)
+    consts: dict[str, str] = field(default_factory=dict)
+    locals: dict[str, str] = field(default_factory=dict)
+    dispatch_vars: set[str] = field(default_factory=set)
+    calls: list[CallFact] = field(default_factory=list)
+    actions: list[ActionSite] = field(default_factory=list)
+    gates: list[GateSite] = field(default_factory=list)
+    gate_ids: set[str] = field(default_factory=set)
+    reported: set[str] = field(default_factory=set)
+    returns: set[TaintOrigin] = field(default_factory=set)
+
+    @property
+    def is_module(self) -> bool:
+        return self.qualname.endswith("#<module>")
+
+    def child(self) -> Scope:
+        return Scope(
+            qualname=self.qualname,
+            params=self.params,
+            cls=self.cls,
+            types=dict(self.types),
+            taint=dict(self.taint),
+            gate_vars=dict(self.gate_vars),
+            consts=dict(self.consts),
+            locals=dict(self.locals),
+            dispatch_vars=set(self.dispatch_vars),
+            calls=self.calls,
+            actions=self.actions,
+            gates=self.gates,
+            gate_ids=self.gate_ids,
+            reported=self.reported,
+        )
+
+    def declared(self, name: str) -> bool:
+        return name in self.taint or name in self.locals or name in self.types
+
+    def add_gate(self, gate: GateSite) -> str:
+        if gate.id not in self.gate_ids:
+            self.gate_ids.add(gate.id)
+            self.gates.append(gate)
+        return gate.id
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A function to analyse after the current one: its node, names, and gates that hold on entry."""
+
+    node: Node
+    qualname: str
+    name: str
+    cls: str | None = None
+    gates: tuple[GateSite, ...] = ()

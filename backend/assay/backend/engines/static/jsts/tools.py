@@ -1,0 +1,298 @@
+"""Tools given to models: what each framework's definition looks like, its name, description,
+parameters, annotations, and the function that implements it.
+
+An inline handler (``execute: async ({ cmd }) => ...``) is analysed as its own function
+``<module>#tool:<name>``; a referenced one (``execute: runShell``) resolves to that function's qualname.
+Approval flags (``needsApproval``) and MCP annotations become gates that hold on the handler's entry.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tree_sitter import Node
+
+from assay.backend.bundle import Location
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import FrontierSite, GateSite, ToolDef
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
+from assay.backend.engines.static.rulepack import Rule
+
+if TYPE_CHECKING:
+    from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
+    from assay.backend.engines.static.jsts.scope import Scope
+
+_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+class ToolRecognizer:
+    """Recognises tool definitions for one file's analyzer (which owns the facts lists)."""
+
+    def __init__(self, analyzer: FileAnalyzer) -> None:
+        self.a = analyzer
+        # Vercel tools bound to a variable before they are put under a key: variable -> tool index.
+        self.tool_vars: dict[str, int] = {}
+
+    def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None:
+        """Parameter names of a schema: ``z.object({...})`` (also chained, ``.describe()``), a zod raw shape
+        ``{ a: z.string() }``, or a JSON Schema ``{ type: "object", properties: {...} }``."""
+        node = unwrap(node)
+        if node is None or depth > 4:
+            return None
+        if node.type == "call_expression":
+            func = node.child_by_field_name("function")
+            args = node.child_by_field_name("arguments")
+            first = args.named_children[0] if args is not None and args.named_children else None
+            if func is not None and func.type == "member_expression":
+                method = self.a.code.text(func.child_by_field_name("property"))
+                if method in ("object", "strictObject", "looseObject") and first is not None:
+                    return self.schema_keys(first, depth + 1)
+                return self.schema_keys(func.child_by_field_name("object"), depth + 1)
+            if self.a.code.text(func) in ("jsonSchema", "zodSchema", "Type.Object") and first is not None:
+                return self.schema_keys(first, depth + 1)
+            return None
+        if node.type != "object":
+            return None
+        fields = self.a.code.props(node)
+        inner = unwrap(fields.get("properties"))
+        if inner is not None and inner.type == "object":
+            return list(self.a.code.props(inner))
+        if "type" in fields and self.a.code.string_value(unwrap(fields["type"])) is not None:
+            return []
+        return list(fields)
+
+    def tool_call(self, node: Node, name: str, args: list[Node], scope: Scope) -> None:
+        rules = self.a.rules
+        first = unwrap(args[0]) if args else None
+        rule = rules.object_tool(name)
+        if rule is not None and first is not None and first.type == "object":
+            fields = self.a.code.props(first)
+            tool_name = self.a.code.string_value(unwrap(fields.get("name")))
+            binding = None
+            if rule.match.get("name_from") == "property_key":
+                binding = self.a.code.enclosing_binding(node)
+                tool_name = self.a.code.enclosing_key(node) or tool_name or binding
+            schema = (
+                fields.get(rule.match.get("schema", "inputSchema")) or fields.get("parameters") or fields.get("schema")
+            )
+            handler = fields.get(rule.match.get("handler", "execute"))
+            self.register(
+                rule,
+                node,
+                tool_name,
+                self.a.code.string_value(unwrap(fields.get("description"))),
+                handler,
+                fields,
+                schema,
+            )
+            if binding is not None and tool_name == binding and self.a.tools:
+                self.tool_vars[binding] = len(self.a.tools) - 1
+            return
+        rule = rules.fn_tool(name)
+        if rule is not None and args:
+            fields = self.a.code.object_props(args[1]) if len(args) > 1 else {}
+            self.register(
+                rule,
+                node,
+                self.a.code.string_value(unwrap(fields.get("name"))),
+                self.a.code.string_value(unwrap(fields.get("description"))),
+                args[0],
+                fields,
+                fields.get("schema"),
+            )
+            return
+        owner, _, method = name.rpartition(".")
+        if method in ("tool", "registerTool") and args:
+            rule = rules.mcp_server(owner)
+            if rule is not None:
+                self.mcp_tool(rule, node, method, args)
+
+    def mcp_tool(self, rule: Rule, node: Node, method: str, args: list[Node]) -> None:
+        """``server.tool(name, [description], [schema], [annotations], handler)`` and
+        ``server.registerTool(name, { title, description, inputSchema, annotations }, handler)``."""
+        tool_name = self.a.code.string_value(unwrap(args[0]))
+        config: dict[str, Node] = {}
+        description: str | None = None
+        schema: Node | None = None
+        middle = [unwrap(a) for a in args[1:-1]]
+        if method == "registerTool":
+            config = self.a.code.object_props(args[1]) if len(args) > 2 else {}
+            description = self.a.code.string_value(unwrap(config.get("description")))
+            schema = config.get("inputSchema")
+        else:
+            objects = [m for m in middle if m is not None and m.type == "object"]
+            strings = [m for m in middle if m is not None and m.type in ("string", "template_string")]
+            description = self.a.code.string_value(strings[0]) if strings else None
+            for obj in objects:
+                fields = self.a.code.props(obj)
+                if fields and all(k in _HINTS or k == "title" for k in fields):
+                    config = {"annotations": obj}
+                elif schema is None:
+                    schema = obj
+        self.register(rule, node, tool_name, description, args[-1], config, schema)
+
+    def register(
+        self,
+        rule: Rule,
+        node: Node,
+        name: str | None,
+        description: str | None,
+        handler: Node | None,
+        fields: dict[str, Node],
+        schema: Node | None,
+    ) -> None:
+        if not name:
+            return
+        location = self.a.loc(node)
+        annotations: dict[str, bool] = {}
+        for key, value in self.a.code.object_props(fields.get("annotations")).items():
+            if value.type in ("true", "false"):
+                annotations[key] = value.type == "true"
+        entry: list[GateSite] = []
+        approval = rule.match.get("approval_property")
+        gate_rule = self.a.rules.tool_property_gate
+        if approval and gate_rule is not None:
+            flag = fields.get(approval)
+            if flag is not None and flag.type != "false":
+                entry.append(self.a.make_gate(gate_rule, flag, approval))
+        ann_rule = self.a.rules.annotation_gate
+        hints = [k for k in ann_rule.match["annotation_hints"] if k in annotations] if ann_rule is not None else []
+        if hints and ann_rule is not None:
+            detail = ", ".join(f"{k}={str(annotations[k]).lower()}" for k in hints)
+            entry.append(self.a.make_gate(ann_rule, fields.get("annotations") or node, detail))
+        function: str | None = None
+        params = self.schema_keys(schema)
+        handler_node = unwrap(handler)
+        if handler_node is not None and handler_node.type in FUNCTIONS:
+            function = f"{self.a.module}#tool:{name}"
+            handler_params, _ = self.a.params(handler_node)
+            params = params if params else handler_params
+            self.a.defer(handler_node, function, f"tool:{name}", gates=entry)
+        elif handler_node is not None:
+            function = self.a.dotted(handler_node, None)[0]
+            if function is not None and function.endswith("#"):
+                function += "default"
+        self.a.tools.append(
+            ToolDef(
+                id=short_id("tool", self.a.path, location.line, name, rule.id),
+                name=name,
+                description=description,
+                framework=rule.framework or "unknown",
+                ruleId=rule.id,
+                location=location,
+                function=function,
+                parameters=params or [],
+                annotations=annotations,
+            )
+        )
+
+    def rename(self, variable: str, key: str) -> None:
+        """``tools: { weather: weatherTool }``: the model sees the tool under the key."""
+        index = self.tool_vars.pop(variable, None)
+        if index is None or not key or key == variable:
+            return
+        tool = self.a.tools[index]
+        new_id = short_id("tool", self.a.path, tool.location.line, key, tool.ruleId)
+        self.a.tools[index] = tool.model_copy(update={"name": key, "id": new_id})
+
+    def literal_tool(self, node: Node, scope: Scope) -> None:
+        """OpenAI function tools and Anthropic tools written as object literals. Their implementation
+        is chosen at run time by name (a dynamic-dispatch frontier item)."""
+        del scope
+        fields: dict[str, Node] | None = None
+        for rule in self.a.rules.literal_tools:
+            if fields is None:
+                fields = self.a.code.props(node)
+                if "name" not in fields and "function" not in fields:
+                    return
+            kind = rule.match["object_literal"]
+            name = description = None
+            schema: Node | None = None
+            if kind == "openai_function" and self.a.code.string_value(unwrap(fields.get("type"))) == "function":
+                inner = unwrap(fields.get("function"))
+                source = self.a.code.props(inner) if inner is not None and inner.type == "object" else fields
+                name, description = (
+                    self.a.code.string_value(unwrap(source.get("name"))),
+                    self.a.code.string_value(unwrap(source.get("description"))),
+                )
+                schema = source.get("parameters")
+            elif kind == "anthropic_tool" and "input_schema" in fields:
+                name, description = (
+                    self.a.code.string_value(unwrap(fields.get("name"))),
+                    self.a.code.string_value(unwrap(fields.get("description"))),
+                )
+                schema = fields.get("input_schema")
+            if not name:
+                continue
+            location = self.a.loc(node)
+            self.a.tools.append(
+                ToolDef(
+                    id=short_id("tool", self.a.path, location.line, name, rule.id),
+                    name=name,
+                    description=description,
+                    framework=rule.framework or "unknown",
+                    ruleId=rule.id,
+                    location=location,
+                    parameters=self.schema_keys(schema) or [],
+                )
+            )
+            self.literal_frontier(name, location)
+            return
+
+    def literal_frontier(self, name: str, location: Location) -> None:
+        rule = self.a.rules.dispatch_rule
+        if rule is None:
+            return
+        self.a.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "dynamic_dispatch", self.a.path, location.line, name),
+                kind="dynamic_dispatch",
+                detail=f"tool {name} is defined as a literal; its implementation is chosen at run time",
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
+    def class_tool(self, node: Node, cls: str, body: Node) -> None:
+        """LangChain JS ``class X extends StructuredTool { name = "..."; description = "..."; _call() }``."""
+        heritage = next((c for c in node.named_children if c.type == "class_heritage"), None)
+        if heritage is None:
+            return
+        bases = [c for c in heritage.named_children if c.type in ("extends_clause", "identifier", "member_expression")]
+        base_nodes: list[Node] = []
+        for base in bases:
+            if base.type == "extends_clause":
+                value = base.child_by_field_name("value")
+                base_nodes.extend([value] if value is not None else base.named_children[:1])
+            else:
+                base_nodes.append(base)
+        for base in base_nodes:
+            base_name, _ = self.a.dotted(base, None)
+            rule = self.a.rules.class_tool(base_name) if base_name else None
+            if rule is None:
+                continue
+            fields: dict[str, Node] = {}
+            for member in body.named_children:
+                if member.type == "public_field_definition":
+                    value = member.child_by_field_name("value")
+                    key = self.a.code.text(member.child_by_field_name("name") or member.child_by_field_name("property"))
+                    if value is not None:
+                        fields[key] = value
+            name = self.a.code.string_value(unwrap(fields.get("name")))
+            if not name:
+                return
+            location = self.a.loc(node)
+            handler = rule.match.get("handler", "_call")
+            self.a.tools.append(
+                ToolDef(
+                    id=short_id("tool", self.a.path, location.line, name, rule.id),
+                    name=name,
+                    description=self.a.code.string_value(unwrap(fields.get("description"))),
+                    framework=rule.framework or "unknown",
+                    ruleId=rule.id,
+                    location=location,
+                    function=f"{cls}.{handler}",
+                    parameters=self.schema_keys(fields.get("schema")) or [],
+                )
+            )
+            return
