@@ -34,5 +34,6 @@ async def get_evaluation_sources(
 
 async def list_evidence_binders(ctx: Context[Any, Any]) -> BinderList:
     """The evidence binders of your organization and the intake routes that accept runtime evidence through
-    them (credentials are never returned). Ingested evidence is evaluated only when attached to a NEW run."""
+    them (credentials are never returned). Next: attach an intake receipt's producerRunId to a NEW run
+    (assay_create_run, external_evidence_attachments); ingested evidence is evaluated only then."""
     return cast(BinderList, await client(ctx).get_json("/api/v1/evidence/binders"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -91,7 +92,10 @@ SYSTEMS_URI = "assay://systems"
 def register_all(server: MCPServer[Any], bound: AssayBinding) -> None:
     """Add every tool and resource to ``server``; tools find ``bound`` through the server's lifespan."""
     for tool in TOOLS:
-        server.tool(name=tool.name, title=tool.title, annotations=tool.annotations)(tool.function)
+        description = inspect.cleandoc(tool.function.__doc__ or tool.title)
+        server.tool(name=tool.name, title=tool.title, description=description, annotations=tool.annotations)(
+            tool.function
+        )
     for spec in RESOURCE_TEMPLATES:
         server.resource(
             spec.uri, name=spec.name, title=spec.title, description=spec.description, mime_type="application/json"

@@ -66,7 +66,7 @@ async def get_master_report(
 ) -> MasterReportResponse:
     """The Master Assurance Report of one Evaluation: the Four Questions (reach, authority, observed, proof
     boundary), the scenario snapshot, digests, limitations and links (PDF, HTML, passport). Read the summary
-    and agent audit first; ask for detail=full only when the bounded report is not enough."""
+    and agent audit first. Next: detail='full' only when the bounded report is not enough."""
     return cast(
         MasterReportResponse, await read_artifact(client(ctx), evaluation_id, "master-report", {"detail": detail})
     )
@@ -74,6 +74,6 @@ async def get_master_report(
 
 async def get_passport(ctx: Context[Any, Any], evaluation_id: EvaluationId) -> Passport:
     """The portable passport of one Evaluation, verbatim: a signed DSSE envelope (in-toto Statement v1,
-    Ed25519) that anyone can verify offline with `assay passport verify FILE --jwks jwks.json` (keys at
+    Ed25519). Next: save it and verify it offline with `assay passport verify FILE --jwks jwks.json` (keys at
     /.well-known/jwks.json of the service)."""
     return cast(Passport, await read_artifact(client(ctx), evaluation_id, "passport"))

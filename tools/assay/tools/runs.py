@@ -167,7 +167,7 @@ async def get_run(
     ] = 0,
 ) -> RunEnvelope:
     """Read a run; with wait_seconds, wait (bounded) until it is COMPLETED or FAILED, reporting progress on
-    each stage change. When `evaluation` is set, next: assay_get_summary and assay_get_agent_audit with its
+    each stage change. Next, once `evaluation` is set: assay_get_summary and assay_get_agent_audit with its
     evaluationId. A FAILED run carries `failure` (code, engine, message, retryable)."""
     run = await wait_for_run(client(ctx), run_id, wait_seconds, StageReporter(ctx))
     return cast(RunEnvelope, {**run, "nextStep": run_next_step(run)})
