@@ -708,10 +708,13 @@ class FileAnalyzer:
             if operator == "||":
                 return self.cond(left, scope).either(self.cond(right, scope))
             if operator in ("===", "==", "!==", "!="):
+                # ``ok === true``, ``answer !== "y"``: the gate of the compared value, or its negation.
                 for side, other in ((right, left), (left, right)):
-                    if side is not None and side.type in ("true", "false"):
-                        inner = self.cond(other, scope)
-                        positive = (side.type == "true") == (operator in ("===", "=="))
+                    if side is not None and side.type in ("true", "false", "string", "number"):
+                        inner = self.cond(_root_value(other), scope)
+                        positive = side.type != "false"
+                        if operator in ("!==", "!="):
+                            positive = not positive
                         return inner if positive else inner.negate()
                 return NO_COND
             if operator in (">", ">=", "<", "<="):
@@ -1173,3 +1176,15 @@ def origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:
 def _operator(node: Node) -> str:
     operator = node.child_by_field_name("operator")
     return operator.type if operator is not None else ""
+
+
+def _root_value(node: Node | None) -> Node | None:
+    """``answer`` for ``answer.trim().toLowerCase()``: the value a chain of calls and members starts from."""
+    node = unwrap(node)
+    while node is not None and node.type in ("call_expression", "member_expression"):
+        inner = node.child_by_field_name("function" if node.type == "call_expression" else "object")
+        inner = unwrap(inner)
+        if inner is None or (node.type == "call_expression" and inner.type != "member_expression"):
+            return node
+        node = inner
+    return node
