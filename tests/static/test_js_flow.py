@@ -139,3 +139,9 @@ def test_tsx_and_jsx() -> None:
 def test_determinism() -> None:
     for name in ("actions.ts", "gates.ts", "taint.ts", "tools_frameworks.ts", "frontier.ts"):
         assert fixture(name).model_dump_json() == fixture(name).model_dump_json()
+
+
+def test_unresolved_calls_skip_bound_names() -> None:
+    code = b"let runner;\nfunction go(fn) {\n  fn();\n  runner();\n  const local = () => 1;\n  local();\n  JSON.parse('{}');\n  ghost();\n  ghost();\n}\n"
+    facts = facts_of("src/u.js", code)
+    assert [(f.kind, f.location.line if f.location else 0) for f in facts.frontier] == [("unresolved_call", 8)]

@@ -158,6 +158,8 @@ class FileAnalyzer:
         self.frontier: list[FrontierSite] = []
         self.pending: list[Pending] = []
         self.claimed: set[int] = set()  # function nodes analysed on their own (not inline)
+        self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
+        self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[])
         self.tool_recognizer = ToolRecognizer(self)
 
     def loc(self, node: Node) -> Location:
@@ -238,7 +240,7 @@ class FileAnalyzer:
     # ----- driving -----------------------------------------------------------------------------
 
     def run(self) -> None:
-        module_scope = Scope(qualname=f"{self.module}#<module>", params=[])
+        module_scope = self.module_scope
         self.block(self.root.named_children, module_scope, frozenset())
         self.emit(module_scope, None, "<module>")
         done: set[int] = set()
@@ -679,6 +681,8 @@ class FileAnalyzer:
         node = unwrap(node)
         if node is None or node.type != "call_expression":
             return None
+        if node.id in self.call_gates:  # the call was already walked
+            return self.call_gates[node.id]
         name, _ = self.dotted(node.child_by_field_name("function"), scope)
         rule = self.rules.gate(name) if name else None
         if rule is None or name is None:
@@ -865,6 +869,7 @@ class FileAnalyzer:
         name, resolved = self.dotted(func, scope)
         facts = classify(self.rules, name) if name else NOTHING
         gate_id = self.gate_site(scope, facts.gate, node, name) if facts.gate is not None and name else None
+        self.call_gates[node.id] = gate_id
         if facts.tool and name:
             self.tool_recognizer.tool_call(node, name, args, scope)
 
@@ -893,9 +898,7 @@ class FileAnalyzer:
         returned = EMPTY
         for callback in callbacks:
             returned |= self.inline(callback, scope, callback_active, all_args)
-        if (inner_func is not None and inner_func.type != "identifier") or (
-            inner_func is not None and scope.dispatch_vars
-        ):
+        if inner_func is not None and (_subscripted(inner_func) or scope.dispatch_vars):
             self.dispatch(inner_func, node, scope)
         if not name:
             return all_args | returned
@@ -947,7 +950,8 @@ class FileAnalyzer:
                 )
             )
             return frozenset({TaintOrigin(kind="call_return", callee=callee)}) | receiver | returned
-        self.unresolved(func, name, resolved, node, scope)
+        if not resolved or self.imports.unresolvable:
+            self.unresolved(func, name, resolved, node, scope)
         return all_args | returned
 
     def command(self, name: str, args: list[Node], scope: Scope) -> tuple[str | None, Node | None]:
@@ -1149,7 +1153,12 @@ class FileAnalyzer:
         head = self.code.text(root)
         if head in self.imports.unresolvable and not scope.declared(head):
             detail = f"{name} is imported through a project path alias that one file cannot resolve"
-        elif func.type == "identifier" and not resolved and not scope.declared(head):
+        elif (
+            func.type == "identifier"
+            and not resolved
+            and not scope.declared(head)
+            and not self.module_scope.declared(head)
+        ):
             if head in self.rules.unresolved_skip or head in self.imports.aliases or head in self.imports.local_defs:
                 return
             detail = f"{name} is not defined, imported or known; what it runs is not visible to analysis"
@@ -1188,3 +1197,14 @@ def _root_value(node: Node | None) -> Node | None:
             return node
         node = inner
     return node
+
+
+def _subscripted(func: Node) -> bool:
+    """``f[k](...)`` or ``f[k].m(...)``: a callee looked up by key."""
+    kind = func.type
+    if kind == "subscript_expression":
+        return True
+    if kind == "member_expression":
+        obj = func.child_by_field_name("object")
+        return obj is not None and unwrap(obj) is not None and unwrap(obj).type == "subscript_expression"  # type: ignore[union-attr]
+    return False
