@@ -21,7 +21,7 @@ from assay.backend import models
 from assay.backend.canonical import canonical_bytes
 from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.methodology import evaluate
-from assay.backend.runs.persist import load_membership, persist_evaluation
+from assay.backend.runs.persist import freeze, load_membership, persist_evaluation
 from assay.backend.runs.worker import Worker
 from assay.backend.settings import ServiceSettings
 
@@ -150,8 +150,7 @@ async def test_persisting_is_one_transaction(
             worker_id="wrk_test",
             organization_id=world.org_a,
             ai_system_id=world.system_a,
-            membership=broken,
-            payload=payload.data,
+            frozen=freeze(broken, payload.data),
             now=models.utcnow(),
         )
     async with world.sessions() as session:
@@ -170,8 +169,7 @@ async def test_persisting_is_one_transaction(
         worker_id="wrk_test",
         organization_id=world.org_a,
         ai_system_id=world.system_a,
-        membership=EvidenceMembership(items=[item]),
-        payload=payload.data,
+        frozen=freeze(EvidenceMembership(items=[item]), payload.data),
         now=models.utcnow(),
     )
     assert stranger is None

@@ -9,6 +9,7 @@ refuse every UPDATE and DELETE of ``evaluation`` and ``evaluation_evidence`` row
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +29,34 @@ def _canonical_text(value: Any) -> str:
     return canonical_bytes(value).decode("utf-8")
 
 
+@dataclass(frozen=True, slots=True)
+class FrozenEvaluation:
+    """An Evaluation ready to persist: its identity fields and the exact texts that will be stored."""
+
+    disposition: str
+    methodology_version: str
+    core_truth_digest: str
+    evidence_bundle_digest: str
+    payload_text: str
+    members: tuple[tuple[EvidenceItem, str], ...]
+
+
+def freeze(membership: EvidenceMembership, payload: dict[str, Any]) -> FrozenEvaluation:
+    """Serialise an Evaluation and its membership as RFC 8785 canonical JSON text.
+
+    CPU work proportional to the evidence (megabytes for a large repository): callers run it in a
+    worker thread, never on the event loop.
+    """
+    return FrozenEvaluation(
+        disposition=str(payload["disposition"]),
+        methodology_version=str(payload["methodologyVersion"]),
+        core_truth_digest=str(payload["coreTruthDigest"]),
+        evidence_bundle_digest=str(payload["evidenceBundleDigest"]),
+        payload_text=_canonical_text(payload),
+        members=tuple((item, _canonical_text(item.payload)) for item in membership.items),
+    )
+
+
 async def persist_evaluation(
     sessions: SessionFactory,
     *,
@@ -35,11 +64,10 @@ async def persist_evaluation(
     worker_id: str,
     organization_id: str,
     ai_system_id: str,
-    membership: EvidenceMembership,
-    payload: dict[str, Any],
+    frozen: FrozenEvaluation,
     now: datetime,
 ) -> str | None:
-    """Complete the run with a new Evaluation of ``membership``; its id, or None when the run is not ours.
+    """Complete the run with the ``frozen`` Evaluation; its new id, or None when the run is not ours.
 
     The run's completion is a conditional UPDATE (still RUNNING, still claimed by ``worker_id``) in the
     same transaction as the inserts: a worker whose lease was taken over persists nothing.
@@ -68,11 +96,11 @@ async def persist_evaluation(
                 ai_system_id=ai_system_id,
                 run_id=run_id,
                 status=EVALUATION_STATUS,
-                disposition=payload["disposition"],
-                methodology_version=payload["methodologyVersion"],
-                core_truth_digest=payload["coreTruthDigest"],
-                evidence_bundle_digest=payload["evidenceBundleDigest"],
-                payload_json=_canonical_text(payload),
+                disposition=frozen.disposition,
+                methodology_version=frozen.methodology_version,
+                core_truth_digest=frozen.core_truth_digest,
+                evidence_bundle_digest=frozen.evidence_bundle_digest,
+                payload_json=frozen.payload_text,
                 created_at=now,
             )
         )
@@ -85,9 +113,9 @@ async def persist_evaluation(
                 kind=item.kind,
                 producer_id=item.producerId,
                 content_digest=item.contentDigest,
-                payload_json=_canonical_text(item.payload),
+                payload_json=text,
             )
-            for item in membership.items
+            for item, text in frozen.members
         )
         await session.commit()
     return evaluation_id

@@ -26,7 +26,7 @@ from assay.backend.db import SessionFactory
 from assay.backend.evaluation.membership import make_membership
 from assay.backend.evaluation.methodology import evaluate
 from assay.backend.runs.engines import EngineFailureError, static_evidence
-from assay.backend.runs.persist import persist_evaluation
+from assay.backend.runs.persist import FrozenEvaluation, freeze, persist_evaluation
 from assay.backend.runs.plan import RunPlan
 from assay.backend.settings import ServiceSettings
 
@@ -114,15 +114,20 @@ class Worker:
             .returning(col(models.Run.id))
             .execution_options(synchronize_session=False)
         )
-        async with self.sessions() as session:
-            row = (await session.exec(statement)).first()
-            await session.commit()
+        with anyio.CancelScope(shield=True):
+            async with self.sessions() as session:
+                row = (await session.exec(statement)).first()
+                await session.commit()
         return str(row[0]) if row is not None else None
 
     async def recover(self) -> None:
         """Re-queue, or fail once interrupted ``max_run_attempts`` times, runs whose worker died."""
         now = models.utcnow()
         expired = (col(models.Run.status) == "RUNNING", col(models.Run.lease_expires_at) < now)
+        with anyio.CancelScope(shield=True):
+            await self._recover(expired, now)
+
+    async def _recover(self, expired: tuple[Any, ...], now: datetime) -> None:
         async with self.sessions() as session:
             failed = await session.exec(
                 update(models.Run)
@@ -149,6 +154,11 @@ class Worker:
 
     async def _update_own(self, run_id: str, **values: Any) -> bool:
         """Update the run only while this worker still owns it (RUNNING, claimed by us)."""
+        with anyio.CancelScope(shield=True):
+            changed = await self._update_own_now(run_id, values)
+        return changed
+
+    async def _update_own_now(self, run_id: str, values: dict[str, Any]) -> bool:
         async with self.sessions() as session:
             result = await session.exec(
                 update(models.Run)
@@ -188,13 +198,13 @@ class Worker:
 
     async def execute(self, run_id: str) -> None:
         """Execute a run this worker has claimed; it ends COMPLETED or FAILED, or back in the queue if stopped."""
-        async with self.sessions() as session:
-            run = await session.get(models.Run, run_id)
-            if run is None:
-                return
-            plan = RunPlan.from_json(json.loads(run.plan_json))
-            organization_id = run.organization_id
         try:
+            async with self.sessions() as session:
+                run = await session.get(models.Run, run_id)
+                if run is None:
+                    return
+                plan = RunPlan.from_json(json.loads(run.plan_json))
+                organization_id = run.organization_id
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(self._heartbeat, run_id)
                 try:
@@ -202,6 +212,7 @@ class Worker:
                 finally:
                     tasks.cancel_scope.cancel()
         except anyio.get_cancelled_exc_class():
+            # Stopped between the claim and the end: hand the run back now rather than after its lease.
             with anyio.CancelScope(shield=True):
                 await self._release(run_id)
             raise
@@ -221,25 +232,28 @@ class Worker:
             items = await static_evidence(self.sessions, plan, organization_id)
             await self._update_own(run_id, stage="evaluation")
             membership = make_membership(items)
+
+            def evaluate_and_freeze() -> FrozenEvaluation:
+                payload = evaluate(membership, ai_system_id=plan.ai_system_id, jurisdiction=plan.jurisdiction)
+                return freeze(membership, payload.data)
+
             try:
-                payload = await anyio.to_thread.run_sync(
-                    lambda: evaluate(membership, ai_system_id=plan.ai_system_id, jurisdiction=plan.jurisdiction),
-                    abandon_on_cancel=True,
-                )
+                frozen = await anyio.to_thread.run_sync(evaluate_and_freeze, abandon_on_cancel=True)
             except ValueError as exc:
                 raise EngineFailureError(
                     "RUN_FAILED", "evaluation", f"The evaluation failed: {exc}", retryable=False
                 ) from exc
-            persisted = await persist_evaluation(
-                self.sessions,
-                run_id=run_id,
-                worker_id=self.worker_id,
-                organization_id=organization_id,
-                ai_system_id=plan.ai_system_id,
-                membership=membership,
-                payload=payload.data,
-                now=models.utcnow(),
-            )
+            # Shielded: a worker asked to stop finishes this short transaction instead of abandoning it.
+            with anyio.CancelScope(shield=True):
+                persisted = await persist_evaluation(
+                    self.sessions,
+                    run_id=run_id,
+                    worker_id=self.worker_id,
+                    organization_id=organization_id,
+                    ai_system_id=plan.ai_system_id,
+                    frozen=frozen,
+                    now=models.utcnow(),
+                )
             if persisted is None:
                 logger.warning("worker %s: run %s was taken over; its result is discarded", self.worker_id, run_id)
             return None
