@@ -145,3 +145,15 @@ def test_unresolved_calls_skip_bound_names() -> None:
     code = b"let runner;\nfunction go(fn) {\n  fn();\n  runner();\n  const local = () => 1;\n  local();\n  JSON.parse('{}');\n  ghost();\n  ghost();\n}\n"
     facts = facts_of("src/u.js", code)
     assert [(f.kind, f.location.line if f.location else 0) for f in facts.frontier] == [("unresolved_call", 8)]
+
+
+def test_deeply_nested_code_is_reported_not_fatal() -> None:
+    concat = b"const s = " + b" + ".join(b'"a"' for _ in range(3000)) + b";\n"
+    assert facts_of("src/concat.js", concat).frontier == []
+    chain = (
+        b'const { exec } = require("child_process");\nfunction f() {\n  exec("x");\n  x' + b".a()" * 3000 + b";\n}\n"
+    )
+    facts = facts_of("src/chain.js", chain)
+    assert actions(facts) == {("shell.exec", 3)}
+    assert [(f.kind, f.location.line if f.location else 0) for f in facts.frontier] == [("parse_error", 2)]
+    assert facts.parseError is None

@@ -241,7 +241,12 @@ class FileAnalyzer:
 
     def run(self) -> None:
         module_scope = self.module_scope
-        self.block(self.root.named_children, module_scope, frozenset())
+        active: frozenset[str] = frozenset()
+        for stmt in self.root.named_children:
+            try:
+                active = self.stmt(stmt, module_scope, active)
+            except RecursionError:
+                self.too_deep(stmt)
         self.emit(module_scope, None, "<module>")
         done: set[int] = set()
         index = 0
@@ -268,12 +273,27 @@ class FileAnalyzer:
             scope.add_gate(gate)
         entry = frozenset(g.id for g in item.gates)
         body = item.node.child_by_field_name("body")
-        if body is not None:
-            if body.type == "statement_block":
+        try:
+            if body is not None and body.type == "statement_block":
                 self.block(body.named_children, scope, entry)
-            else:  # an arrow function's expression body is its return value
+            elif body is not None:  # an arrow function's expression body is its return value
                 scope.returns |= self.expr(body, scope, entry)
+        except RecursionError:
+            self.too_deep(item.node)
         self.emit(scope, item.node, item.name)
+
+    def too_deep(self, node: Node) -> None:
+        """Code nested deeper than the walk follows (minified or generated): say so, keep the rest."""
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "too_deep", self.path, location.line, location.column),
+                kind="parse_error",
+                detail=f"code at line {location.line} is nested too deeply to analyse; "
+                "what it calls and does there is not visible",
+                location=location,
+            )
+        )
 
     def params(self, node: Node) -> tuple[list[str], dict[str, str]]:
         """A function's parameter names (destructured names flattened) and the TypeScript types of
@@ -776,6 +796,16 @@ class FileAnalyzer:
         if kind == "binary_expression":
             operator = _operator(node)
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if operator not in ("&&", "||"):
+                # Long left-deep chains ("a" + b + "c" + ...) are walked iteratively, not recursively.
+                rights: list[Node | None] = [right]
+                while left is not None and left.type == "binary_expression" and _operator(left) not in ("&&", "||"):
+                    rights.append(left.child_by_field_name("right"))
+                    left = left.child_by_field_name("left")
+                taint = self.expr(left, scope, active)
+                for operand in reversed(rights):
+                    taint |= self.expr(operand, scope, active)
+                return taint
             taint = self.expr(left, scope, active)
             if operator in ("&&", "||"):
                 cond = self.cond(left, scope)

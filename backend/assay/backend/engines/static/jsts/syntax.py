@@ -177,21 +177,25 @@ class Code:
 
 
 def first_error(node: Node) -> Node | None:
-    if node.type == "ERROR" or node.is_missing:
-        return node
-    if not node.has_error:
-        return None
-    for child in node.children:
-        found = first_error(child)
-        if found is not None:
-            return found
-    return node
+    """The first ERROR or MISSING node in document order (iterative: trees can be deep)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "ERROR" or current.is_missing:
+            return current
+        if current.has_error:
+            stack.extend(reversed(current.children))
+    return node if node.has_error else None
 
 
 def error_bytes(node: Node) -> int:
     """Bytes of the file inside ERROR nodes (outermost only)."""
-    if node.type == "ERROR":
-        return node.end_byte - node.start_byte
-    if not node.has_error:
-        return 0
-    return sum(error_bytes(child) for child in node.children)
+    total = 0
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "ERROR":
+            total += current.end_byte - current.start_byte
+        elif current.has_error:
+            stack.extend(current.children)
+    return total
