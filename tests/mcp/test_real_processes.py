@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import httpx
 import httpx2
 import pytest
 from mcp.client.streamable_http import streamable_http_client
-from mcp_helpers import copy_example, data, error_text
+from mcp_helpers import ROOT, copy_example, data, error_text
 from subprocesses import HOST, child_env, free_port, running
 
 from assay.backend import provisioning
@@ -157,3 +158,16 @@ async def test_http_transport_acts_with_each_callers_key(settings: ServiceSettin
                 assert revoked.status_code == 401
         finally:
             await engine.dispose()
+
+
+def test_the_reproducibility_harness_passes_for_an_example() -> None:
+    harness = ROOT / "examples" / "harness" / "reproducibility.py"
+    done = subprocess.run(
+        [sys.executable, str(harness), "research-assistant"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=child_env(),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "research-assistant: ALLOW" in done.stdout and "identical across 4 Evaluations" in done.stdout

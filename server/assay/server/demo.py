@@ -1,15 +1,17 @@
-"""``make demo``: the main job on the embedded default, over the example systems in ``examples/``.
+"""``make demo``: the main job as a coding agent runs it, then the same sequence over the REST API.
 
-It starts the assurance service in-process on a fresh SQLite database under ``out/demo``, provisions an
-organization, an AI System per example (its folder bound as a verified local source) and an
-``assurance-agent`` key, then for each example runs the recommended sequence of the contract (create
-run, poll, summary, agent audit, master report) and writes the Master Report PDF and the signed passport
-of the first example to the folder it names at the end.
+1. ``assay mcp`` as a real stdio subprocess (embedded service, throwaway database under ``out/demo``),
+   driven by the MCP SDK's client: ``assay_assess_workspace`` over ``examples/ops-agent``, then
+   ``assay_get_agent_audit`` and ``assay_get_passport``. It prints the disposition and the top verification
+   items, writes the passport, and then (the stdio session closed) opens the same database in-process to
+   write the Master Report PDF and the JWKS the passport verifies with.
+2. For every example, the recommended sequence of the contract over the Assurance Service API.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import shutil
 import sys
@@ -18,15 +20,73 @@ from typing import Any
 
 import anyio
 import httpx
+from mcp.types import CallToolResult, TextContent
 
 from assay.backend import provisioning
 from assay.backend.app import create_app
 from assay.backend.db import sqlite_url_for
 from assay.backend.passport.verify import verify_passport
 from assay.backend.settings import ServiceSettings
+from assay.server.embedded import open_embedded
+from mcp import Client, StdioServerParameters
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ("ops-agent", "support-agent-ts", "research-assistant")
+MAIN_EXAMPLE = EXAMPLES[0]
+TOP_ITEMS = 3
+
+
+def _structured(result: CallToolResult) -> dict[str, Any]:
+    if result.is_error or not isinstance(result.structured_content, dict):
+        block = result.content[0] if result.content else None
+        raise RuntimeError(block.text if isinstance(block, TextContent) else "the tool call failed")
+    return result.structured_content
+
+
+async def through_mcp(out: Path) -> int:
+    """The main job: the one-call sequence through the stdio MCP server, then the artifacts it names."""
+    workspace = ROOT / "examples" / MAIN_EXAMPLE
+    data_dir = out / "mcp"
+    database_url = sqlite_url_for(data_dir / "assay.db")
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "assay.server.cli", "mcp", "--workspace", str(workspace), "--database-url", database_url],
+        env={"ASSAY_DATA_DIR": str(data_dir), "PATH": "/usr/bin:/bin"},
+    )
+    print(f"$ assay mcp --workspace examples/{MAIN_EXAMPLE}   (stdio, embedded, driven by the MCP SDK client)")
+    async with Client(params) as client:
+        print("  -> assay_assess_workspace")
+        assessed = _structured(await client.call_tool("assay_assess_workspace", {}))
+        evaluation_id = assessed["evaluationId"]
+        print("  -> assay_get_agent_audit, assay_get_passport")
+        audit = _structured(await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation_id}))
+        passport = _structured(await client.call_tool("assay_get_passport", {"evaluation_id": evaluation_id}))
+    summary = assessed["summary"]
+    items = audit["agentAudit"]["verificationItems"]
+    print(f"\n== examples/{MAIN_EXAMPLE}: {assessed['disposition']}")
+    print(f"   run {assessed['runId']}, evaluation {evaluation_id}, methodology {summary['methodologyVersion']}")
+    for reason in summary.get("topReasons", [])[:TOP_ITEMS]:
+        print(f"   {reason['ruleId']}: {reason['message']}")
+    print(f"   top verification items ({min(TOP_ITEMS, len(items))} of {len(items)}):")
+    for item in items[:TOP_ITEMS]:
+        print(f"   - [{item['id']}] {item['verificationNeeded']}")
+
+    passport_file = out / "passport.json"
+    passport_file.write_text(json.dumps(passport, indent=2) + "\n", encoding="utf-8")
+    # The stdio session is closed: open the same database in-process for what MCP does not carry (bytes).
+    settings = ServiceSettings(database_url=database_url, data_dir=data_dir)
+    async with open_embedded(settings, workspace, log=io.StringIO()) as service:
+        api = service.binding.client
+        pdf = await api.get_bytes(f"/api/v1/assurance/evaluations/{evaluation_id}/master-report/pdf")
+        jwks = await api.get_json("/.well-known/jwks.json")
+    pdf_file, jwks_file = out / "master-report.pdf", out / "jwks.json"
+    pdf_file.write_bytes(pdf)
+    jwks_file.write_text(json.dumps(jwks, indent=2) + "\n", encoding="utf-8")
+    verified = verify_passport(passport, jwks)
+    print(f"\n   Master Report PDF: {pdf_file}  ({len(pdf)} bytes)")
+    print(f"   passport:          {passport_file}  (verified with key {verified.kid})")
+    print(f"   check it yourself: .venv/bin/assay passport verify {passport_file} --jwks {jwks_file}")
+    return 0
 
 
 async def _poll(client: httpx.AsyncClient, headers: dict[str, str], run_id: str) -> dict[str, Any]:
@@ -35,41 +95,16 @@ async def _poll(client: httpx.AsyncClient, headers: dict[str, str], run_id: str)
             run: dict[str, Any] = (await client.get(f"/api/v1/assurance/runs/{run_id}", headers=headers)).json()
             if run["status"] in ("COMPLETED", "FAILED"):
                 return run
-            await asyncio.sleep(0.05)
+            await anyio.sleep(0.05)
 
 
-async def through_mcp(out: Path) -> None:
-    """The main job as a coding agent does it: the MCP server as a stdio subprocess, driven by the SDK client."""
-    from mcp import Client, StdioServerParameters
-
-    workspace = ROOT / "examples" / EXAMPLES[0]
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "assay.server.cli", "mcp", "--workspace", str(workspace)],
-        env={"ASSAY_DATA_DIR": str(out / "mcp"), "PATH": "/usr/bin:/bin"},
-    )
-    print(f"$ assay mcp  (stdio, embedded)  ->  assay_assess_workspace on examples/{EXAMPLES[0]}")
-    async with Client(params) as client:
-        result = await client.call_tool("assay_assess_workspace", {})
-        if result.is_error:
-            raise RuntimeError(result.content[0].text)  # type: ignore[union-attr]
-        assessed = result.structured_content or {}
-        audit = await client.call_tool("assay_get_agent_audit", {"evaluation_id": assessed["evaluationId"]})
-        items = (audit.structured_content or {})["agentAudit"]["verificationItems"]
-    print(f"   disposition {assessed['disposition']} (run {assessed['runId']}, evaluation {assessed['evaluationId']})")
-    print("   top verification items (assay_get_agent_audit):")
-    for item in items[:3]:
-        print(f"   - {item['verificationNeeded']}")
-
-
-async def demo(out: Path) -> int:
-    await through_mcp(out)
-    print("\n$ the same sequence over the Assurance Service API, for every example")
-    settings = ServiceSettings(database_url=sqlite_url_for(out / "assay.db"), data_dir=out)
+async def over_rest(out: Path) -> int:
+    """The recommended sequence over the Assurance Service API for every example."""
+    print("\n$ the same sequence over the Assurance Service API (create run, poll, summary, agent audit)")
+    settings = ServiceSettings(database_url=sqlite_url_for(out / "rest" / "assay.db"), data_dir=out / "rest")
     app = create_app(settings)
     async with app.router.lifespan_context(app):
-        sessions = app.state.services.session_factory
-        async with sessions() as session:
+        async with app.state.services.session_factory() as session:
             org = await provisioning.create_organization(session, "Demo")
             systems = {}
             for name in EXAMPLES:
@@ -82,42 +117,25 @@ async def demo(out: Path) -> int:
         headers = {"Authorization": f"Bearer {key.api_key}"}
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://assay.local") as client:
-            first_links: dict[str, Any] | None = None
             for name in EXAMPLES:
-                created = await client.post(
-                    "/api/v1/assurance/runs",
-                    json={"aiSystemId": systems[name], "engines": {"static": {"enabled": True}}},
-                    headers=headers,
-                )
+                body = {"aiSystemId": systems[name], "engines": {"static": {"enabled": True}}}
+                created = await client.post("/api/v1/assurance/runs", json=body, headers=headers)
                 run = await _poll(client, headers, created.json()["runId"])
                 if run["status"] != "COMPLETED":
-                    print(f"{name}: run {run['runId']} FAILED: {run['failure']}")
+                    print(f"   examples/{name}: run {run['runId']} FAILED: {run['failure']}")
                     return 1
                 summary = (await client.get(run["links"]["summary"], headers=headers)).json()
                 audit = (await client.get(run["links"]["agentAudit"], headers=headers)).json()["agentAudit"]
-                print(f"\n== examples/{name}: {summary['disposition']}  (evaluation {summary['evaluationId']})")
+                digest = summary["digests"]["coreTruthDigest"]
                 print(
-                    f"   methodology {summary['methodologyVersion']}, coreTruthDigest {summary['digests']['coreTruthDigest']}"
+                    f"   examples/{name}: {summary['disposition']}  (evaluation {summary['evaluationId']}, "
+                    f"{len(audit['verificationItems'])} verification items, coreTruthDigest {digest[:19]}…)"
                 )
-                for reason in summary["topReasons"][:3]:
-                    print(f"   {reason['ruleId']}: {reason['message']}")
-                print("   top verification items:")
-                for item in audit["verificationItems"][:3]:
-                    print(f"   - {item['verificationNeeded']}")
-                first_links = first_links or run["links"]
-            assert first_links is not None
-            pdf = await client.get(first_links["masterReportPdf"], headers=headers)
-            (out / "master-report.pdf").write_bytes(pdf.content)
-            passport = (await client.get(first_links["passport"], headers=headers)).json()
-            (out / "passport.json").write_text(json.dumps(passport, indent=2))
-            jwks = (await client.get("/.well-known/jwks.json")).json()
-            (out / "jwks.json").write_text(json.dumps(jwks, indent=2))
-            verified = verify_passport(passport, jwks)
-    print(f"\nMaster Report PDF and passport of examples/{EXAMPLES[0]} written to {out}/")
-    print(f"  {out / 'master-report.pdf'}  ({len(pdf.content)} bytes)")
-    print(f"  {out / 'passport.json'}  (verified with key {verified.kid}; check it yourself with:")
-    print(f"     .venv/bin/assay passport verify {out / 'passport.json'} --jwks {out / 'jwks.json'})")
     return 0
+
+
+async def demo(out: Path) -> int:
+    return await through_mcp(out) or await over_rest(out)
 
 
 def main() -> int:
