@@ -157,3 +157,19 @@ def test_deeply_nested_code_is_reported_not_fatal() -> None:
     assert actions(facts) == {("shell.exec", 3)}
     assert [(f.kind, f.location.line if f.location else 0) for f in facts.frontier] == [("parse_error", 2)]
     assert facts.parseError is None
+
+
+def test_class_qualnames_default_exports_and_duplicates() -> None:
+    code = (
+        b"export default class Foo {\n  run() { return 1; }\n}\n"
+        b"class Bar {\n  get v() { return 1; }\n  set v(x) {}\n  static { boot(); }\n  go() { new Foo().run(); this.v; }\n}\n"
+    )
+    facts = facts_of("src/k.ts", code)
+    assert [(f.qualname, [c.callee for c in f.calls]) for f in facts.functions] == [
+        ("src/k#default.run", []),
+        ("src/k#Bar.v", []),
+        ("src/k#Bar.v@6:3", []),
+        ("src/k#Bar.<static>", []),
+        ("src/k#Bar.go", ["src/k#default", "src/k#default.run"]),
+    ]
+    assert len({f.id for f in facts.functions}) == len(facts.functions)

@@ -32,7 +32,7 @@ from assay.backend.engines.static.facts import (
 from assay.backend.engines.static.jsts.names import Imports, require_spec
 from assay.backend.engines.static.jsts.rules import NOTHING, JsRules, classify
 from assay.backend.engines.static.jsts.scope import EMPTY, NO_COND, Cond, Pending, Scope, Taint
-from assay.backend.engines.static.jsts.syntax import FUNCTIONS, Code, unwrap
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, Code, unwrap
 from assay.backend.engines.static.jsts.tools import ToolRecognizer
 from assay.backend.engines.static.rulepack import Rule
 
@@ -159,6 +159,7 @@ class FileAnalyzer:
         self.pending: list[Pending] = []
         self.claimed: set[int] = set()  # function nodes analysed on their own (not inline)
         self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
+        self.emitted: set[str] = set()
         self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[])
         self.tool_recognizer = ToolRecognizer(self)
 
@@ -175,12 +176,16 @@ class FileAnalyzer:
     def dotted(self, node: Node | None, scope: Scope | None) -> tuple[str | None, bool]:
         """The resolved dotted name of an expression (callee, constructor, receiver), and whether it
         is known (imported, defined in the tree, a typed variable or a runtime global)."""
-        node = unwrap(node)
         if node is None:
             return None, False
         kind = node.type
+        if kind in WRAPPERS:
+            node = unwrap(node)
+            if node is None:
+                return None, False
+            kind = node.type
         if kind == "identifier":
-            name = self.code.text(node)
+            name = self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
             if scope is not None:
                 if name in scope.types:
                     return scope.types[name], True
@@ -321,10 +326,14 @@ class FileAnalyzer:
         if node is None and not (scope.calls or scope.actions or scope.gates):
             return
         location = self.loc(node) if node is not None else Location(path=self.path, line=1, column=1)
+        qualname = scope.qualname
+        if qualname in self.emitted:  # a getter and its setter, a redeclared function: keep both
+            qualname = f"{qualname}@{location.line}:{location.column}"
+        self.emitted.add(qualname)
         self.functions.append(
             FunctionFacts(
-                id=short_id("fn", self.path, scope.qualname),
-                qualname=scope.qualname,
+                id=short_id("fn", self.path, qualname),
+                qualname=qualname,
                 name=name,
                 location=location,
                 params=scope.params,
@@ -412,6 +421,9 @@ class FileAnalyzer:
             if decl.type in ("function_declaration", "generator_function_declaration") and not named:
                 self.defer(decl, f"{self.module}#default", "default")  # export default function () {}
                 return active
+            if decl.type in ("class_declaration", "class") and not named:
+                self.class_body(decl, scope, "default")  # export default class {}
+                return active
             return self.stmt(decl, scope, active)
         value = stmt.child_by_field_name("value")
         inner = unwrap(value)
@@ -419,6 +431,8 @@ class FileAnalyzer:
             self.defer(inner, f"{self.module}#default", "default")
         elif inner is not None and inner.type == "object":
             self.object(inner, scope, active, owner=f"{self.module}#default")
+        elif inner is not None and inner.type == "class":
+            self.class_body(inner, scope, "default")
         elif value is not None:
             self.expr(value, scope, active)
         return active
@@ -656,6 +670,10 @@ class FileAnalyzer:
                     self.constructor_fields(member, cls)
                 if member.id not in self.claimed:
                     self.defer(member, f"{cls}.{method}", method, cls=cls)
+            elif member.type == "class_static_block":
+                body_node = member.child_by_field_name("body")
+                if body_node is not None and member.id not in self.claimed:
+                    self.defer(member, f"{cls}.<static>", "<static>", cls=cls)
 
     def constructor_fields(self, ctor: Node, cls: str) -> None:
         params = ctor.child_by_field_name("parameters")
@@ -780,7 +798,9 @@ class FileAnalyzer:
             return EMPTY
         kind = node.type
         if kind == "identifier" or kind == "shorthand_property_identifier":
-            return scope.taint.get(self.code.text(node), EMPTY)
+            if not scope.taint:
+                return EMPTY
+            return scope.taint.get(self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace"), EMPTY)
         if kind in _LITERALS:
             return EMPTY
         if kind == "call_expression" or kind == "new_expression":

@@ -24,7 +24,7 @@ FUNCTIONS = frozenset(
 )
 TERMINATORS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
 # Expression wrappers that do not change which value flows: parentheses, await and TypeScript casts.
-_WRAPPERS = frozenset(
+WRAPPERS = frozenset(
     {
         "parenthesized_expression",
         "await_expression",
@@ -51,9 +51,9 @@ def parser(language: JsLanguage) -> Parser:
 
 
 def unwrap(node: Node | None) -> Node | None:
-    if node is None or node.type not in _WRAPPERS:
+    if node is None or node.type not in WRAPPERS:
         return node
-    while node is not None and node.type in _WRAPPERS:
+    while node is not None and node.type in WRAPPERS:
         node = node.named_children[0] if node.named_children else None
     return node
 
