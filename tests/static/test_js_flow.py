@@ -173,3 +173,13 @@ def test_class_qualnames_default_exports_and_duplicates() -> None:
         ("src/k#Bar.go", ["src/k#default", "src/k#default.run"]),
     ]
     assert len({f.id for f in facts.functions}) == len(facts.functions)
+
+
+def test_top_level_callbacks_see_top_level_taint() -> None:
+    code = (
+        b'import { generateText } from "ai";\nimport { exec } from "node:child_process";\n'
+        b'const plan = await generateText({ model: m, prompt: "p" });\n'
+        b'app.post("/run", (req, res) => exec(plan.text));\n'
+        b'app.post("/fixed", (req, plan) => exec("ls"));\n'
+    )
+    assert tainted(facts_of("src/server.ts", code)) == {(4, frozenset({"model_output"})), (5, frozenset())}

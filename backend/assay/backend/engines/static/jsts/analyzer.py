@@ -160,7 +160,7 @@ class FileAnalyzer:
         self.claimed: set[int] = set()  # function nodes analysed on their own (not inline)
         self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
         self.emitted: set[str] = set()
-        self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[])
+        self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[], root=True)
         self.tool_recognizer = ToolRecognizer(self)
 
     def loc(self, node: Node) -> Location:
@@ -600,7 +600,7 @@ class FileAnalyzer:
             return self.object(inner, scope, active, owner=f"{self.module}#")
         taint = self.expr(right, scope, active)
         if expr.type == "augmented_assignment_expression" and left is not None and left.type == "identifier":
-            scope.taint[self.code.text(left)] = scope.taint.get(self.code.text(left), EMPTY) | taint
+            scope.taint[self.code.text(left)] = scope.taint_of(self.code.text(left)) | taint
         elif left is not None and left.type == "identifier":
             name = self.code.text(left)
             scope.taint[name] = taint
@@ -615,7 +615,7 @@ class FileAnalyzer:
                 if base.type not in ("member_expression", "subscript_expression"):
                     break
             if base.type == "identifier":
-                scope.taint[self.code.text(base)] = scope.taint.get(self.code.text(base), EMPTY) | taint
+                scope.taint[self.code.text(base)] = scope.taint_of(self.code.text(base)) | taint
             if (
                 base.type == "this"
                 and scope.cls
@@ -798,9 +798,7 @@ class FileAnalyzer:
             return EMPTY
         kind = node.type
         if kind == "identifier" or kind == "shorthand_property_identifier":
-            if not scope.taint:
-                return EMPTY
-            return scope.taint.get(self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace"), EMPTY)
+            return scope.taint_of(self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace"))
         if kind in _LITERALS:
             return EMPTY
         if kind == "call_expression" or kind == "new_expression":

@@ -65,22 +65,28 @@ class Scope:
     gate_ids: set[str] = field(default_factory=set)
     reported: set[str] = field(default_factory=set)
     returns: set[TaintOrigin] = field(default_factory=set)
+    # The top level's scope: its callbacks read its bindings through ``outer`` instead of copying them
+    # (a file with thousands of top-level names and route handlers would otherwise copy quadratically).
+    root: bool = False
+    outer: dict[str, Taint] | None = None
 
     @property
     def is_module(self) -> bool:
         return self.qualname.endswith("#<module>")
 
     def child(self) -> Scope:
+        fresh = self.root
         return Scope(
             qualname=self.qualname,
             params=self.params,
             cls=self.cls,
-            types=dict(self.types),
-            taint=dict(self.taint),
-            gate_vars=dict(self.gate_vars),
-            consts=dict(self.consts),
-            locals=dict(self.locals),
-            dispatch_vars=set(self.dispatch_vars),
+            types={} if fresh else dict(self.types),
+            taint={} if fresh else dict(self.taint),
+            outer=self.taint if fresh else self.outer,
+            gate_vars={} if fresh else dict(self.gate_vars),
+            consts={} if fresh else dict(self.consts),
+            locals={} if fresh else dict(self.locals),
+            dispatch_vars=set() if fresh else set(self.dispatch_vars),
             calls=self.calls,
             actions=self.actions,
             gates=self.gates,
@@ -89,7 +95,18 @@ class Scope:
         )
 
     def declared(self, name: str) -> bool:
-        return name in self.taint or name in self.locals or name in self.types
+        return (
+            name in self.taint
+            or name in self.locals
+            or name in self.types
+            or (self.outer is not None and name in self.outer)
+        )
+
+    def taint_of(self, name: str) -> Taint:
+        found = self.taint.get(name)
+        if found is None and self.outer is not None:
+            found = self.outer.get(name)
+        return found if found is not None else EMPTY
 
     def add_gate(self, gate: GateSite) -> str:
         if gate.id not in self.gate_ids:
