@@ -4,8 +4,10 @@ The same facts as the Python analyzer, from the maintained tree-sitter grammars 
 text, never executed): names resolved through ``import``/``require`` and simple variable types
 (``const client = new OpenAI()``, ``client: OpenAI``, ``this.client = new OpenAI()``), rules matched on
 those names, gates with structured dominance over statements, and taint from model outputs and tool
-handler parameters. The pieces live in ``jsts/``: ``names`` (modules and imports), ``rules`` (the pack's
-JavaScript rules), ``analyzer`` (the walk), ``tools`` (tool frameworks), ``syntax`` (node helpers).
+handler parameters. The pieces live in ``jsts/``: ``syntax`` (grammars, node helpers), ``names`` (modules
+and imports), ``rules`` (the pack's JavaScript rules, memoised), ``scope`` (per-function state), ``base``
+(name resolution), ``gates`` (conditions and dominance), ``sites`` (models, actions, frontier),
+``tools`` (tool frameworks) and ``analyzer`` (the walk over statements and expressions).
 
 Names: library calls are ``<package>.<member...>`` (``child_process.exec``; ``openai.chat.completions.create``
 for a default-imported client, ``openai.OpenAI.chat.completions.create`` for a named import); functions

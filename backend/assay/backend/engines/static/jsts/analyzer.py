@@ -10,33 +10,29 @@ from wherever the enclosing function is.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from typing import Literal
 
 from tree_sitter import Node
 
-from assay.backend.bundle import FrontierKind, Location
+from assay.backend.bundle import Location
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     ActionSite,
     ArgTaint,
     CallFact,
-    FrontierSite,
     FunctionFacts,
     GateSite,
-    ModelSite,
     TaintOrigin,
-    ToolDef,
 )
+from assay.backend.engines.static.jsts.base import origin_key
+from assay.backend.engines.static.jsts.gates import operator_of
 from assay.backend.engines.static.jsts.names import Imports, require_spec
 from assay.backend.engines.static.jsts.rules import NOTHING, JsRules, classify
-from assay.backend.engines.static.jsts.scope import EMPTY, NO_COND, Cond, Pending, Scope, Taint
-from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, Code, unwrap
+from assay.backend.engines.static.jsts.scope import EMPTY, Pending, Scope, Taint
+from assay.backend.engines.static.jsts.sites import SiteLogic, subscripted
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, Code, unwrap
 from assay.backend.engines.static.jsts.tools import ToolRecognizer
-from assay.backend.engines.static.rulepack import Rule
 
-_SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
 _LITERALS = frozenset(
     {
         "string",
@@ -70,179 +66,14 @@ _LITERALS = frozenset(
     }
 )
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
-# Global functions and objects of JavaScript runtimes: calls to them are resolved (never frontier).
-BUILTINS = frozenset(
-    {
-        "eval",
-        "Function",
-        "fetch",
-        "require",
-        "console",
-        "JSON",
-        "Math",
-        "Object",
-        "Array",
-        "Promise",
-        "String",
-        "Number",
-        "Boolean",
-        "BigInt",
-        "Symbol",
-        "Date",
-        "Error",
-        "TypeError",
-        "RangeError",
-        "Set",
-        "Map",
-        "WeakMap",
-        "WeakSet",
-        "RegExp",
-        "Reflect",
-        "Proxy",
-        "parseInt",
-        "parseFloat",
-        "isNaN",
-        "isFinite",
-        "encodeURIComponent",
-        "decodeURIComponent",
-        "encodeURI",
-        "decodeURI",
-        "setTimeout",
-        "setInterval",
-        "setImmediate",
-        "clearTimeout",
-        "clearInterval",
-        "queueMicrotask",
-        "structuredClone",
-        "atob",
-        "btoa",
-        "URL",
-        "URLSearchParams",
-        "TextEncoder",
-        "TextDecoder",
-        "AbortController",
-        "Headers",
-        "Request",
-        "Response",
-        "FormData",
-        "Blob",
-        "Buffer",
-        "process",
-        "globalThis",
-        "Bun",
-        "Deno",
-        "Intl",
-        "Uint8Array",
-        "ArrayBuffer",
-        "DataView",
-    }
-)
 
 
-class FileAnalyzer:
+class FileAnalyzer(SiteLogic):
     """Analyses one parsed file into functions, models, tools and frontier sites."""
 
     def __init__(self, path: str, code: Code, root: Node, rules: JsRules, imports: Imports) -> None:
-        self.path = path
-        self.code = code
-        self.module = imports.module
-        self.root = root
-        self.rules = rules
-        self.imports = imports
-        self.module_types: dict[str, str] = {}
-        self.module_consts: dict[str, str] = {}
-        self.field_types: dict[str, str] = {}
-        self.functions: list[FunctionFacts] = []
-        self.models: list[ModelSite] = []
-        self.tools: list[ToolDef] = []
-        self.frontier: list[FrontierSite] = []
-        self.pending: list[Pending] = []
-        self.claimed: set[int] = set()  # function nodes analysed on their own (not inline)
-        self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
-        self.emitted: set[str] = set()
-        self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[], root=True)
+        super().__init__(path, code, root, rules, imports)
         self.tool_recognizer = ToolRecognizer(self)
-
-    def loc(self, node: Node) -> Location:
-        return Location(
-            path=self.path,
-            line=node.start_point[0] + 1,
-            column=node.start_point[1] + 1,
-            endLine=node.end_point[0] + 1,
-        )
-
-    # ----- names -------------------------------------------------------------------------------
-
-    def dotted(self, node: Node | None, scope: Scope | None) -> tuple[str | None, bool]:
-        """The resolved dotted name of an expression (callee, constructor, receiver), and whether it
-        is known (imported, defined in the tree, a typed variable or a runtime global)."""
-        if node is None:
-            return None, False
-        kind = node.type
-        if kind in WRAPPERS:
-            node = unwrap(node)
-            if node is None:
-                return None, False
-            kind = node.type
-        if kind == "identifier":
-            name = self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
-            if scope is not None:
-                if name in scope.types:
-                    return scope.types[name], True
-                if name in scope.locals:
-                    return scope.locals[name], True
-                if name in scope.taint:  # a local variable of unknown type shadows imports
-                    return name, False
-            if name in self.module_types:
-                return self.module_types[name], True
-            if name in self.imports.aliases:
-                return self.imports.aliases[name], name not in self.imports.unresolvable
-            if name in self.imports.local_defs:
-                return self.imports.local_defs[name], True
-            return name, name in BUILTINS
-        if kind == "this":
-            if scope is not None and scope.cls is not None:
-                return scope.cls, True
-            return "this", False
-        if kind == "member_expression":
-            base, ok = self.dotted(node.child_by_field_name("object"), scope)
-            if base is None:
-                return None, False
-            prop = self.code.text(node.child_by_field_name("property")).lstrip("#")
-            joined = f"{base}{prop}" if base.endswith("#") else f"{base}.{prop}"
-            return self.field_types.get(joined, joined), ok
-        if kind == "call_expression":
-            spec = require_spec(node, self.code)
-            if spec is not None:  # require("fs").promises
-                return self.imports.namespace(spec), True
-            return self.dotted(node.child_by_field_name("function"), scope)
-        if kind == "new_expression":
-            return self.dotted(node.child_by_field_name("constructor"), scope)
-        if kind == "subscript_expression":
-            return self.dotted(node.child_by_field_name("object"), scope)
-        return None, False
-
-    def type_name(self, annotation: Node | None) -> str | None:
-        """The resolved name of a TypeScript type annotation's type (``client: OpenAI``)."""
-        if annotation is None:
-            return None
-        node = (
-            annotation.named_children[0]
-            if annotation.type == "type_annotation" and annotation.named_children
-            else annotation
-        )
-        if node.type == "generic_type":
-            node = node.child_by_field_name("name") or node
-        if node.type in ("type_identifier", "identifier"):
-            name = self.code.text(node)
-            return self.imports.aliases.get(name) or self.imports.local_defs.get(name)
-        if node.type == "nested_type_identifier":
-            head, _, rest = self.code.text(node).partition(".")
-            base = self.imports.aliases.get(head)
-            return f"{base}.{rest}" if base else None
-        return None
-
-    # ----- driving -----------------------------------------------------------------------------
 
     def run(self) -> None:
         module_scope = self.module_scope
@@ -286,19 +117,6 @@ class FileAnalyzer:
         except RecursionError:
             self.too_deep(item.node)
         self.emit(scope, item.node, item.name)
-
-    def too_deep(self, node: Node) -> None:
-        """Code nested deeper than the walk follows (minified or generated): say so, keep the rest."""
-        location = self.loc(node)
-        self.frontier.append(
-            FrontierSite(
-                id=short_id("fr", "too_deep", self.path, location.line, location.column),
-                kind="parse_error",
-                detail=f"code at line {location.line} is nested too deeply to analyse; "
-                "what it calls and does there is not visible",
-                location=location,
-            )
-        )
 
     def params(self, node: Node) -> tuple[list[str], dict[str, str]]:
         """A function's parameter names (destructured names flattened) and the TypeScript types of
@@ -348,8 +166,6 @@ class FileAnalyzer:
         if scope.is_module:
             return self.imports.local_defs.get(name, f"{self.module}#{name}")
         return f"{scope.qualname}.{name}"
-
-    # ----- statements ---------------------------------------------------------------------------
 
     def block(self, statements: Sequence[Node], scope: Scope, active: frozenset[str]) -> frozenset[str]:
         if not scope.is_module:
@@ -699,100 +515,6 @@ class FileAnalyzer:
                 if type_name:
                     self.field_types[f"{cls}.{self.code.text(left.child_by_field_name('property'))}"] = type_name
 
-    # ----- gates ------------------------------------------------------------------------------
-
-    def gate_site(self, scope: Scope, rule: Rule, node: Node, detail: str) -> str:
-        return scope.add_gate(self.make_gate(rule, node, detail))
-
-    def make_gate(self, rule: Rule, node: Node, detail: str) -> GateSite:
-        location = self.loc(node)
-        return GateSite(
-            id=short_id("gate", self.path, location.line, location.column, rule.gateKind, detail),
-            kind=rule.gateKind or "permission_check",
-            ruleId=rule.id,
-            location=location,
-            detail=detail,
-        )
-
-    def gate_call(self, node: Node | None, scope: Scope) -> str | None:
-        """The gate id when ``node`` is a call to a gate function (approval, permission, rate, budget)."""
-        node = unwrap(node)
-        if node is None or node.type != "call_expression":
-            return None
-        if node.id in self.call_gates:  # the call was already walked
-            return self.call_gates[node.id]
-        name, _ = self.dotted(node.child_by_field_name("function"), scope)
-        rule = self.rules.gate(name) if name else None
-        if rule is None or name is None:
-            return None
-        return self.gate_site(scope, rule, node, name)
-
-    def cond(self, node: Node | None, scope: Scope) -> Cond:
-        """What a condition proves when it is true and when it is false (see ``Cond``)."""
-        node = unwrap(node)
-        if node is None:
-            return NO_COND
-        kind = node.type
-        if kind == "unary_expression" and _operator(node) == "!":
-            return self.cond(node.child_by_field_name("argument"), scope).negate()
-        if kind == "identifier":
-            return scope.gate_vars.get(self.code.text(node), NO_COND)
-        if kind == "call_expression":
-            gate = self.gate_call(node, scope)
-            if gate is not None:
-                return Cond(t=frozenset({gate}))
-            return self.membership(node, scope)
-        if kind == "binary_expression":
-            operator = _operator(node)
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if operator == "&&":
-                return self.cond(left, scope).both(self.cond(right, scope))
-            if operator == "||":
-                return self.cond(left, scope).either(self.cond(right, scope))
-            if operator in ("===", "==", "!==", "!="):
-                # ``ok === true``, ``answer !== "y"``: the gate of the compared value, or its negation.
-                for side, other in ((right, left), (left, right)):
-                    if side is not None and side.type in ("true", "false", "string", "number"):
-                        inner = self.cond(_root_value(other), scope)
-                        positive = side.type != "false"
-                        if operator in ("!==", "!="):
-                            positive = not positive
-                        return inner if positive else inner.negate()
-                return NO_COND
-            if operator in (">", ">=", "<", "<="):
-                return self.ceiling(node, operator, left, right, scope)
-        return NO_COND
-
-    def membership(self, node: Node, scope: Scope) -> Cond:
-        """``ALLOWED.includes(x)`` / ``ALLOWLIST.has(x)``: an allowlist gate that also clears ``x``."""
-        func = node.child_by_field_name("function")
-        if func is None or func.type != "member_expression":
-            return NO_COND
-        if self.code.text(func.child_by_field_name("property")) not in ("includes", "has"):
-            return NO_COND
-        holder = self.code.text(func.child_by_field_name("object"))
-        rule = self.rules.allowlist(holder)
-        if rule is None:
-            return NO_COND
-        gate = self.gate_site(scope, rule, node, holder)
-        args = node.child_by_field_name("arguments")
-        checked = frozenset(
-            self.code.text(a) for a in (args.named_children if args is not None else []) if a.type == "identifier"
-        )
-        return Cond(t=frozenset({gate}), t_clean=checked)
-
-    def ceiling(self, node: Node, operator: str, left: Node | None, right: Node | None, scope: Scope) -> Cond:
-        """``amount > MAX_REFUND``: a spend limit, passed when the comparison says the value is within it."""
-        for side, over in ((right, operator in (">", ">=")), (left, operator in ("<", "<="))):
-            ref = self.code.text(side) if side is not None else ""
-            rule = self.rules.spend(ref) if ref else None
-            if rule is not None:
-                gate = frozenset({self.gate_site(scope, rule, node, ref)})
-                return Cond(f=gate) if over else Cond(t=gate)
-        return NO_COND
-
-    # ----- expressions ----------------------------------------------------------------------
-
     def expr(self, node: Node | None, scope: Scope, active: frozenset[str]) -> Taint:
         if node is None:
             return EMPTY
@@ -812,12 +534,12 @@ class FileAnalyzer:
         if kind == "assignment_expression" or kind == "augmented_assignment_expression":
             return self.assign(node, scope, active)
         if kind == "binary_expression":
-            operator = _operator(node)
+            operator = operator_of(node)
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if operator not in ("&&", "||"):
                 # Long left-deep chains ("a" + b + "c" + ...) are walked iteratively, not recursively.
                 rights: list[Node | None] = [right]
-                while left is not None and left.type == "binary_expression" and _operator(left) not in ("&&", "||"):
+                while left is not None and left.type == "binary_expression" and operator_of(left) not in ("&&", "||"):
                     rights.append(left.child_by_field_name("right"))
                     left = left.child_by_field_name("left")
                 taint = self.expr(left, scope, active)
@@ -946,7 +668,7 @@ class FileAnalyzer:
         returned = EMPTY
         for callback in callbacks:
             returned |= self.inline(callback, scope, callback_active, all_args)
-        if inner_func is not None and (_subscripted(inner_func) or scope.dispatch_vars):
+        if inner_func is not None and (subscripted(inner_func) or scope.dispatch_vars):
             self.dispatch(inner_func, node, scope)
         if not name:
             return all_args | returned
@@ -1001,258 +723,3 @@ class FileAnalyzer:
         if not resolved or self.imports.unresolvable:
             self.unresolved(func, name, resolved, node, scope)
         return all_args | returned
-
-    def command(self, name: str, args: list[Node], scope: Scope) -> tuple[str | None, Node | None]:
-        """``client.send(new XCommand({...}))`` (AWS SDK v3): the command's name and its input."""
-        if not name.endswith(".send") or not args:
-            return None, None
-        arg = unwrap(args[0])
-        if arg is None:
-            return None, None
-        if arg.type == "identifier" and self.code.text(arg) in scope.types:
-            return scope.types[self.code.text(arg)], None
-        if arg.type != "new_expression":
-            return None, None
-        command, _ = self.dotted(arg.child_by_field_name("constructor"), scope)
-        cargs = arg.child_by_field_name("arguments")
-        return command, (cargs.named_children[0] if cargs is not None and cargs.named_children else None)
-
-    def model(self, node: Node, name: str, command: str | None, args: list[Node], scope: Scope) -> Location | None:
-        """Records a model use at ``node`` when the call is one; returns its location."""
-        rule = self.rules.model(name)
-        provider: str | None = None
-        if rule is not None:
-            provider = rule.match.get("providers", {}).get(name, rule.provider)
-            if rule.match.get("provider_from_model_arg"):
-                provider = self.provider_from_model_arg(args, scope) or provider
-        elif command is not None:
-            rule = self.rules.model_command(command)
-            provider = rule.provider if rule is not None else None
-        if rule is None and self.rules.network(name) is not None:
-            found = self.http_model(args, scope)
-            if found is not None:
-                rule, provider = found
-        if rule is None:
-            return None
-        location = self.loc(node)
-        via: Literal["sdk", "http"] = "http" if ("http_hosts" in rule.match or "http_paths" in rule.match) else "sdk"
-        self.models.append(
-            ModelSite(
-                id=short_id("mdl", self.path, location.line, location.column, rule.id),
-                provider=provider or "unknown",
-                api=command or name,
-                via=via,
-                ruleId=rule.id,
-                location=location,
-            )
-        )
-        return location
-
-    def provider_from_model_arg(self, args: list[Node], scope: Scope) -> str | None:
-        """Vercel AI SDK: ``model: anthropic("...")`` from ``@ai-sdk/anthropic`` names the provider."""
-        model = self.code.object_props(args[0] if args else None).get("model")
-        name, _ = self.dotted(model, scope)
-        if name and name.startswith("@ai-sdk/"):
-            return name.split("/", 1)[1].split(".", 1)[0]
-        return None
-
-    def constant(self, node: Node | None, scope: Scope) -> str | None:
-        """A string literal, a template's constant text, or a ``const`` bound to a string."""
-        node = unwrap(node)
-        if node is None:
-            return None
-        if node.type == "identifier":
-            name = self.code.text(node)
-            return scope.consts.get(name, self.module_consts.get(name))
-        if node.type == "template_string":
-            parts: list[str] = []
-            for child in node.named_children:
-                if child.type == "string_fragment":
-                    parts.append(self.code.text(child))
-                elif child.type == "template_substitution" and child.named_children:
-                    parts.append(self.constant(child.named_children[0], scope) or "")
-            return "".join(parts)
-        return self.code.string_value(node)
-
-    def http_model(self, args: list[Node], scope: Scope) -> tuple[Rule, str] | None:
-        url = self.constant(args[0], scope) if args else None
-        if url is None:
-            return None
-        for rule, hosts in self.rules.http_hosts:
-            for host, provider in hosts.items():
-                if host in url:
-                    return rule, provider
-        for rule, paths in self.rules.http_paths:
-            for path, provider in paths.items():
-                if path in url:
-                    return rule, provider
-        return None
-
-    def action_rule(
-        self,
-        name: str,
-        command: str | None,
-        command_input: Node | None,
-        args: list[Node],
-        func: Node | None,
-        scope: Scope,
-    ) -> Rule | None:
-        if command is not None:
-            rule = self.rules.action_command(command)
-            required = rule.match.get("require_true") if rule is not None else None
-            if rule is not None and required:
-                flag = self.code.object_props(command_input).get(required)
-                if flag is None or flag.type == "false":
-                    return None
-            return rule
-        rule = self.rules.action(name)
-        if rule is not None and rule.match.get("sql_write"):
-            sql = self.sql_text(args, func, scope)
-            if sql is not None and not _SQL_WRITE.match(sql):
-                return None
-        return rule
-
-    def sql_text(self, args: list[Node], func: Node | None, scope: Scope) -> str | None:
-        """The SQL of ``query(sql)``, or of ``prepare(sql)`` for ``db.prepare(sql).run()``."""
-        if args and unwrap(args[0]) is not None and unwrap(args[0]).type in ("string", "template_string", "identifier"):  # type: ignore[union-attr]
-            return self.constant(args[0], scope)
-        func = unwrap(func)
-        if func is not None and func.type == "member_expression":
-            receiver = unwrap(func.child_by_field_name("object"))
-            if receiver is not None and receiver.type == "call_expression":
-                inner_args = receiver.child_by_field_name("arguments")
-                if inner_args is not None and inner_args.named_children:
-                    return self.constant(inner_args.named_children[0], scope)
-        return None
-
-    def dispatch(self, func: Node | None, node: Node, scope: Scope) -> None:
-        """``handlers[name](args)`` / ``tools[toolName].execute(args)`` / ``const h = map[k]; h()``."""
-        rule = self.rules.dispatch_rule
-        func = unwrap(func)
-        if rule is None or func is None:
-            return
-        target = func
-        if func.type == "member_expression":
-            target = unwrap(func.child_by_field_name("object")) or func
-        if target.type == "identifier" and self.code.text(target) in scope.dispatch_vars:
-            detail = f"{self.code.text(target)} holds a function looked up with a key chosen at run time"
-        elif target.type == "subscript_expression":
-            index = target.child_by_field_name("index")
-            if index is None or index.type in ("string", "number"):
-                return
-            detail = f"{self.code.text(target.child_by_field_name('object')) or 'a table'}[...] is called with a key chosen at run time"
-        else:
-            return
-        location = self.loc(node)
-        self.frontier.append(
-            FrontierSite(
-                id=short_id("fr", "dynamic_dispatch", self.path, location.line, location.column),
-                kind="dynamic_dispatch",
-                detail=detail,
-                location=location,
-                ruleId=rule.id,
-            )
-        )
-
-    def frontier_tools(self, node: Node, name: str, args: list[Node], scope: Scope) -> None:
-        rule = self.rules.frontier_tools(name)
-        kind: FrontierKind
-        if rule is not None:
-            kind = (
-                "runtime_registered_tools"
-                if rule.match.get("frontier_kind", "runtime") == "runtime"
-                else "config_registered_tools"
-            )
-            detail = f"tools obtained at run time through {name}; their reach is not visible to analysis"
-        else:
-            config = self.rules.config_rule
-            if config is None or name not in config.match.get("config_file_reads", []):
-                return
-            path = self.constant(args[0], scope) if args else None
-            if path is None or "tool" not in path.lower() or not path.endswith((".json", ".yaml", ".yml")):
-                return
-            rule, kind = config, "config_registered_tools"
-            detail = f"tools read from {path}; their implementations are chosen at run time"
-        location = self.loc(node)
-        self.frontier.append(
-            FrontierSite(
-                id=short_id("fr", kind, self.path, location.line, location.column),
-                kind=kind,
-                detail=detail,
-                location=location,
-                ruleId=rule.id,
-            )
-        )
-
-    def unresolved(self, func: Node | None, name: str, resolved: bool, node: Node, scope: Scope) -> None:
-        """At most one ``unresolved_call`` per function and callee, for calls that could be anything:
-        a bare name bound nowhere in the file, or a name imported through a project path alias."""
-        rule = self.rules.unresolved_rule
-        func = unwrap(func)
-        if rule is None or func is None or name in scope.reported:
-            return
-        root = func
-        while root.type == "member_expression":
-            root = unwrap(root.child_by_field_name("object")) or root
-            if root.type != "member_expression":
-                break
-        if root.type != "identifier":
-            return
-        head = self.code.text(root)
-        if head in self.imports.unresolvable and not scope.declared(head):
-            detail = f"{name} is imported through a project path alias that one file cannot resolve"
-        elif (
-            func.type == "identifier"
-            and not resolved
-            and not scope.declared(head)
-            and not self.module_scope.declared(head)
-        ):
-            if head in self.rules.unresolved_skip or head in self.imports.aliases or head in self.imports.local_defs:
-                return
-            detail = f"{name} is not defined, imported or known; what it runs is not visible to analysis"
-        else:
-            return
-        scope.reported.add(name)
-        location = self.loc(node)
-        self.frontier.append(
-            FrontierSite(
-                id=short_id("fr", "unresolved_call", self.path, scope.qualname, name),
-                kind="unresolved_call",
-                detail=detail,
-                location=location,
-                ruleId=rule.id,
-            )
-        )
-
-
-def origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:
-    loc = origin.location
-    return (origin.kind, loc.line if loc else 0, loc.column if loc else 0, origin.param or "", origin.callee or "")
-
-
-def _operator(node: Node) -> str:
-    operator = node.child_by_field_name("operator")
-    return operator.type if operator is not None else ""
-
-
-def _root_value(node: Node | None) -> Node | None:
-    """``answer`` for ``answer.trim().toLowerCase()``: the value a chain of calls and members starts from."""
-    node = unwrap(node)
-    while node is not None and node.type in ("call_expression", "member_expression"):
-        inner = node.child_by_field_name("function" if node.type == "call_expression" else "object")
-        inner = unwrap(inner)
-        if inner is None or (node.type == "call_expression" and inner.type != "member_expression"):
-            return node
-        node = inner
-    return node
-
-
-def _subscripted(func: Node) -> bool:
-    """``f[k](...)`` or ``f[k].m(...)``: a callee looked up by key."""
-    kind = func.type
-    if kind == "subscript_expression":
-        return True
-    if kind == "member_expression":
-        obj = func.child_by_field_name("object")
-        return obj is not None and unwrap(obj) is not None and unwrap(obj).type == "subscript_expression"  # type: ignore[union-attr]
-    return False

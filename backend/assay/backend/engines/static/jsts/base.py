@@ -1,0 +1,239 @@
+"""State and name resolution shared by the parts of the JS/TS analyzer (``AnalyzerBase``)."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from assay.backend.bundle import Location
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import (
+    FrontierSite,
+    FunctionFacts,
+    GateSite,
+    ModelSite,
+    TaintOrigin,
+    ToolDef,
+)
+from assay.backend.engines.static.jsts.names import Imports, require_spec
+from assay.backend.engines.static.jsts.rules import JsRules
+from assay.backend.engines.static.jsts.scope import Pending, Scope
+from assay.backend.engines.static.jsts.syntax import WRAPPERS, Code, unwrap
+from assay.backend.engines.static.rulepack import Rule
+
+# Global functions and objects of JavaScript runtimes: calls to them are resolved (never frontier).
+BUILTINS = frozenset(
+    {
+        "eval",
+        "Function",
+        "fetch",
+        "require",
+        "console",
+        "JSON",
+        "Math",
+        "Object",
+        "Array",
+        "Promise",
+        "String",
+        "Number",
+        "Boolean",
+        "BigInt",
+        "Symbol",
+        "Date",
+        "Error",
+        "TypeError",
+        "RangeError",
+        "Set",
+        "Map",
+        "WeakMap",
+        "WeakSet",
+        "RegExp",
+        "Reflect",
+        "Proxy",
+        "parseInt",
+        "parseFloat",
+        "isNaN",
+        "isFinite",
+        "encodeURIComponent",
+        "decodeURIComponent",
+        "encodeURI",
+        "decodeURI",
+        "setTimeout",
+        "setInterval",
+        "setImmediate",
+        "clearTimeout",
+        "clearInterval",
+        "queueMicrotask",
+        "structuredClone",
+        "atob",
+        "btoa",
+        "URL",
+        "URLSearchParams",
+        "TextEncoder",
+        "TextDecoder",
+        "AbortController",
+        "Headers",
+        "Request",
+        "Response",
+        "FormData",
+        "Blob",
+        "Buffer",
+        "process",
+        "globalThis",
+        "Bun",
+        "Deno",
+        "Intl",
+        "Uint8Array",
+        "ArrayBuffer",
+        "DataView",
+    }
+)
+
+
+class AnalyzerBase:
+    """One file's analysis state: its code, rules, imports, the facts found so far, and how names resolve."""
+
+    def __init__(self, path: str, code: Code, root: Node, rules: JsRules, imports: Imports) -> None:
+        self.path = path
+        self.code = code
+        self.module = imports.module
+        self.root = root
+        self.rules = rules
+        self.imports = imports
+        self.module_types: dict[str, str] = {}
+        self.module_consts: dict[str, str] = {}
+        self.field_types: dict[str, str] = {}
+        self.functions: list[FunctionFacts] = []
+        self.models: list[ModelSite] = []
+        self.tools: list[ToolDef] = []
+        self.frontier: list[FrontierSite] = []
+        self.pending: list[Pending] = []
+        self.claimed: set[int] = set()  # function nodes analysed on their own (not inline)
+        self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
+        self.emitted: set[str] = set()
+        self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[], root=True)
+
+    def loc(self, node: Node) -> Location:
+        return Location(
+            path=self.path,
+            line=node.start_point[0] + 1,
+            column=node.start_point[1] + 1,
+            endLine=node.end_point[0] + 1,
+        )
+
+    def dotted(self, node: Node | None, scope: Scope | None) -> tuple[str | None, bool]:
+        """The resolved dotted name of an expression (callee, constructor, receiver), and whether it
+        is known (imported, defined in the tree, a typed variable or a runtime global)."""
+        if node is None:
+            return None, False
+        kind = node.type
+        if kind in WRAPPERS:
+            node = unwrap(node)
+            if node is None:
+                return None, False
+            kind = node.type
+        if kind == "identifier":
+            name = self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+            if scope is not None:
+                if name in scope.types:
+                    return scope.types[name], True
+                if name in scope.locals:
+                    return scope.locals[name], True
+                if name in scope.taint:  # a local variable of unknown type shadows imports
+                    return name, False
+            if name in self.module_types:
+                return self.module_types[name], True
+            if name in self.imports.aliases:
+                return self.imports.aliases[name], name not in self.imports.unresolvable
+            if name in self.imports.local_defs:
+                return self.imports.local_defs[name], True
+            return name, name in BUILTINS
+        if kind == "this":
+            if scope is not None and scope.cls is not None:
+                return scope.cls, True
+            return "this", False
+        if kind == "member_expression":
+            base, ok = self.dotted(node.child_by_field_name("object"), scope)
+            if base is None:
+                return None, False
+            prop = self.code.text(node.child_by_field_name("property")).lstrip("#")
+            joined = f"{base}{prop}" if base.endswith("#") else f"{base}.{prop}"
+            return self.field_types.get(joined, joined), ok
+        if kind == "call_expression":
+            spec = require_spec(node, self.code)
+            if spec is not None:  # require("fs").promises
+                return self.imports.namespace(spec), True
+            return self.dotted(node.child_by_field_name("function"), scope)
+        if kind == "new_expression":
+            return self.dotted(node.child_by_field_name("constructor"), scope)
+        if kind == "subscript_expression":
+            return self.dotted(node.child_by_field_name("object"), scope)
+        return None, False
+
+    def type_name(self, annotation: Node | None) -> str | None:
+        """The resolved name of a TypeScript type annotation's type (``client: OpenAI``)."""
+        if annotation is None:
+            return None
+        node = (
+            annotation.named_children[0]
+            if annotation.type == "type_annotation" and annotation.named_children
+            else annotation
+        )
+        if node.type == "generic_type":
+            node = node.child_by_field_name("name") or node
+        if node.type in ("type_identifier", "identifier"):
+            name = self.code.text(node)
+            return self.imports.aliases.get(name) or self.imports.local_defs.get(name)
+        if node.type == "nested_type_identifier":
+            head, _, rest = self.code.text(node).partition(".")
+            base = self.imports.aliases.get(head)
+            return f"{base}.{rest}" if base else None
+        return None
+
+    def constant(self, node: Node | None, scope: Scope) -> str | None:
+        """A string literal, a template's constant text, or a ``const`` bound to a string."""
+        node = unwrap(node)
+        if node is None:
+            return None
+        if node.type == "identifier":
+            name = self.code.text(node)
+            return scope.consts.get(name, self.module_consts.get(name))
+        if node.type == "template_string":
+            parts: list[str] = []
+            for child in node.named_children:
+                if child.type == "string_fragment":
+                    parts.append(self.code.text(child))
+                elif child.type == "template_substitution" and child.named_children:
+                    parts.append(self.constant(child.named_children[0], scope) or "")
+            return "".join(parts)
+        return self.code.string_value(node)
+
+    def gate_site(self, scope: Scope, rule: Rule, node: Node, detail: str) -> str:
+        return scope.add_gate(self.make_gate(rule, node, detail))
+
+    def make_gate(self, rule: Rule, node: Node, detail: str) -> GateSite:
+        location = self.loc(node)
+        return GateSite(
+            id=short_id("gate", self.path, location.line, location.column, rule.gateKind, detail),
+            kind=rule.gateKind or "permission_check",
+            ruleId=rule.id,
+            location=location,
+            detail=detail,
+        )
+
+    def too_deep(self, node: Node) -> None:
+        """Code nested deeper than the walk follows (minified or generated): say so, keep the rest."""
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "too_deep", self.path, location.line, location.column),
+                kind="parse_error",
+                detail=f"code at line {location.line} is nested too deeply to analyse; "
+                "what it calls and does there is not visible",
+                location=location,
+            )
+        )
+
+
+def origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:
+    loc = origin.location
+    return (origin.kind, loc.line if loc else 0, loc.column if loc else 0, origin.param or "", origin.callee or "")

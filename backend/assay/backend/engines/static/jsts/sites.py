@@ -1,0 +1,240 @@
+"""Call sites that are facts: model uses, actions (sinks), dynamic dispatch, run-time tools, unresolved calls."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from tree_sitter import Node
+
+from assay.backend.bundle import FrontierKind, Location
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import (
+    FrontierSite,
+    ModelSite,
+)
+from assay.backend.engines.static.jsts.gates import GateLogic
+from assay.backend.engines.static.jsts.scope import Scope
+from assay.backend.engines.static.jsts.syntax import unwrap
+from assay.backend.engines.static.rulepack import Rule
+
+_SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
+
+
+class SiteLogic(GateLogic):
+    """What a resolved call is, by the rules: a model use, an action, or a frontier item."""
+
+    def command(self, name: str, args: list[Node], scope: Scope) -> tuple[str | None, Node | None]:
+        """``client.send(new XCommand({...}))`` (AWS SDK v3): the command's name and its input."""
+        if not name.endswith(".send") or not args:
+            return None, None
+        arg = unwrap(args[0])
+        if arg is None:
+            return None, None
+        if arg.type == "identifier" and self.code.text(arg) in scope.types:
+            return scope.types[self.code.text(arg)], None
+        if arg.type != "new_expression":
+            return None, None
+        command, _ = self.dotted(arg.child_by_field_name("constructor"), scope)
+        cargs = arg.child_by_field_name("arguments")
+        return command, (cargs.named_children[0] if cargs is not None and cargs.named_children else None)
+
+    def model(self, node: Node, name: str, command: str | None, args: list[Node], scope: Scope) -> Location | None:
+        """Records a model use at ``node`` when the call is one; returns its location."""
+        rule = self.rules.model(name)
+        provider: str | None = None
+        if rule is not None:
+            provider = rule.match.get("providers", {}).get(name, rule.provider)
+            if rule.match.get("provider_from_model_arg"):
+                provider = self.provider_from_model_arg(args, scope) or provider
+        elif command is not None:
+            rule = self.rules.model_command(command)
+            provider = rule.provider if rule is not None else None
+        if rule is None and self.rules.network(name) is not None:
+            found = self.http_model(args, scope)
+            if found is not None:
+                rule, provider = found
+        if rule is None:
+            return None
+        location = self.loc(node)
+        via: Literal["sdk", "http"] = "http" if ("http_hosts" in rule.match or "http_paths" in rule.match) else "sdk"
+        self.models.append(
+            ModelSite(
+                id=short_id("mdl", self.path, location.line, location.column, rule.id),
+                provider=provider or "unknown",
+                api=command or name,
+                via=via,
+                ruleId=rule.id,
+                location=location,
+            )
+        )
+        return location
+
+    def provider_from_model_arg(self, args: list[Node], scope: Scope) -> str | None:
+        """Vercel AI SDK: ``model: anthropic("...")`` from ``@ai-sdk/anthropic`` names the provider."""
+        model = self.code.object_props(args[0] if args else None).get("model")
+        name, _ = self.dotted(model, scope)
+        if name and name.startswith("@ai-sdk/"):
+            return name.split("/", 1)[1].split(".", 1)[0]
+        return None
+
+    def http_model(self, args: list[Node], scope: Scope) -> tuple[Rule, str] | None:
+        url = self.constant(args[0], scope) if args else None
+        if url is None:
+            return None
+        for rule, hosts in self.rules.http_hosts:
+            for host, provider in hosts.items():
+                if host in url:
+                    return rule, provider
+        for rule, paths in self.rules.http_paths:
+            for path, provider in paths.items():
+                if path in url:
+                    return rule, provider
+        return None
+
+    def action_rule(
+        self,
+        name: str,
+        command: str | None,
+        command_input: Node | None,
+        args: list[Node],
+        func: Node | None,
+        scope: Scope,
+    ) -> Rule | None:
+        if command is not None:
+            rule = self.rules.action_command(command)
+            required = rule.match.get("require_true") if rule is not None else None
+            if rule is not None and required:
+                flag = self.code.object_props(command_input).get(required)
+                if flag is None or flag.type == "false":
+                    return None
+            return rule
+        rule = self.rules.action(name)
+        if rule is not None and rule.match.get("sql_write"):
+            sql = self.sql_text(args, func, scope)
+            if sql is not None and not _SQL_WRITE.match(sql):
+                return None
+        return rule
+
+    def sql_text(self, args: list[Node], func: Node | None, scope: Scope) -> str | None:
+        """The SQL of ``query(sql)``, or of ``prepare(sql)`` for ``db.prepare(sql).run()``."""
+        if args and unwrap(args[0]) is not None and unwrap(args[0]).type in ("string", "template_string", "identifier"):  # type: ignore[union-attr]
+            return self.constant(args[0], scope)
+        func = unwrap(func)
+        if func is not None and func.type == "member_expression":
+            receiver = unwrap(func.child_by_field_name("object"))
+            if receiver is not None and receiver.type == "call_expression":
+                inner_args = receiver.child_by_field_name("arguments")
+                if inner_args is not None and inner_args.named_children:
+                    return self.constant(inner_args.named_children[0], scope)
+        return None
+
+    def dispatch(self, func: Node | None, node: Node, scope: Scope) -> None:
+        """``handlers[name](args)`` / ``tools[toolName].execute(args)`` / ``const h = map[k]; h()``."""
+        rule = self.rules.dispatch_rule
+        func = unwrap(func)
+        if rule is None or func is None:
+            return
+        target = func
+        if func.type == "member_expression":
+            target = unwrap(func.child_by_field_name("object")) or func
+        if target.type == "identifier" and self.code.text(target) in scope.dispatch_vars:
+            detail = f"{self.code.text(target)} holds a function looked up with a key chosen at run time"
+        elif target.type == "subscript_expression":
+            index = target.child_by_field_name("index")
+            if index is None or index.type in ("string", "number"):
+                return
+            detail = f"{self.code.text(target.child_by_field_name('object')) or 'a table'}[...] is called with a key chosen at run time"
+        else:
+            return
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "dynamic_dispatch", self.path, location.line, location.column),
+                kind="dynamic_dispatch",
+                detail=detail,
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
+    def frontier_tools(self, node: Node, name: str, args: list[Node], scope: Scope) -> None:
+        rule = self.rules.frontier_tools(name)
+        kind: FrontierKind
+        if rule is not None:
+            kind = (
+                "runtime_registered_tools"
+                if rule.match.get("frontier_kind", "runtime") == "runtime"
+                else "config_registered_tools"
+            )
+            detail = f"tools obtained at run time through {name}; their reach is not visible to analysis"
+        else:
+            config = self.rules.config_rule
+            if config is None or name not in config.match.get("config_file_reads", []):
+                return
+            path = self.constant(args[0], scope) if args else None
+            if path is None or "tool" not in path.lower() or not path.endswith((".json", ".yaml", ".yml")):
+                return
+            rule, kind = config, "config_registered_tools"
+            detail = f"tools read from {path}; their implementations are chosen at run time"
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", kind, self.path, location.line, location.column),
+                kind=kind,
+                detail=detail,
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
+    def unresolved(self, func: Node | None, name: str, resolved: bool, node: Node, scope: Scope) -> None:
+        """At most one ``unresolved_call`` per function and callee, for calls that could be anything:
+        a bare name bound nowhere in the file, or a name imported through a project path alias."""
+        rule = self.rules.unresolved_rule
+        func = unwrap(func)
+        if rule is None or func is None or name in scope.reported:
+            return
+        root = func
+        while root.type == "member_expression":
+            root = unwrap(root.child_by_field_name("object")) or root
+            if root.type != "member_expression":
+                break
+        if root.type != "identifier":
+            return
+        head = self.code.text(root)
+        if head in self.imports.unresolvable and not scope.declared(head):
+            detail = f"{name} is imported through a project path alias that one file cannot resolve"
+        elif (
+            func.type == "identifier"
+            and not resolved
+            and not scope.declared(head)
+            and not self.module_scope.declared(head)
+        ):
+            if head in self.rules.unresolved_skip or head in self.imports.aliases or head in self.imports.local_defs:
+                return
+            detail = f"{name} is not defined, imported or known; what it runs is not visible to analysis"
+        else:
+            return
+        scope.reported.add(name)
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "unresolved_call", self.path, scope.qualname, name),
+                kind="unresolved_call",
+                detail=detail,
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
+
+def subscripted(func: Node) -> bool:
+    """``f[k](...)`` or ``f[k].m(...)``: a callee looked up by key."""
+    kind = func.type
+    if kind == "subscript_expression":
+        return True
+    if kind == "member_expression":
+        obj = func.child_by_field_name("object")
+        return obj is not None and unwrap(obj) is not None and unwrap(obj).type == "subscript_expression"  # type: ignore[union-attr]
+    return False
