@@ -183,3 +183,16 @@ def test_top_level_callbacks_see_top_level_taint() -> None:
         b'app.post("/fixed", (req, plan) => exec("ls"));\n'
     )
     assert tainted(facts_of("src/server.ts", code)) == {(4, frozenset({"model_output"})), (5, frozenset())}
+
+
+def test_inherited_methods_resolve_to_the_defining_class() -> None:
+    code = (
+        b'import { Base } from "./base";\n'
+        b"class A extends Base {\n  run() { this.helper(); super.run(); this.own(); }\n  own() {}\n}\n"
+        b"class B extends A {\n  go() { this.helper(); this.own(); }\n}\n"
+    )
+    calls = {f.qualname: [c.callee for c in f.calls] for f in facts_of("src/a.ts", code).functions if f.calls}
+    assert calls == {
+        "src/a#A.run": ["src/base#Base.helper", "src/base#Base.run", "src/a#A.own"],
+        "src/a#B.go": ["src/base#Base.helper", "src/a#A.own"],
+    }

@@ -467,6 +467,18 @@ class FileAnalyzer(SiteLogic):
         if body is None:
             return
         self.tool_recognizer.class_tool(node, cls, body)
+        self.class_methods[cls] = {
+            self.code.text(m.child_by_field_name("name") or m.child_by_field_name("property")).lstrip("#")
+            for m in body.named_children
+            if m.type in ("method_definition", "public_field_definition")
+        }
+        heritage = next((c for c in node.named_children if c.type == "class_heritage"), None)
+        if heritage is not None and heritage.named_children:
+            clause = heritage.named_children[0]
+            base_node = clause.child_by_field_name("value") if clause.type == "extends_clause" else clause
+            base, _ = self.dotted(base_node, scope)
+            if base is not None and "#" in base:
+                self.class_bases[cls] = base
         for member in body.named_children:
             if member.type == "public_field_definition":
                 prop = self.code.text(member.child_by_field_name("name") or member.child_by_field_name("property"))
@@ -708,7 +720,7 @@ class FileAnalyzer(SiteLogic):
             )
             return all_args | returned
         if "#" in name:
-            callee = f"{name}default" if name.endswith("#") else name
+            callee = self.inherited(f"{name}default" if name.endswith("#") else name)
             location = self.loc(node)
             scope.calls.append(
                 CallFact(

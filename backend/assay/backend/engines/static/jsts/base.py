@@ -110,6 +110,9 @@ class AnalyzerBase:
         self.claimed: set[int] = set()  # function nodes analysed on their own (not inline)
         self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
         self.emitted: set[str] = set()
+        # Classes of this file: their methods, and the class each extends when it is in the tree.
+        self.class_methods: dict[str, set[str]] = {}
+        self.class_bases: dict[str, str] = {}
         self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[], root=True)
 
     def loc(self, node: Node) -> Location:
@@ -151,6 +154,9 @@ class AnalyzerBase:
             if scope is not None and scope.cls is not None:
                 return scope.cls, True
             return "this", False
+        if kind == "super":
+            base = self.class_bases.get(scope.cls) if scope is not None and scope.cls is not None else None
+            return (base, True) if base is not None else (None, False)
         if kind == "member_expression":
             base, ok = self.dotted(node.child_by_field_name("object"), scope)
             if base is None:
@@ -232,6 +238,18 @@ class AnalyzerBase:
                 location=location,
             )
         )
+
+    def inherited(self, callee: str) -> str:
+        """``<module>#Child.run`` -> ``<module>#Base.run`` when ``Child`` does not define ``run`` itself
+        and extends a class of the tree (followed a few levels, cycle-safe)."""
+        for _ in range(8):
+            cls, _, method = callee.rpartition(".")
+            methods = self.class_methods.get(cls)
+            base = self.class_bases.get(cls)
+            if methods is None or method in methods or base is None:
+                return callee
+            callee = f"{base}.{method}"
+        return callee
 
 
 def origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:

@@ -103,7 +103,12 @@ def collect_imports(root: Node, path: str, module: str, code: Code) -> Imports:
             for decl in target.named_children:
                 if decl.type == "variable_declarator":
                     _declarator(decl, imports, code)
-        elif kind in ("function_declaration", "class_declaration", "generator_function_declaration"):
+        elif kind in (
+            "function_declaration",
+            "class_declaration",
+            "abstract_class_declaration",
+            "generator_function_declaration",
+        ):
             name = code.text(target.child_by_field_name("name"))
             if name:
                 imports.local_defs.setdefault(name, f"{module}#{name}")
