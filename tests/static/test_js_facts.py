@@ -140,3 +140,18 @@ def test_commonjs_requires() -> None:
     facts = fixture("actions_cjs.js", "lib/ops.js")
     assert actions(facts) == expected("actions_cjs.js").actions
     assert {f.qualname for f in facts.functions} >= {"lib/ops#run", "lib/ops#save"}
+
+
+def test_literal_tools_resolved_through_a_handler_map_or_a_switch() -> None:
+    facts = fixture("literal_dispatch.ts", "src/agent.ts")
+    assert {(t.name, t.framework, t.function) for t in facts.tools} == {
+        ("run_shell", "openai", "src/agent#runShell"),
+        ("lookup_order", "openai", "src/orders#lookupOrder"),
+        ("mystery", "openai", None),
+        ("delete_file", "anthropic", "src/agent#removeFile"),
+    }
+    # Only the unresolved literal and the handler looked up by a run-time key stay on the frontier.
+    assert {(f.kind, f.location.line) for f in facts.frontier if f.location} == {
+        ("dynamic_dispatch", 20),
+        ("dynamic_dispatch", 25),
+    }

@@ -214,6 +214,8 @@ class FileAnalyzer(SiteLogic):
             return active
         if kind == "try_statement":
             return self.try_stmt(stmt, scope, active)
+        if kind == "switch_statement":
+            return self.switch(stmt, scope, active)
         if kind in ("import_statement", "empty_statement", "debugger_statement") or kind in _LITERALS:
             return active
         for child in stmt.named_children:
@@ -252,6 +254,36 @@ class FileAnalyzer(SiteLogic):
         elif value is not None:
             self.expr(value, scope, active)
         return active
+
+    def switch(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        """Each case runs with the gates that hold before the switch; ``case "get_weather":`` names the
+        first function of the tree its body calls (how literal tools are often dispatched)."""
+        self.expr(stmt.child_by_field_name("value"), scope, active)
+        body = stmt.child_by_field_name("body")
+        for case in body.named_children if body is not None else []:
+            value = case.child_by_field_name("value")
+            before = len(scope.calls)
+            for child in case.named_children:
+                if child == value:
+                    self.expr(child, scope, active)
+                elif child.type.endswith(("statement", "declaration")) or child.type == "statement_block":
+                    self.stmt(child, scope, active)
+            self.name_case(self.code.string_value(value) if value is not None else None, scope, before)
+        return active
+
+    def compared_string(self, condition: Node | None) -> str | None:
+        """``"get_weather"`` for ``if (call.name === "get_weather")``."""
+        node = unwrap(condition)
+        if node is None or node.type != "binary_expression" or operator_of(node) not in ("===", "=="):
+            return None
+        for side in (node.child_by_field_name("right"), node.child_by_field_name("left")):
+            if side is not None and side.type == "string":
+                return self.code.string_value(side)
+        return None
+
+    def name_case(self, label: str | None, scope: Scope, before: int) -> None:
+        if label and len(scope.calls) > before:
+            self.named_impls.setdefault(label, scope.calls[before].callee)
 
     def loop(self, stmt: Node, scope: Scope, active: frozenset[str]) -> None:
         body = stmt.child_by_field_name("body")
@@ -298,7 +330,9 @@ class FileAnalyzer(SiteLogic):
         self.expr(condition, scope, active)
         cond = self.cond(condition, scope)
         then_ends, else_ends = self.code.terminates(consequence), self.code.terminates(other)
+        before = len(scope.calls)
         after_then = self.branch(consequence, scope, active | cond.t, cond.t_clean, keep=else_ends and not then_ends)
+        self.name_case(self.compared_string(condition), scope, before)
         if other is not None:
             after_else = self.branch(other, scope, active | cond.f, cond.f_clean, keep=then_ends and not else_ends)
         else:
@@ -616,6 +650,9 @@ class FileAnalyzer(SiteLogic):
                 )
                 if inner.type == "identifier":
                     self.tool_recognizer.rename(self.code.text(inner), key_text or "")
+                    target, _ = self.dotted(inner, scope)
+                    if key_text and target is not None and "#" in target:  # { get_weather: getWeather }
+                        self.named_impls.setdefault(key_text, target)
                 if (
                     inner.type in FUNCTIONS
                     and owner is not None
@@ -624,6 +661,8 @@ class FileAnalyzer(SiteLogic):
                 ):
                     if inner.id not in self.claimed:
                         self.defer(inner, f"{owner}{sep}{key_text}", key_text or "", cls=scope.cls)
+                        if key_text:
+                            self.named_impls.setdefault(key_text, f"{owner}{sep}{key_text}")
                     continue
                 if key is not None and key.type == "computed_property_name":
                     self.expr(key, scope, active)

@@ -113,6 +113,8 @@ class AnalyzerBase:
         # Classes of this file: their methods, and the class each extends when it is in the tree.
         self.class_methods: dict[str, set[str]] = {}
         self.class_bases: dict[str, str] = {}
+        # Functions of the tree named by a string: { get_weather: getWeather }, case "get_weather": ...
+        self.named_impls: dict[str, str] = {}
         self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[], root=True)
 
     def loc(self, node: Node) -> Location:

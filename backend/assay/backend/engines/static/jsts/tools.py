@@ -32,6 +32,8 @@ class ToolRecognizer:
         self.a = analyzer
         # Vercel tools bound to a variable before they are put under a key: variable -> tool index.
         self.tool_vars: dict[str, int] = {}
+        # Literal tools (index in the tools list) and their dispatch frontier item.
+        self.literal_tools: list[tuple[int, str | None]] = []
 
     def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None:
         """Parameter names of a schema: ``z.object({...})`` (also chained, ``.describe()``), a zod raw shape
@@ -236,22 +238,38 @@ class ToolRecognizer:
                     parameters=self.schema_keys(schema) or [],
                 )
             )
-            self.literal_frontier(name, location)
+            self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
             return
 
-    def literal_frontier(self, name: str, location: Location) -> None:
+    def literal_frontier(self, name: str, location: Location) -> str | None:
         rule = self.a.rules.dispatch_rule
         if rule is None:
-            return
-        self.a.frontier.append(
-            FrontierSite(
-                id=short_id("fr", "dynamic_dispatch", self.a.path, location.line, name),
-                kind="dynamic_dispatch",
-                detail=f"tool {name} is defined as a literal; its implementation is chosen at run time",
-                location=location,
-                ruleId=rule.id,
-            )
+            return None
+        site = FrontierSite(
+            id=short_id("fr", "dynamic_dispatch", self.a.path, location.line, name),
+            kind="dynamic_dispatch",
+            detail=f"tool {name} is defined as a literal; its implementation is chosen at run time",
+            location=location,
+            ruleId=rule.id,
         )
+        self.a.frontier.append(site)
+        return site.id
+
+    def resolve_literal_tools(self) -> None:
+        """After the walk: a literal tool whose name maps to a function of the tree in this file
+        (``{ get_weather: getWeather }``, ``case "get_weather": return getWeather(args)``) is implemented
+        by that function, and is no longer a dispatch frontier item."""
+        resolved: set[str] = set()
+        for index, frontier_id in self.literal_tools:
+            tool = self.a.tools[index]
+            function = self.a.named_impls.get(tool.name)
+            if function is None:
+                continue
+            self.a.tools[index] = tool.model_copy(update={"function": function})
+            if frontier_id is not None:
+                resolved.add(frontier_id)
+        if resolved:
+            self.a.frontier = [f for f in self.a.frontier if f.id not in resolved]
 
     def class_tool(self, node: Node, cls: str, body: Node) -> None:
         """LangChain JS ``class X extends StructuredTool { name = "..."; description = "..."; _call() }``."""
