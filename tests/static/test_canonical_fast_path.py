@@ -1,0 +1,146 @@
+"""The canonical JSON fast path writes exactly the bytes of the reference RFC 8785 implementation."""
+
+from __future__ import annotations
+
+import enum
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+import rfc8785
+from bench.gen_tree import generate
+
+from assay.backend.canonical import canonical_bytes, fast_path_applies, reference_canonical_bytes
+from assay.backend.engines.static.scan import scan_tree
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+# Every control character, the characters JSON escapes, and the ones JCS writes as themselves even
+# though other encoders escape them (DEL, U+2028/U+2029, non-ASCII, astral characters).
+ADVERSARIAL = [
+    "".join(chr(c) for c in range(0x20)),
+    '"quoted" and \\back\\slashed\\',
+    '\\"\\\\"',
+    "\b\f\n\r\t\x0b\x1f\x7f",
+    "line\u2028separator\u2029paragraph",
+    "caf\u00e9 \u00fcber \u4e2d\u6587 \u0645\u0631\u062d\u0628\u0627",
+    "emoji \U0001f600 \U0001f9d1\u200d\U0001f4bb astral \U00010348 \U0010ffff",
+    "\ufeff\ufffe\uffff\ue000",
+    "</script><!-- & ' `",
+    "",
+    "\x00",
+]
+
+
+class _Colour(enum.StrEnum):
+    RED = "red"
+
+
+class _Level(enum.IntEnum):
+    HIGH = 3
+
+
+def _assert_same(value: Any) -> None:
+    assert canonical_bytes(value) == reference_canonical_bytes(value)
+
+
+@pytest.mark.parametrize("name", ["ops-agent", "support-agent-ts", "research-assistant"])
+def test_real_bundles_take_the_fast_path_and_match(name: str) -> None:
+    bundle = scan_tree(EXAMPLES / name).to_json_dict()
+    assert fast_path_applies(bundle)
+    _assert_same(bundle)
+
+
+def test_a_generated_mixed_tree_bundle_matches(tmp_path: Path) -> None:
+    generate(tmp_path / "tree", total_lines=3_000)
+    bundle = scan_tree(tmp_path / "tree").to_json_dict()
+    assert fast_path_applies(bundle)
+    _assert_same(bundle)
+
+
+@pytest.mark.parametrize("text", ADVERSARIAL)
+def test_adversarial_strings_as_values_and_ascii_keys(text: str) -> None:
+    assert fast_path_applies({"k": text, "list": [text, [text]]})
+    _assert_same(text)
+    _assert_same({"k": text, "list": [text, [text]], 'z\n"\\\x01': text})
+
+
+def test_non_ascii_keys_fall_back_and_keep_the_utf16_order() -> None:
+    # U+E000 sorts after U+1F600 by code point but before it by UTF-16 code unit (0xD83D...).
+    value = {"\ue000": 1, "\U0001f600": 2, "é": 3, "a": 4}
+    assert not fast_path_applies(value)
+    assert canonical_bytes(value) == rfc8785.dumps(value)
+    assert canonical_bytes(value).index("\U0001f600".encode()) < canonical_bytes(value).index("\ue000".encode())
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        1.5,
+        [1.0, 2],
+        {"x": 1e21},
+        {"x": -0.0},
+        2**53,
+        -(2**53),
+        [2**53 - 1, -(2**53) + 1, 0, -1, True, False, None],
+        _Colour.RED,
+        {"level": _Level.HIGH},
+        {1: "int key"},
+        ("tuple", ["in", ("tuple",)]),
+        {},
+        [],
+        [{}, [], ""],
+    ],
+)
+def test_other_values_match_or_fail_alike(value: Any) -> None:
+    try:
+        expected = reference_canonical_bytes(value)
+    except (ValueError, TypeError) as exc:
+        with pytest.raises(type(exc)):
+            canonical_bytes(value)
+        return
+    assert canonical_bytes(value) == expected
+
+
+def test_floats_big_ints_and_subclasses_never_take_the_fast_path() -> None:
+    for value in ([1.0], {"a": 2**53}, [_Colour.RED], {"a": _Level.HIGH}, {1: "x"}, [b"bytes"]):
+        assert not fast_path_applies(value)
+
+
+def test_lone_surrogates_are_refused_like_the_reference() -> None:
+    for value in ("\ud800", {"k": "a\udfffb"}, ["\udc00"]):
+        with pytest.raises(rfc8785.CanonicalizationError):
+            reference_canonical_bytes(value)
+        with pytest.raises(rfc8785.CanonicalizationError):
+            canonical_bytes(value)
+
+
+def test_cyclic_values_fail_as_in_the_reference() -> None:
+    cyclic: list[Any] = []
+    cyclic.append(cyclic)
+    with pytest.raises(RecursionError):
+        canonical_bytes(cyclic)
+
+
+def _random_value(rng: random.Random, depth: int) -> Any:
+    alphabet = [chr(c) for c in range(0x00, 0x80)] + ["é", "\u2028", "\u2029", "\U0001f600", "\ue000", "中"]
+    choice = rng.randrange(8 if depth < 4 else 4)
+    if choice == 0:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
+    if choice == 1:
+        return rng.randint(-(2**53) + 1, 2**53 - 1)
+    if choice == 2:
+        return rng.choice([True, False, None])
+    if choice == 3:
+        return rng.randint(-1000, 1000)
+    if choice in (4, 5):
+        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(5))]
+    keys = ["".join(rng.choice(alphabet[:128]) for _ in range(rng.randrange(1, 6))) for _ in range(rng.randrange(5))]
+    return {key: _random_value(rng, depth + 1) for key in keys}
+
+
+def test_random_values_match_the_reference() -> None:
+    rng = random.Random(8785)
+    for _ in range(2_000):
+        _assert_same(_random_value(rng, 0))
