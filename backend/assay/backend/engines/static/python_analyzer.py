@@ -29,7 +29,8 @@ from assay.backend.engines.static.facts import (
     TaintOrigin,
     ToolDef,
 )
-from assay.backend.engines.static.rulematch import Patterns, first_match
+from assay.backend.engines.static.python_syntax import breadth_first, node_fields, statements_breadth_first
+from assay.backend.engines.static.rulematch import Patterns, RuleTable
 from assay.backend.engines.static.rulepack import Rule, RuleKind, RulePack
 
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
@@ -37,6 +38,9 @@ _SQL_GRANT = re.compile(r"^\s*(grant|revoke)\b", re.I)
 _WRITE_MODES = re.compile(r"[wax+]")
 _NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "wrapper", "config", "callbacks"})
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_NO_TAINT: frozenset[TaintOrigin] = frozenset()
+# Expressions whose children are read like ``_expr`` always read lambdas and comprehensions.
+_SCOPED_EXPRESSIONS = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 
 
 def module_name(path: str) -> str:
@@ -49,24 +53,25 @@ def module_name(path: str) -> str:
 
 @dataclass(frozen=True)
 class _CompiledRules:
-    models: list[tuple[Rule, Patterns]]
+    models: RuleTable
     http_hosts: list[tuple[Rule, dict[str, str]]]
-    actions: list[tuple[Rule, Patterns]]
+    actions: RuleTable
+    egress: RuleTable
     sql_grant: Rule | None
-    gate_calls: list[tuple[Rule, Patterns]]
-    gate_names: list[tuple[Rule, Patterns]]
+    gates: RuleTable  # call rules first, then name-pattern rules
     gate_decorators: list[tuple[Rule, Patterns]]
     gate_kwargs: list[tuple[Rule, dict[str, Any]]]
-    allowlist: list[tuple[Rule, Patterns]]
-    spend: list[tuple[Rule, Patterns]]
+    allowlist: RuleTable
+    spend: RuleTable
     annotation_gate: Rule | None
     tool_decorators: list[tuple[Rule, Patterns]]
     tool_decorator_attrs: list[tuple[Rule, frozenset[str]]]
     tool_decorator_on: list[tuple[Rule, frozenset[str]]]
-    tool_calls: list[tuple[Rule, Patterns]]
+    tool_calls: RuleTable
     tool_classes: list[tuple[Rule, frozenset[str]]]
     tool_dicts: list[Rule]
-    frontier_tools: list[tuple[Rule, Patterns, frozenset[str]]]
+    frontier_tools: RuleTable
+    frontier_runtime: dict[str, frozenset[str]]  # rule id -> names that register tools at run time
     dispatch_rule: Rule | None
 
 
@@ -84,19 +89,24 @@ def _compile(rules: RulePack) -> _CompiledRules:
     gates = of("gate")
     tools = of("tool")
     frontier = of("frontier")
+    actions = [(r, Patterns(r.match["calls"])) for r in of("action") if "calls" in r.match]
     compiled = _CompiledRules(
-        models=[(r, Patterns(r.match["calls"])) for r in of("model") if "calls" in r.match],
+        models=RuleTable((r, Patterns(r.match["calls"])) for r in of("model") if "calls" in r.match),
         http_hosts=[(r, dict(r.match["http_hosts"])) for r in of("model") if "http_hosts" in r.match],
-        actions=[(r, Patterns(r.match["calls"])) for r in of("action") if "calls" in r.match],
+        actions=RuleTable(actions),
+        egress=RuleTable((r, p) for r, p in actions if r.actionClass == "network.egress"),
         sql_grant=next((r for r in of("action") if r.match.get("sql_grant")), None),
-        gate_calls=[(r, Patterns(r.match["calls"])) for r in gates if "calls" in r.match],
-        gate_names=[(r, Patterns(r.match["name_patterns"])) for r in gates if "name_patterns" in r.match],
+        # ``first_match(calls) or first_match(names)`` is the first match over the two in sequence.
+        gates=RuleTable(
+            [(r, Patterns(r.match["calls"])) for r in gates if "calls" in r.match]
+            + [(r, Patterns(r.match["name_patterns"])) for r in gates if "name_patterns" in r.match]
+        ),
         gate_decorators=[
             (r, Patterns(r.match["decorator_patterns"])) for r in gates if "decorator_patterns" in r.match
         ],
         gate_kwargs=[(r, dict(r.match["decorator_kwarg"])) for r in gates if "decorator_kwarg" in r.match],
-        allowlist=[(r, Patterns(r.match["membership_names"])) for r in gates if "membership_names" in r.match],
-        spend=[(r, Patterns(r.match["comparison_names"])) for r in gates if "comparison_names" in r.match],
+        allowlist=RuleTable((r, Patterns(r.match["membership_names"])) for r in gates if "membership_names" in r.match),
+        spend=RuleTable((r, Patterns(r.match["comparison_names"])) for r in gates if "comparison_names" in r.match),
         annotation_gate=next((r for r in gates if "annotation_hints" in r.match), None),
         tool_decorators=[(r, Patterns(r.match["decorators"])) for r in tools if "decorators" in r.match],
         tool_decorator_attrs=[
@@ -107,14 +117,11 @@ def _compile(rules: RulePack) -> _CompiledRules:
             for r in tools
             if "decorator_attrs_on" in r.match
         ],
-        tool_calls=[(r, Patterns(r.match["calls"])) for r in tools if "calls" in r.match],
+        tool_calls=RuleTable((r, Patterns(r.match["calls"])) for r in tools if "calls" in r.match),
         tool_classes=[(r, frozenset(r.match["class_bases"])) for r in tools if "class_bases" in r.match],
         tool_dicts=[r for r in tools if "dict_literal" in r.match],
-        frontier_tools=[
-            (r, Patterns(r.match["calls"]), frozenset(r.match.get("runtime", [])))
-            for r in frontier
-            if "calls" in r.match
-        ],
+        frontier_tools=RuleTable((r, Patterns(r.match["calls"])) for r in frontier if "calls" in r.match),
+        frontier_runtime={r.id: frozenset(r.match.get("runtime", [])) for r in frontier if "calls" in r.match},
         dispatch_rule=next((r for r in frontier if r.match.get("dynamic_dispatch")), None),
     )
     _COMPILED[rules.digest] = compiled
@@ -151,7 +158,8 @@ class _FileAnalyzer:
         self.models: list[ModelSite] = []
         self.tools: list[ToolDef] = []
         self.frontier: list[FrontierSite] = []
-        self.dispatch: dict[str, str] = {}
+        # Built on first use: only files with literal tool definitions need it.
+        self._dispatch: dict[str, str] | None = None
         self._class: str | None = None
 
     # ----- names -------------------------------------------------------------------------------
@@ -165,9 +173,9 @@ class _FileAnalyzer:
             endLine=getattr(node, "end_lineno", None) or line,
         )
 
-    def _collect_imports(self) -> None:
+    def _collect_imports(self, nodes: Iterable[ast.AST]) -> None:
         package = self.module if self.is_package else self.module.rpartition(".")[0]
-        for node in ast.walk(self.tree):
+        for node in nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -236,8 +244,8 @@ class _FileAnalyzer:
     # ----- entry -------------------------------------------------------------------------------
 
     def run(self) -> None:
-        self._collect_imports()
-        self._collect_dispatch_tables()
+        # Imports are statements: reading the statements alone finds them all, in ``ast.walk`` order.
+        self._collect_imports(statements_breadth_first(self.tree))
         module_scope = _Scope(qualname=f"{self.module}.<module>", params=[])
         # Module-level variable types first, so functions see ``client = OpenAI()`` defined anywhere.
         for stmt in self.tree.body:
@@ -265,7 +273,7 @@ class _FileAnalyzer:
 
     def _collect_class_attrs(self, cls: ast.ClassDef) -> None:
         attrs: dict[str, str] = {}
-        for node in ast.walk(cls):
+        for node in statements_breadth_first(cls):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                 for target in node.targets:
                     if (
@@ -409,15 +417,31 @@ class _FileAnalyzer:
                 )
                 return
 
-    def _collect_dispatch_tables(self) -> None:
-        """``{"tool_name": function}`` tables link literal tool definitions to their implementations."""
-        for node in ast.walk(self.tree):
+    @property
+    def dispatch(self) -> dict[str, str]:
+        """``{"tool_name": function}`` tables link literal tool definitions to their implementations.
+
+        Names in the tables resolve through imports and module-level definitions only (not through
+        module variable types or the enclosing class), whenever the table is first needed."""
+        if self._dispatch is None:
+            module_types, self.module_types = self.module_types, {}
+            current_class, self._class = self._class, None
+            try:
+                self._dispatch = {}
+                self._collect_dispatch_tables(breadth_first(self.tree, (ast.Dict,)))
+            finally:
+                self.module_types, self._class = module_types, current_class
+        return self._dispatch
+
+    def _collect_dispatch_tables(self, nodes: Iterable[ast.AST]) -> None:
+        assert self._dispatch is not None
+        for node in nodes:
             if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) for k in node.keys):
                 for key, value in zip(node.keys, node.values, strict=True):
                     if isinstance(key, ast.Constant) and isinstance(key.value, str):
                         target, ok = self.dotted(value, None)
                         if ok and target and isinstance(value, ast.Name | ast.Attribute):
-                            self.dispatch.setdefault(key.value, target)
+                            self._dispatch.setdefault(key.value, target)
 
     def _dict_tool(self, node: ast.Dict, scope: _Scope) -> None:
         data = _literal_dict(node)
@@ -539,9 +563,11 @@ class _FileAnalyzer:
                 # An unconditional approval/limit call: everything after it in the block is behind it.
                 return active | {gate[0]}
             return active
-        for child in ast.iter_child_nodes(stmt):
-            if isinstance(child, ast.expr):
-                self._expr(child, scope, active)
+        for attr in node_fields(type(stmt)):
+            value = getattr(stmt, attr)
+            for child in value if type(value) is list else (value,):
+                if isinstance(child, ast.expr):
+                    self._expr(child, scope, active)
         return active
 
     def _if(self, stmt: ast.If, scope: _Scope, active: frozenset[str]) -> frozenset[str]:
@@ -616,7 +642,7 @@ class _FileAnalyzer:
         name, _ = self.dotted(node.func, scope)
         if not name:
             return None
-        rule = first_match(self.rules.gate_calls, name) or first_match(self.rules.gate_names, name)
+        rule = self.rules.gates.first(name)
         if rule is None:
             return None
         return self._gate(scope, rule, node, name).id, "positive"
@@ -642,7 +668,7 @@ class _FileAnalyzer:
             right = node.comparators[0]
             if isinstance(op, ast.In | ast.NotIn):
                 ref = _name_text(right)
-                rule = first_match(self.rules.allowlist, ref) if ref else None
+                rule = self.rules.allowlist.first(ref) if ref else None
                 if rule is not None:
                     gate = self._gate(scope, rule, node, ref or "allowlist")
                     polarity = "negative" if isinstance(op, ast.NotIn) else "positive"
@@ -653,7 +679,7 @@ class _FileAnalyzer:
                     (node.left, isinstance(op, ast.Lt | ast.LtE)),
                 ):
                     ref = _name_text(side)
-                    rule = first_match(self.rules.spend, ref) if ref else None
+                    rule = self.rules.spend.first(ref) if ref else None
                     if rule is not None:
                         gate = self._gate(scope, rule, node, ref or "limit")
                         # ``amount > MAX`` is the failure test; ``amount <= MAX`` the passing one.
@@ -665,29 +691,36 @@ class _FileAnalyzer:
 
     def _expr(self, node: ast.expr, scope: _Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
         """Record every call in ``node``; return the taint origins its value may carry."""
-        if isinstance(node, ast.Name):
-            return scope.taint.get(node.id, frozenset())
-        if isinstance(node, ast.Constant):
-            return frozenset()
-        if isinstance(node, ast.Call):
-            return self._call(node, scope, active)
-        if isinstance(node, ast.Dict):
-            self._dict_tool(node, scope)
-        if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
-            inner: frozenset[TaintOrigin] = frozenset()
-            for child in ast.iter_child_nodes(node):
+        kind = type(node)
+        if kind is ast.Name:
+            return scope.taint.get(node.id, _NO_TAINT)  # type: ignore[attr-defined]
+        if kind is ast.Constant:
+            return _NO_TAINT
+        if kind is ast.Call:
+            return self._call(node, scope, active)  # type: ignore[arg-type]
+        if kind is ast.Dict:
+            self._dict_tool(node, scope)  # type: ignore[arg-type]
+        # Children in ``_fields`` order, as ``ast.iter_child_nodes`` gives them (the order matters for
+        # comprehensions: the element is read before the loop variable is bound).
+        comprehension = kind in _SCOPED_EXPRESSIONS
+        taint = _NO_TAINT
+        for attr in node_fields(kind):
+            value = getattr(node, attr)
+            for child in value if type(value) is list else (value,):
                 if isinstance(child, ast.expr):
-                    inner |= self._expr(child, scope, active)
-                elif isinstance(child, ast.comprehension):
-                    inner |= self._expr(child.iter, scope, active)
-                    self._assign(child.target, inner, None, scope)
-            return inner
-        taint: frozenset[TaintOrigin] = frozenset()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.expr):
-                taint |= self._expr(child, scope, active)
-            elif isinstance(child, ast.keyword):
-                taint |= self._expr(child.value, scope, active)
+                    found = self._expr(child, scope, active)
+                elif isinstance(child, ast.keyword) and not comprehension:
+                    found = self._expr(child.value, scope, active)
+                elif isinstance(child, ast.comprehension) and comprehension:
+                    found = self._expr(child.iter, scope, active)
+                    if found:
+                        taint = taint | found if taint else found
+                    self._assign(child.target, taint, None, scope)
+                    continue
+                else:
+                    continue
+                if found:
+                    taint = taint | found if taint else found
         return taint
 
     def _call(self, node: ast.Call, scope: _Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
@@ -713,7 +746,7 @@ class _FileAnalyzer:
         location = self.loc(node)
         gates = sorted(active)
 
-        model_rule = first_match(self.rules.models, name)
+        model_rule = self.rules.models.first(name)
         if model_rule is None:
             http = self._http_model(node, name)
             if http is not None:
@@ -725,18 +758,18 @@ class _FileAnalyzer:
             self._model(model_rule, provider, name, "sdk", location)
             return frozenset({TaintOrigin(kind="model_output", location=location)})
 
-        for rule, patterns, runtime in self.rules.frontier_tools:
-            if patterns.matches(name):
-                kind: FrontierKind = "runtime_registered_tools" if name in runtime else "config_registered_tools"
-                self.frontier.append(
-                    FrontierSite(
-                        id=short_id("fr", kind, self.path, location.line, location.column),
-                        kind=kind,
-                        detail=f"tools obtained at run time through {name}; their reach is not visible to analysis",
-                        location=location,
-                        ruleId=rule.id,
-                    )
+        for rule in self.rules.frontier_tools.all(name):
+            runtime = self.rules.frontier_runtime[rule.id]
+            kind: FrontierKind = "runtime_registered_tools" if name in runtime else "config_registered_tools"
+            self.frontier.append(
+                FrontierSite(
+                    id=short_id("fr", kind, self.path, location.line, location.column),
+                    kind=kind,
+                    detail=f"tools obtained at run time through {name}; their reach is not visible to analysis",
+                    location=location,
+                    ruleId=rule.id,
                 )
+            )
         self._call_tool(node, name, scope)
 
         action_rule = self._action_rule(node, name)
@@ -783,9 +816,7 @@ class _FileAnalyzer:
         )
 
     def _http_model(self, node: ast.Call, name: str) -> tuple[Rule, str] | None:
-        if not self.rules.http_hosts or not first_match(
-            [(r, p) for r, p in self.rules.actions if r.actionClass == "network.egress"], name
-        ):
+        if not self.rules.http_hosts or not self.rules.egress.first(name):
             return None
         texts = [t for t in (_string_text(a) for a in [*node.args, *(k.value for k in node.keywords)]) if t]
         for rule, hosts in self.rules.http_hosts:
@@ -796,9 +827,7 @@ class _FileAnalyzer:
 
     def _action_rule(self, node: ast.Call, name: str) -> Rule | None:
         display = _display(name)
-        for rule, patterns in self.rules.actions:
-            if not patterns.matches(display):
-                continue
+        for rule in self.rules.actions.all(display):
             match = rule.match
             if match.get("write_mode") and not _opens_for_writing(node):
                 continue
@@ -821,7 +850,7 @@ class _FileAnalyzer:
         return None
 
     def _call_tool(self, node: ast.Call, name: str, scope: _Scope) -> None:
-        rule = first_match(self.rules.tool_calls, name)
+        rule = self.rules.tool_calls.first(name)
         if rule is None:
             return
         func_node: ast.expr | None = None

@@ -28,3 +28,33 @@ def first_match(rules: Sequence[tuple[Rule, Patterns]], name: str) -> Rule | Non
         if patterns.matches(name):
             return rule
     return None
+
+
+class RuleTable:
+    """Rules with their name patterns, in rule-pack order, with each name's answer memoised: names
+    repeat heavily across a tree (``subprocess.run``, ``client.chat.completions.create``...), so a
+    lookup costs one dict probe per call site after the first."""
+
+    def __init__(self, entries: Iterable[tuple[Rule, Patterns]]) -> None:
+        self.entries = tuple(entries)
+        self._first: dict[str, Rule | None] = {}
+        self._all: dict[str, tuple[Rule, ...]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    def first(self, name: str) -> Rule | None:
+        """The first rule whose patterns match ``name`` (as ``first_match``)."""
+        try:
+            return self._first[name]
+        except KeyError:
+            found = self._first[name] = first_match(self.entries, name)
+            return found
+
+    def all(self, name: str) -> tuple[Rule, ...]:
+        """Every rule whose patterns match ``name``, in rule-pack order."""
+        try:
+            return self._all[name]
+        except KeyError:
+            found = self._all[name] = tuple(rule for rule, patterns in self.entries if patterns.matches(name))
+            return found
