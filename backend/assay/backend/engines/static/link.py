@@ -1,21 +1,28 @@
 """The linker: joins the per-file facts of a tree into the bundle's models, tools, actions, gates,
 taint flows and frontier. Language-neutral: Python and JS/TS facts follow the same naming scheme.
 
-- Calls are resolved to functions in the tree: exactly by qualname, or (Python) by a dotted suffix on
-  a segment boundary, so ``pkg.helpers.run`` finds ``src.pkg.helpers.run`` when that is unambiguous.
+- Calls are resolved to functions in the tree: exactly by qualname, or (dotted Python names) by a
+  suffix on a segment boundary, so ``pkg.helpers.run`` finds ``src.pkg.helpers.run``. Several
+  candidates are narrowed to those sharing the longest module prefix with the caller; a tie stays
+  unresolved rather than guessed. ``pkg.mod.Class(...)`` runs ``pkg.mod.Class.__init__``.
 - For each tool, every action reachable from its function (depth-bounded, cycle-safe) is recorded
   with one call chain and the gates guaranteed on every path from the tool to the action: a gate counts
   on a path when it dominates one of the path's call sites or the action itself.
 - Taint: a tool's parameters are model-chosen; model outputs are model-chosen. Both flow through
-  call arguments into callee parameters and out through return values, to a fixpoint.
+  call arguments into callee parameters and out through return values. Return values are summarised
+  per function (which sources it returns whatever its callers pass, and which parameters reach its
+  return), so a helper called with model text by one caller does not taint another caller.
+  Calls to code outside the tree pass their arguments' taint through.
+- Calls on receivers the analyzer could not type, inside code a tool reaches, are ``unresolved_call``
+  frontier items (one per function and callee) when the file's language has a rule asking for them.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -30,16 +37,31 @@ from assay.backend.bundle import (
     ToolPath,
 )
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import CallFact, FileFacts, FunctionFacts, TaintOrigin, ToolDef
-from assay.backend.engines.static.rulepack import RulePack
+from assay.backend.engines.static.facts import (
+    ActionSite,
+    ArgTaint,
+    CallFact,
+    FileFacts,
+    FunctionFacts,
+    TaintOrigin,
+    ToolDef,
+)
+from assay.backend.engines.static.rulepack import Rule, RulePack
 
 MAX_DEPTH = 12
+# Distinct sources kept per parameter: enough for every real tool graph, a bound for generated ones.
+MAX_SOURCES = 32
 EXECUTION_SINKS = frozenset({"shell.exec", "code.exec", "db.write"})
 TAINT_EXEC_RULE = "TAINT-EXEC-001"
 TAINT_ACTION_RULE = "TAINT-ACTION-001"
+# Parameters that never carry model-chosen values into a tool's function.
+_RECEIVER_PARAMS = frozenset({"self", "cls"})
+_NON_TOOL_PARAMS = _RECEIVER_PARAMS | {"ctx", "context", "run_context", "config", "callbacks", "run_manager"}
 
 
 class Linked(BaseModel):
+    """Everything the tree's files say together; every list sorted by (path, line, column, id)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     models: list[ModelUse]
@@ -52,41 +74,83 @@ class Linked(BaseModel):
 
 @dataclass
 class _Fn:
+    id: str
     facts: FunctionFacts
     path: str
+    language: str
+    calls: list[CallFact]
+    actions: list[ActionSite]
+    returns: list[TaintOrigin]
     # Calls resolved to functions in the tree: (callee function id, the call).
     edges: list[tuple[str, CallFact]] = field(default_factory=list)
+    # Calls by callee name, for reading ``call_return`` origins at their call sites.
+    by_callee: dict[str, list[CallFact]] = field(default_factory=dict)
+    targets: dict[str, str | None] = field(default_factory=dict)
 
-
-@dataclass(frozen=True)
-class _Source:
-    kind: str  # "model_output" | "tool_argument"
-    location: Location
-    path: tuple[Location, ...]
+    @property
+    def params(self) -> list[str]:
+        return self.facts.params
 
 
 class _Resolver:
+    """Callee names -> function ids, exactly or by a dotted suffix on a segment boundary."""
+
     def __init__(self, functions: dict[str, _Fn]) -> None:
         self.exact: dict[str, str] = {}
-        suffixes: dict[str, set[str]] = {}
-        for fid, fn in functions.items():
-            qualname = fn.facts.qualname
-            self.exact[qualname] = fid
+        self.suffix: dict[str, list[str]] = {}
+        for fid in sorted(functions):
+            qualname = functions[fid].facts.qualname
+            self.exact.setdefault(qualname, fid)
             if "#" in qualname:
                 continue
             parts = qualname.split(".")
             for start in range(1, len(parts) - 1):
-                suffixes.setdefault(".".join(parts[start:]), set()).add(fid)
-        self.suffix = {name: next(iter(ids)) for name, ids in suffixes.items() if len(ids) == 1}
+                self.suffix.setdefault(".".join(parts[start:]), []).append(fid)
+        self.functions = functions
 
-    def resolve(self, callee: str) -> str | None:
-        if callee in self.exact:
-            return self.exact[callee]
-        if callee in self.suffix:
-            return self.suffix[callee]
-        # ``pkg.mod.Class`` called as a constructor: its ``__init__`` runs.
-        init = self.exact.get(f"{callee}.__init__") or self.suffix.get(f"{callee}.__init__")
-        return init
+    def resolve(self, callee: str, caller: str) -> str | None:
+        """The function ``callee`` names, as seen from the function or module ``caller``."""
+        for name in (callee, f"{callee}.__init__"):
+            found = self.exact.get(name)
+            if found is not None:
+                return found
+            candidates = self.suffix.get(name)
+            if candidates:
+                return self._closest(candidates, caller)
+        return None
+
+    def _closest(self, candidates: list[str], caller: str) -> str | None:
+        if len(candidates) == 1:
+            return candidates[0]
+        origin = caller.split(".")
+        scored: dict[int, list[str]] = {}
+        for fid in candidates:
+            parts = self.functions[fid].facts.qualname.split(".")
+            shared = 0
+            for mine, theirs in zip(origin, parts, strict=False):
+                if mine != theirs:
+                    break
+                shared += 1
+            scored.setdefault(shared, []).append(fid)
+        best = scored[max(scored)]
+        return best[0] if len(best) == 1 else None
+
+
+@dataclass(frozen=True)
+class _Source:
+    kind: Literal["model_output", "tool_argument"]
+    location: Location
+    path: tuple[Location, ...]
+
+    @property
+    def key(self) -> tuple[str, str, int, int]:
+        return (self.kind, self.location.path, self.location.line, self.location.column)
+
+    def through(self, call: Location) -> _Source:
+        return _Source(self.kind, self.location, (*self.path, call))
+
+
+_Sources = dict[tuple[str, str, int, int], _Source]
 
 
 def _loc_key(loc: Location) -> tuple[str, int, int]:
@@ -94,28 +158,32 @@ def _loc_key(loc: Location) -> tuple[str, int, int]:
 
 
 def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
-    """Join per-file facts into the tree's evidence. Deterministic: every list is sorted."""
-    del rules  # the linker applies no rules of its own; kept for a stable signature
-    functions: dict[str, _Fn] = {}
-    for facts in files:
-        for function in facts.functions:
-            functions[function.id] = _Fn(facts=function, path=facts.path)
+    """Join per-file facts into the tree's evidence. Deterministic whatever the order of ``files``."""
+    ordered = sorted(files, key=lambda f: f.path)
+    functions = _functions(ordered)
     resolver = _Resolver(functions)
     for fn in functions.values():
-        for call in fn.facts.calls:
-            target = resolver.resolve(call.callee)
+        for call in fn.calls:
+            if call.callee not in fn.targets:
+                fn.targets[call.callee] = resolver.resolve(call.callee, fn.facts.qualname)
+            target = fn.targets[call.callee]
             if target is not None:
                 fn.edges.append((target, call))
+            fn.by_callee.setdefault(call.callee, []).append(call)
+        for origin in (*fn.returns, *(o for a in fn.actions for o in a.taint)):
+            if origin.kind == "call_return" and origin.callee and origin.callee not in fn.targets:
+                fn.targets[origin.callee] = resolver.resolve(origin.callee, fn.facts.qualname)
 
-    tools = [t for f in files for t in f.tools]
-    tool_fn = {t.id: resolver.resolve(t.function) if t.function else None for t in tools}
+    tools = [t for f in ordered for t in f.tools]
+    modules = {f.path: f.module for f in ordered}
+    tool_fn = {t.id: resolver.resolve(t.function, modules[t.location.path]) if t.function else None for t in tools}
 
-    reach = _reach(functions, tools, tool_fn)
-    flows = _taint(functions, tools, tool_fn)
+    reach, reached = _reach(functions, tools, tool_fn)
+    flows = _Taint(functions, tools, tool_fn).flows()
 
     actions: list[Action] = []
     for fid, fn in functions.items():
-        for site in fn.facts.actions:
+        for site in fn.actions:
             paths = reach.get(site.id, [])
             own = set(site.dominatingGates)
             gate_ids = sorted(_common(paths) | own) if paths else sorted(own)
@@ -132,17 +200,17 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                     gateIds=gate_ids,
                 )
             )
-
     action_index = {a.id: a for a in actions}
+
     taint_flows = []
-    for action_id, source in sorted(flows, key=lambda f: (f[0], f[1].kind, _loc_key(f[1].location))):
+    for action_id, source in flows:
         action = action_index[action_id]
         rule = TAINT_EXEC_RULE if action.actionClass in EXECUTION_SINKS else TAINT_ACTION_RULE
         taint_flows.append(
             TaintFlow(
-                id=short_id("flow", action_id, source.kind, *_loc_key(source.location)),
+                id=short_id("flow", action_id, *source.key),
                 ruleId=rule,
-                sourceKind="model_output" if source.kind == "model_output" else "tool_argument",
+                sourceKind=source.kind,
                 source=source.location,
                 sink=action.location,
                 actionId=action_id,
@@ -158,35 +226,73 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     ]
     models = [
         ModelUse(id=m.id, provider=m.provider, api=m.api, via=m.via, ruleId=m.ruleId, location=m.location)
-        for f in files
+        for f in ordered
         for m in f.models
     ]
-    bundle_tools = [
-        Tool(
-            id=t.id,
-            name=t.name,
-            description=t.description,
-            framework=t.framework,
-            ruleId=t.ruleId,
-            location=t.location,
-            function=tool_fn.get(t.id),
-            parameters=t.parameters,
-            annotations=t.annotations,
-        )
-        for t in tools
-    ]
+    bundle_tools = [_tool(t, tool_fn.get(t.id), functions) for t in tools]
     frontier = [
         FrontierItem(id=s.id, kind=s.kind, detail=s.detail, location=s.location, path=f.path, ruleId=s.ruleId)
-        for f in files
+        for f in ordered
         for s in f.frontier
     ]
+    frontier.extend(_unresolved(functions, reached, rules))
+
+    def by_location(item: ModelUse | Tool | Action | Gate) -> tuple[str, int, int, str]:
+        return (*_loc_key(item.location), item.id)
+
+    def frontier_key(item: FrontierItem) -> tuple[str, int, int, str]:
+        if item.location is not None:
+            return (*_loc_key(item.location), item.id)
+        return (item.path or "", 0, 0, item.id)
+
     return Linked(
-        models=sorted(_dedupe(models), key=lambda m: (*_loc_key(m.location), m.id)),
-        tools=sorted(_dedupe(bundle_tools), key=lambda t: (*_loc_key(t.location), t.id)),
-        actions=sorted(actions, key=lambda a: (*_loc_key(a.location), a.id)),
-        gates=sorted(_dedupe(gates), key=lambda g: (*_loc_key(g.location), g.id)),
-        taintFlows=taint_flows,
-        frontier=sorted(_dedupe(frontier), key=lambda f: (f.kind, f.path or "", f.id)),
+        models=sorted(_dedupe(models), key=by_location),
+        tools=sorted(_dedupe(bundle_tools), key=by_location),
+        actions=sorted(actions, key=by_location),
+        gates=sorted(_dedupe(gates), key=by_location),
+        taintFlows=sorted(taint_flows, key=lambda f: (*_loc_key(f.sink), *_loc_key(f.source), f.id)),
+        frontier=sorted(_dedupe(frontier), key=frontier_key),
+    )
+
+
+def _functions(files: Sequence[FileFacts]) -> dict[str, _Fn]:
+    """Functions by id; a redefinition in the same file (same id) adds its calls and actions."""
+    functions: dict[str, _Fn] = {}
+    for facts in files:
+        for function in facts.functions:
+            known = functions.get(function.id)
+            if known is None:
+                functions[function.id] = _Fn(
+                    id=function.id,
+                    facts=function,
+                    path=facts.path,
+                    language=facts.language,
+                    calls=list(function.calls),
+                    actions=list(function.actions),
+                    returns=list(function.returns),
+                )
+            else:
+                known.calls.extend(function.calls)
+                known.actions.extend(function.actions)
+                known.returns.extend(function.returns)
+    return functions
+
+
+def _tool(tool: ToolDef, fid: str | None, functions: dict[str, _Fn]) -> Tool:
+    parameters = tool.parameters
+    if not parameters and fid is not None:
+        # Constructor-registered tools (``Tool(func=f)``) take their parameters from the function.
+        parameters = [p for p in functions[fid].params if p not in _NON_TOOL_PARAMS]
+    return Tool(
+        id=tool.id,
+        name=tool.name,
+        description=tool.description,
+        framework=tool.framework,
+        ruleId=tool.ruleId,
+        location=tool.location,
+        function=fid,
+        parameters=parameters,
+        annotations=tool.annotations,
     )
 
 
@@ -199,36 +305,36 @@ def _common(paths: Sequence[ToolPath]) -> set[str]:
 
 def _reach(
     functions: dict[str, _Fn], tools: Sequence[ToolDef], tool_fn: dict[str, str | None]
-) -> dict[str, list[ToolPath]]:
-    """For every action: one ToolPath per tool that reaches it."""
+) -> tuple[dict[str, list[ToolPath]], set[str]]:
+    """For every action: one ToolPath per tool that reaches it; and every function a tool reaches."""
     out: dict[str, list[ToolPath]] = {}
+    reached: set[str] = set()
     for tool in tools:
         start = tool_fn.get(tool.id)
         if start is None:
             continue
-        # Gates guaranteed at each function's entry on every path from the tool: intersect over edges.
+        # Gates guaranteed at each function's entry on every path from the tool: the intersection over
+        # the edges that reach it. Sets only shrink, so revisiting a narrowed function terminates.
         guaranteed: dict[str, frozenset[str]] = {start: frozenset()}
         chain: dict[str, tuple[Location, ...]] = {start: ()}
-        depth: dict[str, int] = {start: 0}
         queue = deque([start])
         while queue:
             fid = queue.popleft()
-            if depth[fid] >= MAX_DEPTH:
+            if len(chain[fid]) >= MAX_DEPTH:
                 continue
             for target, call in functions[fid].edges:
                 incoming = guaranteed[fid] | frozenset(call.dominatingGates)
-                if target not in guaranteed:
+                known = guaranteed.get(target)
+                if known is None:
                     guaranteed[target] = incoming
                     chain[target] = (*chain[fid], call.location)
-                    depth[target] = depth[fid] + 1
                     queue.append(target)
-                else:
-                    narrowed = guaranteed[target] & incoming
-                    if narrowed != guaranteed[target]:
-                        guaranteed[target] = narrowed
-                        queue.append(target)
+                elif not known <= incoming:
+                    guaranteed[target] = known & incoming
+                    queue.append(target)
+        reached.update(guaranteed)
         for fid, gates in guaranteed.items():
-            for site in functions[fid].facts.actions:
+            for site in functions[fid].actions:
                 out.setdefault(site.id, []).append(
                     ToolPath(
                         toolId=tool.id,
@@ -236,86 +342,212 @@ def _reach(
                         gateIds=sorted(gates | frozenset(site.dominatingGates)),
                     )
                 )
+    return out, reached
+
+
+class _Taint:
+    """Interprocedural taint over the resolved call graph.
+
+    1. Return summaries, to a fixpoint: the sources each function returns whatever its callers pass
+       (``direct``), and the parameters whose values reach its return (``through``).
+    2. Parameter sources, over a worklist: tool parameters, then every tainted call argument into the
+       callee's parameter, read in the caller's context (its own parameters' sources, and each
+       ``call_return`` through the summaries with the arguments of that caller's calls).
+    3. Every action's taint origins, read in its function's context.
+    """
+
+    def __init__(self, functions: dict[str, _Fn], tools: Sequence[ToolDef], tool_fn: dict[str, str | None]) -> None:
+        self.functions = functions
+        self.order = sorted(functions)
+        self.direct: dict[str, _Sources] = {fid: {} for fid in functions}
+        self.through: dict[str, frozenset[str]] = {fid: frozenset() for fid in functions}
+        self.params: dict[str, dict[str, _Sources]] = {}
+        for tool in tools:
+            fid = tool_fn.get(tool.id)
+            if fid is None:
+                continue
+            env = self.params.setdefault(fid, {})
+            for param in functions[fid].params:
+                if param not in _NON_TOOL_PARAMS:
+                    source = _Source("tool_argument", tool.location, ())
+                    env.setdefault(param, {}).setdefault(source.key, source)
+
+    def flows(self) -> list[tuple[str, _Source]]:
+        self._summaries()
+        self._propagate()
+        out: dict[tuple[str, tuple[str, str, int, int]], _Source] = {}
+        for fid in self.order:
+            fn = self.functions[fid]
+            env = self.params.get(fid, {})
+            for site in fn.actions:
+                for source in self._read(fid, site.taint, env).values():
+                    out.setdefault((site.id, source.key), source)
+        return [(action_id, out[(action_id, key)]) for action_id, key in sorted(out)]
+
+    # ----- summaries ------------------------------------------------------------------------------
+
+    def _summaries(self) -> None:
+        changed = True
+        rounds = 0
+        while changed and rounds < 4 * MAX_DEPTH:
+            changed = False
+            rounds += 1
+            for fid in self.order:
+                fn = self.functions[fid]
+                if not fn.returns:
+                    continue
+                through = self._params_reaching(fid, fn.returns, set())
+                direct = self._read(fid, fn.returns, {})
+                if through != self.through[fid] or direct.keys() != self.direct[fid].keys():
+                    self.through[fid] = through
+                    self.direct[fid] = direct
+                    changed = True
+
+    def _params_reaching(self, fid: str, origins: Iterable[TaintOrigin], seen: set[str]) -> frozenset[str]:
+        out: set[str] = set()
+        fn = self.functions[fid]
+        for origin in origins:
+            if origin.kind == "param" and origin.param is not None:
+                out.add(origin.param)
+            elif origin.kind == "call_return" and origin.callee and origin.callee not in seen:
+                seen.add(origin.callee)
+                for _call, arg in self._returned_args(fn, origin.callee):
+                    out |= self._params_reaching(fid, arg.origins, seen)
+        return frozenset(out)
+
+    # ----- reading origins in a function's context ---------------------------------------------------
+
+    def _returned_args(self, fn: _Fn, callee: str) -> Iterable[tuple[CallFact, ArgTaint]]:
+        """The arguments of ``fn``'s calls to ``callee`` whose values come back in its return value:
+        those bound to a parameter the callee returns, or all of them for code outside the tree."""
+        target = fn.targets.get(callee)
+        for call in fn.by_callee.get(callee, ()):
+            for arg in call.args:
+                if target is None:
+                    yield call, arg
+                else:
+                    name = _param_for(self.functions[target], arg)
+                    if name is not None and name in self.through[target]:
+                        yield call, arg
+
+    def _read(self, fid: str, origins: Iterable[TaintOrigin], env: dict[str, _Sources]) -> _Sources:
+        out: _Sources = {}
+        self._read_into(fid, origins, env, out, set())
+        return out
+
+    def _read_into(
+        self, fid: str, origins: Iterable[TaintOrigin], env: dict[str, _Sources], out: _Sources, seen: set[str]
+    ) -> None:
+        fn = self.functions[fid]
+        for origin in origins:
+            if origin.kind == "model_output" and origin.location is not None:
+                source = _Source("model_output", origin.location, ())
+                out.setdefault(source.key, source)
+            elif origin.kind == "param" and origin.param is not None:
+                for key, source in env.get(origin.param, {}).items():
+                    out.setdefault(key, source)
+            elif origin.kind == "call_return" and origin.callee and origin.callee not in seen:
+                seen.add(origin.callee)
+                calls = fn.by_callee.get(origin.callee, ())
+                at = calls[0].location if calls else None
+                target = fn.targets.get(origin.callee)
+                if target is not None:
+                    for key, source in self.direct[target].items():
+                        out.setdefault(key, source.through(at) if at is not None else source)
+                for call, arg in self._returned_args(fn, origin.callee):
+                    inner: _Sources = {}
+                    self._read_into(fid, arg.origins, env, inner, seen)
+                    for key, source in inner.items():
+                        out.setdefault(key, source.through(call.location) if target is not None else source)
+
+    # ----- parameters ---------------------------------------------------------------------------------
+
+    def _propagate(self) -> None:
+        queue = deque(self.order)
+        queued = set(self.order)
+        while queue:
+            fid = queue.popleft()
+            queued.discard(fid)
+            fn = self.functions[fid]
+            env = self.params.get(fid, {})
+            for target, call in fn.edges:
+                callee = self.functions[target]
+                for arg in call.args:
+                    name = _param_for(callee, arg)
+                    if name is None:
+                        continue
+                    sources = self._read(fid, arg.origins, env)
+                    if not sources:
+                        continue
+                    into = self.params.setdefault(target, {}).setdefault(name, {})
+                    grew = False
+                    for key in sorted(sources):
+                        if key not in into and len(into) < MAX_SOURCES:
+                            into[key] = sources[key].through(call.location)
+                            grew = True
+                    if grew and target not in queued:
+                        queue.append(target)
+                        queued.add(target)
+
+
+def _param_for(callee: _Fn, arg: ArgTaint) -> str | None:
+    """The callee parameter an argument binds to (methods skip their ``self``/``cls``)."""
+    params = callee.params
+    if arg.keyword is not None:
+        return arg.keyword if arg.keyword in params else None
+    if arg.index is None:
+        return None
+    offset = 1 if params[:1] in (["self"], ["cls"]) else 0
+    position = arg.index + offset
+    return params[position] if position < len(params) else None
+
+
+def _unresolved_rules(rules: RulePack) -> dict[str, tuple[Rule, frozenset[str]]]:
+    """Per language, the rule asking for unresolved calls in code tools reach, with its skipped names."""
+    out: dict[str, tuple[Rule, frozenset[str]]] = {}
+    for language in ("python", "javascript"):
+        for rule in rules.for_language(language, "frontier"):
+            if rule.match.get("unresolved_in_tool_reach"):
+                out[language] = (rule, frozenset(rule.match.get("skip_methods", [])))
     return out
 
 
-def _taint(
-    functions: dict[str, _Fn], tools: Sequence[ToolDef], tool_fn: dict[str, str | None]
-) -> set[tuple[str, _Source]]:
-    """(action id, source) pairs: model-chosen data reaching an action's sink."""
-    tainted: dict[str, dict[str, _Source]] = {}
-    for tool in tools:
-        fid = tool_fn.get(tool.id)
-        if fid is None:
+def _unresolved(functions: dict[str, _Fn], reached: set[str], rules: RulePack) -> list[FrontierItem]:
+    """``unresolved_call`` for calls a tool reaches whose callee is a method on an untyped receiver."""
+    wanted = _unresolved_rules(rules)
+    out: list[FrontierItem] = []
+    for fid in sorted(reached):
+        fn = functions[fid]
+        language = "javascript" if fn.language in ("javascript", "typescript", "tsx") else fn.language
+        entry = wanted.get(language)
+        if entry is None:
             continue
-        params = tainted.setdefault(fid, {})
-        for param in functions[fid].facts.params:
-            params.setdefault(param, _Source("tool_argument", tool.location, ()))
-
-    returns: dict[str, _Source] = {}
-
-    def origin_source(fid: str, origin: TaintOrigin, resolve: dict[str, str | None]) -> _Source | None:
-        if origin.kind == "model_output" and origin.location is not None:
-            return _Source("model_output", origin.location, ())
-        if origin.kind == "param" and origin.param is not None:
-            return tainted.get(fid, {}).get(origin.param)
-        if origin.kind == "call_return" and origin.callee is not None:
-            target = resolve.get(origin.callee)
-            return returns.get(target) if target else None
-        return None
-
-    resolver = _Resolver(functions)
-    resolve_cache: dict[str, str | None] = {}
-    for fn in functions.values():
-        for origin in (*fn.facts.returns, *(o for a in fn.facts.actions for o in a.taint)):
-            if origin.callee and origin.callee not in resolve_cache:
-                resolve_cache[origin.callee] = resolver.resolve(origin.callee)
-        for call in fn.facts.calls:
-            for arg in call.args:
-                for origin in arg.origins:
-                    if origin.callee and origin.callee not in resolve_cache:
-                        resolve_cache[origin.callee] = resolver.resolve(origin.callee)
-
-    changed = True
-    rounds = 0
-    while changed and rounds < 50:
-        changed = False
-        rounds += 1
-        for fid, fn in functions.items():
-            for origin in fn.facts.returns:
-                source = origin_source(fid, origin, resolve_cache)
-                if source is not None and fid not in returns:
-                    returns[fid] = source
-                    changed = True
-            for target, call in fn.edges:
-                callee = functions[target].facts
-                offset = 1 if callee.params[:1] in (["self"], ["cls"]) and "." in callee.qualname else 0
-                for arg in call.args:
-                    name: str | None = None
-                    if arg.keyword is not None:
-                        name = arg.keyword if arg.keyword in callee.params else None
-                    elif arg.index is not None and arg.index + offset < len(callee.params):
-                        name = callee.params[arg.index + offset]
-                    if name is None:
-                        continue
-                    for origin in arg.origins:
-                        source = origin_source(fid, origin, resolve_cache)
-                        if source is None:
-                            continue
-                        params = tainted.setdefault(target, {})
-                        if name not in params:
-                            params[name] = _Source(source.kind, source.location, (*source.path, call.location))
-                            changed = True
-                        break
-
-    flows: set[tuple[str, _Source]] = set()
-    for fid, fn in functions.items():
-        for site in fn.facts.actions:
-            for origin in site.taint:
-                source = origin_source(fid, origin, resolve_cache)
-                if source is not None:
-                    flows.add((site.id, source))
-    return flows
+        rule, skip = entry
+        seen: set[str] = set()
+        # ``self.attr.method()`` on an attribute of unknown type: named under the method's class.
+        owner = fn.facts.qualname.rsplit(".", 1)[0] + "."
+        for call in fn.calls:
+            callee = call.callee
+            untyped = not call.resolved or (callee.startswith(owner) and callee.count(".") - owner.count(".") >= 1)
+            if not untyped or fn.targets.get(callee) is not None or callee in seen or "." not in callee:
+                continue
+            seen.add(callee)
+            if callee.rsplit(".", 1)[1] in skip:
+                continue
+            out.append(
+                FrontierItem(
+                    id=short_id("fr", "unresolved_call", fn.path, fn.facts.qualname, callee),
+                    kind="unresolved_call",
+                    detail=(
+                        f"{callee} is called on a value whose type analysis does not know, in code a tool "
+                        "reaches; what it runs is not visible"
+                    ),
+                    location=call.location,
+                    path=fn.path,
+                    ruleId=rule.id,
+                )
+            )
+    return out
 
 
 _T = TypeVar("_T", ModelUse, Tool, Gate, FrontierItem)
