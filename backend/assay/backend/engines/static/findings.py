@@ -63,7 +63,7 @@ def _finding(
             "category": category,
             "severity": severity,
             "message": message,
-            "locations": [loc.model_dump() for loc in locations],
+            "locations": list(locations),
             "relatedIds": related_ids,
         }
     )
