@@ -29,6 +29,7 @@ from assay.backend.engines.static.facts import (
     TaintOrigin,
     ToolDef,
 )
+from assay.backend.engines.static.pyast.conditions import NOTHING, Condition, Outcome, gate_when, meet
 from assay.backend.engines.static.python_syntax import breadth_first, node_fields, statements_breadth_first
 from assay.backend.engines.static.rulematch import Patterns, RuleTable
 from assay.backend.engines.static.rulepack import Rule, RuleKind, RulePack
@@ -37,7 +38,6 @@ _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|tr
 _SQL_GRANT = re.compile(r"^\s*(grant|revoke)\b", re.I)
 _WRITE_MODES = re.compile(r"[wax+]")
 _NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "wrapper", "config", "callbacks"})
-_TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _NO_TAINT: frozenset[TaintOrigin] = frozenset()
 # Expressions whose children are read like ``_expr`` always read lambdas and comprehensions.
 _SCOPED_EXPRESSIONS = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
@@ -73,6 +73,8 @@ class _CompiledRules:
     frontier_tools: RuleTable
     frontier_runtime: dict[str, frozenset[str]]  # rule id -> names that register tools at run time
     dispatch_rule: Rule | None
+    assigned_gates: Patterns  # gate calls that hold from where they run, even when only assigned
+    tool_lists: RuleTable  # calls whose list argument makes plain functions tools
 
 
 _COMPILED: dict[str, _CompiledRules] = {}
@@ -123,6 +125,8 @@ def _compile(rules: RulePack) -> _CompiledRules:
         frontier_tools=RuleTable((r, Patterns(r.match["calls"])) for r in frontier if "calls" in r.match),
         frontier_runtime={r.id: frozenset(r.match.get("runtime", [])) for r in frontier if "calls" in r.match},
         dispatch_rule=next((r for r in frontier if r.match.get("dynamic_dispatch")), None),
+        assigned_gates=Patterns(name for r in gates for name in r.match.get("assigned_calls", [])),
+        tool_lists=RuleTable((r, Patterns(r.match["list_calls"])) for r in tools if "list_calls" in r.match),
     )
     _COMPILED[rules.digest] = compiled
     return compiled
@@ -137,6 +141,9 @@ class _Scope:
     types: dict[str, str] = field(default_factory=dict)
     taint: dict[str, frozenset[TaintOrigin]] = field(default_factory=dict)
     gate_vars: dict[str, tuple[str, str]] = field(default_factory=dict)  # var -> (gate id, polarity)
+    # Gates that hold from the point they are reached, even when their result is only assigned.
+    unconditional: set[str] = field(default_factory=set)
+    gate_ids: set[str] = field(default_factory=set)
     calls: list[CallFact] = field(default_factory=list)
     actions: list[ActionSite] = field(default_factory=list)
     gates: list[GateSite] = field(default_factory=list)
@@ -160,6 +167,10 @@ class _FileAnalyzer:
         self.frontier: list[FrontierSite] = []
         # Built on first use: only files with literal tool definitions need it.
         self._dispatch: dict[str, str] | None = None
+        # ``if name == "tool": impl(...)`` and ``case "tool": impl(...)``: literal name -> callee.
+        self.branch_dispatch: dict[str, str] = {}
+        # Literal tool definitions wait for the whole file, whose later code may dispatch them.
+        self._literal_tools: list[ToolDef] = []
         self._class: str | None = None
 
     # ----- names -------------------------------------------------------------------------------
@@ -258,6 +269,7 @@ class _FileAnalyzer:
         self._walk_block(self.tree.body, module_scope, frozenset())
         self._finish(module_scope, ast.Module(body=[], type_ignores=[]), "<module>")
         self._visit_defs(self.tree.body, self.module)
+        self._link_literal_tools()
 
     def _visit_defs(self, body: Sequence[ast.stmt], prefix: str) -> None:
         for stmt in body:
@@ -461,153 +473,227 @@ class _FileAnalyzer:
                 name, description = data.get("name"), data.get("description")
             if not isinstance(name, str):
                 continue
-            function = self.dispatch.get(name)
             location = self.loc(node)
-            tool_id = short_id("tool", self.path, location.line, name, rule.id)
-            self.tools.append(
+            self._literal_tools.append(
                 ToolDef(
-                    id=tool_id,
+                    id=short_id("tool", self.path, location.line, name, rule.id),
                     name=name,
                     description=description if isinstance(description, str) else None,
                     framework=rule.framework or "unknown",
                     ruleId=rule.id,
                     location=location,
-                    function=function,
+                    function=self.dispatch.get(name),
                     parameters=sorted(_schema_params(data)),
                 )
             )
-            if function is None and self.rules.dispatch_rule is not None:
+            return
+
+    def _link_literal_tools(self) -> None:
+        """Literal tools not in a dispatch table take the function a name comparison dispatches them
+        to; the rest are ``dynamic_dispatch`` frontier items."""
+        for tool in self._literal_tools:
+            if tool.function is None and tool.name in self.branch_dispatch:
+                tool = tool.model_copy(update={"function": self.branch_dispatch[tool.name]})
+            self.tools.append(tool)
+            if tool.function is None and self.rules.dispatch_rule is not None:
                 self.frontier.append(
                     FrontierSite(
-                        id=short_id("fr", "dynamic_dispatch", self.path, location.line, name),
+                        id=short_id("fr", "dynamic_dispatch", self.path, tool.location.line, tool.name),
                         kind="dynamic_dispatch",
-                        detail=f"tool {name} is defined as a literal; its implementation is chosen at run time",
-                        location=location,
+                        detail=f"tool {tool.name} is defined as a literal; its implementation is chosen at run time",
+                        location=tool.location,
                         ruleId=self.rules.dispatch_rule.id,
                     )
                 )
+
+    def _if_dispatch(self, stmt: ast.If, scope: _Scope) -> None:
+        """``if name == "get_weather": return get_weather(**args)`` names the tool's implementation."""
+        test = stmt.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
             return
+        literal = _literal_str(test.comparators[0]) or _literal_str(test.left)
+        if literal is not None:
+            self._dispatched(literal, stmt.body, scope)
+
+    def _case_dispatch(self, subject: ast.expr, case: ast.match_case, scope: _Scope) -> None:
+        del subject  # any subject: ``match call.name:`` and ``match name:`` alike
+        pattern = case.pattern
+        if isinstance(pattern, ast.MatchValue):
+            literal = _literal_str(pattern.value)
+            if literal is not None:
+                self._dispatched(literal, case.body, scope)
+
+    def _dispatched(self, literal: str, body: Sequence[ast.stmt], scope: _Scope) -> None:
+        if literal in self.branch_dispatch:
+            return
+        for stmt in body:
+            value = stmt.value if isinstance(stmt, ast.Expr | ast.Return | ast.Assign) else None
+            if isinstance(value, ast.Await):
+                value = value.value
+            if isinstance(value, ast.Call):
+                name, resolved = self.dotted(value.func, scope)
+                if name and resolved and _is_user_callee(name, resolved, self):
+                    self.branch_dispatch[literal] = name
+                    return
 
     # ----- statements ---------------------------------------------------------------------------
 
-    def _walk_block(self, body: Sequence[ast.stmt], scope: _Scope, active: frozenset[str]) -> frozenset[str]:
-        """Walk statements in order; return the gates that dominate the point after the block."""
+    def _walk_block(self, body: Sequence[ast.stmt], scope: _Scope, active: frozenset[str]) -> Outcome:
+        """Walk statements in order; return the gates that dominate the point after the block, or
+        ``None`` when control never falls out of it. Code after a ``return`` is still read (its
+        calls and models exist) with the gates known before it."""
+        outcome: Outcome = active
         for stmt in body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 continue
-            active = self._stmt(stmt, scope, active)
-        return active
+            after = self._stmt(stmt, scope, active)
+            if after is None:
+                outcome = None
+            else:
+                active = after
+                if outcome is not None:
+                    outcome = after
+        return outcome
 
-    def _stmt(self, stmt: ast.stmt, scope: _Scope, active: frozenset[str]) -> frozenset[str]:
-        if isinstance(stmt, ast.If):
-            return self._if(stmt, scope, active)
+    def _stmt(self, stmt: ast.stmt, scope: _Scope, active: frozenset[str]) -> Outcome:
+        kind = type(stmt)
+        if kind is ast.If:
+            return self._if(stmt, scope, active)  # type: ignore[arg-type]
+        if kind is ast.Expr:
+            value = stmt.value  # type: ignore[attr-defined]
+            self._expr(value, scope, active)
+            gate = self._gate_of_expr(value, scope)
+            # An unconditional approval/limit call: everything after it in the block is behind it.
+            return active | {gate} if gate is not None else active
+        if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign:
+            return self._assignment(stmt, scope, active)  # type: ignore[arg-type]
+        if kind is ast.Return:
+            if stmt.value is not None:  # type: ignore[attr-defined]
+                scope.returns |= self._expr(stmt.value, scope, active)  # type: ignore[attr-defined]
+            return None
+        if kind is ast.Raise:
+            for part in (stmt.exc, stmt.cause):  # type: ignore[attr-defined]
+                if part is not None:
+                    self._expr(part, scope, active)
+            return None
+        if kind is ast.Continue or kind is ast.Break:
+            return None
         if isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
             head = stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test
             taint = self._expr(head, scope, active)
             if isinstance(stmt, ast.For | ast.AsyncFor):
                 self._assign(stmt.target, taint, None, scope)
+            # The body may run no times: nothing in it dominates what follows the loop.
             self._walk_block(stmt.body, scope, active)
             self._walk_block(stmt.orelse, scope, active)
             return active
         if isinstance(stmt, ast.Try | ast.TryStar):
-            after_body = self._walk_block(stmt.body, scope, active)
-            for handler in stmt.handlers:
-                self._walk_block(handler.body, scope, active)
-            after_else = self._walk_block(stmt.orelse, scope, after_body)
-            self._walk_block(stmt.finalbody, scope, active)
-            return after_else if not stmt.handlers else active
+            return self._try(stmt, scope, active)
         if isinstance(stmt, ast.With | ast.AsyncWith):
+            inside = active
             for item in stmt.items:
                 taint = self._expr(item.context_expr, scope, active)
+                gate = self._gate_of_expr(item.context_expr, scope)
+                if gate is not None:
+                    # ``with Sandbox() as sbx:`` or ``with limiter:``: the body runs behind it.
+                    inside = inside | {gate}
                 if item.optional_vars is not None:
                     name, _ = self.dotted(item.context_expr, scope)
                     self._assign(item.optional_vars, taint, name, scope)
-            return self._walk_block(stmt.body, scope, active)
+            after = self._walk_block(stmt.body, scope, inside)
+            return None if after is None else active | (after - inside) | (after & inside & active)
         if isinstance(stmt, ast.Match):
-            self._expr(stmt.subject, scope, active)
-            for case in stmt.cases:
-                self._walk_block(case.body, scope, active)
-            return active
-        if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
-            value = stmt.value
-            if value is None:
-                return active
-            taint = self._expr(value, scope, active)
-            name, _ = self.dotted(value, scope) if isinstance(value, ast.Call | ast.BinOp) else (None, False)
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            gate = self._gate_of_expr(value, scope)
-            for target in targets:
-                if isinstance(stmt, ast.AugAssign) and isinstance(target, ast.Name):
-                    taint = taint | scope.taint.get(target.id, frozenset())
-                self._assign(target, taint, name, scope)
-                if gate is not None and isinstance(target, ast.Name):
-                    scope.gate_vars[target.id] = gate
-            if gate is not None and any(g.id == gate[0] and g.kind == "sandbox" for g in scope.gates):
-                # Code after ``sbx = Sandbox()`` runs against the sandbox.
-                return active | {gate[0]}
-            return active
-        if isinstance(stmt, ast.Return):
-            if stmt.value is not None:
-                scope.returns |= self._expr(stmt.value, scope, active)
-            return active
+            return self._match(stmt, scope, active)
         if isinstance(stmt, ast.Assert):
             self._expr(stmt.test, scope, active)
-            found = self._gate_of_test(stmt.test, scope)
-            if found is not None and found[1] == "positive":
-                return active | {found[0]}
-            return active
-        if isinstance(stmt, ast.Expr):
-            self._expr(stmt.value, scope, active)
-            gate = self._gate_of_expr(stmt.value, scope)
-            if gate is not None:
-                # An unconditional approval/limit call: everything after it in the block is behind it.
-                return active | {gate[0]}
-            return active
-        for attr in node_fields(type(stmt)):
+            condition = self._condition(stmt.test, scope)
+            self._clean(condition.clean_true, scope)
+            return active | condition.when_true
+        for attr in node_fields(kind):
             value = getattr(stmt, attr)
             for child in value if type(value) is list else (value,):
                 if isinstance(child, ast.expr):
                     self._expr(child, scope, active)
         return active
 
-    def _if(self, stmt: ast.If, scope: _Scope, active: frozenset[str]) -> frozenset[str]:
-        self._expr(stmt.test, scope, active)
-        found = self._gate_of_test(stmt.test, scope)
-        if found is None:
-            after_body = self._walk_block(stmt.body, scope, active)
-            after_else = self._walk_block(stmt.orelse, scope, active)
-            body_ends, else_ends = _terminates(stmt.body), _terminates(stmt.orelse)
-            if body_ends and not else_ends:
-                return after_else
-            if else_ends and not body_ends:
-                return after_body
-            return after_body & after_else
-        gate_id, polarity = found
-        if polarity == "positive":
-            self._walk_block(stmt.body, scope, active | {gate_id})
-            self._walk_block(stmt.orelse, scope, active)
-            return active | {gate_id} if _terminates(stmt.orelse) and stmt.orelse else active
-        # Negative test: the body is the failure path; the way on (else, or after it) passed the gate.
-        self._walk_block(stmt.body, scope, active)
-        self._walk_block(stmt.orelse, scope, active | {gate_id})
-        if _terminates(stmt.body):
-            self._sanitise(stmt.test, scope)
-            return active | {gate_id}
+    def _assignment(
+        self, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign, scope: _Scope, active: frozenset[str]
+    ) -> Outcome:
+        value = stmt.value
+        if value is None:
+            return active
+        taint = self._expr(value, scope, active)
+        name, _ = self.dotted(value, scope) if isinstance(value, ast.Call | ast.BinOp) else (None, False)
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        gate = self._gate_of_expr(value, scope)
+        for target in targets:
+            if isinstance(stmt, ast.AugAssign) and isinstance(target, ast.Name):
+                taint = taint | scope.taint.get(target.id, _NO_TAINT)
+            self._assign(target, taint, name, scope)
+            if gate is not None and isinstance(target, ast.Name):
+                scope.gate_vars[target.id] = (gate, "positive")
+        if gate is not None and gate in scope.unconditional:
+            # ``sbx = Sandbox()`` (code after it runs against the sandbox) and ``answer = interrupt(...)``
+            # (the run pauses there until a human resumes it).
+            return active | {gate}
         return active
 
-    def _sanitise(self, test: ast.expr, scope: _Scope) -> None:
+    def _if(self, stmt: ast.If, scope: _Scope, active: frozenset[str]) -> Outcome:
+        self._expr(stmt.test, scope, active)
+        self._if_dispatch(stmt, scope)
+        condition = self._condition(stmt.test, scope)
+        saved = self._clean(condition.clean_true, scope)
+        after_body = self._walk_block(stmt.body, scope, active | condition.when_true)
+        self._restore(saved, scope)
+        saved = self._clean(condition.clean_false, scope)
+        after_else = self._walk_block(stmt.orelse, scope, active | condition.when_false)
+        self._restore(saved, scope)
+        # A branch that never falls through leaves what the other branch proved for the code after.
+        if after_body is None and after_else is not None:
+            self._clean(condition.clean_false, scope)
+        elif after_else is None and after_body is not None:
+            self._clean(condition.clean_true, scope)
+        return meet(after_body, after_else)
+
+    def _try(self, stmt: ast.Try | ast.TryStar, scope: _Scope, active: frozenset[str]) -> Outcome:
+        after_body = self._walk_block(stmt.body, scope, active)
+        # A handler may start anywhere in the body: only what held before the ``try`` holds in it.
+        handlers = [self._walk_block(h.body, scope, active) for h in stmt.handlers]
+        after_else = self._walk_block(stmt.orelse, scope, after_body if after_body is not None else active)
+        joined = meet(after_else if after_body is not None else None, *handlers)
+        if not stmt.finalbody:
+            return joined
+        after_final = self._walk_block(stmt.finalbody, scope, joined if joined is not None else active)
+        return None if joined is None or after_final is None else after_final
+
+    def _match(self, stmt: ast.Match, scope: _Scope, active: frozenset[str]) -> Outcome:
+        self._expr(stmt.subject, scope, active)
+        outcomes: list[Outcome] = []
+        exhaustive = False
+        for case in stmt.cases:
+            if case.guard is not None:
+                self._expr(case.guard, scope, active)
+            elif isinstance(case.pattern, ast.MatchAs) and case.pattern.pattern is None:
+                exhaustive = True
+            self._case_dispatch(stmt.subject, case, scope)
+            outcomes.append(self._walk_block(case.body, scope, active))
+        return meet(*outcomes) if exhaustive else meet(active, *outcomes)
+
+    def _clean(self, names: frozenset[str], scope: _Scope) -> dict[str, frozenset[TaintOrigin]]:
         """After ``if x not in ALLOWED: raise``, ``x`` holds an allow-listed value, not free model text."""
-        node = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test
-        if (
-            isinstance(node, ast.Compare)
-            and isinstance(node.left, ast.Name)
-            and any(isinstance(op, ast.NotIn | ast.In) for op in node.ops)
-        ):
-            scope.taint[node.left.id] = frozenset()
+        saved = {}
+        for name in names:
+            saved[name] = scope.taint.get(name, _NO_TAINT)
+            scope.taint[name] = _NO_TAINT
+        return saved
+
+    def _restore(self, saved: dict[str, frozenset[TaintOrigin]], scope: _Scope) -> None:
+        scope.taint.update(saved)
 
     def _assign(self, target: ast.expr, taint: frozenset[TaintOrigin], type_name: str | None, scope: _Scope) -> None:
         if isinstance(target, ast.Name):
             scope.taint[target.id] = taint
+            scope.gate_vars.pop(target.id, None)
             if type_name:
                 scope.types[target.id] = type_name
             else:
@@ -629,12 +715,13 @@ class _FileAnalyzer:
             location=location,
             detail=detail,
         )
-        if all(g.id != gate.id for g in scope.gates):
+        if gate.id not in scope.gate_ids:
+            scope.gate_ids.add(gate.id)
             scope.gates.append(gate)
         return gate
 
-    def _gate_of_expr(self, node: ast.expr, scope: _Scope) -> tuple[str, str] | None:
-        """A call that is itself a gate (approval, permission or limit check), as ``(id, "positive")``."""
+    def _gate_of_expr(self, node: ast.expr, scope: _Scope) -> str | None:
+        """The id of the gate a call is (approval, permission, limit check, sandbox), if it is one."""
         if isinstance(node, ast.Await):
             node = node.value
         if not isinstance(node, ast.Call):
@@ -645,47 +732,86 @@ class _FileAnalyzer:
         rule = self.rules.gates.first(name)
         if rule is None:
             return None
-        return self._gate(scope, rule, node, name).id, "positive"
+        gate = self._gate(scope, rule, node, name)
+        if rule.gateKind == "sandbox" or self.rules.assigned_gates.matches(name):
+            scope.unconditional.add(gate.id)
+        return gate.id
 
-    def _gate_of_test(self, test: ast.expr, scope: _Scope) -> tuple[str, str] | None:
-        negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-        node = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else test
-        if isinstance(node, ast.BoolOp):
-            for value in node.values:
-                found = self._gate_of_test(value, scope)
-                if found is not None:
-                    polarity = found[1]
-                    return found[0], polarity if not negated else _flip(polarity)
-            return None
-        if isinstance(node, ast.Name) and node.id in scope.gate_vars:
-            gate_id, polarity = scope.gate_vars[node.id]
-            return gate_id, _flip(polarity) if negated else polarity
-        call_gate = self._gate_of_expr(node, scope)
-        if call_gate is not None:
-            return call_gate[0], "negative" if negated else "positive"
-        if isinstance(node, ast.Compare) and len(node.ops) == 1:
-            op = node.ops[0]
-            right = node.comparators[0]
-            if isinstance(op, ast.In | ast.NotIn):
-                ref = _name_text(right)
-                rule = self.rules.allowlist.first(ref) if ref else None
+    def _gate_in_chain(self, node: ast.expr, scope: _Scope) -> str | None:
+        """A gate call or gate variable under method calls and subscripts: ``input('ok?').strip().lower()``,
+        ``answer['action']``."""
+        while True:
+            if isinstance(node, ast.Name):
+                found = scope.gate_vars.get(node.id)
+                return found[0] if found is not None else None
+            gate = self._gate_of_expr(node, scope)
+            if gate is not None:
+                return gate
+            if isinstance(node, ast.Await):
+                node = node.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                node = node.func.value
+            elif isinstance(node, ast.Subscript | ast.Attribute):
+                node = node.value
+            else:
+                return None
+
+    def _condition(self, test: ast.expr, scope: _Scope) -> Condition:
+        """The gates a test proves when true and when false."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._condition(test.operand, scope).negate()
+        if isinstance(test, ast.BoolOp):
+            parts = [self._condition(value, scope) for value in test.values]
+            combined = parts[0]
+            for part in parts[1:]:
+                combined = combined.both(part) if isinstance(test.op, ast.And) else combined.either(part)
+            return combined
+        if isinstance(test, ast.Name):
+            found = scope.gate_vars.get(test.id)
+            return gate_when(found[0], found[1] == "positive") if found is not None else NOTHING
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            return self._comparison(test, scope)
+        gate = self._gate_of_expr(test, scope)
+        return gate_when(gate, True) if gate is not None else NOTHING
+
+    def _comparison(self, node: ast.Compare, scope: _Scope) -> Condition:
+        op = node.ops[0]
+        right = node.comparators[0]
+        if isinstance(op, ast.In | ast.NotIn):
+            ref = _name_text(right)
+            rule = self.rules.allowlist.first(ref) if ref else None
+            if rule is not None:
+                gate = self._gate(scope, rule, node, ref or "allowlist")
+                passes = isinstance(op, ast.In)
+                condition = gate_when(gate.id, passes)
+                if isinstance(node.left, ast.Name):
+                    clean = frozenset({node.left.id})
+                    condition = Condition(
+                        condition.when_true,
+                        condition.when_false,
+                        clean if passes else frozenset(),
+                        frozenset() if passes else clean,
+                    )
+                return condition
+        if isinstance(op, ast.Gt | ast.GtE | ast.Lt | ast.LtE):
+            for side, over in (
+                (right, isinstance(op, ast.Gt | ast.GtE)),
+                (node.left, isinstance(op, ast.Lt | ast.LtE)),
+            ):
+                ref = _name_text(side)
+                rule = self.rules.spend.first(ref) if ref else None
                 if rule is not None:
-                    gate = self._gate(scope, rule, node, ref or "allowlist")
-                    polarity = "negative" if isinstance(op, ast.NotIn) else "positive"
-                    return gate.id, _flip(polarity) if negated else polarity
-            if isinstance(op, ast.Gt | ast.GtE | ast.Lt | ast.LtE):
-                for side, over in (
-                    (right, isinstance(op, ast.Gt | ast.GtE)),
-                    (node.left, isinstance(op, ast.Lt | ast.LtE)),
-                ):
-                    ref = _name_text(side)
-                    rule = self.rules.spend.first(ref) if ref else None
-                    if rule is not None:
-                        gate = self._gate(scope, rule, node, ref or "limit")
-                        # ``amount > MAX`` is the failure test; ``amount <= MAX`` the passing one.
-                        polarity = "negative" if over else "positive"
-                        return gate.id, _flip(polarity) if negated else polarity
-        return None
+                    # ``amount > MAX`` is the failure test; ``amount <= MAX`` the passing one.
+                    return gate_when(self._gate(scope, rule, node, ref or "limit").id, not over)
+        if isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn | ast.Is | ast.IsNot):
+            # ``input('ok? ') != 'y'``, ``answer.lower() in ('y', 'yes')``: a human's answer checked
+            # against a literal. The literal side says nothing; the other side carries the gate.
+            for side, other in ((node.left, right), (right, node.left)):
+                if _is_literal(other):
+                    answer = self._gate_in_chain(side, scope)
+                    if answer is not None:
+                        return gate_when(answer, isinstance(op, ast.Eq | ast.In | ast.Is))
+        return NOTHING
 
     # ----- expressions ------------------------------------------------------------------------
 
@@ -908,12 +1034,11 @@ class _FileAnalyzer:
 _BUILTINS = frozenset({"eval", "exec", "compile", "open", "input", "__import__", "print", "getattr", "globals"})
 
 
-def _flip(polarity: str) -> str:
-    return "negative" if polarity == "positive" else "positive"
-
-
-def _terminates(body: Sequence[ast.stmt]) -> bool:
-    return bool(body) and isinstance(body[-1], _TERMINATORS)
+def _is_literal(node: ast.expr) -> bool:
+    """A constant, or a tuple/list/set of constants (``('y', 'yes')``)."""
+    if isinstance(node, ast.Constant):
+        return True
+    return isinstance(node, ast.Tuple | ast.List | ast.Set) and all(isinstance(e, ast.Constant) for e in node.elts)
 
 
 def _origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:
