@@ -10,6 +10,7 @@ loops and ``try``), and which values carry model-chosen data (model outputs and 
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -74,7 +75,9 @@ class _CompiledRules:
     frontier_runtime: dict[str, frozenset[str]]  # rule id -> names that register tools at run time
     dispatch_rule: Rule | None
     assigned_gates: Patterns  # gate calls that hold from where they run, even when only assigned
-    tool_lists: RuleTable  # calls whose list argument makes plain functions tools
+    tool_lists: list[tuple[Rule, Patterns, tuple[int | str, ...]]]  # (rule, call, where the list is)
+    unresolved_rule: Rule | None
+    unresolved_skip: frozenset[str]
 
 
 _COMPILED: dict[str, _CompiledRules] = {}
@@ -126,7 +129,15 @@ def _compile(rules: RulePack) -> _CompiledRules:
         frontier_runtime={r.id: frozenset(r.match.get("runtime", [])) for r in frontier if "calls" in r.match},
         dispatch_rule=next((r for r in frontier if r.match.get("dynamic_dispatch")), None),
         assigned_gates=Patterns(name for r in gates for name in r.match.get("assigned_calls", [])),
-        tool_lists=RuleTable((r, Patterns(r.match["list_calls"])) for r in tools if "list_calls" in r.match),
+        tool_lists=[
+            (r, Patterns([call]), tuple(where))
+            for r in tools
+            for call, where in sorted(r.match.get("tool_lists", {}).items())
+        ],
+        unresolved_rule=next((r for r in frontier if r.match.get("unresolved_calls")), None),
+        unresolved_skip=frozenset(
+            name for r in frontier if r.match.get("unresolved_calls") for name in r.match.get("skip", [])
+        ),
     )
     _COMPILED[rules.digest] = compiled
     return compiled
@@ -144,6 +155,9 @@ class _Scope:
     # Gates that hold from the point they are reached, even when their result is only assigned.
     unconditional: set[str] = field(default_factory=set)
     gate_ids: set[str] = field(default_factory=set)
+    # Names bound in enclosing functions (closures), and bare callees already reported unresolved.
+    outer: frozenset[str] = frozenset()
+    reported: set[str] = field(default_factory=set)
     calls: list[CallFact] = field(default_factory=list)
     actions: list[ActionSite] = field(default_factory=list)
     gates: list[GateSite] = field(default_factory=list)
@@ -171,7 +185,11 @@ class _FileAnalyzer:
         self.branch_dispatch: dict[str, str] = {}
         # Literal tool definitions wait for the whole file, whose later code may dispatch them.
         self._literal_tools: list[ToolDef] = []
+        # Plain functions listed as tools (``ToolNode([f])``): kept unless ``f`` is a tool already.
+        self._listed_tools: list[ToolDef] = []
         self._class: str | None = None
+        self.module_bound: frozenset[str] = frozenset()
+        self.star_import = False
 
     # ----- names -------------------------------------------------------------------------------
 
@@ -202,11 +220,12 @@ class _FileAnalyzer:
                     prefix = ".".join(parts[: max(keep, 0)])
                     base = ".".join(p for p in (prefix, base) if p)
                 for alias in node.names:
-                    if alias.name != "*":
+                    if alias.name == "*":
+                        self.star_import = True
+                    else:
                         self.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
-        for stmt in self.tree.body:
-            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                self.local_defs[stmt.name] = f"{self.module}.{stmt.name}"
+        for stmt in _definitions(self.tree.body):
+            self.local_defs[stmt.name] = f"{self.module}.{stmt.name}"
 
     def dotted(self, node: ast.AST, scope: _Scope | None) -> tuple[str | None, bool]:
         """The dotted name (or type) an expression denotes, and whether it was resolved."""
@@ -257,7 +276,7 @@ class _FileAnalyzer:
     def run(self) -> None:
         # Imports are statements: reading the statements alone finds them all, in ``ast.walk`` order.
         self._collect_imports(statements_breadth_first(self.tree))
-        module_scope = _Scope(qualname=f"{self.module}.<module>", params=[])
+        module_scope = _Scope(qualname=f"{self.module}.<module>", params=_MODULE_PARAMS)
         # Module-level variable types first, so functions see ``client = OpenAI()`` defined anywhere.
         for stmt in self.tree.body:
             if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
@@ -267,21 +286,28 @@ class _FileAnalyzer:
                     if name:
                         self.module_types[target.id] = name
         self._walk_block(self.tree.body, module_scope, frozenset())
+        self.module_bound = frozenset(module_scope.taint)
         self._finish(module_scope, ast.Module(body=[], type_ignores=[]), "<module>")
         self._visit_defs(self.tree.body, self.module)
         self._link_literal_tools()
+        defined = {t.function for t in self.tools}
+        for tool in self._listed_tools:
+            if tool.function not in defined:
+                defined.add(tool.function)
+                self.tools.append(tool)
 
-    def _visit_defs(self, body: Sequence[ast.stmt], prefix: str) -> None:
-        for stmt in body:
+    def _visit_defs(self, body: Sequence[ast.stmt], prefix: str, outer: frozenset[str] = frozenset()) -> None:
+        for stmt in _definitions(body):
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                self._function(stmt, f"{prefix}.{stmt.name}")
+                self._function(stmt, f"{prefix}.{stmt.name}", outer)
             elif isinstance(stmt, ast.ClassDef):
-                outer = self._class
+                enclosing = self._class
                 self._class = stmt.name
                 self._collect_class_attrs(stmt)
                 self._class_tool(stmt, f"{prefix}.{stmt.name}")
-                self._visit_defs(stmt.body, f"{prefix}.{stmt.name}")
-                self._class = outer
+                # Methods do not see the class body's names, but do see the enclosing function's.
+                self._visit_defs(stmt.body, f"{prefix}.{stmt.name}", outer)
+                self._class = enclosing
 
     def _collect_class_attrs(self, cls: ast.ClassDef) -> None:
         attrs: dict[str, str] = {}
@@ -298,19 +324,21 @@ class _FileAnalyzer:
                             attrs[target.attr] = name
         self.class_attr_types[cls.name] = attrs
 
-    def _function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str) -> None:
+    def _function(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, outer: frozenset[str] = frozenset()
+    ) -> None:
         params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
         if fn.args.vararg:
             params.append(fn.args.vararg.arg)
         if fn.args.kwarg:
             params.append(fn.args.kwarg.arg)
-        scope = _Scope(qualname=qualname, params=params)
+        scope = _Scope(qualname=qualname, params=params, outer=outer)
         for index, name in enumerate(params):
             scope.taint[name] = frozenset({TaintOrigin(kind="param", param=name, index=index)})
         entry = self._decorators(fn, qualname, scope)
         self._walk_block(fn.body, scope, entry)
         self._finish(scope, fn, fn.name)
-        self._visit_defs(fn.body, qualname)
+        self._visit_defs(fn.body, qualname, outer | scope.taint.keys())
 
     def _finish(self, scope: _Scope, node: ast.AST, name: str) -> None:
         if isinstance(node, ast.Module) and not (scope.calls or scope.actions or scope.gates):
@@ -545,6 +573,10 @@ class _FileAnalyzer:
         outcome: Outcome = active
         for stmt in body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if scope.params is not _MODULE_PARAMS:
+                    # A nested definition is called by its local name: resolve it to its qualname.
+                    scope.types[stmt.name] = f"{scope.qualname}.{stmt.name}"
+                    scope.taint.setdefault(stmt.name, _NO_TAINT)
                 continue
             after = self._stmt(stmt, scope, active)
             if after is None:
@@ -897,6 +929,10 @@ class _FileAnalyzer:
                 )
             )
         self._call_tool(node, name, scope)
+        if self.rules.tool_lists:
+            self._tool_list(node, name, scope)
+        if not resolved and isinstance(node.func, ast.Name):
+            self._unresolved(node, node.func.id, scope)
 
         action_rule = self._action_rule(node, name)
         if action_rule is not None:
@@ -1004,6 +1040,64 @@ class _FileAnalyzer:
             )
         )
 
+    def _tool_list(self, node: ast.Call, name: str, scope: _Scope) -> None:
+        """``ToolNode([search, run_shell])``, ``Agent(tools=[f])``: plain functions given as tools."""
+        for rule, patterns, where in self.rules.tool_lists:
+            if not patterns.matches(name):
+                continue
+            for spot in where:
+                value = (node.args[spot] if isinstance(spot, int) and len(node.args) > spot else None) or (
+                    _kwarg(node, spot) if isinstance(spot, str) else None
+                )
+                if not isinstance(value, ast.List | ast.Tuple):
+                    continue
+                for element in value.elts:
+                    if not isinstance(element, ast.Name | ast.Attribute):
+                        continue
+                    function, resolved = self.dotted(element, scope)
+                    if not function or not resolved or not _is_user_callee(function, resolved, self):
+                        continue
+                    location = self.loc(element)
+                    tool_name = function.rsplit(".", 1)[-1]
+                    self._listed_tools.append(
+                        ToolDef(
+                            id=short_id("tool", self.path, location.line, tool_name, rule.id),
+                            name=tool_name,
+                            framework=rule.framework or "unknown",
+                            ruleId=rule.id,
+                            location=location,
+                            function=function,
+                        )
+                    )
+                return
+
+    def _unresolved(self, node: ast.Call, name: str, scope: _Scope) -> None:
+        """One ``unresolved_call`` per function and name, for a bare name bound nowhere in the file."""
+        rule = self.rules.unresolved_rule
+        if (
+            rule is None
+            or self.star_import
+            or name in scope.reported
+            or name in scope.taint
+            or name in scope.outer
+            or name in self.module_bound
+            or name in _PY_BUILTINS
+            or name in self.rules.unresolved_skip
+            or self.rules.gates.first(name) is not None
+        ):
+            return
+        scope.reported.add(name)
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "unresolved_call", self.path, scope.qualname, name),
+                kind="unresolved_call",
+                detail=f"{name} is not defined, imported or a builtin in this file; what it runs is not visible",
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
     def _dynamic_dispatch(self, node: ast.Call, scope: _Scope) -> None:
         rule = self.rules.dispatch_rule
         if rule is None:
@@ -1032,6 +1126,27 @@ class _FileAnalyzer:
 # ----- helpers -------------------------------------------------------------------------------------
 
 _BUILTINS = frozenset({"eval", "exec", "compile", "open", "input", "__import__", "print", "getattr", "globals"})
+
+
+_MODULE_PARAMS: list[str] = []
+_PY_BUILTINS = frozenset(dir(builtins))
+_BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
+
+
+def _definitions(body: Sequence[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
+    """The functions and classes a block defines, including those under ``if``/``try``/``with``/loops
+    (``if TYPE_CHECKING:``, ``try: ... except ImportError: def f(): ...``), not those inside them."""
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield stmt
+        elif isinstance(stmt, _BLOCKS):
+            for name in ("body", "orelse", "finalbody"):
+                yield from _definitions(getattr(stmt, name, ()))
+            for handler in getattr(stmt, "handlers", ()):
+                yield from _definitions(handler.body)
+        elif isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                yield from _definitions(case.body)
 
 
 def _is_literal(node: ast.expr) -> bool:
