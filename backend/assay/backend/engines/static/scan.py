@@ -8,6 +8,9 @@ Caching: each file's facts are cached under a key made of everything that determ
 facts and rule pack versions, path, language, content digest); the linked result of a whole tree is
 cached under the sorted keys of its files, with the per-file summary the bundle's coverage needs, so an
 unchanged tree is neither re-analysed nor re-linked and a changed one re-analyses only what changed.
+The bundle itself is cached under everything else it is made from (every file read and its digest,
+the skips, the declaration, the git identity): a rescan of an unchanged workspace reads and hashes
+every file, reads the git state, and returns the stored bundle.
 
 Speed: the cyclic garbage collector is paused while a scan runs (``collector_paused``). A scan holds
 hundreds of thousands of objects (syntax trees, facts models) and creates no reference cycles worth
@@ -17,6 +20,7 @@ collecting; every full collection traversed all of them again, which cost as muc
 from __future__ import annotations
 
 import gc
+import hashlib
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -38,14 +42,13 @@ from assay.backend.bundle import (
     Producer,
     SkippedFile,
     SourceIdentity,
-    content_hash,
 )
-from assay.backend.canonical import digest_json, short_id
+from assay.backend.canonical import DIGEST_PREFIX, canonical_bytes, digest_bytes, digest_json, short_id
 from assay.backend.engines.static.cache import FactsCache
 from assay.backend.engines.static.declaration import parse_declaration
 from assay.backend.engines.static.facts import FACTS_VERSION, FileFacts
 from assay.backend.engines.static.findings import compute_findings
-from assay.backend.engines.static.identity import file_set_digest, git_identity, path_set_digest
+from assay.backend.engines.static.identity import GitIdentity, file_set_digest, git_identity, path_set_digest
 from assay.backend.engines.static.js_analyzer import analyze_javascript
 from assay.backend.engines.static.link import Linked, link
 from assay.backend.engines.static.python_analyzer import analyze_python
@@ -102,9 +105,10 @@ _collector_was_enabled = False
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for the duration (nested and concurrent scans included);
-    it is re-enabled, if it was enabled, when the last scan ends. Reference counting still frees
-    everything a scan drops as it goes."""
+    """Pause automatic garbage collection for the duration (nested and concurrent scans included); it
+    is re-enabled, if it was enabled, when the last scan ends. Meanwhile ``_collect_young`` frees the
+    cycles each file's analysis leaves (analyzer state holding a syntax tree) without traversing the
+    objects that earlier files left alive, which is what made automatic full collections costly."""
     global _collector_pauses, _collector_was_enabled
     with _collector_lock:
         if _collector_pauses == 0:
@@ -120,6 +124,13 @@ def collector_paused() -> Iterator[None]:
                 gc.enable()
 
 
+def _collect_young() -> None:
+    # With automatic collection paused, everything allocated since the last call is in the youngest
+    # generation: collecting it alone finds the cycles made since, at a cost proportional to them.
+    if _collector_was_enabled:
+        gc.collect(0)
+
+
 def scan_tree(
     root: Path,
     *,
@@ -132,15 +143,45 @@ def scan_tree(
     with collector_paused():
         walk = walk_tree(root, max_file_bytes=max_file_bytes)
         keys = [_facts_key(src, rules) for src in walk.sources]
-        files, linked = _analyse(walk.sources, keys, rules, cache)
-        return assemble_bundle(walk, files, linked, rules)
+        tree_key = digest_json([ENGINE_VERSION, rules.digest, sorted(keys)])
+        git = git_identity(walk.root)
+        bundle_key = _bundle_key(walk, tree_key, git, rules)
+        if cache is not None:
+            hit = cache.get("bundle", bundle_key)
+            if hit is not None:
+                try:
+                    return EvidenceBundle.model_validate_json(hit)
+                except ValueError:
+                    pass
+        files, linked = _analyse(walk.sources, keys, tree_key, rules, cache)
+        bundle = assemble_bundle(walk, files, linked, rules, git=git)
+        if cache is not None:
+            cache.put("bundle", bundle_key, bundle.model_dump_json().encode("utf-8"))
+        return bundle
+
+
+def _bundle_key(walk: Walk, tree_key: str, git: GitIdentity, rules: RulePack) -> str:
+    """Everything a bundle is made from besides the linked files: every file read (code or not, with
+    its digest), every skip, the declaration, the git identity, and the engine and rule pack."""
+    declaration = [walk.declaration[0], digest_bytes(walk.declaration[1])] if walk.declaration else None
+    return digest_json(
+        [
+            ENGINE_VERSION,
+            rules.digest,
+            tree_key,
+            [[path, digest] for path, digest in walk.workspace],
+            [[s.path, s.reason, s.detail] for s in walk.skipped],
+            sorted([language, count] for language, count in walk.unsupported.items()),
+            declaration,
+            [git.remote, git.commit, git.branch, git.dirty],
+        ]
+    )
 
 
 def _analyse(
-    sources: Sequence[SourceFile], keys: Sequence[str], rules: RulePack, cache: FactsCache | None
+    sources: Sequence[SourceFile], keys: Sequence[str], tree_key: str, rules: RulePack, cache: FactsCache | None
 ) -> tuple[Sequence[AnalysedFileFacts], Linked]:
     """Per-file facts and their link, or the cached link of the same set of files."""
-    tree_key = digest_json([ENGINE_VERSION, rules.digest, sorted(keys)])
     if cache is not None:
         hit = cache.get("tree", tree_key)
         if hit is not None:
@@ -150,15 +191,21 @@ def _analyse(
                 pass
             else:
                 return tree.files, tree.linked
-    facts = [_facts(src, key, rules, cache) for src, key in zip(sources, keys, strict=True)]
+    facts: list[FileFacts] = []
+    for src, key in zip(sources, keys, strict=True):
+        facts.append(_facts(src, key, rules, cache))
+        _collect_young()
     linked = link(facts, rules)
+    files = [
+        FileSummary(path=f.path, language=f.language, digest=f.digest, lines=f.lines, parseError=f.parseError)
+        for f in facts
+    ]
+    # The facts are the largest thing a scan holds: let them go before the bundle is put together.
+    del facts
+    _collect_young()
     if cache is not None:
-        files = [
-            FileSummary(path=f.path, language=f.language, digest=f.digest, lines=f.lines, parseError=f.parseError)
-            for f in facts
-        ]
         cache.put("tree", tree_key, LinkedTree(files=files, linked=linked).model_dump_json().encode("utf-8"))
-    return facts, linked
+    return files, linked
 
 
 def _facts_key(src: SourceFile, rules: RulePack) -> str:
@@ -182,8 +229,16 @@ def _facts(src: SourceFile, key: str, rules: RulePack, cache: FactsCache | None)
     return facts
 
 
-def assemble_bundle(walk: Walk, facts: Sequence[AnalysedFileFacts], linked: Linked, rules: RulePack) -> EvidenceBundle:
-    """Join the walk, the per-file facts and the link result into the bundle (pure; no I/O)."""
+def assemble_bundle(
+    walk: Walk,
+    facts: Sequence[AnalysedFileFacts],
+    linked: Linked,
+    rules: RulePack,
+    *,
+    git: GitIdentity | None = None,
+) -> EvidenceBundle:
+    """Join the walk, the per-file facts and the link result into the bundle. The git identity of
+    ``walk.root`` is read unless given."""
     declaration = None
     frontier = list(linked.frontier)
     limitations: list[str] = []
@@ -230,7 +285,8 @@ def assemble_bundle(walk: Walk, facts: Sequence[AnalysedFileFacts], linked: Link
     limitations.append("Static analysis only: this bundle says what the code can do, not what it was seen doing.")
 
     coverage = _coverage(walk, facts, lossy)
-    git = git_identity(walk.root)
+    if git is None:
+        git = git_identity(walk.root)
     identity = SourceIdentity(
         gitRemote=git.remote,
         gitCommit=git.commit,
@@ -241,8 +297,7 @@ def assemble_bundle(walk: Walk, facts: Sequence[AnalysedFileFacts], linked: Link
     )
     frontier.sort(key=lambda f: (f.kind, f.path or (f.location.path if f.location else ""), f.id))
     findings = compute_findings(linked.tools, linked.actions, linked.gates, linked.taintFlows, frontier, declaration)
-    # Every part is already a validated model: the bundle is put together without validating it all
-    # again, and its hash is taken over the JSON form without ``contentHash``, as ``content_hash`` does.
+    # Every part is already a validated model: the bundle is put together without validating it all again.
     parts: dict[str, Any] = {
         "schemaVersion": SCHEMA_VERSION,
         "bundleType": BUNDLE_TYPE,
@@ -259,8 +314,37 @@ def assemble_bundle(walk: Walk, facts: Sequence[AnalysedFileFacts], linked: Link
         "findings": findings,
         "limitations": sorted(set(limitations)),
     }
-    body = EvidenceBundle.model_construct(**parts, contentHash="").model_dump(mode="json", exclude={"contentHash"})
-    return EvidenceBundle.model_construct(**parts, contentHash=content_hash(body))
+    return EvidenceBundle.model_construct(**parts, contentHash=bundle_content_hash(parts))
+
+
+def bundle_content_hash(parts: dict[str, Any]) -> str:
+    """``content_hash`` of a bundle given as its top-level members (models or JSON values), computed
+    without building the bundle's whole JSON form: the RFC 8785 bytes of an object are ``{``, its
+    members in key order as ``"key":value`` joined by ``,``, and ``}``, and those of an array its
+    items' bytes joined by ``,`` in brackets, so the digest is fed member by member and item by item.
+    Member names are ASCII, for which code-point order is the RFC 8785 (UTF-16) order."""
+    digest = hashlib.sha256(b"{")
+    names = sorted(name for name in parts if name != "contentHash")
+    for position, name in enumerate(names):
+        if not name.isascii():
+            raise ValueError(f"bundle member name {name!r} is not ASCII")
+        digest.update(b"," if position else b"")
+        digest.update(canonical_bytes(name) + b":")
+        value = parts[name]
+        if isinstance(value, list):
+            digest.update(b"[")
+            for index, item in enumerate(value):
+                digest.update(b"," if index else b"")
+                digest.update(canonical_bytes(_json_value(item)))
+            digest.update(b"]")
+        else:
+            digest.update(canonical_bytes(_json_value(value)))
+    digest.update(b"}")
+    return DIGEST_PREFIX + digest.hexdigest()
+
+
+def _json_value(value: Any) -> Any:
+    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
 
 
 def _skip_frontier(skipped: Sequence[Skipped]) -> list[FrontierItem]:

@@ -1,0 +1,115 @@
+"""The scan's cache layers (per file, per tree, per bundle) and its section-by-section content hash."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench.gen_tree import generate
+
+from assay.backend.bundle import content_hash
+from assay.backend.engines.static import scan
+from assay.backend.engines.static.cache import DirectoryCache, MemoryCache
+from assay.backend.engines.static.scan import scan_tree
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.fixture
+def analysed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths the language analyzers are run on, in order."""
+    seen: list[str] = []
+    python, javascript = scan.analyze_python, scan.analyze_javascript
+
+    def count_python(path: str, *args: Any) -> Any:
+        seen.append(path)
+        return python(path, *args)
+
+    def count_javascript(path: str, *args: Any) -> Any:
+        seen.append(path)
+        return javascript(path, *args)
+
+    monkeypatch.setattr(scan, "analyze_python", count_python)
+    monkeypatch.setattr(scan, "analyze_javascript", count_javascript)
+    return seen
+
+
+def _namespaces(cache: MemoryCache) -> set[str]:
+    return {namespace for namespace, _ in cache._entries}
+
+
+def test_an_unchanged_tree_is_served_from_the_bundle_entry(tmp_path: Path, analysed: list[str]) -> None:
+    shutil.copytree(EXAMPLES / "ops-agent", tmp_path / "ops")
+    cache = MemoryCache()
+    cold = scan_tree(tmp_path / "ops", cache=cache)
+    assert _namespaces(cache) == {"facts", "tree", "bundle"}
+    assert analysed
+    analysed.clear()
+    warm = scan_tree(tmp_path / "ops", cache=cache)
+    assert analysed == []
+    assert warm == cold
+    assert warm.model_dump_json() == cold.model_dump_json()
+
+
+def test_a_changed_non_code_file_reuses_the_linked_tree(tmp_path: Path, analysed: list[str]) -> None:
+    shutil.copytree(EXAMPLES / "ops-agent", tmp_path / "ops")
+    cache = MemoryCache()
+    cold = scan_tree(tmp_path / "ops", cache=cache)
+    (tmp_path / "ops" / "NOTES.txt").write_text("not code\n")
+    analysed.clear()
+    warm = scan_tree(tmp_path / "ops", cache=cache)
+    assert analysed == []
+    assert warm.sourceIdentity.workspaceDigest != cold.sourceIdentity.workspaceDigest
+    assert warm.contentHash != cold.contentHash
+    assert warm.model_dump_json() == scan_tree(tmp_path / "ops").model_dump_json()
+
+
+def test_a_changed_code_file_is_the_only_one_analysed_again(tmp_path: Path, analysed: list[str]) -> None:
+    generate(tmp_path / "tree", total_lines=1_500)
+    cache = MemoryCache()
+    scan_tree(tmp_path / "tree", cache=cache)
+    changed = sorted((tmp_path / "tree").rglob("helpers*.py"))[0]
+    changed.write_text(changed.read_text() + "\n\ndef extra() -> None:\n    pass\n")
+    analysed.clear()
+    warm = scan_tree(tmp_path / "tree", cache=cache)
+    assert analysed == [changed.relative_to(tmp_path / "tree").as_posix()]
+    assert warm.model_dump_json() == scan_tree(tmp_path / "tree").model_dump_json()
+
+
+def test_corrupt_tree_and_bundle_entries_are_misses(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES / "support-agent-ts", tmp_path / "ts")
+    disk = DirectoryCache(tmp_path / "cache")
+    cold = scan_tree(tmp_path / "ts", cache=disk)
+    for namespace in ("tree", "bundle"):
+        for entry in (tmp_path / "cache" / namespace).rglob("*"):
+            if entry.is_file():
+                entry.write_bytes(b'{"files": [')
+    assert scan_tree(tmp_path / "ts", cache=disk).model_dump_json() == cold.model_dump_json()
+
+
+def test_the_streamed_content_hash_is_the_content_hash_of_the_whole_bundle(tmp_path: Path) -> None:
+    generate(tmp_path / "tree", total_lines=2_000)
+    # Text the canonical fast path must hand to the reference encoder, and text it keeps.
+    (tmp_path / "tree" / "odd.py").write_text(
+        "from langchain_core.tools import tool\n\n\n@tool\n"
+        'def caf\u00e9(x: str) -> str:\n    """D\u00e9crire \U0001f600 \u2028 \\x01 "q" \\\\ \u4e2d."""\n    return x\n'
+    )
+    bundle = scan_tree(tmp_path / "tree")
+    assert any(tool.name == "caf\u00e9" for tool in bundle.tools)
+    assert bundle.contentHash == content_hash(bundle.to_json_dict())
+
+
+def test_the_garbage_collector_is_restored_after_a_scan() -> None:
+    import gc
+
+    assert gc.isenabled()
+    scan_tree(EXAMPLES / "research-assistant")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        scan_tree(EXAMPLES / "research-assistant")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
