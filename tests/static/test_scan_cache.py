@@ -12,6 +12,8 @@ from bench.gen_tree import generate
 from assay.backend.bundle import content_hash
 from assay.backend.engines.static import scan
 from assay.backend.engines.static.cache import DirectoryCache, MemoryCache
+from assay.backend.engines.static.js_analyzer import analyze_javascript
+from assay.backend.engines.static.python_analyzer import analyze_python
 from assay.backend.engines.static.scan import scan_tree
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -21,7 +23,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 def analysed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths the language analyzers are run on, in order."""
     seen: list[str] = []
-    python, javascript = scan.analyze_python, scan.analyze_javascript
+    python, javascript = analyze_python, analyze_javascript
 
     def count_python(path: str, *args: Any) -> Any:
         seen.append(path)
