@@ -174,10 +174,11 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
             if origin.kind == "call_return" and origin.callee and origin.callee not in fn.targets:
                 fn.targets[origin.callee] = resolver.resolve(origin.callee, fn.facts.qualname)
 
-    tools = [t for f in ordered for t in f.tools]
     modules = {f.path: f.module for f in ordered}
-    tool_fn = {t.id: resolver.resolve(t.function, modules[t.location.path]) if t.function else None for t in tools}
+    tools, tool_fn = _tools([t for f in ordered for t in f.tools], resolver, modules, rules)
 
+    # The bundle models below are built with ``model_construct``: every value comes from facts that
+    # pydantic already validated, and validating them again was a fifth of the linker's time.
     reach, reached = _reach(functions, tools, tool_fn)
     flows = _Taint(functions, tools, tool_fn).flows()
 
@@ -188,7 +189,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
             own = set(site.dominatingGates)
             gate_ids = sorted(_common(paths) | own) if paths else sorted(own)
             actions.append(
-                Action(
+                Action.model_construct(
                     id=site.id,
                     actionClass=site.actionClass,
                     impact=site.impact,
@@ -207,7 +208,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         action = action_index[action_id]
         rule = TAINT_EXEC_RULE if action.actionClass in EXECUTION_SINKS else TAINT_ACTION_RULE
         taint_flows.append(
-            TaintFlow(
+            TaintFlow.model_construct(
                 id=short_id("flow", action_id, *source.key),
                 ruleId=rule,
                 sourceKind=source.kind,
@@ -220,12 +221,14 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         )
 
     gates = [
-        Gate(id=g.id, kind=g.kind, ruleId=g.ruleId, location=g.location, function=fid, detail=g.detail)
+        Gate.model_construct(id=g.id, kind=g.kind, ruleId=g.ruleId, location=g.location, function=fid, detail=g.detail)
         for fid, fn in functions.items()
         for g in fn.facts.gates
     ]
     models = [
-        ModelUse(id=m.id, provider=m.provider, api=m.api, via=m.via, ruleId=m.ruleId, location=m.location)
+        ModelUse.model_construct(
+            id=m.id, provider=m.provider, api=m.api, via=m.via, ruleId=m.ruleId, location=m.location
+        )
         for f in ordered
         for m in f.models
     ]
@@ -276,6 +279,28 @@ def _functions(files: Sequence[FileFacts]) -> dict[str, _Fn]:
                 known.actions.extend(function.actions)
                 known.returns.extend(function.returns)
     return functions
+
+
+def _tools(
+    defined: list[ToolDef], resolver: _Resolver, modules: dict[str, str], rules: RulePack
+) -> tuple[list[ToolDef], dict[str, str | None]]:
+    """Tools with the function each resolves to. A function only listed as a tool somewhere
+    (``ToolNode([f])``) is dropped when it is defined as a tool elsewhere (``@tool def f``)."""
+    listed_rules = {r.id for r in rules.rules if r.kind == "tool" and "tool_lists" in r.match}
+    tool_fn = {
+        t.id: resolver.resolve(t.function, modules.get(t.location.path, "")) if t.function else None for t in defined
+    }
+    defining = {tool_fn[t.id] for t in defined if t.ruleId not in listed_rules}
+    kept: list[ToolDef] = []
+    listed: set[str | None] = set()
+    for tool in defined:
+        fid = tool_fn[tool.id]
+        if tool.ruleId in listed_rules and fid is not None:
+            if fid in defining or fid in listed:
+                continue
+            listed.add(fid)
+        kept.append(tool)
+    return kept, {t.id: tool_fn[t.id] for t in kept}
 
 
 def _tool(tool: ToolDef, fid: str | None, functions: dict[str, _Fn]) -> Tool:
@@ -336,7 +361,7 @@ def _reach(
         for fid, gates in guaranteed.items():
             for site in functions[fid].actions:
                 out.setdefault(site.id, []).append(
-                    ToolPath(
+                    ToolPath.model_construct(
                         toolId=tool.id,
                         calls=list(chain[fid]),
                         gateIds=sorted(gates | frozenset(site.dominatingGates)),
@@ -387,21 +412,30 @@ class _Taint:
     # ----- summaries ------------------------------------------------------------------------------
 
     def _summaries(self) -> None:
-        changed = True
-        rounds = 0
-        while changed and rounds < 4 * MAX_DEPTH:
-            changed = False
-            rounds += 1
-            for fid in self.order:
-                fn = self.functions[fid]
-                if not fn.returns:
-                    continue
-                through = self._params_reaching(fid, fn.returns, set())
-                direct = self._read(fid, fn.returns, {})
-                if through != self.through[fid] or direct.keys() != self.direct[fid].keys():
-                    self.through[fid] = through
-                    self.direct[fid] = direct
-                    changed = True
+        """Return summaries over a worklist: a function is read again only when one it calls changed.
+        Summaries only grow, so this terminates; the budget is a guard for pathological graphs."""
+        callers: dict[str, set[str]] = {}
+        for fid in self.order:
+            for target, _call in self.functions[fid].edges:
+                callers.setdefault(target, set()).add(fid)
+        pending = [fid for fid in self.order if self.functions[fid].returns]
+        queue = deque(pending)
+        queued = set(pending)
+        budget = 4 * MAX_DEPTH * max(len(pending), 1)
+        while queue and budget > 0:
+            budget -= 1
+            fid = queue.popleft()
+            queued.discard(fid)
+            fn = self.functions[fid]
+            through = self._params_reaching(fid, fn.returns, set())
+            direct = self._read(fid, fn.returns, {})
+            if through != self.through[fid] or direct.keys() != self.direct[fid].keys():
+                self.through[fid] = through
+                self.direct[fid] = direct
+                for caller in sorted(callers.get(fid, ())):
+                    if caller not in queued and self.functions[caller].returns:
+                        queue.append(caller)
+                        queued.add(caller)
 
     def _params_reaching(self, fid: str, origins: Iterable[TaintOrigin], seen: set[str]) -> frozenset[str]:
         out: set[str] = set()
