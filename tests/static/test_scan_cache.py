@@ -10,7 +10,7 @@ import pytest
 from bench.gen_tree import generate
 
 from assay.backend.bundle import content_hash
-from assay.backend.engines.static import scan
+from assay.backend.engines.static import analyse
 from assay.backend.engines.static.cache import DirectoryCache, MemoryCache
 from assay.backend.engines.static.js_analyzer import analyze_javascript
 from assay.backend.engines.static.python_analyzer import analyze_python
@@ -33,8 +33,8 @@ def analysed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(path)
         return javascript(path, *args)
 
-    monkeypatch.setattr(scan, "analyze_python", count_python)
-    monkeypatch.setattr(scan, "analyze_javascript", count_javascript)
+    monkeypatch.setattr(analyse, "analyze_python", count_python)
+    monkeypatch.setattr(analyse, "analyze_javascript", count_javascript)
     return seen
 
 

@@ -44,19 +44,21 @@ from assay.backend.bundle import (
     SourceIdentity,
 )
 from assay.backend.canonical import DIGEST_PREFIX, canonical_bytes, digest_bytes, digest_json, short_id
+from assay.backend.engines.static.analyse import analyse_in_workers, analyse_source
 from assay.backend.engines.static.cache import FactsCache
 from assay.backend.engines.static.declaration import parse_declaration
 from assay.backend.engines.static.facts import FACTS_VERSION, FileFacts
 from assay.backend.engines.static.findings import compute_findings
 from assay.backend.engines.static.identity import GitIdentity, file_set_digest, git_identity, path_set_digest
-from assay.backend.engines.static.js_analyzer import analyze_javascript
 from assay.backend.engines.static.link import Linked, link
-from assay.backend.engines.static.python_analyzer import analyze_python
 from assay.backend.engines.static.rulepack import RulePack, load_rule_pack
 from assay.backend.engines.static.walk import DEFAULT_MAX_FILE_BYTES, Skipped, SourceFile, Walk, walk_tree
 
 # The engine's own version: bump it whenever analysis changes what it reports for the same input.
 ENGINE_VERSION = "1.0.0"
+
+# Below this many files to analyse, starting worker processes costs more than it saves.
+PARALLEL_MIN_FILES = 64
 
 # Skips that lose analysable code (and so make coverage incomplete); the rest are by design.
 _LOSSY_SKIPS = frozenset({"binary", "too_large", "invalid_encoding", "unreadable", "symlink_outside_tree"})
@@ -137,8 +139,12 @@ def scan_tree(
     cache: FactsCache | None = None,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     rules: RulePack | None = None,
+    workers: int = 1,
 ) -> EvidenceBundle:
-    """Scan ``root`` and return its Evidence Bundle. Raises ``WalkError`` only when root is unusable."""
+    """Scan ``root`` and return its Evidence Bundle. Raises ``WalkError`` only when root is unusable.
+
+    ``workers`` > 1 analyses the files in that many worker processes when at least
+    ``PARALLEL_MIN_FILES`` need analysing; the bundle is the same byte for byte."""
     rules = rules or load_rule_pack()
     with collector_paused():
         walk = walk_tree(root, max_file_bytes=max_file_bytes)
@@ -153,7 +159,7 @@ def scan_tree(
                     return EvidenceBundle.model_validate_json(hit)
                 except ValueError:
                     pass
-        files, linked = _analyse(walk.sources, keys, tree_key, rules, cache)
+        files, linked = _analyse(walk.sources, keys, tree_key, rules, cache, max(1, workers))
         bundle = assemble_bundle(walk, files, linked, rules, git=git)
         if cache is not None:
             cache.put("bundle", bundle_key, bundle.model_dump_json().encode("utf-8"))
@@ -179,7 +185,12 @@ def _bundle_key(walk: Walk, tree_key: str, git: GitIdentity, rules: RulePack) ->
 
 
 def _analyse(
-    sources: Sequence[SourceFile], keys: Sequence[str], tree_key: str, rules: RulePack, cache: FactsCache | None
+    sources: Sequence[SourceFile],
+    keys: Sequence[str],
+    tree_key: str,
+    rules: RulePack,
+    cache: FactsCache | None,
+    workers: int,
 ) -> tuple[Sequence[AnalysedFileFacts], Linked]:
     """Per-file facts and their link, or the cached link of the same set of files."""
     if cache is not None:
@@ -191,10 +202,7 @@ def _analyse(
                 pass
             else:
                 return tree.files, tree.linked
-    facts: list[FileFacts] = []
-    for src, key in zip(sources, keys, strict=True):
-        facts.append(_facts(src, key, rules, cache))
-        _collect_young()
+    facts = _all_facts(sources, keys, rules, cache, workers)
     linked = link(facts, rules)
     files = [
         FileSummary(path=f.path, language=f.language, digest=f.digest, lines=f.lines, parseError=f.parseError)
@@ -212,21 +220,36 @@ def _facts_key(src: SourceFile, rules: RulePack) -> str:
     return digest_json([ENGINE_VERSION, FACTS_VERSION, rules.digest, src.path, src.language, src.digest])
 
 
-def _facts(src: SourceFile, key: str, rules: RulePack, cache: FactsCache | None) -> FileFacts:
-    if cache is not None:
-        hit = cache.get("facts", key)
-        if hit is not None:
-            try:
-                return FileFacts.model_validate_json(hit)
-            except ValueError:
-                pass
-    if src.language == "python":
-        facts = analyze_python(src.path, src.data, src.digest, rules)
+def _all_facts(
+    sources: Sequence[SourceFile], keys: Sequence[str], rules: RulePack, cache: FactsCache | None, workers: int
+) -> list[FileFacts]:
+    """Every file's facts, in order: from the cache, else analysed here or by ``workers`` processes."""
+    found: list[FileFacts | None] = [_cached_facts(key, cache) for key in keys]
+    missing = [index for index, facts in enumerate(found) if facts is None]
+    if workers > 1 and len(missing) >= PARALLEL_MIN_FILES:
+        analysed = analyse_in_workers([sources[index] for index in missing], rules, workers)
+        for index, data in zip(missing, analysed, strict=True):
+            found[index] = FileFacts.model_validate_json(data)
+            if cache is not None:
+                cache.put("facts", keys[index], data)
+            _collect_young()
     else:
-        facts = analyze_javascript(src.path, src.data, src.digest, src.language, rules)
-    if cache is not None:
-        cache.put("facts", key, facts.model_dump_json().encode("utf-8"))
-    return facts
+        for index in missing:
+            facts = found[index] = analyse_source(sources[index], rules)
+            if cache is not None:
+                cache.put("facts", keys[index], facts.model_dump_json().encode("utf-8"))
+            _collect_young()
+    return [facts for facts in found if facts is not None]
+
+
+def _cached_facts(key: str, cache: FactsCache | None) -> FileFacts | None:
+    hit = cache.get("facts", key) if cache is not None else None
+    if hit is None:
+        return None
+    try:
+        return FileFacts.model_validate_json(hit)
+    except ValueError:
+        return None
 
 
 def assemble_bundle(
