@@ -26,7 +26,11 @@ def _tool(body: str) -> str:
             "file.delete",
             "human_approval",
         ),
-        ("if input('ok? ') != 'y':\n    raise SystemExit\nshutil.rmtree('/d')\nreturn 'ok'", "file.delete", None),
+        (
+            "if input('ok? ') != 'y':\n    raise SystemExit\nshutil.rmtree('/d')\nreturn 'ok'",
+            "file.delete",
+            "human_approval",
+        ),
         (
             "if not user.has_permission('admin'):\n    raise PermissionError\nshutil.rmtree('/d')\nreturn 'ok'",
             "file.delete",
@@ -37,7 +41,7 @@ def _tool(body: str) -> str:
             "file.delete",
             "allowlist",
         ),
-        ("limiter.acquire()\nos.remove('/a')\nreturn 'ok'", "file.delete", None),
+        ("limiter.acquire()\nos.remove('/a')\nreturn 'ok'", "file.delete", "rate_limit"),
         ("check_rate_limit(x)\nos.remove('/a')\nreturn 'ok'", "file.delete", "rate_limit"),
         (
             "if amount > MAX_REFUND:\n    raise ValueError('too much')\nstripe.Refund.create(charge='c', amount=amount)\nreturn 'ok'",
@@ -46,14 +50,9 @@ def _tool(body: str) -> str:
         ),
     ],
 )
-def test_gate_kinds_that_dominate(body: str, action_class: str, kind: str | None) -> None:
+def test_gate_kinds_that_dominate(body: str, action_class: str, kind: str) -> None:
     linked = analyse({"a.py": _tool(body)})
-    kinds = gate_kinds(linked, action_class)
-    if kind is None:
-        # A comparison on input() is not recognised as a gate by call; nothing may be invented.
-        assert all(k in {"human_approval", "rate_limit"} for k in kinds)
-    else:
-        assert kinds == {kind}
+    assert gate_kinds(linked, action_class) == {kind}
 
 
 def test_sandbox_gate_is_recorded() -> None:

@@ -861,6 +861,10 @@ class _FileAnalyzer:
         # Children in ``_fields`` order, as ``ast.iter_child_nodes`` gives them (the order matters for
         # comprehensions: the element is read before the loop variable is bound).
         comprehension = kind in _SCOPED_EXPRESSIONS
+        if comprehension:
+            # Loop variables and lambda parameters are bound names (the element is read first).
+            for bound in _bound_names(node):
+                scope.taint.setdefault(bound, _NO_TAINT)
         taint = _NO_TAINT
         for attr in node_fields(kind):
             value = getattr(node, attr)
@@ -1147,6 +1151,26 @@ def _definitions(body: Sequence[ast.stmt]) -> Iterator[ast.FunctionDef | ast.Asy
         elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
                 yield from _definitions(case.body)
+
+
+def _bound_names(node: ast.expr) -> Iterator[str]:
+    """The names a comprehension's loops or a lambda's parameters bind."""
+    if isinstance(node, ast.Lambda):
+        args = node.args
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None:
+                yield arg.arg
+        return
+    for generator in getattr(node, "generators", ()):
+        targets = [generator.target]
+        while targets:
+            target = targets.pop()
+            if isinstance(target, ast.Name):
+                yield target.id
+            elif isinstance(target, ast.Tuple | ast.List):
+                targets.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                targets.append(target.value)
 
 
 def _is_literal(node: ast.expr) -> bool:
