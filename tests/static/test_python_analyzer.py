@@ -127,3 +127,43 @@ def test_unresolved_bare_names_skip_everything_bound() -> None:
 
 def test_star_imports_silence_unresolved_names() -> None:
     assert _facts("a.py", "from tools import *\n\ndef f():\n    anything()\n").frontier == []
+
+
+def test_parameter_annotations_type_their_values() -> None:
+    code = (
+        "from typing import Optional\nfrom sqlalchemy.orm import Session\nimport redis\n\n"
+        "def save(db: Session, row, other: Optional[Session] = None, cache: redis.Redis | None = None):\n"
+        "    db.add(row)\n    other.delete(row)\n    cache.get('k')\n"
+    )
+    linked = analyse({"a.py": code})
+    assert sorted((a.target, a.location.line) for a in linked.actions) == [
+        ("sqlalchemy.orm.Session.add", 6),
+        ("sqlalchemy.orm.Session.delete", 7),
+    ]
+
+
+def test_docker_run_is_an_action_inside_its_sandbox_and_rate_limiter_contexts_gate() -> None:
+    code = (
+        "import docker, os\nfrom pyrate_limiter import RateLimiter\n\ndef run(cmd):\n    client = docker.from_env()\n"
+        "    client.containers.run('alpine', cmd)\n    os.system(cmd)\n    with RateLimiter(5, 60):\n        os.remove(cmd)\n"
+        "    os.remove('x')\n"
+    )
+    linked = analyse({"a.py": code})
+    kinds = {g.id: g.kind for g in linked.gates}
+    assert sorted((a.actionClass, a.location.line, tuple(kinds[g] for g in a.gateIds)) for a in linked.actions) == [
+        ("file.delete", 9, ("rate_limit",)),
+        ("file.delete", 10, ()),
+        ("shell.exec", 6, ("sandbox",)),
+        ("shell.exec", 7, ()),
+    ]
+
+
+def test_django_querysets_and_entry_point_tools() -> None:
+    code = (
+        "from importlib.metadata import entry_points\nfrom app.models import Order\n\ndef f(pk):\n"
+        "    Order.objects.filter(pk=pk).delete()\n    Order.objects.filter(pk=pk).first()\n\n"
+        "TOOLS = [e.load() for e in entry_points(group='agent.tools')]\n"
+    )
+    linked = analyse({"a.py": code})
+    assert [(a.actionClass, a.location.line) for a in linked.actions] == [("db.write", 5)]
+    assert [(f.kind, f.location.line if f.location else 0) for f in linked.frontier] == [("config_registered_tools", 8)]

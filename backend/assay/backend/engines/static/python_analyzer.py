@@ -77,6 +77,7 @@ class _CompiledRules:
     assigned_gates: Patterns  # gate calls that hold from where they run, even when only assigned
     tool_lists: list[tuple[Rule, Patterns, tuple[int | str, ...]]]  # (rule, call, where the list is)
     unresolved_rule: Rule | None
+    context_gates: RuleTable
     unresolved_skip: frozenset[str]
 
 
@@ -134,6 +135,7 @@ def _compile(rules: RulePack) -> _CompiledRules:
             for r in tools
             for call, where in sorted(r.match.get("tool_lists", {}).items())
         ],
+        context_gates=RuleTable((r, Patterns(r.match["context_calls"])) for r in gates if "context_calls" in r.match),
         unresolved_rule=next((r for r in frontier if r.match.get("unresolved_calls")), None),
         unresolved_skip=frozenset(
             name for r in frontier if r.match.get("unresolved_calls") for name in r.match.get("skip", [])
@@ -335,6 +337,13 @@ class _FileAnalyzer:
         scope = _Scope(qualname=qualname, params=params, outer=outer)
         for index, name in enumerate(params):
             scope.taint[name] = frozenset({TaintOrigin(kind="param", param=name, index=index)})
+        for arg in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs):
+            # ``def tool(db: Session)``: the annotation types the parameter like an assignment would.
+            annotation = _annotation_type(arg.annotation)
+            if annotation is not None:
+                typed, ok = self.dotted(annotation, None)
+                if ok and typed:
+                    scope.types[arg.arg] = typed
         entry = self._decorators(fn, qualname, scope)
         self._walk_block(fn.body, scope, entry)
         self._finish(scope, fn, fn.name)
@@ -625,7 +634,7 @@ class _FileAnalyzer:
             inside = active
             for item in stmt.items:
                 taint = self._expr(item.context_expr, scope, active)
-                gate = self._gate_of_expr(item.context_expr, scope)
+                gate = self._gate_of_expr(item.context_expr, scope) or self._context_gate(item.context_expr, scope)
                 if gate is not None:
                     # ``with Sandbox() as sbx:`` or ``with limiter:``: the body runs behind it.
                     inside = inside | {gate}
@@ -762,12 +771,21 @@ class _FileAnalyzer:
         if not name:
             return None
         rule = self.rules.gates.first(name)
-        if rule is None:
+        if rule is None or self.rules.actions.first(_display(name)) is not None:
+            # An action that runs in a sandbox is gated where it runs (``_call``), not after it.
             return None
         gate = self._gate(scope, rule, node, name)
         if rule.gateKind == "sandbox" or self.rules.assigned_gates.matches(name):
             scope.unconditional.add(gate.id)
         return gate.id
+
+    def _context_gate(self, node: ast.expr, scope: _Scope) -> str | None:
+        """A gate only as a ``with`` item: ``with RateLimiter(max_calls=5, period=60):``."""
+        if not isinstance(node, ast.Call):
+            return None
+        name, _ = self.dotted(node.func, scope)
+        rule = self.rules.context_gates.first(name) if name else None
+        return self._gate(scope, rule, node, name or "").id if rule is not None else None
 
     def _gate_in_chain(self, node: ast.expr, scope: _Scope) -> str | None:
         """A gate call or gate variable under method calls and subscripts: ``input('ok?').strip().lower()``,
@@ -940,6 +958,10 @@ class _FileAnalyzer:
 
         action_rule = self._action_rule(node, name)
         if action_rule is not None:
+            sandbox = self.rules.gates.first(name)
+            if sandbox is not None and sandbox.gateKind == "sandbox":
+                # ``client.containers.run(image, cmd)``: the execution target is the sandbox itself.
+                gates = sorted({*gates, self._gate(scope, sandbox, node, name).id})
             scope.actions.append(
                 ActionSite(
                     id=short_id("act", self.path, location.line, location.column, action_rule.id),
@@ -1151,6 +1173,22 @@ def _definitions(body: Sequence[ast.stmt]) -> Iterator[ast.FunctionDef | ast.Asy
         elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
                 yield from _definitions(case.body)
+
+
+def _annotation_type(node: ast.expr | None) -> ast.expr | None:
+    """The class an annotation names: ``Session``, ``orm.Session``, ``Session | None``,
+    ``Optional[Session]``; nothing for other generics or string annotations."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = node.left, node.right
+        if isinstance(right, ast.Constant) and right.value is None:
+            return _annotation_type(left)
+        if isinstance(left, ast.Constant) and left.value is None:
+            return _annotation_type(right)
+        return None
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name | ast.Attribute):
+        outer = node.value.id if isinstance(node.value, ast.Name) else node.value.attr
+        return _annotation_type(node.slice) if outer == "Optional" else None
+    return node if isinstance(node, ast.Name | ast.Attribute) else None
 
 
 def _bound_names(node: ast.expr) -> Iterator[str]:
