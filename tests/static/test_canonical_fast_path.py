@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,12 @@ import pytest
 import rfc8785
 from bench.gen_tree import generate
 
-from assay.backend.canonical import canonical_bytes, fast_path_applies, reference_canonical_bytes
+from assay.backend.canonical import (
+    canonical_bytes,
+    canonical_bytes_of_json,
+    fast_path_applies,
+    reference_canonical_bytes,
+)
 from assay.backend.engines.static.scan import scan_tree
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -144,3 +150,46 @@ def test_random_values_match_the_reference() -> None:
     rng = random.Random(8785)
     for _ in range(2_000):
         _assert_same(_random_value(rng, 0))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"b": 1, "a": [true, false, null, "x"], "c": {"z": -5, "y": ""}}',
+        '{"big": 12345678901234567, "small": -9007199254740991}',
+        '{"long but safe": 1234567890123456, "neg": -9007199254740991}',
+        '{"float": 1.5, "exp": 1e3, "neg": -0.0}',
+        '{"escaped key \\u00e9": 1, "\\ud83d\\ude00": 2, "\\ue000": 3}',
+        '{"control": "\\u0001\\u001f\\n\\t\\"\\\\", "slash": "\\/"}',
+        '["caf\u00e9", "\U0001f600", "\u2028\u2029"]',
+        '{"digest": "sha256:1234567890123456789012", "n": 3}',
+        '{"dup": 1, "dup": 2}',
+        "[]",
+        '"just a string"',
+        "42",
+    ],
+)
+def test_canonical_bytes_of_json_text_match_the_reference(text: str) -> None:
+    try:
+        expected = rfc8785.dumps(json.loads(text))
+    except rfc8785.CanonicalizationError as exc:
+        with pytest.raises(type(exc)):
+            canonical_bytes_of_json(text)
+        return
+    assert canonical_bytes_of_json(text) == expected
+
+
+def test_nan_and_infinity_in_json_text_fail_like_the_reference() -> None:
+    for text in ('{"x": NaN}', "[Infinity]"):
+        with pytest.raises(rfc8785.CanonicalizationError):
+            rfc8785.dumps(json.loads(text))
+        with pytest.raises(rfc8785.CanonicalizationError):
+            canonical_bytes_of_json(text)
+
+
+def test_model_json_of_real_bundles_matches_the_reference() -> None:
+    for name in ("ops-agent", "support-agent-ts", "research-assistant"):
+        bundle = scan_tree(EXAMPLES / name)
+        for part in (*bundle.tools, *bundle.actions, *bundle.findings, bundle.coverage, bundle.sourceIdentity):
+            text = part.model_dump_json()
+            assert canonical_bytes_of_json(text) == reference_canonical_bytes(part.model_dump(mode="json"))

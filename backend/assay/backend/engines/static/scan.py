@@ -43,7 +43,14 @@ from assay.backend.bundle import (
     SkippedFile,
     SourceIdentity,
 )
-from assay.backend.canonical import DIGEST_PREFIX, canonical_bytes, digest_bytes, digest_json, short_id
+from assay.backend.canonical import (
+    DIGEST_PREFIX,
+    canonical_bytes,
+    canonical_bytes_of_json,
+    digest_bytes,
+    digest_json,
+    short_id,
+)
 from assay.backend.engines.static.analyse import analyse_in_workers, analyse_source
 from assay.backend.engines.static.cache import FactsCache
 from assay.backend.engines.static.declaration import parse_declaration
@@ -358,16 +365,20 @@ def bundle_content_hash(parts: dict[str, Any]) -> str:
             digest.update(b"[")
             for index, item in enumerate(value):
                 digest.update(b"," if index else b"")
-                digest.update(canonical_bytes(_json_value(item)))
+                digest.update(_canonical(item))
             digest.update(b"]")
         else:
-            digest.update(canonical_bytes(_json_value(value)))
+            digest.update(_canonical(value))
     digest.update(b"}")
     return DIGEST_PREFIX + digest.hexdigest()
 
 
-def _json_value(value: Any) -> Any:
-    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+def _canonical(value: Any) -> bytes:
+    # A model's JSON comes from pydantic's serializer; re-encoding that text canonically is cheaper
+    # than walking the model's Python form.
+    if isinstance(value, BaseModel):
+        return canonical_bytes_of_json(value.model_dump_json())
+    return canonical_bytes(value)
 
 
 def _skip_frontier(skipped: Sequence[Skipped]) -> list[FrontierItem]:
