@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -197,7 +198,9 @@ class _FileAnalyzer:
 
     def loc(self, node: ast.AST) -> Location:
         line = getattr(node, "lineno", 1)
-        return Location(
+        # ``ast`` positions are valid by construction (line >= 1, offset >= 0): skip re-validation,
+        # which cost more than the rest of building a location.
+        return Location.model_construct(
             path=self.path,
             line=line,
             column=getattr(node, "col_offset", 0) + 1,
@@ -923,22 +926,22 @@ class _FileAnalyzer:
         name, resolved = self.dotted(node.func, scope)
         if not name:
             return all_args | receiver_taint
-        location = self.loc(node)
-        gates = sorted(active)
-
         model_rule = self.rules.models.first(name)
         if model_rule is None:
             http = self._http_model(node, name)
             if http is not None:
                 model_rule, provider = http
+                location = self.loc(node)
                 self._model(model_rule, provider, name, "http", location)
                 return frozenset({TaintOrigin(kind="model_output", location=location)})
         if model_rule is not None:
             provider = model_rule.match.get("providers", {}).get(name, model_rule.provider or "unknown")
+            location = self.loc(node)
             self._model(model_rule, provider, name, "sdk", location)
             return frozenset({TaintOrigin(kind="model_output", location=location)})
 
         for rule in self.rules.frontier_tools.all(name):
+            location = self.loc(node)
             runtime = self.rules.frontier_runtime[rule.id]
             kind: FrontierKind = "runtime_registered_tools" if name in runtime else "config_registered_tools"
             self.frontier.append(
@@ -957,7 +960,9 @@ class _FileAnalyzer:
             self._unresolved(node, node.func.id, scope)
 
         action_rule = self._action_rule(node, name)
+        gates = sorted(active)
         if action_rule is not None:
+            location = self.loc(node)
             sandbox = self.rules.gates.first(name)
             if sandbox is not None and sandbox.gateKind == "sandbox":
                 # ``client.containers.run(image, cmd)``: the execution target is the sandbox itself.
@@ -977,18 +982,21 @@ class _FileAnalyzer:
             return all_args | receiver_taint
 
         if _is_user_callee(name, resolved, self):
+            # Built without re-validation: every value here is already of its field's type.
             scope.calls.append(
-                CallFact(
-                    location=location,
+                CallFact.model_construct(
+                    location=self.loc(node),
                     callee=name,
                     resolved=resolved,
                     dominatingGates=gates,
                     args=[
-                        ArgTaint(index=i, keyword=k, origins=sorted(t, key=_origin_key)) for i, k, t in arg_taints if t
+                        ArgTaint.model_construct(index=i, keyword=k, origins=sorted(t, key=_origin_key))
+                        for i, k, t in arg_taints
+                        if t
                     ],
                 )
             )
-            return frozenset({TaintOrigin(kind="call_return", callee=name)}) | receiver_taint
+            return frozenset({_call_return(name)}) | receiver_taint
         return all_args | receiver_taint
 
     def _model(self, rule: Rule, provider: str, name: str, via: Literal["sdk", "http"], location: Location) -> None:
@@ -1189,6 +1197,12 @@ def _annotation_type(node: ast.expr | None) -> ast.expr | None:
         outer = node.value.id if isinstance(node.value, ast.Name) else node.value.attr
         return _annotation_type(node.slice) if outer == "Optional" else None
     return node if isinstance(node, ast.Name | ast.Attribute) else None
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _call_return(callee: str) -> TaintOrigin:
+    """The origin of a value returned by ``callee`` (shared: callees repeat across a tree)."""
+    return TaintOrigin(kind="call_return", callee=callee)
 
 
 def _bound_names(node: ast.expr) -> Iterator[str]:
