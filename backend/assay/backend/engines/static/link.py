@@ -177,8 +177,6 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     modules = {f.path: f.module for f in ordered}
     tools, tool_fn = _tools([t for f in ordered for t in f.tools], resolver, modules, rules)
 
-    # The bundle models below are built with ``model_construct``: every value comes from facts that
-    # pydantic already validated, and validating them again was a fifth of the linker's time.
     reach, reached = _reach(functions, tools, tool_fn)
     flows = _Taint(functions, tools, tool_fn).flows()
 
@@ -189,7 +187,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
             own = set(site.dominatingGates)
             gate_ids = sorted(_common(paths) | own) if paths else sorted(own)
             actions.append(
-                Action.model_construct(
+                Action(
                     id=site.id,
                     actionClass=site.actionClass,
                     impact=site.impact,
@@ -208,7 +206,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         action = action_index[action_id]
         rule = TAINT_EXEC_RULE if action.actionClass in EXECUTION_SINKS else TAINT_ACTION_RULE
         taint_flows.append(
-            TaintFlow.model_construct(
+            TaintFlow(
                 id=short_id("flow", action_id, *source.key),
                 ruleId=rule,
                 sourceKind=source.kind,
@@ -221,14 +219,12 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         )
 
     gates = [
-        Gate.model_construct(id=g.id, kind=g.kind, ruleId=g.ruleId, location=g.location, function=fid, detail=g.detail)
+        Gate(id=g.id, kind=g.kind, ruleId=g.ruleId, location=g.location, function=fid, detail=g.detail)
         for fid, fn in functions.items()
         for g in fn.facts.gates
     ]
     models = [
-        ModelUse.model_construct(
-            id=m.id, provider=m.provider, api=m.api, via=m.via, ruleId=m.ruleId, location=m.location
-        )
+        ModelUse(id=m.id, provider=m.provider, api=m.api, via=m.via, ruleId=m.ruleId, location=m.location)
         for f in ordered
         for m in f.models
     ]
@@ -361,7 +357,7 @@ def _reach(
         for fid, gates in guaranteed.items():
             for site in functions[fid].actions:
                 out.setdefault(site.id, []).append(
-                    ToolPath.model_construct(
+                    ToolPath(
                         toolId=tool.id,
                         calls=list(chain[fid]),
                         gateIds=sorted(gates | frozenset(site.dominatingGates)),

@@ -77,6 +77,7 @@ class _CompiledRules:
     dispatch_rule: Rule | None
     assigned_gates: Patterns  # gate calls that hold from where they run, even when only assigned
     tool_lists: list[tuple[Rule, Patterns, tuple[int | str, ...]]]  # (rule, call, where the list is)
+    tool_list_calls: RuleTable  # the same calls, memoised: most calls are not one
     unresolved_rule: Rule | None
     context_gates: RuleTable
     unresolved_skip: frozenset[str]
@@ -137,6 +138,7 @@ def _compile(rules: RulePack) -> _CompiledRules:
             for call, where in sorted(r.match.get("tool_lists", {}).items())
         ],
         context_gates=RuleTable((r, Patterns(r.match["context_calls"])) for r in gates if "context_calls" in r.match),
+        tool_list_calls=RuleTable((r, Patterns(r.match["tool_lists"])) for r in tools if "tool_lists" in r.match),
         unresolved_rule=next((r for r in frontier if r.match.get("unresolved_calls")), None),
         unresolved_skip=frozenset(
             name for r in frontier if r.match.get("unresolved_calls") for name in r.match.get("skip", [])
@@ -198,9 +200,7 @@ class _FileAnalyzer:
 
     def loc(self, node: ast.AST) -> Location:
         line = getattr(node, "lineno", 1)
-        # ``ast`` positions are valid by construction (line >= 1, offset >= 0): skip re-validation,
-        # which cost more than the rest of building a location.
-        return Location.model_construct(
+        return Location(
             path=self.path,
             line=line,
             column=getattr(node, "col_offset", 0) + 1,
@@ -954,7 +954,7 @@ class _FileAnalyzer:
                 )
             )
         self._call_tool(node, name, scope)
-        if self.rules.tool_lists:
+        if self.rules.tool_list_calls.first(name) is not None:
             self._tool_list(node, name, scope)
         if not resolved and isinstance(node.func, ast.Name):
             self._unresolved(node, node.func.id, scope)
@@ -982,17 +982,14 @@ class _FileAnalyzer:
             return all_args | receiver_taint
 
         if _is_user_callee(name, resolved, self):
-            # Built without re-validation: every value here is already of its field's type.
             scope.calls.append(
-                CallFact.model_construct(
+                CallFact(
                     location=self.loc(node),
                     callee=name,
                     resolved=resolved,
                     dominatingGates=gates,
                     args=[
-                        ArgTaint.model_construct(index=i, keyword=k, origins=sorted(t, key=_origin_key))
-                        for i, k, t in arg_taints
-                        if t
+                        ArgTaint(index=i, keyword=k, origins=sorted(t, key=_origin_key)) for i, k, t in arg_taints if t
                     ],
                 )
             )
