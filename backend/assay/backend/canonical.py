@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from typing import Any, NoReturn
 
 import rfc8785
@@ -79,11 +78,6 @@ def canonical_bytes(value: Any) -> bytes:
     return bytes(rfc8785.dumps(value))
 
 
-# A run of 16+ digits not inside a word: an integer that may lie outside the JCS range (or digits in
-# a string, which only costs the slower path).
-_LONG_DIGITS = re.compile(r'(?<![\w"])-?\d{16,}')
-
-
 class _NotPlainError(Exception):
     pass
 
@@ -92,15 +86,23 @@ def _refuse(_text: str) -> NoReturn:
     raise _NotPlainError
 
 
+def _safe_int(text: str) -> int:
+    # 15 digits or fewer is always within the JCS range; longer ones are checked.
+    value = int(text)
+    if len(text) > 15 and not -_SAFE_INT <= value <= _SAFE_INT:
+        raise _NotPlainError
+    return value
+
+
 def canonical_bytes_of_json(text: str) -> bytes:
     """The RFC 8785 bytes of the JSON value written in ``text`` (such as pydantic's ``model_dump_json``).
 
     Text that is ASCII with no ``\\u`` escape (so every key is ASCII), no float, no NaN/Infinity and
-    no long integer is parsed and re-encoded by the C JSON codec alone; other text goes through
-    ``canonical_bytes``. Either way the bytes are those of ``rfc8785.dumps(json.loads(text))``."""
-    if text.isascii() and "\\u" not in text and _LONG_DIGITS.search(text) is None:
+    no integer outside the JCS range is parsed and re-encoded by the C JSON codec alone; other text
+    goes through ``canonical_bytes``. Either way the bytes are those of ``rfc8785.dumps(json.loads(text))``."""
+    if text.isascii() and "\\u" not in text:
         try:
-            value = json.loads(text, parse_float=_refuse, parse_constant=_refuse)
+            value = json.loads(text, parse_float=_refuse, parse_constant=_refuse, parse_int=_safe_int)
         except _NotPlainError:
             pass
         else:

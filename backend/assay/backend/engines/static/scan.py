@@ -152,25 +152,29 @@ def scan_tree(
 
     ``workers`` > 1 analyses the files in that many worker processes when at least
     ``PARALLEL_MIN_FILES`` need analysing; the bundle is the same byte for byte."""
-    rules = rules or load_rule_pack()
     with collector_paused():
-        walk = walk_tree(root, max_file_bytes=max_file_bytes)
-        keys = [_facts_key(src, rules) for src in walk.sources]
-        tree_key = digest_json([ENGINE_VERSION, rules.digest, sorted(keys)])
-        git = git_identity(walk.root)
-        bundle_key = _bundle_key(walk, tree_key, git, rules)
-        if cache is not None:
-            hit = cache.get("bundle", bundle_key)
-            if hit is not None:
-                try:
-                    return EvidenceBundle.model_validate_json(hit)
-                except ValueError:
-                    pass
-        files, linked = _analyse(walk.sources, keys, tree_key, rules, cache, max(1, workers))
-        bundle = assemble_bundle(walk, files, linked, rules, git=git)
-        if cache is not None:
-            cache.put("bundle", bundle_key, bundle.model_dump_json().encode("utf-8"))
-        return bundle
+        # In a function of its own, so that what the scan held is freed before collection resumes.
+        return _scan(root, cache, max_file_bytes, rules or load_rule_pack(), workers)
+
+
+def _scan(root: Path, cache: FactsCache | None, max_file_bytes: int, rules: RulePack, workers: int) -> EvidenceBundle:
+    walk = walk_tree(root, max_file_bytes=max_file_bytes)
+    keys = [_facts_key(src, rules) for src in walk.sources]
+    tree_key = digest_json([ENGINE_VERSION, rules.digest, sorted(keys)])
+    git = git_identity(walk.root)
+    bundle_key = _bundle_key(walk, tree_key, git, rules)
+    if cache is not None:
+        hit = cache.get("bundle", bundle_key)
+        if hit is not None:
+            try:
+                return EvidenceBundle.model_validate_json(hit)
+            except ValueError:
+                pass
+    files, linked = _analyse(walk.sources, keys, tree_key, rules, cache, max(1, workers))
+    bundle = assemble_bundle(walk, files, linked, rules, git=git)
+    if cache is not None:
+        cache.put("bundle", bundle_key, bundle.model_dump_json().encode("utf-8"))
+    return bundle
 
 
 def _bundle_key(walk: Walk, tree_key: str, git: GitIdentity, rules: RulePack) -> str:
