@@ -22,6 +22,7 @@ from assay.backend.api import discovery, evaluations, health, legacy, runs, scan
 from assay.backend.api import openapi as openapi_routes
 from assay.backend.db import create_engine, create_session_factory
 from assay.backend.errors import install_error_handlers
+from assay.backend.loop_reads import open_loop_reader
 from assay.backend.migrations import upgrade_engine
 from assay.backend.openapi import build_openapi
 from assay.backend.ratelimit import TokenBucketLimiter
@@ -61,15 +62,18 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, ServiceState]]:
         engine = create_engine(settings.database_url, sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+        reader = None
         try:
             if settings.migrate_on_start:
                 await upgrade_engine(engine)
+            reader = open_loop_reader(engine)
             services = ServiceState(
                 settings=settings,
                 engine=engine,
                 session_factory=create_session_factory(engine),
                 limiter=TokenBucketLimiter(settings.rate_limit),
                 scan_slots=CapacityLimiter(settings.max_concurrent_scans),
+                reader=reader,
             )
             app.state.services = services
             if not settings.run_worker:
@@ -90,6 +94,8 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
                     with suppress(asyncio.CancelledError):
                         await task
         finally:
+            if reader is not None:
+                reader.close()
             await engine.dispose()
 
     app = Starlette(routes=[to_starlette_route(spec) for spec in routes], lifespan=lifespan)

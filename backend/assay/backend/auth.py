@@ -10,14 +10,17 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
-from sqlmodel import select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlalchemy import bindparam, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col
 
 from assay.backend.errors import ApiError
+from assay.backend.loop_reads import PreparedRead, Row, fetch_all_in_session
 from assay.backend.models import ApiKey
 
 Scope = Literal[
@@ -47,6 +50,7 @@ KEY_PREFIXES: dict[Environment, str] = {"live": "svc_live_", "test": "svc_test_"
 _SECRET_BYTES = 32
 _KEY_PATTERN = re.compile(r"svc_(?:live|test)_[A-Za-z0-9_-]{43,128}")
 _BEARER_CHALLENGE = 'Bearer realm="assay"'
+_INVALID_KEY = "The API key is not valid: it is unknown, revoked or expired."
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,20 +94,43 @@ def bearer_token(authorization: str | None) -> str:
     return token
 
 
-async def authenticate(session: AsyncSession, authorization: str | None, now: datetime) -> Principal:
-    """The principal of a request's bearer key; 401 for a missing, malformed, unknown, revoked or expired key."""
+# The key record by its hash: read on every request (no cache), so revocation and expiry apply at once.
+KEY_BY_HASH = PreparedRead(
+    select(
+        col(ApiKey.id),
+        col(ApiKey.organization_id),
+        col(ApiKey.scopes),
+        col(ApiKey.environment),
+        col(ApiKey.expires_at),
+        col(ApiKey.revoked_at),
+    ).where(col(ApiKey.key_hash) == bindparam("key_hash"))
+)
+
+FetchAll = Callable[[PreparedRead, Mapping[str, Any]], Awaitable[Sequence[Row]]]
+
+
+async def authenticate_with(fetch_all: FetchAll, authorization: str | None, now: datetime) -> Principal:
+    """The principal of a request's bearer key, read with ``fetch_all``; 401 for a missing, malformed,
+    unknown, revoked or expired key. ``fetch_all`` runs :data:`KEY_BY_HASH` (see ``RequestContext.fetch_all``).
+    """
     token = bearer_token(authorization)
-    result = await session.exec(select(ApiKey).where(ApiKey.key_hash == hash_api_key(token)))
-    record = result.first()
+    rows = await fetch_all(KEY_BY_HASH, {"key_hash": hash_api_key(token)})
     # One message for unknown, revoked and expired keys: the answer must not tell a guesser which it hit.
-    if record is None or record.revoked_at is not None or (record.expires_at is not None and record.expires_at <= now):
-        raise unauthorized("The API key is not valid: it is unknown, revoked or expired.")
-    return Principal(
-        key_id=record.id,
-        organization_id=record.organization_id,
-        scopes=frozenset(record.scopes),
-        environment=record.environment,
-    )
+    if not rows:
+        raise unauthorized(_INVALID_KEY)
+    key_id, organization_id, scopes, environment, expires_at, revoked_at = rows[0]
+    if revoked_at is not None or (expires_at is not None and expires_at <= now):
+        raise unauthorized(_INVALID_KEY)
+    return Principal(key_id=key_id, organization_id=organization_id, scopes=frozenset(scopes), environment=environment)
+
+
+async def authenticate(session: AsyncSession, authorization: str | None, now: datetime) -> Principal:
+    """The principal of a request's bearer key, read through ``session``; 401 as :func:`authenticate_with`."""
+
+    async def fetch_all(read: PreparedRead, params: Mapping[str, Any]) -> list[Row]:
+        return await fetch_all_in_session(session, read, params)
+
+    return await authenticate_with(fetch_all, authorization, now)
 
 
 def require_scope(principal: Principal, scope: Scope) -> None:

@@ -1,9 +1,12 @@
 """The route table: every route, its scope and its rate limit declared once, in a :class:`RouteSpec`.
 
 Each module under ``api/`` exposes ``ROUTES: list[RouteSpec]``. :func:`to_starlette_route` wraps a
-handler with what every route shares, in this order: one database session, authentication, the scope
-check, the per-key rate limit, then the handler. Handlers never check scopes themselves. The OpenAPI
-document is generated from the same specs (``openapi.py``).
+handler with what every route shares, in this order: authentication, the scope check, the per-key rate
+limit, then the handler. Handlers never check scopes themselves. A request's database session is opened
+on first use of ``ctx.session`` and closed when the response is ready; short reads declared as
+:class:`~assay.backend.loop_reads.PreparedRead` go through ``ctx.fetch_all`` (on the event loop when the
+database allows it, else through the session). The OpenAPI document is generated from the same specs
+(``openapi.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from anyio import CapacityLimiter
 from pydantic import BaseModel
@@ -22,9 +25,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from assay.backend.auth import Principal, Scope, authenticate, require_scope
+from assay.backend.auth import Principal, Scope, authenticate_with, require_scope
 from assay.backend.db import SessionFactory
 from assay.backend.errors import ApiError, error_response, internal_error
+from assay.backend.loop_reads import LoopReader, PreparedRead, Row, fetch_all_in_session
 from assay.backend.models import utcnow
 from assay.backend.ratelimit import TokenBucketLimiter
 from assay.backend.settings import ServiceSettings
@@ -43,16 +47,40 @@ class ServiceState:
     session_factory: SessionFactory
     limiter: TokenBucketLimiter
     scan_slots: CapacityLimiter
+    # Short reads on the event loop (SQLite files only; see loop_reads.py). None: every read uses a session.
+    reader: LoopReader | None = None
 
 
 @dataclass(slots=True)
 class RequestContext:
     """Per-request dependencies handed to a handler."""
 
-    session: AsyncSession
     services: ServiceState
     principal: Principal | None
     now: datetime
+    _session: AsyncSession | None = None
+
+    @property
+    def session(self) -> AsyncSession:
+        """The request's database session, opened on first use; the route closes it after the handler."""
+        if self._session is None:
+            self._session = self.services.session_factory()
+        return self._session
+
+    async def fetch_all(self, read: PreparedRead, params: Mapping[str, Any]) -> list[Row]:
+        """All rows of ``read``: on the event loop when the loop reader can, else through ``session``."""
+        reader = self.services.reader
+        if reader is not None:
+            rows = reader.fetch_all(read, params)
+            if rows is not None:
+                return rows
+        return await fetch_all_in_session(self.session, read, params)
+
+    async def close(self) -> None:
+        """Close the session if the request opened one."""
+        if self._session is not None:
+            session, self._session = self._session, None
+            await session.close()
 
     @property
     def caller(self) -> Principal:
@@ -119,23 +147,25 @@ def to_starlette_route(spec: RouteSpec) -> Route:
 
     async def endpoint(request: Request) -> Response:
         services: ServiceState = request.app.state.services
-        now = utcnow()
-        async with services.session_factory() as session:
-            try:
-                principal: Principal | None = None
-                if not spec.public:
-                    principal = await authenticate(session, request.headers.get("authorization"), now)
-                    if spec.scope is not None:
-                        require_scope(principal, spec.scope)
-                    if spec.rate_limited:
-                        services.limiter.check(principal.key_id)
-                context = RequestContext(session=session, services=services, principal=principal, now=now)
-                return await spec.handler(request, context)
-            except ApiError as exc:
-                return error_response(exc)
-            except Exception:
-                # The top-level boundary of route code: log everything, answer nothing internal.
-                logger.exception("unhandled error on %s %s", request.method, request.url.path)
-                return error_response(internal_error())
+        context = RequestContext(services=services, principal=None, now=utcnow())
+        try:
+            if not spec.public:
+                principal = await authenticate_with(
+                    context.fetch_all, request.headers.get("authorization"), context.now
+                )
+                if spec.scope is not None:
+                    require_scope(principal, spec.scope)
+                if spec.rate_limited:
+                    services.limiter.check(principal.key_id)
+                context.principal = principal
+            return await spec.handler(request, context)
+        except ApiError as exc:
+            return error_response(exc)
+        except Exception:
+            # The top-level boundary of route code: log everything, answer nothing internal.
+            logger.exception("unhandled error on %s %s", request.method, request.url.path)
+            return error_response(internal_error())
+        finally:
+            await context.close()
 
     return Route(spec.path, endpoint, methods=[spec.method], name=spec.operation_id)
