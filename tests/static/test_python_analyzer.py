@@ -167,3 +167,17 @@ def test_django_querysets_and_entry_point_tools() -> None:
     linked = analyse({"a.py": code})
     assert [(a.actionClass, a.location.line) for a in linked.actions] == [("db.write", 5)]
     assert [(f.kind, f.location.line if f.location else 0) for f in linked.frontier] == [("config_registered_tools", 8)]
+
+
+def test_self_calls_reach_methods_inherited_from_a_class_of_the_file() -> None:
+    code = (
+        "import os\nfrom crewai.tools import BaseTool\n\nclass Base(BaseTool):\n    def _exec(self, cmd):\n        os.system(cmd)\n\n"
+        "class Shell(Base):\n    name: str = 'shell'\n    description: str = 'Run'\n\n    def _run(self, cmd: str) -> str:\n"
+        "        self._exec(cmd)\n        return 'ok'\n"
+    )
+    linked = analyse({"a.py": code})
+    # ``Base`` has no ``_run`` and is extended here: an abstract base, not a tool.
+    assert [(t.name, t.framework, t.location.line) for t in linked.tools] == [("shell", "crewai", 8)]
+    (action,) = linked.actions
+    assert [([c.line for c in p.calls]) for p in action.reachedFrom] == [[13]]
+    assert [(f.sourceKind, f.sink.line) for f in linked.taintFlows] == [("tool_argument", 6)]

@@ -194,6 +194,10 @@ class _FileAnalyzer:
         self._listed_tools: list[ToolDef] = []
         self._class: str | None = None
         self.module_bound: frozenset[str] = frozenset()
+        # Class name -> (its method names, its bases defined in this file).
+        self.classes: dict[str, tuple[frozenset[str], list[str]]] = {}
+        self.class_bases: dict[str, list[str]] = {}
+        self.extended: set[str] = set()  # classes of this file that other classes here extend
         self.star_import = False
 
     # ----- names -------------------------------------------------------------------------------
@@ -252,7 +256,8 @@ class _FileAnalyzer:
                 attrs = self.class_attr_types.get(self._class, {})
                 if node.attr in attrs:
                     return attrs[node.attr], True
-                return f"{self.module}.{self._class}.{node.attr}", True
+                owner = self._method_owner(self._class, node.attr) or self._class
+                return f"{self.module}.{owner}.{node.attr}", True
             base, ok = self.dotted(node.value, scope)
             return (f"{base}.{node.attr}" if base else None), ok
         if isinstance(node, ast.Call):
@@ -281,6 +286,7 @@ class _FileAnalyzer:
     def run(self) -> None:
         # Imports are statements: reading the statements alone finds them all, in ``ast.walk`` order.
         self._collect_imports(statements_breadth_first(self.tree))
+        self._collect_classes()
         module_scope = _Scope(qualname=f"{self.module}.<module>", params=_MODULE_PARAMS)
         # Module-level variable types first, so functions see ``client = OpenAI()`` defined anywhere.
         for stmt in self.tree.body:
@@ -313,6 +319,52 @@ class _FileAnalyzer:
                 # Methods do not see the class body's names, but do see the enclosing function's.
                 self._visit_defs(stmt.body, f"{prefix}.{stmt.name}", outer)
                 self._class = enclosing
+
+    def _collect_classes(self) -> None:
+        """Methods and same-file bases of the module's classes, so ``self.m()`` finds an inherited ``m``."""
+        for stmt in _definitions(self.tree.body):
+            if isinstance(stmt, ast.ClassDef):
+                methods = frozenset(
+                    d.name for d in _definitions(stmt.body) if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef)
+                )
+                prefix = self.module + "."
+                bases = [b for b in (self.dotted(base, None)[0] for base in stmt.bases) if b]
+                local = [b.removeprefix(prefix) for b in bases if b.startswith(prefix)]
+                self.classes[stmt.name] = (methods, local)
+                self.class_bases[stmt.name] = bases
+                self.extended.update(local)
+
+    def _ancestors(self, cls: str) -> set[str]:
+        """Every base of ``cls`` by dotted name, through the classes of this file."""
+        out: set[str] = set()
+        stack = [cls]
+        seen: set[str] = set()
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            for base in self.class_bases.get(current, ()):
+                out.add(base)
+                local = base.removeprefix(self.module + ".")
+                if local != base:
+                    stack.append(local)
+        return out
+
+    def _method_owner(self, cls: str, method: str) -> str | None:
+        """The class of this file whose ``method`` a ``cls`` instance runs: ``cls`` or a base, depth first."""
+        seen: set[str] = set()
+        stack = [cls]
+        while stack:
+            current = stack.pop()
+            if current in seen or current not in self.classes:
+                continue
+            seen.add(current)
+            methods, bases = self.classes[current]
+            if method in methods:
+                return current
+            stack.extend(reversed(bases))
+        return None
 
     def _collect_class_attrs(self, cls: ast.ClassDef) -> None:
         attrs: dict[str, str] = {}
@@ -443,6 +495,8 @@ class _FileAnalyzer:
 
     def _class_tool(self, cls: ast.ClassDef, qualname: str) -> None:
         bases = {self.dotted(b, None)[0] for b in cls.bases}
+        if cls.name in self.class_bases:
+            bases |= self._ancestors(cls.name)
         for rule, wanted in self.rules.tool_classes:
             if bases & wanted:
                 method = rule.match.get("method", "_run")
@@ -452,6 +506,13 @@ class _FileAnalyzer:
                     (s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == method),
                     None,
                 )
+                function = f"{qualname}.{method}" if impl is not None else None
+                owner = self._method_owner(cls.name, method) if impl is None and cls.name in self.classes else None
+                if owner is not None:
+                    # The implementation is inherited from a base class of this file.
+                    function = f"{self.module}.{owner}.{method}"
+                elif impl is None and cls.name in self.extended:
+                    return  # an abstract intermediate base: its subclasses are the tools
                 params = []
                 if impl is not None:
                     params = [a.arg for a in impl.args.args if a.arg not in _NON_TOOL_PARAMS]
@@ -463,7 +524,7 @@ class _FileAnalyzer:
                         framework=rule.framework or "unknown",
                         ruleId=rule.id,
                         location=self.loc(cls),
-                        function=f"{qualname}.{method}" if impl is not None else None,
+                        function=function,
                         parameters=params,
                     )
                 )
