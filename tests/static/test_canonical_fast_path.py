@@ -175,8 +175,11 @@ def test_canonical_bytes_of_json_text_match_the_reference(text: str) -> None:
     except rfc8785.CanonicalizationError as exc:
         with pytest.raises(type(exc)):
             canonical_bytes_of_json(text)
+        with pytest.raises(type(exc)):
+            canonical_bytes_of_json(text.encode("utf-8"))
         return
     assert canonical_bytes_of_json(text) == expected
+    assert canonical_bytes_of_json(text.encode("utf-8")) == expected
 
 
 def test_nan_and_infinity_in_json_text_fail_like_the_reference() -> None:

@@ -94,15 +94,20 @@ def _safe_int(text: str) -> int:
     return value
 
 
-def canonical_bytes_of_json(text: str) -> bytes:
-    """The RFC 8785 bytes of the JSON value written in ``text`` (such as pydantic's ``model_dump_json``).
+# Parses plain JSON with the C scanner; refuses what JCS writes differently from the C encoder.
+_PLAIN = json.JSONDecoder(parse_float=_refuse, parse_constant=_refuse, parse_int=_safe_int)
+
+
+def canonical_bytes_of_json(text: str | bytes) -> bytes:
+    """The RFC 8785 bytes of the JSON value written in ``text`` (such as pydantic's JSON output).
 
     Text that is ASCII with no ``\\u`` escape (so every key is ASCII), no float, no NaN/Infinity and
     no integer outside the JCS range is parsed and re-encoded by the C JSON codec alone; other text
     goes through ``canonical_bytes``. Either way the bytes are those of ``rfc8785.dumps(json.loads(text))``."""
-    if text.isascii() and "\\u" not in text:
+    plain = text.decode("ascii") if isinstance(text, bytes) and text.isascii() else text
+    if isinstance(plain, str) and plain.isascii() and "\\u" not in plain:
         try:
-            value = json.loads(text, parse_float=_refuse, parse_constant=_refuse, parse_int=_safe_int)
+            value = _PLAIN.decode(plain)
         except _NotPlainError:
             pass
         else:

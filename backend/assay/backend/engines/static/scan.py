@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import to_json
 
 from assay.backend.bundle import (
     BUNDLE_TYPE,
@@ -63,6 +64,9 @@ from assay.backend.engines.static.walk import DEFAULT_MAX_FILE_BYTES, Skipped, S
 
 # The engine's own version: bump it whenever analysis changes what it reports for the same input.
 ENGINE_VERSION = "1.0.0"
+
+# Items of a bundle list serialised and re-encoded together when the content hash is computed.
+_HASH_CHUNK = 256
 
 # Below this many files to analyse, starting worker processes costs more than it saves.
 PARALLEL_MIN_FILES = 64
@@ -366,23 +370,19 @@ def bundle_content_hash(parts: dict[str, Any]) -> str:
         digest.update(canonical_bytes(name) + b":")
         value = parts[name]
         if isinstance(value, list):
+            # A chunk of items is written by pydantic's serializer and re-encoded canonically as one
+            # array; its bytes without the brackets are the chunk's items joined by commas.
             digest.update(b"[")
-            for index, item in enumerate(value):
-                digest.update(b"," if index else b"")
-                digest.update(_canonical(item))
+            for start in range(0, len(value), _HASH_CHUNK):
+                digest.update(b"," if start else b"")
+                digest.update(canonical_bytes_of_json(to_json(value[start : start + _HASH_CHUNK]))[1:-1])
             digest.update(b"]")
+        elif isinstance(value, BaseModel):
+            digest.update(canonical_bytes_of_json(to_json(value)))
         else:
-            digest.update(_canonical(value))
+            digest.update(canonical_bytes(value))
     digest.update(b"}")
     return DIGEST_PREFIX + digest.hexdigest()
-
-
-def _canonical(value: Any) -> bytes:
-    # A model's JSON comes from pydantic's serializer; re-encoding that text canonically is cheaper
-    # than walking the model's Python form.
-    if isinstance(value, BaseModel):
-        return canonical_bytes_of_json(value.model_dump_json())
-    return canonical_bytes(value)
 
 
 def _skip_frontier(skipped: Sequence[Skipped]) -> list[FrontierItem]:
