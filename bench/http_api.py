@@ -1,6 +1,10 @@
 """HTTP figures (issue 3): authenticated ``GET /api/v1/systems`` on ``assay serve`` versus a bare
 Starlette route returning the same bytes under the same uvicorn, both on loopback, in the same run.
 Target: throughput ratio >= 0.5; p99 latency reported.
+
+Both servers run side by side and are loaded in turn (same request bytes, same connections), in
+alternating rounds (A B, B A, A B, ...), so a neighbour's load on a shared machine falls on both
+sides instead of skewing the ratio; each round's ratio is printed to show the spread.
 """
 
 from __future__ import annotations
@@ -17,10 +21,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench.loadgen import run_load
+from bench.loadgen import LoadResult, merge, run_load
 
 HOST = "127.0.0.1"
 ASSAY = [sys.executable, "-m", "assay.server.cli"]
+ROUNDS = 4
+ROUND_SECONDS = 2.0
+CONNECTIONS = 16
+PATH = "/api/v1/systems"
 
 
 def _free_port() -> int:
@@ -61,6 +69,20 @@ def _server(cmd: list[str], port: int, env: dict[str, str] | None = None) -> Ite
             proc.kill()
 
 
+def _alternating_rounds(ports: dict[str, int], headers: dict[str, str]) -> dict[str, list[LoadResult]]:
+    """ROUNDS rounds over every server, the order reversed each round; one warm-up second each first."""
+    for port in ports.values():
+        run_load(HOST, port, PATH, headers, connections=CONNECTIONS, seconds=1.0)
+    results: dict[str, list[LoadResult]] = {name: [] for name in ports}
+    names = list(ports)
+    for round_number in range(ROUNDS):
+        for name in names if round_number % 2 == 0 else reversed(names):
+            results[name].append(
+                run_load(HOST, ports[name], PATH, headers, connections=CONNECTIONS, seconds=ROUND_SECONDS)
+            )
+    return results
+
+
 def run() -> None:
     with tempfile.TemporaryDirectory(prefix="assay-bench-http-") as tmp:
         db = f"sqlite+aiosqlite:///{tmp}/bench.db"
@@ -72,25 +94,26 @@ def run() -> None:
 
         port = _free_port()
         serve = [*ASSAY, "serve", "--host", HOST, "--port", str(port), "--database-url", db, "--log-level", "warning"]
-        with _server(serve, port):
-            request = urllib.request.Request(f"http://{HOST}:{port}/api/v1/systems", headers=auth)
-            with urllib.request.urlopen(request, timeout=10) as response:
-                body = response.read()
-            run_load(HOST, port, "/api/v1/systems", auth, seconds=1.0)  # warm-up
-            assay = run_load(HOST, port, "/api/v1/systems", auth)
-
-        body_file = Path(tmp) / "body.json"
-        body_file.write_bytes(body)
         bare_port = _free_port()
         bare = [
             sys.executable, "-m", "uvicorn", "bench.bare_app:create_app", "--factory",
             "--host", HOST, "--port", str(bare_port), "--log-level", "warning", "--no-access-log",
         ]  # fmt: skip
-        with _server(bare, bare_port, env={"BENCH_BODY_FILE": str(body_file)}):
-            run_load(HOST, bare_port, "/api/v1/systems", {}, seconds=1.0)
-            baseline = run_load(HOST, bare_port, "/api/v1/systems", auth)
+        body_file = Path(tmp) / "body.json"
+        with _server(serve, port):
+            request = urllib.request.Request(f"http://{HOST}:{port}{PATH}", headers=auth)
+            with urllib.request.urlopen(request, timeout=10) as response:
+                body = response.read()
+            body_file.write_bytes(body)
+            with _server(bare, bare_port, env={"BENCH_BODY_FILE": str(body_file)}):
+                rounds = _alternating_rounds({"assay": port, "bare": bare_port}, auth)
 
-        print(f"response: {len(body)} bytes; 16 keep-alive connections, 5 s each")
+        assay, baseline = merge(rounds["assay"]), merge(rounds["bare"])
+        per_round = [a.rps / b.rps for a, b in zip(rounds["assay"], rounds["bare"], strict=True)]
+        print(
+            f"response: {len(body)} bytes; {CONNECTIONS} keep-alive connections; "
+            f"{ROUNDS} alternating rounds of {ROUND_SECONDS:g} s per server"
+        )
         print(
             f"bare Starlette route: {baseline.rps:,.0f} req/s, p50 {baseline.p50_ms:.2f} ms, "
             f"p99 {baseline.p99_ms:.2f} ms"
@@ -99,4 +122,7 @@ def run() -> None:
             f"assay serve (authenticated): {assay.rps:,.0f} req/s, p50 {assay.p50_ms:.2f} ms, "
             f"p99 {assay.p99_ms:.2f} ms, errors {assay.errors}"
         )
-        print(f"throughput ratio assay/bare {assay.rps / baseline.rps:.2f} (target >= 0.5)")
+        print(
+            f"throughput ratio assay/bare {assay.rps / baseline.rps:.2f} (target >= 0.5); "
+            f"per round {' '.join(f'{r:.2f}' for r in per_round)}"
+        )

@@ -7,8 +7,8 @@ what is measured. Loopback only; every loop is bounded by a request count and a 
 from __future__ import annotations
 
 import asyncio
-import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -17,12 +17,36 @@ class LoadResult:
     requests: int
     errors: int
     seconds: float
-    p50_ms: float
-    p99_ms: float
+    # Every request's latency in seconds, sorted.
+    latencies: tuple[float, ...]
 
     @property
     def rps(self) -> float:
         return self.requests / self.seconds
+
+    def percentile_ms(self, fraction: float) -> float:
+        """The latency below which ``fraction`` of the requests finished, in milliseconds."""
+        if not self.latencies:
+            return 0.0
+        return self.latencies[min(len(self.latencies) - 1, int(len(self.latencies) * fraction))] * 1000
+
+    @property
+    def p50_ms(self) -> float:
+        return self.percentile_ms(0.50)
+
+    @property
+    def p99_ms(self) -> float:
+        return self.percentile_ms(0.99)
+
+
+def merge(results: Sequence[LoadResult]) -> LoadResult:
+    """Several runs against the same server as one: requests and time added, latencies pooled."""
+    return LoadResult(
+        requests=sum(r.requests for r in results),
+        errors=sum(r.errors for r in results),
+        seconds=sum(r.seconds for r in results),
+        latencies=tuple(sorted(x for r in results for x in r.latencies)),
+    )
 
 
 async def _read_response(reader: asyncio.StreamReader) -> int:
@@ -68,9 +92,7 @@ async def _run(
         *(_worker(host, port, request, deadline, 1_000_000, latencies) for _ in range(connections))
     )
     elapsed = time.perf_counter() - start
-    ordered = sorted(latencies)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else 0.0
-    return LoadResult(len(latencies), sum(errors), elapsed, statistics.median(ordered) * 1000, p99 * 1000)
+    return LoadResult(len(latencies), sum(errors), elapsed, tuple(sorted(latencies)))
 
 
 def run_load(
