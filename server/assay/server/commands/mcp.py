@@ -146,10 +146,11 @@ async def serve(options: McpOptions, settings: ServiceSettings) -> None:
     import uvicorn
 
     from assay.server.mcp_app import build_mcp_server
+    from assay.server.stdio import run_stdio
 
     async with _open(options, settings) as (bound, verifier):
         if options.transport == "stdio":
-            await build_mcp_server(bound).run_stdio_async()
+            await run_stdio(build_mcp_server(bound))
             return
         url = f"http://{options.host}:{options.port}{MCP_PATH}"
         server = build_mcp_server(bound, token_verifier=verifier, server_url=url)
