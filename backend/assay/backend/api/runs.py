@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any, cast
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
+from sqlalchemy import select as core_select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import col, select
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,6 +21,7 @@ from assay.backend.http_io import (
     read_json_object,
     validate_model,
 )
+from assay.backend.loop_reads import PreparedRead, Row
 from assay.backend.routing import Parameter, RequestContext, RouteSpec
 from assay.backend.runs import links
 from assay.backend.runs.plan import plan_run
@@ -40,54 +40,76 @@ ROUTE_KEY = "POST /api/v1/assurance/runs"
 MAX_LIMIT = 50
 
 
-async def envelope(ctx: RequestContext, run: models.Run) -> RunEnvelope:
+# Agents poll a run until its Evaluation appears: one Core select declared once and run through
+# ctx.fetch_all (on the event loop for SQLite files), the run with only the identity columns of its
+# Evaluation, never the (megabytes of) payload. The organization is part of the key: another
+# organization's run is not found, exactly like a missing one.
+RUN_WITH_EVALUATION = PreparedRead(
+    core_select(
+        col(models.Run.id),
+        col(models.Run.status),
+        col(models.Run.stage),
+        col(models.Run.created_at),
+        col(models.Run.started_at),
+        col(models.Run.completed_at),
+        col(models.Run.ai_system_id),
+        col(models.Run.failure),
+        col(models.Evaluation.id),
+        col(models.Evaluation.status),
+        col(models.Evaluation.disposition),
+        col(models.Evaluation.methodology_version),
+        col(models.Evaluation.created_at),
+    )
+    .select_from(models.Run)
+    .outerjoin(models.Evaluation, col(models.Evaluation.id) == col(models.Run.evaluation_id))
+    .where(
+        col(models.Run.id) == bindparam("run_id"),
+        col(models.Run.organization_id) == bindparam("organization_id"),
+    )
+)
+
+
+def _envelope(row: Row) -> RunEnvelope:
+    run_id, status, stage, created, started, completed, system_id, failure = row[:8]
+    evaluation_id, evaluation_status, disposition, methodology, evaluated = row[8:]
     evaluation = None
-    run_links = RunLinks(self=links.run_self(run.id))
-    if run.evaluation_id is not None:
-        # Only the identity columns: polling clients must not read the (megabytes of) payload each time.
-        # The column holds no annotation SQLAlchemy's loader options accept (SQLModel types it as str).
-        skip_payload = defer(cast("QueryableAttribute[Any]", models.Evaluation.payload_json))
-        row = (
-            await ctx.session.exec(
-                select(models.Evaluation).options(skip_payload).where(col(models.Evaluation.id) == run.evaluation_id)
-            )
-        ).first()
-        if row is not None:
-            evaluation = EvaluationRef(
-                evaluationId=row.id,
-                status=row.status,
-                disposition=row.disposition,
-                methodologyVersion=row.methodology_version,
-                createdAt=row.created_at,
-            )
-            all_links = links.evaluation_links(row.id)
-            all_links.pop("masterReportHtml")
-            run_links = RunLinks(self=links.run_self(run.id), **all_links)
+    run_links = RunLinks(self=links.run_self(run_id))
+    if evaluation_id is not None:
+        evaluation = EvaluationRef(
+            evaluationId=evaluation_id,
+            status=evaluation_status,
+            disposition=disposition,
+            methodologyVersion=methodology,
+            createdAt=evaluated,
+        )
+        all_links = links.evaluation_links(evaluation_id)
+        all_links.pop("masterReportHtml")
+        run_links = RunLinks(self=links.run_self(run_id), **all_links)
     return RunEnvelope(
-        runId=run.id,
-        status=run.status,
-        stage=run.stage,
-        createdAt=run.created_at,
-        startedAt=run.started_at,
-        completedAt=run.completed_at,
-        aiSystemId=run.ai_system_id,
-        failure=Failure.model_validate(run.failure) if run.failure else None,
+        runId=run_id,
+        status=status,
+        stage=stage,
+        createdAt=created,
+        startedAt=started,
+        completedAt=completed,
+        aiSystemId=system_id,
+        failure=Failure.model_validate(failure) if failure else None,
         evaluation=evaluation,
         links=run_links,
     )
 
 
-async def _load_run(ctx: RequestContext, run_id: str) -> models.Run:
-    run = await ctx.session.get(models.Run, run_id)
-    if run is None or run.organization_id != ctx.organization_id:
+async def read_envelope(ctx: RequestContext, run_id: str) -> RunEnvelope:
+    """The organization's run as the contract shows it; RUN_NOT_FOUND when missing or another's."""
+    rows = await ctx.fetch_all(RUN_WITH_EVALUATION, {"run_id": run_id, "organization_id": ctx.organization_id})
+    if not rows:
         raise not_found("RUN_NOT_FOUND", "run")
-    return run
+    return _envelope(rows[0])
 
 
 async def _replay(ctx: RequestContext, answer: idempotency.StoredAnswer) -> Response:
     # A replay answers 200 with the original run's current state (contract part 3).
-    run = await _load_run(ctx, answer.resource_id)
-    return json_response(await envelope(ctx, run), status_code=200)
+    return json_response(await read_envelope(ctx, answer.resource_id), status_code=200)
 
 
 async def create_run(request: Request, ctx: RequestContext) -> Response:
@@ -138,7 +160,7 @@ async def create_run(request: Request, ctx: RequestContext) -> Response:
     worker = getattr(request.app.state, "run_worker", None)
     if worker is not None:
         worker.wake()
-    return json_response(await envelope(ctx, run), status_code=202)
+    return json_response(await read_envelope(ctx, run.id), status_code=202)
 
 
 def _int_param(request: Request, name: str, default: int, low: int, high: int | None) -> int:
@@ -191,8 +213,7 @@ async def list_runs(request: Request, ctx: RequestContext) -> Response:
 
 
 async def get_run(request: Request, ctx: RequestContext) -> Response:
-    run = await _load_run(ctx, request.path_params["runId"])
-    return json_response(await envelope(ctx, run))
+    return json_response(await read_envelope(ctx, request.path_params["runId"]))
 
 
 ROUTES: list[RouteSpec] = [

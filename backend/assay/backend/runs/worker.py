@@ -22,6 +22,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col
 
 from assay.backend import models
+from assay.backend.collector import collector_paused
 from assay.backend.db import SessionFactory
 from assay.backend.evaluation.membership import make_membership
 from assay.backend.evaluation.methodology import evaluate
@@ -226,23 +227,31 @@ class Worker:
                 lease_expires_at=None,
             )
 
+    async def _evaluate(self, run_id: str, plan: RunPlan, organization_id: str) -> FrozenEvaluation:
+        """The engines' evidence, evaluated and frozen (CPU work in worker threads)."""
+        items = await static_evidence(self.sessions, plan, organization_id)
+        await self._update_own(run_id, stage="evaluation")
+        membership = make_membership(items)
+
+        def evaluate_and_freeze() -> FrozenEvaluation:
+            payload = evaluate(membership, ai_system_id=plan.ai_system_id, jurisdiction=plan.jurisdiction)
+            return freeze(membership, payload.data)
+
+        try:
+            return await anyio.to_thread.run_sync(evaluate_and_freeze, abandon_on_cancel=True)
+        except ValueError as exc:
+            raise EngineFailureError(
+                "RUN_FAILED", "evaluation", f"The evaluation failed: {exc}", retryable=False
+            ) from exc
+
     async def _produce(self, run_id: str, plan: RunPlan, organization_id: str) -> dict[str, Any] | None:
         """Run the engines and the evaluation and persist the Evaluation; the run's failure, or None."""
         try:
-            items = await static_evidence(self.sessions, plan, organization_id)
-            await self._update_own(run_id, stage="evaluation")
-            membership = make_membership(items)
-
-            def evaluate_and_freeze() -> FrozenEvaluation:
-                payload = evaluate(membership, ai_system_id=plan.ai_system_id, jurisdiction=plan.jurisdiction)
-                return freeze(membership, payload.data)
-
-            try:
-                frozen = await anyio.to_thread.run_sync(evaluate_and_freeze, abandon_on_cancel=True)
-            except ValueError as exc:
-                raise EngineFailureError(
-                    "RUN_FAILED", "evaluation", f"The evaluation failed: {exc}", retryable=False
-                ) from exc
+            # The engines and the evaluation build and drop millions of acyclic objects; automatic full
+            # collections in the middle traverse all of them and free nothing (a tenth of a second each,
+            # several per run), so they wait until the Evaluation is frozen, as they do during a scan.
+            with collector_paused():
+                frozen = await self._evaluate(run_id, plan, organization_id)
             # Shielded: a worker asked to stop finishes this short transaction instead of abandoning it.
             with anyio.CancelScope(shield=True):
                 persisted = await persist_evaluation(

@@ -12,19 +12,16 @@ The bundle itself is cached under everything else it is made from (every file re
 the skips, the declaration, the git identity): a rescan of an unchanged workspace reads and hashes
 every file, reads the git state, and returns the stored bundle.
 
-Speed: the cyclic garbage collector is paused while a scan runs (``collector_paused``). A scan holds
+Speed: the cyclic garbage collector is paused while a scan runs (``assay.backend.collector``). A scan holds
 hundreds of thousands of objects (syntax trees, facts models) and creates no reference cycles worth
 collecting; every full collection traversed all of them again, which cost as much as the analysis.
 """
 
 from __future__ import annotations
 
-import gc
 import hashlib
-import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -52,6 +49,7 @@ from assay.backend.canonical import (
     digest_json,
     short_id,
 )
+from assay.backend.collector import collect_young, collector_paused
 from assay.backend.engines.static.analyse import analyse_in_workers, analyse_source
 from assay.backend.engines.static.cache import FactsCache
 from assay.backend.engines.static.declaration import parse_declaration
@@ -109,39 +107,6 @@ class LinkedTree(BaseModel):
 
     files: list[FileSummary]
     linked: Linked
-
-
-_collector_lock = threading.Lock()
-_collector_pauses = 0
-_collector_was_enabled = False
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause automatic garbage collection for the duration (nested and concurrent scans included); it
-    is re-enabled, if it was enabled, when the last scan ends. Meanwhile ``_collect_young`` frees the
-    cycles each file's analysis leaves (analyzer state holding a syntax tree) without traversing the
-    objects that earlier files left alive, which is what made automatic full collections costly."""
-    global _collector_pauses, _collector_was_enabled
-    with _collector_lock:
-        if _collector_pauses == 0:
-            _collector_was_enabled = gc.isenabled()
-            gc.disable()
-        _collector_pauses += 1
-    try:
-        yield
-    finally:
-        with _collector_lock:
-            _collector_pauses -= 1
-            if _collector_pauses == 0 and _collector_was_enabled:
-                gc.enable()
-
-
-def _collect_young() -> None:
-    # With automatic collection paused, everything allocated since the last call is in the youngest
-    # generation: collecting it alone finds the cycles made since, at a cost proportional to them.
-    if _collector_was_enabled:
-        gc.collect(0)
 
 
 def scan_tree(
@@ -225,7 +190,7 @@ def _analyse(
     ]
     # The facts are the largest thing a scan holds: let them go before the bundle is put together.
     del facts
-    _collect_young()
+    collect_young()
     if cache is not None:
         cache.put("tree", tree_key, LinkedTree(files=files, linked=linked).model_dump_json().encode("utf-8"))
     return files, linked
@@ -247,13 +212,13 @@ def _all_facts(
             found[index] = FileFacts.model_validate_json(data)
             if cache is not None:
                 cache.put("facts", keys[index], data)
-            _collect_young()
+            collect_young()
     else:
         for index in missing:
             facts = found[index] = analyse_source(sources[index], rules)
             if cache is not None:
                 cache.put("facts", keys[index], facts.model_dump_json().encode("utf-8"))
-            _collect_young()
+            collect_young()
     return [facts for facts in found if facts is not None]
 
 
