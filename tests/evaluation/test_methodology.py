@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from assay.backend.canonical import canonical_bytes, digest_json
+from assay.backend.canonical import canonical_bytes, digest_bytes, digest_json, reference_canonical_bytes
 from assay.backend.engines.static.scan import scan_tree
 from assay.backend.evaluation.agent_audit import ITEM_MEMBERS, build_agent_audit
 from assay.backend.evaluation.membership import make_membership, static_bundle_item
@@ -180,6 +180,9 @@ def test_digests_recompute_from_the_payload() -> None:
     membership = make_membership([static_bundle_item(bundle)])
     payload = evaluate(membership, ai_system_id="s", jurisdiction=None)
     assert payload.core_truth_digest == digest_json(core_truth(payload.data))
+    # evaluate assembles the payload's bytes from each member's; they are the reference encoder's bytes.
+    assert payload.canonical() == reference_canonical_bytes(payload.data)
+    assert payload.core_truth_digest == digest_bytes(reference_canonical_bytes(core_truth(payload.data)))
     assert payload.evidence_bundle_digest == membership.digest()
     snapshot = dict(payload.data["evaluationScenarioSnapshot"])
     assert snapshot.pop("snapshotDigest") == digest_json(snapshot)

@@ -150,7 +150,7 @@ async def test_persisting_is_one_transaction(
             worker_id="wrk_test",
             organization_id=world.org_a,
             ai_system_id=world.system_a,
-            frozen=freeze(broken, payload.data),
+            frozen=freeze(broken, payload),
             now=models.utcnow(),
         )
     async with world.sessions() as session:
@@ -169,7 +169,7 @@ async def test_persisting_is_one_transaction(
         worker_id="wrk_test",
         organization_id=world.org_a,
         ai_system_id=world.system_a,
-        frozen=freeze(EvidenceMembership(items=[item]), payload.data),
+        frozen=freeze(EvidenceMembership(items=[item]), payload),
         now=models.utcnow(),
     )
     assert stranger is None

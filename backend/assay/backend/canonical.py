@@ -4,18 +4,20 @@ All digests in Assay are written ``sha256:<64 lowercase hex>`` and computed over
 JSON value, so that key order, whitespace and number formatting never change a digest.
 
 ``rfc8785`` is the reference implementation. It is pure Python and costs about a microsecond per
-value, which dominates digesting a large bundle, so values in the subset where the standard library's
-C JSON encoder already writes JCS bytes take that fast path (see ``fast_path_applies``); everything
+value, which dominates digesting a large bundle or Evaluation, so values in the subset where orjson
+(with sorted keys) already writes JCS bytes take that fast path (see ``fast_path_applies``); everything
 else goes to ``rfc8785``. ``tests/static/test_canonical_fast_path.py`` holds the two byte for byte
-equal on real bundles and on adversarial strings.
+equal on real bundles, on adversarial strings and on random values.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, NoReturn
+from collections.abc import Mapping
+from typing import Any
 
+import orjson
 import rfc8785
 
 DIGEST_PREFIX = "sha256:"
@@ -23,12 +25,13 @@ DIGEST_PREFIX = "sha256:"
 # JCS numbers are IEEE 754 doubles: integers outside this range are refused by rfc8785.
 _SAFE_INT = 2**53 - 1
 
-# With these options the C encoder writes exactly the JCS form of strings, integers, true/false/null,
-# arrays and objects whose keys are ASCII: no whitespace; ``"`` and ``\\`` escaped; \\b \\f \\n \\r \\t
-# as short escapes and the other controls below U+0020 as ``\\u00xx`` in lowercase hex; everything
-# else (DEL, non-ASCII, U+2028/U+2029, astral characters) written as itself. Keys sorted by code
-# point equal the JCS order (UTF-16 code units) when every key is ASCII.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+# With sorted keys orjson writes exactly the JCS form of strings, integers, true/false/null, arrays and
+# objects whose keys are ASCII: no whitespace; ``"`` and ``\\`` escaped; \\b \\f \\n \\r \\t as short
+# escapes and the other controls below U+0020 as ``\\u00xx`` in lowercase hex; everything else (DEL,
+# non-ASCII, U+2028/U+2029, astral characters) written as itself in UTF-8. Keys sorted by code point
+# equal the JCS order (UTF-16 code units) when every key is ASCII. It refuses lone surrogates and
+# nesting deeper than 254 levels; those values go to the reference encoder.
+_SORTED = orjson.OPT_SORT_KEYS
 
 
 def fast_path_applies(value: Any) -> bool:
@@ -71,48 +74,32 @@ def canonical_bytes(value: Any) -> bytes:
     """The RFC 8785 canonical UTF-8 bytes of a JSON-compatible value."""
     try:
         if fast_path_applies(value):
-            # Strict UTF-8 refuses lone surrogates, as rfc8785 does; it then raises its own error.
-            return _ENCODER.encode(value).encode("utf-8")
-    except (UnicodeEncodeError, RecursionError):
+            return orjson.dumps(value, option=_SORTED)
+    except (orjson.JSONEncodeError, RecursionError):
         pass
     return bytes(rfc8785.dumps(value))
 
 
-class _NotPlainError(Exception):
-    pass
-
-
-def _refuse(_text: str) -> NoReturn:
-    raise _NotPlainError
-
-
-def _safe_int(text: str) -> int:
-    # 15 digits or fewer is always within the JCS range; longer ones are checked.
-    value = int(text)
-    if len(text) > 15 and not -_SAFE_INT <= value <= _SAFE_INT:
-        raise _NotPlainError
-    return value
-
-
-# Parses plain JSON with the C scanner; refuses what JCS writes differently from the C encoder.
-_PLAIN = json.JSONDecoder(parse_float=_refuse, parse_constant=_refuse, parse_int=_safe_int)
-
-
 def canonical_bytes_of_json(text: str | bytes) -> bytes:
-    """The RFC 8785 bytes of the JSON value written in ``text`` (such as pydantic's JSON output).
+    """The RFC 8785 bytes of the JSON value written in ``text`` (such as pydantic's JSON output): the
+    bytes of ``rfc8785.dumps(json.loads(text))``, parsed by orjson where it can (it refuses NaN,
+    Infinity, lone surrogate escapes and integers beyond 64 bits, which the standard parser reads)."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        value = json.loads(text)
+    return canonical_bytes(value)
 
-    Text that is ASCII with no ``\\u`` escape (so every key is ASCII), no float, no NaN/Infinity and
-    no integer outside the JCS range is parsed and re-encoded by the C JSON codec alone; other text
-    goes through ``canonical_bytes``. Either way the bytes are those of ``rfc8785.dumps(json.loads(text))``."""
-    plain = text.decode("ascii") if isinstance(text, bytes) and text.isascii() else text
-    if isinstance(plain, str) and plain.isascii() and "\\u" not in plain:
-        try:
-            value = _PLAIN.decode(plain)
-        except _NotPlainError:
-            pass
-        else:
-            return _ENCODER.encode(value).encode("ascii")
-    return canonical_bytes(json.loads(text))
+
+def canonical_object(members: Mapping[str, bytes]) -> bytes:
+    """The RFC 8785 bytes of an object whose member values are given as their own RFC 8785 bytes.
+
+    Lets a caller that needs the canonical bytes of several overlapping objects (an Evaluation payload
+    and its core truth) encode each member once. Keys must be ASCII, whose JCS order is byte order."""
+    for key in members:
+        if not key.isascii():
+            raise ValueError(f"canonical_object takes ASCII keys only, not {key!r}")
+    return b"{" + b",".join(canonical_bytes(key) + b":" + members[key] for key in sorted(members)) + b"}"
 
 
 def reference_canonical_bytes(value: Any) -> bytes:

@@ -12,10 +12,10 @@ Digests (docs/methodology.md):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from assay.backend.canonical import canonical_bytes, digest_json
+from assay.backend.canonical import canonical_bytes, canonical_object, digest_bytes
 from assay.backend.evaluation import boundary, disposition, questions, scenario
 from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.view import build_view
@@ -38,6 +38,8 @@ class EvaluationPayload:
     """The Evaluation payload as JSON data, with its canonical bytes."""
 
     data: dict[str, Any]
+    # The RFC 8785 bytes of ``data`` when already known (``evaluate`` encodes each member once).
+    encoded: bytes | None = field(default=None, repr=False, compare=False)
 
     @property
     def disposition(self) -> str:
@@ -56,7 +58,7 @@ class EvaluationPayload:
         return str(self.data["evidenceBundleDigest"])
 
     def canonical(self) -> bytes:
-        return canonical_bytes(self.data)
+        return self.encoded if self.encoded is not None else canonical_bytes(self.data)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> EvaluationPayload:
@@ -103,5 +105,8 @@ def evaluate(membership: EvidenceMembership, *, ai_system_id: str, jurisdiction:
         "verificationItems": items,
         "limitations": sorted(limitations),
     }
-    data["coreTruthDigest"] = digest_json(core_truth(data))
-    return EvaluationPayload(data=data)
+    # Each member encoded once: the core truth and the whole payload share most of their bytes.
+    members = {name: canonical_bytes(value) for name, value in data.items()}
+    data["coreTruthDigest"] = digest_bytes(canonical_object({name: members[name] for name in CORE_MEMBERS}))
+    members["coreTruthDigest"] = canonical_bytes(data["coreTruthDigest"])
+    return EvaluationPayload(data=data, encoded=canonical_object(members))

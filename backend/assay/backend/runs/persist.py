@@ -21,6 +21,7 @@ from assay.backend import models
 from assay.backend.canonical import canonical_bytes
 from assay.backend.db import SessionFactory
 from assay.backend.evaluation.membership import EvidenceItem, EvidenceMembership
+from assay.backend.evaluation.methodology import EvaluationPayload
 
 EVALUATION_STATUS = "FINAL"
 
@@ -41,18 +42,18 @@ class FrozenEvaluation:
     members: tuple[tuple[EvidenceItem, str], ...]
 
 
-def freeze(membership: EvidenceMembership, payload: dict[str, Any]) -> FrozenEvaluation:
+def freeze(membership: EvidenceMembership, evaluation: EvaluationPayload) -> FrozenEvaluation:
     """Serialise an Evaluation and its membership as RFC 8785 canonical JSON text.
 
     CPU work proportional to the evidence (megabytes for a large repository): callers run it in a
     worker thread, never on the event loop.
     """
     return FrozenEvaluation(
-        disposition=str(payload["disposition"]),
-        methodology_version=str(payload["methodologyVersion"]),
-        core_truth_digest=str(payload["coreTruthDigest"]),
-        evidence_bundle_digest=str(payload["evidenceBundleDigest"]),
-        payload_text=_canonical_text(payload),
+        disposition=evaluation.disposition,
+        methodology_version=evaluation.methodology_version,
+        core_truth_digest=evaluation.core_truth_digest,
+        evidence_bundle_digest=evaluation.evidence_bundle_digest,
+        payload_text=evaluation.canonical().decode("utf-8"),
         members=tuple((item, _canonical_text(item.payload)) for item in membership.items),
     )
 

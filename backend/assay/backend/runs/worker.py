@@ -10,6 +10,7 @@ worker that died: it is queued again, or failed with ``retryable: true`` once it
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import secrets
@@ -230,39 +231,51 @@ class Worker:
     async def _evaluate(self, run_id: str, plan: RunPlan, organization_id: str) -> FrozenEvaluation:
         """The engines' evidence, evaluated and frozen (CPU work in worker threads)."""
         items = await static_evidence(self.sessions, plan, organization_id)
-        await self._update_own(run_id, stage="evaluation")
         membership = make_membership(items)
 
         def evaluate_and_freeze() -> FrozenEvaluation:
             payload = evaluate(membership, ai_system_id=plan.ai_system_id, jurisdiction=plan.jurisdiction)
-            return freeze(membership, payload.data)
+            return freeze(membership, payload)
 
-        try:
-            return await anyio.to_thread.run_sync(evaluate_and_freeze, abandon_on_cancel=True)
-        except ValueError as exc:
+        refused: ValueError | None = None
+        # The stage is written while the evaluation runs; both end before the Evaluation is persisted.
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(functools.partial(self._update_own, run_id, stage="evaluation"))
+            try:
+                frozen = await anyio.to_thread.run_sync(evaluate_and_freeze, abandon_on_cancel=True)
+            except ValueError as exc:
+                refused = exc
+        if refused is not None:
             raise EngineFailureError(
-                "RUN_FAILED", "evaluation", f"The evaluation failed: {exc}", retryable=False
-            ) from exc
+                "RUN_FAILED", "evaluation", f"The evaluation failed: {refused}", retryable=False
+            ) from refused
+        return frozen
+
+    async def _evaluate_and_persist(self, run_id: str, plan: RunPlan, organization_id: str) -> str | None:
+        """The new Evaluation's id, or None when the run was taken over meanwhile."""
+        frozen = await self._evaluate(run_id, plan, organization_id)
+        # Shielded: a worker asked to stop finishes this short transaction instead of abandoning it.
+        with anyio.CancelScope(shield=True):
+            persisted = await persist_evaluation(
+                self.sessions,
+                run_id=run_id,
+                worker_id=self.worker_id,
+                organization_id=organization_id,
+                ai_system_id=plan.ai_system_id,
+                frozen=frozen,
+                now=models.utcnow(),
+            )
+        return persisted
 
     async def _produce(self, run_id: str, plan: RunPlan, organization_id: str) -> dict[str, Any] | None:
         """Run the engines and the evaluation and persist the Evaluation; the run's failure, or None."""
         try:
-            # The engines and the evaluation build and drop millions of acyclic objects; automatic full
-            # collections in the middle traverse all of them and free nothing (a tenth of a second each,
-            # several per run), so they wait until the Evaluation is frozen, as they do during a scan.
+            # The engines, the evaluation and the persisted texts build and drop millions of acyclic
+            # objects; automatic full collections in the middle traverse all of them and free nothing (a
+            # tenth of a second each, several per run). They wait until the run's data is persisted and
+            # dropped, so the collector resumes with next to nothing young to look at.
             with collector_paused():
-                frozen = await self._evaluate(run_id, plan, organization_id)
-            # Shielded: a worker asked to stop finishes this short transaction instead of abandoning it.
-            with anyio.CancelScope(shield=True):
-                persisted = await persist_evaluation(
-                    self.sessions,
-                    run_id=run_id,
-                    worker_id=self.worker_id,
-                    organization_id=organization_id,
-                    ai_system_id=plan.ai_system_id,
-                    frozen=frozen,
-                    now=models.utcnow(),
-                )
+                persisted = await self._evaluate_and_persist(run_id, plan, organization_id)
             if persisted is None:
                 logger.warning("worker %s: run %s was taken over; its result is discarded", self.worker_id, run_id)
             return None
