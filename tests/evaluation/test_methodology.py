@@ -262,3 +262,15 @@ def test_empty_membership_and_unknown_jurisdiction_are_refused() -> None:
     item = static_bundle_item(scan_tree(EXAMPLES / "research-assistant").to_json_dict())
     with pytest.raises(ValueError, match="unknown jurisdiction"):
         evaluate(make_membership([item]), ai_system_id="s", jurisdiction="mars")
+
+
+@pytest.mark.parametrize("name", ["ops-agent", "support-agent-ts", "research-assistant"])
+def test_a_fresh_scans_own_models_evaluate_exactly_like_its_json(name: str) -> None:
+    # The worker hands a fresh scan's models to evaluate; an attached scan is validated from JSON. The
+    # payload must not depend on which.
+    bundle = scan_tree(EXAMPLES / name)
+    item = static_bundle_item(bundle.to_json_dict())
+    membership = make_membership([item])
+    from_json = evaluate(membership, ai_system_id="s", jurisdiction=None)
+    from_models = evaluate(membership, ai_system_id="s", jurisdiction=None, known_bundles={item.evidenceId: bundle})
+    assert from_models.canonical() == from_json.canonical()

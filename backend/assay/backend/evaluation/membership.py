@@ -7,6 +7,7 @@ Evaluation) depends only on which evidence is in it, never on order, run or time
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -44,8 +45,15 @@ class EvidenceMembership(BaseModel):
         """Digest of the sorted (evidenceId, kind, contentDigest) triples."""
         return digest_json(sorted([i.evidenceId, i.kind, i.contentDigest] for i in self.items))
 
-    def bundles(self) -> list[tuple[EvidenceItem, EvidenceBundle]]:
-        return [(i, EvidenceBundle.model_validate(i.payload)) for i in self.items if i.kind == "static_bundle"]
+    def bundles(self, known: Mapping[str, EvidenceBundle] | None = None) -> list[tuple[EvidenceItem, EvidenceBundle]]:
+        """Each static bundle item with its bundle as models: from ``known`` (by evidence id) when given
+        there, such as a fresh scan's own result, else validated from the item's JSON."""
+        known = known or {}
+        return [
+            (i, known.get(i.evidenceId) or EvidenceBundle.model_validate(i.payload))
+            for i in self.items
+            if i.kind == "static_bundle"
+        ]
 
 
 def static_bundle_item(bundle: dict[str, Any], producer_id: str = "assay-static") -> EvidenceItem:

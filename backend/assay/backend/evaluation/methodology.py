@@ -12,9 +12,11 @@ Digests (docs/methodology.md):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.backend.bundle import EvidenceBundle
 from assay.backend.canonical import canonical_bytes, canonical_object, digest_bytes
 from assay.backend.evaluation import boundary, disposition, questions, scenario
 from assay.backend.evaluation.membership import EvidenceMembership
@@ -69,13 +71,22 @@ def core_truth(data: dict[str, Any]) -> dict[str, Any]:
     return {member: data[member] for member in CORE_MEMBERS}
 
 
-def evaluate(membership: EvidenceMembership, *, ai_system_id: str, jurisdiction: str | None) -> EvaluationPayload:
-    """Evaluate a frozen membership. Raises ValueError for an empty membership or unknown jurisdiction."""
+def evaluate(
+    membership: EvidenceMembership,
+    *,
+    ai_system_id: str,
+    jurisdiction: str | None,
+    known_bundles: Mapping[str, EvidenceBundle] | None = None,
+) -> EvaluationPayload:
+    """Evaluate a frozen membership. Raises ValueError for an empty membership or unknown jurisdiction.
+
+    ``known_bundles`` are static bundles already held as models, by evidence id (a fresh scan's own
+    result), so they are not validated again from their JSON; the payload is the same either way."""
     if not membership.items:
         raise ValueError("an Evaluation needs at least one evidence item")
     if jurisdiction is not None and jurisdiction not in JURISDICTIONS:
         raise ValueError(f"unknown jurisdiction {jurisdiction!r}")
-    view = build_view(membership)
+    view = build_view(membership, known_bundles)
     items = boundary.verification_items(view, jurisdiction)
     found = disposition.reasons(view, jurisdiction)
     limitations = set(view.limitations)

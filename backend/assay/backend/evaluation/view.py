@@ -3,11 +3,22 @@ evidence item it came from (``evidenceRefs`` are ``<evidenceId>#<element id>``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from assay.backend.bundle import Action, Coverage, Declaration, Finding, FrontierItem, Gate, ModelUse, TaintFlow, Tool
+from assay.backend.bundle import (
+    Action,
+    Coverage,
+    Declaration,
+    EvidenceBundle,
+    Finding,
+    FrontierItem,
+    Gate,
+    ModelUse,
+    TaintFlow,
+    Tool,
+)
 from assay.backend.evaluation.membership import EvidenceMembership
 
 HIGH_IMPACT = frozenset({"shell.exec", "code.exec", "payment", "file.delete", "message.send", "privilege.change"})
@@ -40,9 +51,10 @@ class EvidenceView:
         return sorted({self.gates[g].kind for g in action.gateIds if g in self.gates})
 
 
-def build_view(membership: EvidenceMembership) -> EvidenceView:
+def build_view(membership: EvidenceMembership, known: Mapping[str, EvidenceBundle] | None = None) -> EvidenceView:
+    """The merged view; ``known`` are bundles already validated as models, by evidence id."""
     view = EvidenceView()
-    for item, bundle in membership.bundles():
+    for item, bundle in membership.bundles(known):
         view.evidence_ids.append(item.evidenceId)
         _merge(view, item.evidenceId, view.models, bundle.models)
         _merge(view, item.evidenceId, view.tools, bundle.tools)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 
 from assay.backend import models
+from assay.backend.bundle import EvidenceBundle
 from assay.backend.db import SessionFactory
 from assay.backend.evaluation.membership import EvidenceItem, static_bundle_item
 from assay.backend.runs.plan import CODE_BY_REASON, RunPlan
@@ -57,15 +59,21 @@ async def _check_source(sessions: SessionFactory, plan: RunPlan, organization_id
         )
 
 
-async def _fresh_scan(plan: RunPlan) -> EvidenceItem:
-    # Imported here: the service starts (and serves every other route) even while the engine is absent.
+def _scan_to_json(root: Path) -> tuple[EvidenceBundle, dict[str, Any]]:
     from assay.backend.engines.static.scan import scan_tree
+
+    bundle = scan_tree(root)
+    return bundle, bundle.to_json_dict()
+
+
+async def _fresh_scan(plan: RunPlan) -> tuple[EvidenceItem, EvidenceBundle]:
+    # Imported here: the service starts (and serves every other route) even while the engine is absent.
     from assay.backend.engines.static.walk import WalkError
 
     assert plan.source_path is not None
     try:
         # abandon_on_cancel: a stopping worker releases its run at once instead of waiting for the scan.
-        bundle = await anyio.to_thread.run_sync(scan_tree, Path(plan.source_path), abandon_on_cancel=True)
+        bundle, data = await anyio.to_thread.run_sync(_scan_to_json, Path(plan.source_path), abandon_on_cancel=True)
     except WalkError as exc:
         raise EngineFailureError(
             "SOURCE_UNAVAILABLE", "static", f"The source could not be read: {exc}", retryable=True
@@ -76,7 +84,7 @@ async def _fresh_scan(plan: RunPlan) -> EvidenceItem:
         raise EngineFailureError(
             "RUN_FAILED", "static", f"The static engine failed ({type(exc).__name__}).", retryable=True
         ) from exc
-    return static_bundle_item(bundle.to_json_dict(), producer_id=STATIC_PRODUCER_ID)
+    return static_bundle_item(data, producer_id=STATIC_PRODUCER_ID), bundle
 
 
 async def _attached_scan(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> EvidenceItem:
@@ -90,9 +98,19 @@ async def _attached_scan(sessions: SessionFactory, plan: RunPlan, organization_i
     return static_bundle_item(bundle, producer_id=producer)
 
 
-async def static_evidence(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> list[EvidenceItem]:
+@dataclass(frozen=True, slots=True)
+class StaticEvidence:
+    """The static engine's evidence items, and the bundles among them already held as models (a fresh
+    scan's own result, by evidence id) so the evaluation does not validate them again from JSON."""
+
+    items: list[EvidenceItem]
+    bundles: dict[str, EvidenceBundle]
+
+
+async def static_evidence(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> StaticEvidence:
     """The static engine's evidence for ``plan``: a fresh scan of its source, or its attached scan."""
     if plan.static_mode == "api":
         await _check_source(sessions, plan, organization_id)
-        return [await _fresh_scan(plan)]
-    return [await _attached_scan(sessions, plan, organization_id)]
+        item, bundle = await _fresh_scan(plan)
+        return StaticEvidence(items=[item], bundles={item.evidenceId: bundle})
+    return StaticEvidence(items=[await _attached_scan(sessions, plan, organization_id)], bundles={})

@@ -230,11 +230,16 @@ class Worker:
 
     async def _evaluate(self, run_id: str, plan: RunPlan, organization_id: str) -> FrozenEvaluation:
         """The engines' evidence, evaluated and frozen (CPU work in worker threads)."""
-        items = await static_evidence(self.sessions, plan, organization_id)
-        membership = make_membership(items)
+        evidence = await static_evidence(self.sessions, plan, organization_id)
+        membership = make_membership(evidence.items)
 
         def evaluate_and_freeze() -> FrozenEvaluation:
-            payload = evaluate(membership, ai_system_id=plan.ai_system_id, jurisdiction=plan.jurisdiction)
+            payload = evaluate(
+                membership,
+                ai_system_id=plan.ai_system_id,
+                jurisdiction=plan.jurisdiction,
+                known_bundles=evidence.bundles,
+            )
             return freeze(membership, payload)
 
         refused: ValueError | None = None
