@@ -23,7 +23,8 @@ async def test_a_run_failing_in_the_static_engine_reads_as_failed(
     settings: ServiceSettings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     workspace = copy_example("research-assistant", tmp_path)
-    monkeypatch.setattr(scan, "scan_tree", _broken_scan)
+    monkeypatch.setattr(scan, "scan_tree", _broken_scan)  # the one-call tool's local scan
+    monkeypatch.setattr(scan, "scan_tree_canonical", _broken_scan)  # a run's fresh scan
     async with embedded(settings, workspace) as (_, server, _log), Client(server) as client:
         created = data(await client.call_tool("assay_create_run", {"execution_mode": "api"}))
         run = data(await client.call_tool("assay_get_run", {"run_id": created["runId"], "wait_seconds": 30}))

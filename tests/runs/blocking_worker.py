@@ -23,5 +23,5 @@ def _blocking_scan(root: Path, **kwargs: Any) -> Any:
 
 
 if __name__ == "__main__":
-    scan.scan_tree = _blocking_scan
+    scan.scan_tree_canonical = _blocking_scan  # the engine a run calls
     sys.exit(main(sys.argv[2:]))

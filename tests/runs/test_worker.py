@@ -35,14 +35,14 @@ def settings(settings: ServiceSettings) -> ServiceSettings:
 def blocked_scan(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, threading.Event]]:
     """The static engine blocks until released: (entered, release)."""
     entered, release = threading.Event(), threading.Event()
-    real = static_scan.scan_tree
+    real = static_scan.scan_tree_canonical
 
     def blocking(root: Path, **kwargs: Any) -> Any:
         entered.set()
         release.wait(30)
         return real(root, **kwargs)
 
-    monkeypatch.setattr(static_scan, "scan_tree", blocking)
+    monkeypatch.setattr(static_scan, "scan_tree_canonical", blocking)
     yield entered, release
     release.set()
 
@@ -81,7 +81,7 @@ async def test_an_engine_crash_fails_the_run_naming_the_engine(
     def broken(root: Path, **kwargs: Any) -> Any:
         raise RuntimeError("parser exploded")
 
-    monkeypatch.setattr(static_scan, "scan_tree", broken)
+    monkeypatch.setattr(static_scan, "scan_tree_canonical", broken)
     run_id = await _queued(client, world, tmp_path)
     assert await Worker(world.sessions, settings).run_once()
     failure = (await wait(client, world.agent_key_a, run_id))["failure"]

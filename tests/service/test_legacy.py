@@ -14,6 +14,8 @@ from service_helpers import World, assert_error, bearer, make_git_tree
 from assay.backend import provisioning
 from assay.backend.api import legacy
 from assay.backend.bundle import EvidenceBundle
+from assay.backend.canonical import canonical_bytes
+from assay.backend.engines.static.scan import CanonicalBundle
 from assay.backend.sources import read_git_head
 
 
@@ -22,11 +24,11 @@ def engine_calls(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Replace the static engine with a fake that reports the tree's real git coordinates."""
     calls: list[Path] = []
 
-    def fake_engine(path: Path) -> EvidenceBundle:
+    def fake_engine(path: Path) -> CanonicalBundle:
         calls.append(path)
         head = read_git_head(path)
         bundle = make_bundle(commit=head.commit if head else None, branch=head.branch if head else None)
-        return EvidenceBundle.model_validate(bundle)
+        return CanonicalBundle(bundle=EvidenceBundle.model_validate(bundle), canonical=canonical_bytes(bundle))
 
     monkeypatch.setattr(legacy, "run_static_engine", fake_engine)
     return calls

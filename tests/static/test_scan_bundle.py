@@ -12,9 +12,9 @@ from dulwich.repo import Repo
 
 from assay.backend.bundle import content_hash
 from assay.backend.bundle_schema import bundle_json_schema
-from assay.backend.canonical import canonical_bytes
+from assay.backend.canonical import canonical_bytes, reference_canonical_bytes
 from assay.backend.engines.static.cache import DirectoryCache, MemoryCache
-from assay.backend.engines.static.scan import scan_tree
+from assay.backend.engines.static.scan import scan_tree, scan_tree_canonical
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXAMPLE_NAMES = ["ops-agent", "research-assistant", "support-agent-ts"]
@@ -33,6 +33,16 @@ def test_bundle_validates_against_published_schema_and_hash_recomputes(name: str
     jsonschema.Draft202012Validator(bundle_json_schema()).validate(bundle)
     assert bundle["contentHash"] == content_hash(bundle)
     assert bundle["contentHash"].startswith("sha256:") and len(bundle["contentHash"]) == 71
+
+
+@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+def test_the_canonical_scan_gives_the_same_bundle_and_its_exact_rfc8785_bytes(name: str) -> None:
+    cache = MemoryCache()
+    for _ in range(2):  # analysed, then the whole bundle from the cache
+        scanned = scan_tree_canonical(EXAMPLES / name, cache=cache)
+        assert scanned.bundle == scan_tree(EXAMPLES / name)
+        assert scanned.canonical == reference_canonical_bytes(scanned.bundle.to_json_dict())
+        assert content_hash(json.loads(scanned.canonical)) == scanned.bundle.contentHash
 
 
 def test_published_schema_file_is_in_step_with_the_models() -> None:

@@ -9,6 +9,7 @@ commit. Git URL sources are answered with SOURCE_UNAVAILABLE until remote clonin
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from anyio import to_thread
 from sqlmodel import col, select
@@ -16,13 +17,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from assay.backend import models, schemas
-from assay.backend.bundle import EvidenceBundle
-from assay.backend.canonical import canonical_bytes, digest_bytes
+from assay.backend.canonical import digest_bytes
 from assay.backend.errors import ApiError
 from assay.backend.http_io import json_response, read_json_object, validate_model
 from assay.backend.routing import RequestContext, RouteSpec
 from assay.backend.scan_store import LEGACY_PREFIX
 from assay.backend.sources import match_local_reference, read_git_head, repo_kind
+
+if TYPE_CHECKING:  # the engine itself is imported when a scan runs
+    from assay.backend.engines.static.scan import CanonicalBundle
 
 
 async def _bound_sources(ctx: RequestContext, repo_url: str) -> list[models.SourceAsset]:
@@ -75,31 +78,32 @@ def _check_head(branch: str, commit_sha: str, head_commit: str | None, head_bran
         raise ApiError("SOURCE_CONFLICTED", "The source's work tree is not at the requested commitSha.")
 
 
-def run_static_engine(path: Path) -> EvidenceBundle:
-    """The static engine on ``path``; SOURCE_UNAVAILABLE when the tree cannot be read."""
+def run_static_engine(path: Path) -> CanonicalBundle:
+    """The static engine on ``path``, with the bundle's canonical bytes; SOURCE_UNAVAILABLE when the
+    tree cannot be read."""
     # Imported here: the engine loads parsers and rule packs, needed only when a scan actually runs.
-    from assay.backend.engines.static.scan import scan_tree
+    from assay.backend.engines.static.scan import scan_tree_canonical
     from assay.backend.engines.static.walk import WalkError
 
     try:
-        return scan_tree(path)
+        return scan_tree_canonical(path)
     except WalkError as exc:
         raise ApiError("SOURCE_UNAVAILABLE", "The source's local path cannot be read.") from exc
 
 
-def scan_local_source(path: Path, branch: str, commit_sha: str) -> EvidenceBundle:
+def scan_local_source(path: Path, branch: str, commit_sha: str) -> CanonicalBundle:
     """Run the static engine on a verified local-path source at the requested branch and commit."""
     if not path.is_dir():
         raise ApiError("SOURCE_UNAVAILABLE", "The source's local path does not exist or is not a directory.")
     head = read_git_head(path)
     if head is not None:
         _check_head(branch, commit_sha, head.commit, head.branch)
-    bundle = run_static_engine(path)
+    scanned = run_static_engine(path)
     if head is not None:
         # The tree may have moved while it was read; the bundle says what was actually scanned.
-        identity = bundle.sourceIdentity
+        identity = scanned.bundle.sourceIdentity
         _check_head(branch, commit_sha, identity.gitCommit, identity.branch)
-    return bundle
+    return scanned
 
 
 async def trigger_scan(request: Request, ctx: RequestContext) -> Response:
@@ -113,11 +117,10 @@ async def trigger_scan(request: Request, ctx: RequestContext) -> Response:
             "Scan locally and submit the bundle with POST /api/v1/scans instead.",
         )
     path = Path(source.repo)
-    bundle = await to_thread.run_sync(
+    scanned = await to_thread.run_sync(
         scan_local_source, path, scan_request.branch, scan_request.commitSha, limiter=ctx.services.scan_slots
     )
-    bundle_dict = bundle.to_json_dict()
-    stored = canonical_bytes(bundle_dict)
+    bundle, stored = scanned.bundle, scanned.canonical
     row = models.LegacyScan(
         id=models.new_id(LEGACY_PREFIX),
         organization_id=ctx.organization_id,

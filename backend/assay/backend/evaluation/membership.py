@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.backend.bundle import EvidenceBundle
-from assay.backend.canonical import digest_json, sha256_hex
+from assay.backend.canonical import canonical_bytes, digest_json, sha256_hex
 
 EvidenceKind = Literal["static_bundle"]
 
@@ -25,7 +25,10 @@ class EvidenceItem(BaseModel):
     kind: EvidenceKind
     producerId: str
     contentDigest: str
-    payload: dict[str, Any] = Field(description="The evidence itself (for static_bundle: the Evidence Bundle JSON).")
+    payloadJson: str = Field(
+        description="The evidence itself as RFC 8785 canonical JSON text (for static_bundle: the Evidence Bundle), "
+        "exactly as the membership row stores it."
+    )
 
     def ref(self) -> dict[str, str]:
         return {
@@ -50,21 +53,26 @@ class EvidenceMembership(BaseModel):
         there, such as a fresh scan's own result, else validated from the item's JSON."""
         known = known or {}
         return [
-            (i, known.get(i.evidenceId) or EvidenceBundle.model_validate(i.payload))
+            (i, known.get(i.evidenceId) or EvidenceBundle.model_validate_json(i.payloadJson))
             for i in self.items
             if i.kind == "static_bundle"
         ]
 
 
 def static_bundle_item(bundle: dict[str, Any], producer_id: str = "assay-static") -> EvidenceItem:
-    """An evidence item for an Evidence Bundle, identified by its contentHash."""
-    content_digest = str(bundle["contentHash"])
+    """An evidence item for an Evidence Bundle (as JSON values), identified by its contentHash."""
+    return canonical_bundle_item(canonical_bytes(bundle).decode("utf-8"), str(bundle["contentHash"]), producer_id)
+
+
+def canonical_bundle_item(canonical: str, content_hash: str, producer_id: str = "assay-static") -> EvidenceItem:
+    """An evidence item for an Evidence Bundle already written as RFC 8785 text (a stored scan's, a fresh
+    scan's own encoding), with the ``content_hash`` that text carries."""
     return EvidenceItem(
-        evidenceId=f"ev-{sha256_hex(f'static_bundle:{content_digest}'.encode())[:16]}",
+        evidenceId=f"ev-{sha256_hex(f'static_bundle:{content_hash}'.encode())[:16]}",
         kind="static_bundle",
         producerId=producer_id,
-        contentDigest=content_digest,
-        payload=bundle,
+        contentDigest=content_hash,
+        payloadJson=canonical,
     )
 
 

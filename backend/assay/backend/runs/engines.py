@@ -8,7 +8,6 @@ afresh (off the event loop; the scanner reads files and never executes them); fo
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ import anyio
 from assay.backend import models
 from assay.backend.bundle import EvidenceBundle
 from assay.backend.db import SessionFactory
-from assay.backend.evaluation.membership import EvidenceItem, static_bundle_item
+from assay.backend.evaluation.membership import EvidenceItem, canonical_bundle_item
 from assay.backend.runs.plan import CODE_BY_REASON, RunPlan
 from assay.backend.scan_store import load_scan
 from assay.backend.sources import fresh_scan_ineligibility
@@ -59,11 +58,11 @@ async def _check_source(sessions: SessionFactory, plan: RunPlan, organization_id
         )
 
 
-def _scan_to_json(root: Path) -> tuple[EvidenceBundle, dict[str, Any]]:
-    from assay.backend.engines.static.scan import scan_tree
+def _scan(root: Path) -> tuple[EvidenceBundle, str]:
+    from assay.backend.engines.static.scan import scan_tree_canonical
 
-    bundle = scan_tree(root)
-    return bundle, bundle.to_json_dict()
+    scanned = scan_tree_canonical(root)
+    return scanned.bundle, scanned.canonical.decode("utf-8")
 
 
 async def _fresh_scan(plan: RunPlan) -> tuple[EvidenceItem, EvidenceBundle]:
@@ -73,7 +72,7 @@ async def _fresh_scan(plan: RunPlan) -> tuple[EvidenceItem, EvidenceBundle]:
     assert plan.source_path is not None
     try:
         # abandon_on_cancel: a stopping worker releases its run at once instead of waiting for the scan.
-        bundle, data = await anyio.to_thread.run_sync(_scan_to_json, Path(plan.source_path), abandon_on_cancel=True)
+        bundle, text = await anyio.to_thread.run_sync(_scan, Path(plan.source_path), abandon_on_cancel=True)
     except WalkError as exc:
         raise EngineFailureError(
             "SOURCE_UNAVAILABLE", "static", f"The source could not be read: {exc}", retryable=True
@@ -84,7 +83,7 @@ async def _fresh_scan(plan: RunPlan) -> tuple[EvidenceItem, EvidenceBundle]:
         raise EngineFailureError(
             "RUN_FAILED", "static", f"The static engine failed ({type(exc).__name__}).", retryable=True
         ) from exc
-    return static_bundle_item(data, producer_id=STATIC_PRODUCER_ID), bundle
+    return canonical_bundle_item(text, bundle.contentHash, producer_id=STATIC_PRODUCER_ID), bundle
 
 
 async def _attached_scan(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> EvidenceItem:
@@ -94,8 +93,8 @@ async def _attached_scan(sessions: SessionFactory, plan: RunPlan, organization_i
     if scan is None:
         raise EngineFailureError("RESOURCE_NOT_FOUND", "static", "The attached scan no longer exists.", retryable=False)
     producer = scan.producer_id if isinstance(scan, models.QualifiedScan) else STATIC_PRODUCER_ID
-    bundle: dict[str, Any] = json.loads(scan.bundle_json)
-    return static_bundle_item(bundle, producer_id=producer)
+    # Stored scans keep their bundle as RFC 8785 text, written when the scan was accepted.
+    return canonical_bundle_item(scan.bundle_json, scan.content_hash, producer_id=producer)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,26 +8,19 @@ refuse every UPDATE and DELETE of ``evaluation`` and ``evaluation_evidence`` row
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from assay.backend import models
-from assay.backend.canonical import canonical_bytes
 from assay.backend.db import SessionFactory
 from assay.backend.evaluation.membership import EvidenceItem, EvidenceMembership
 from assay.backend.evaluation.methodology import EvaluationPayload
 
 EVALUATION_STATUS = "FINAL"
-
-
-def _canonical_text(value: Any) -> str:
-    return canonical_bytes(value).decode("utf-8")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,22 +32,20 @@ class FrozenEvaluation:
     core_truth_digest: str
     evidence_bundle_digest: str
     payload_text: str
-    members: tuple[tuple[EvidenceItem, str], ...]
+    members: tuple[EvidenceItem, ...]
 
 
 def freeze(membership: EvidenceMembership, evaluation: EvaluationPayload) -> FrozenEvaluation:
-    """Serialise an Evaluation and its membership as RFC 8785 canonical JSON text.
-
-    CPU work proportional to the evidence (megabytes for a large repository): callers run it in a
-    worker thread, never on the event loop.
-    """
+    """An Evaluation as its RFC 8785 canonical JSON text (``evaluate`` encoded it), beside its
+    membership, whose items already hold theirs. Decoding megabytes of text still takes a moment:
+    callers run it in a worker thread, never on the event loop."""
     return FrozenEvaluation(
         disposition=evaluation.disposition,
         methodology_version=evaluation.methodology_version,
         core_truth_digest=evaluation.core_truth_digest,
         evidence_bundle_digest=evaluation.evidence_bundle_digest,
         payload_text=evaluation.canonical().decode("utf-8"),
-        members=tuple((item, _canonical_text(item.payload)) for item in membership.items),
+        members=tuple(membership.items),
     )
 
 
@@ -114,9 +105,9 @@ async def persist_evaluation(
                 kind=item.kind,
                 producer_id=item.producerId,
                 content_digest=item.contentDigest,
-                payload_json=text,
+                payload_json=item.payloadJson,
             )
-            for item, text in frozen.members
+            for item in frozen.members
         )
         await session.commit()
     return evaluation_id
@@ -145,7 +136,7 @@ async def load_membership(session: AsyncSession, evaluation_id: str) -> Evidence
             kind=r.kind,
             producerId=r.producer_id,
             contentDigest=r.content_digest,
-            payload=json.loads(r.payload_json),
+            payloadJson=r.payload_json,
         )
         for r in rows
     ]

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -45,6 +46,7 @@ from assay.backend.canonical import (
     DIGEST_PREFIX,
     canonical_bytes,
     canonical_bytes_of_json,
+    canonical_object,
     digest_bytes,
     digest_json,
     short_id,
@@ -109,6 +111,15 @@ class LinkedTree(BaseModel):
     linked: Linked
 
 
+@dataclass(frozen=True, slots=True)
+class CanonicalBundle:
+    """A bundle and its RFC 8785 bytes (``contentHash`` included): what a store or an Evaluation's
+    membership keeps, without encoding the bundle a second time."""
+
+    bundle: EvidenceBundle
+    canonical: bytes
+
+
 def scan_tree(
     root: Path,
     *,
@@ -123,10 +134,28 @@ def scan_tree(
     ``PARALLEL_MIN_FILES`` need analysing; the bundle is the same byte for byte."""
     with collector_paused():
         # In a function of its own, so that what the scan held is freed before collection resumes.
-        return _scan(root, cache, max_file_bytes, rules or load_rule_pack(), workers)
+        bundle, _ = _scan(root, cache, max_file_bytes, rules or load_rule_pack(), workers, canonical=False)
+        return bundle
 
 
-def _scan(root: Path, cache: FactsCache | None, max_file_bytes: int, rules: RulePack, workers: int) -> EvidenceBundle:
+def scan_tree_canonical(
+    root: Path,
+    *,
+    cache: FactsCache | None = None,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    rules: RulePack | None = None,
+    workers: int = 1,
+) -> CanonicalBundle:
+    """``scan_tree`` and the bundle's canonical bytes, taken from the content hash's own encoding."""
+    with collector_paused():
+        bundle, canonical = _scan(root, cache, max_file_bytes, rules or load_rule_pack(), workers, canonical=True)
+        assert canonical is not None
+        return CanonicalBundle(bundle=bundle, canonical=canonical)
+
+
+def _scan(
+    root: Path, cache: FactsCache | None, max_file_bytes: int, rules: RulePack, workers: int, *, canonical: bool
+) -> tuple[EvidenceBundle, bytes | None]:
     walk = walk_tree(root, max_file_bytes=max_file_bytes)
     keys = [_facts_key(src, rules) for src in walk.sources]
     tree_key = digest_json([ENGINE_VERSION, rules.digest, sorted(keys)])
@@ -136,14 +165,26 @@ def _scan(root: Path, cache: FactsCache | None, max_file_bytes: int, rules: Rule
         hit = cache.get("bundle", bundle_key)
         if hit is not None:
             try:
-                return EvidenceBundle.model_validate_json(hit)
+                cached = EvidenceBundle.model_validate_json(hit)
             except ValueError:
                 pass
+            else:
+                return cached, canonical_bytes_of_json(hit) if canonical else None
     files, linked = _analyse(walk.sources, keys, tree_key, rules, cache, max(1, workers))
-    bundle = assemble_bundle(walk, files, linked, rules, git=git)
+    parts = bundle_parts(walk, files, linked, rules, git=git)
+    encoded: bytes | None = None
+    if canonical:
+        # The members' bytes are kept (the size of the bundle's JSON) to give the whole bundle's.
+        members = {name: b"".join(_member_bytes(value)) for name, value in parts.items()}
+        content_hash = digest_bytes(canonical_object(members))
+        members["contentHash"] = canonical_bytes(content_hash)
+        encoded = canonical_object(members)
+    else:
+        content_hash = bundle_content_hash(parts)
+    bundle = EvidenceBundle.model_construct(**parts, contentHash=content_hash)
     if cache is not None:
         cache.put("bundle", bundle_key, bundle.model_dump_json().encode("utf-8"))
-    return bundle
+    return bundle, encoded
 
 
 def _bundle_key(walk: Walk, tree_key: str, git: GitIdentity, rules: RulePack) -> str:
@@ -242,6 +283,19 @@ def assemble_bundle(
 ) -> EvidenceBundle:
     """Join the walk, the per-file facts and the link result into the bundle. The git identity of
     ``walk.root`` is read unless given."""
+    parts = bundle_parts(walk, facts, linked, rules, git=git)
+    return EvidenceBundle.model_construct(**parts, contentHash=bundle_content_hash(parts))
+
+
+def bundle_parts(
+    walk: Walk,
+    facts: Sequence[AnalysedFileFacts],
+    linked: Linked,
+    rules: RulePack,
+    *,
+    git: GitIdentity | None = None,
+) -> dict[str, Any]:
+    """The bundle's members but ``contentHash``, each already a validated model or JSON value."""
     declaration = None
     frontier = list(linked.frontier)
     limitations: list[str] = []
@@ -317,15 +371,15 @@ def assemble_bundle(
         "findings": findings,
         "limitations": sorted(set(limitations)),
     }
-    return EvidenceBundle.model_construct(**parts, contentHash=bundle_content_hash(parts))
+    return parts
 
 
 def bundle_content_hash(parts: dict[str, Any]) -> str:
     """``content_hash`` of a bundle given as its top-level members (models or JSON values), computed
     without building the bundle's whole JSON form: the RFC 8785 bytes of an object are ``{``, its
-    members in key order as ``"key":value`` joined by ``,``, and ``}``, and those of an array its
-    items' bytes joined by ``,`` in brackets, so the digest is fed member by member and item by item.
-    Member names are ASCII, for which code-point order is the RFC 8785 (UTF-16) order."""
+    members in key order as ``"key":value`` joined by ``,``, and ``}``, so the digest is fed member by
+    member and, through ``_member_bytes``, piece by piece. Member names are ASCII, for which code-point
+    order is the RFC 8785 (UTF-16) order."""
     digest = hashlib.sha256(b"{")
     names = sorted(name for name in parts if name != "contentHash")
     for position, name in enumerate(names):
@@ -333,21 +387,26 @@ def bundle_content_hash(parts: dict[str, Any]) -> str:
             raise ValueError(f"bundle member name {name!r} is not ASCII")
         digest.update(b"," if position else b"")
         digest.update(canonical_bytes(name) + b":")
-        value = parts[name]
-        if isinstance(value, list):
-            # A chunk of items is written by pydantic's serializer and re-encoded canonically as one
-            # array; its bytes without the brackets are the chunk's items joined by commas.
-            digest.update(b"[")
-            for start in range(0, len(value), _HASH_CHUNK):
-                digest.update(b"," if start else b"")
-                digest.update(canonical_bytes_of_json(to_json(value[start : start + _HASH_CHUNK]))[1:-1])
-            digest.update(b"]")
-        elif isinstance(value, BaseModel):
-            digest.update(canonical_bytes_of_json(to_json(value)))
-        else:
-            digest.update(canonical_bytes(value))
+        for piece in _member_bytes(parts[name]):
+            digest.update(piece)
     digest.update(b"}")
     return DIGEST_PREFIX + digest.hexdigest()
+
+
+def _member_bytes(value: Any) -> Iterator[bytes]:
+    """The RFC 8785 bytes of one bundle member, in pieces. A list is written a chunk of items at a
+    time by pydantic's serializer and re-encoded canonically as one array, whose bytes without the
+    brackets are the chunk's items joined by commas."""
+    if isinstance(value, list):
+        yield b"["
+        for start in range(0, len(value), _HASH_CHUNK):
+            yield b"," if start else b""
+            yield canonical_bytes_of_json(to_json(value[start : start + _HASH_CHUNK]))[1:-1]
+        yield b"]"
+    elif isinstance(value, BaseModel):
+        yield canonical_bytes_of_json(to_json(value))
+    else:
+        yield canonical_bytes(value)
 
 
 def _skip_frontier(skipped: Sequence[Skipped]) -> list[FrontierItem]:
