@@ -99,7 +99,6 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
 
     for action in view.actions.values():
         tools = view.tool_names(action)
-        state = planes(view, action)
         covering = covering_declarations(view, action)
         relations = findings_by_element.get(action.id, [])
         ref = [view.ref(action.id)]
@@ -124,7 +123,8 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                     paths=[action.id],
                     refs=ref,
                     relations=relations,
-                    boundary=f"POLICY_AUTHORIZED is {state['POLICY_AUTHORIZED']}; CODE_CAPABLE is ESTABLISHED.",
+                    boundary=f"POLICY_AUTHORIZED is {planes(view, action)['POLICY_AUTHORIZED']}; "
+                    "CODE_CAPABLE is ESTABLISHED.",
                 )
             )
         elif view.declaration is not None and not covering:

@@ -15,20 +15,9 @@ UNRESOLVED_KINDS = frozenset({"dynamic_dispatch", "config_registered_tools", "ru
 PLANES = ("REQUESTED", "POLICY_AUTHORIZED", "EFFECTIVELY_GRANTED", "CODE_CAPABLE", "OBSERVED")
 
 
-def _loc(action: Action) -> dict[str, Any]:
-    return action.location.model_dump(mode="json")
-
-
 def covering_declarations(view: EvidenceView, action: Action) -> list[DeclaredAction]:
     """Declared actions of the same class given to a tool that reaches the action (or to any tool)."""
-    if view.declaration is None:
-        return []
-    names = set(view.tool_names(action))
-    return [
-        d
-        for d in view.declaration.actions
-        if d.actionClass == action.actionClass and (not d.tools or not names or set(d.tools) & names)
-    ]
+    return view.covering_declarations(action)
 
 
 def coverage_complete(view: EvidenceView) -> bool:
@@ -67,7 +56,7 @@ def reach(view: EvidenceView) -> dict[str, Any]:
                 "actionClass": action.actionClass,
                 "impact": action.impact,
                 "target": action.target,
-                "location": _loc(action),
+                "location": view.location(action),
                 "tools": view.tool_names(action),
                 "gates": view.gate_kinds(action),
                 "evidenceRefs": [view.ref(action.id)],
@@ -129,7 +118,7 @@ def differences(view: EvidenceView) -> list[dict[str, Any]]:
                     "kind": "UNDECLARED_ACTION",
                     "actionClass": action.actionClass,
                     "tools": view.tool_names(action),
-                    "location": _loc(action),
+                    "location": view.location(action),
                     "evidenceRefs": [view.ref(action.id)],
                 }
             )
@@ -163,6 +152,14 @@ def differences(view: EvidenceView) -> list[dict[str, Any]]:
 
 
 def planes(view: EvidenceView, action: Action) -> dict[str, str]:
+    """The status of each authority plane for ``action`` (the same dict for every caller: never mutated)."""
+    state = view.planes_by_action.get(action.id)
+    if state is None:
+        state = view.planes_by_action[action.id] = _planes(view, action)
+    return state
+
+
+def _planes(view: EvidenceView, action: Action) -> dict[str, str]:
     decl = view.declaration
     covering = covering_declarations(view, action)
     approval_required = any(d.requiresApproval for d in covering)
@@ -203,7 +200,7 @@ def authority(view: EvidenceView) -> dict[str, Any]:
                 "impact": action.impact,
                 "highImpact": action.actionClass in HIGH_IMPACT,
                 "target": action.target,
-                "location": _loc(action),
+                "location": view.location(action),
                 "tools": view.tool_names(action),
                 "planes": state,
                 "context": {

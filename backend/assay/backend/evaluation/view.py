@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from assay.backend.bundle import (
     Action,
     Coverage,
     Declaration,
+    DeclaredAction,
     EvidenceBundle,
     Finding,
     FrontierItem,
@@ -40,15 +41,55 @@ class EvidenceView:
     declaration: Declaration | None = None
     declaration_conflict: bool = False
     limitations: set[str] = field(default_factory=set)
+    # What the questions, the items and the reasons each ask of every action, computed once per action
+    # (by action id). The lists are shared, never mutated.
+    _tool_names: dict[str, list[str]] = field(default_factory=dict)
+    _gate_kinds: dict[str, list[str]] = field(default_factory=dict)
+    _covering: dict[str, list[DeclaredAction]] = field(default_factory=dict)
+    planes_by_action: dict[str, dict[str, str]] = field(default_factory=dict)  # filled by questions.planes
+    _locations: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def ref(self, element_id: str) -> str:
         return f"{self.origin[element_id]}#{element_id}"
 
+    def location(self, action: Action) -> dict[str, Any]:
+        """The action's location as JSON values."""
+        location = self._locations.get(action.id)
+        if location is None:
+            location = self._locations[action.id] = action.location.model_dump(mode="json")
+        return location
+
     def tool_names(self, action: Action) -> list[str]:
-        return sorted({self.tools[p.toolId].name for p in action.reachedFrom if p.toolId in self.tools})
+        """The names of the tools that reach ``action``, sorted."""
+        names = self._tool_names.get(action.id)
+        if names is None:
+            names = sorted({self.tools[p.toolId].name for p in action.reachedFrom if p.toolId in self.tools})
+            self._tool_names[action.id] = names
+        return names
 
     def gate_kinds(self, action: Action) -> list[str]:
-        return sorted({self.gates[g].kind for g in action.gateIds if g in self.gates})
+        """The kinds of the gates that dominate ``action``, sorted."""
+        kinds = self._gate_kinds.get(action.id)
+        if kinds is None:
+            kinds = self._gate_kinds[action.id] = sorted(
+                {self.gates[g].kind for g in action.gateIds if g in self.gates}
+            )
+        return kinds
+
+    def covering_declarations(self, action: Action) -> list[DeclaredAction]:
+        """Declared actions of the same class given to a tool that reaches the action (or to any tool)."""
+        if self.declaration is None:
+            return []
+        covering = self._covering.get(action.id)
+        if covering is None:
+            names = set(self.tool_names(action))
+            covering = [
+                d
+                for d in self.declaration.actions
+                if d.actionClass == action.actionClass and (not d.tools or not names or set(d.tools) & names)
+            ]
+            self._covering[action.id] = covering
+        return covering
 
 
 def build_view(membership: EvidenceMembership, known: Mapping[str, EvidenceBundle] | None = None) -> EvidenceView:
