@@ -11,16 +11,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from contextlib import asynccontextmanager, suppress
 from types import ModuleType
+from typing import Any
 
 from anyio import CapacityLimiter
 from starlette.applications import Starlette
 
 from assay.backend.api import discovery, evaluations, health, legacy, runs, scans
 from assay.backend.api import openapi as openapi_routes
-from assay.backend.db import create_engine, create_session_factory
+from assay.backend.checkpoints import WalCheckpointer
+from assay.backend.db import create_engine, create_session_factory, sqlite_file_of
 from assay.backend.errors import install_error_handlers
 from assay.backend.loop_reads import open_loop_reader
 from assay.backend.migrations import upgrade_engine
@@ -49,10 +51,17 @@ def route_table(extra: Sequence[RouteSpec] = ()) -> list[RouteSpec]:
     return routes
 
 
-def _report_worker_exit(task: asyncio.Task[None]) -> None:
-    # The worker only ends by cancellation; anything else would silently stop runs from executing.
+def _report_exit(task: asyncio.Task[None]) -> None:
+    # Background tasks only end by cancellation; anything else would silently stop runs from executing
+    # (the run worker) or let the write-ahead log grow (the checkpointer).
     if not task.cancelled() and task.exception() is not None:
-        logger.error("the in-process run worker stopped", exc_info=task.exception())
+        logger.error("background task %s stopped", task.get_name(), exc_info=task.exception())
+
+
+def _start(work: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+    task = asyncio.get_running_loop().create_task(work, name=name)
+    task.add_done_callback(_report_exit)
+    return task
 
 
 def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] = ()) -> Starlette:
@@ -61,8 +70,16 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, ServiceState]]:
-        engine = create_engine(settings.database_url, sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+        database_file = sqlite_file_of(settings.database_url)
+        engine = create_engine(
+            settings.database_url,
+            sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms,
+            background_checkpoints=database_file is not None,
+        )
         reader = None
+        # Plain tasks, not a task group: the lifespan may be entered and left from different tasks
+        # (test fixtures, embedded hosts), which a cancel scope does not allow.
+        tasks: list[asyncio.Task[None]] = []
         try:
             if settings.migrate_on_start:
                 await upgrade_engine(engine)
@@ -76,24 +93,21 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
                 reader=reader,
             )
             app.state.services = services
-            if not settings.run_worker:
-                app.state.run_worker = None
-                yield {"services": services}
-            else:
+            app.state.run_worker = None
+            if database_file is not None:
+                tasks.append(_start(WalCheckpointer(database_file).run_forever(), "assay-wal-checkpointer"))
+            if settings.run_worker:
                 # One in-process worker claims queued runs; run creation wakes it at once.
-                # A plain task, not a task group: the lifespan may be entered and left from different
-                # tasks (test fixtures, embedded hosts), which a cancel scope does not allow.
                 worker = Worker(services.session_factory, settings)
                 app.state.run_worker = worker
-                task = asyncio.get_running_loop().create_task(worker.run_forever(), name="assay-run-worker")
-                task.add_done_callback(_report_worker_exit)
-                try:
-                    yield {"services": services}
-                finally:
-                    task.cancel()
-                    with suppress(asyncio.CancelledError):
-                        await task
+                tasks.append(_start(worker.run_forever(), "assay-run-worker"))
+            yield {"services": services}
         finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with suppress(asyncio.CancelledError):
+                    await task
             if reader is not None:
                 reader.close()
             await engine.dispose()

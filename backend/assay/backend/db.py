@@ -42,20 +42,23 @@ def sqlite_url_for(path: Path) -> str:
     return f"sqlite+aiosqlite:///{path.resolve()}"
 
 
-def create_engine(database_url: str, *, sqlite_busy_timeout_ms: int = 5000) -> AsyncEngine:
-    """An async engine for ``database_url``; SQLite gets WAL, foreign keys and a busy timeout."""
+def create_engine(
+    database_url: str, *, sqlite_busy_timeout_ms: int = 5000, background_checkpoints: bool = False
+) -> AsyncEngine:
+    """An async engine for ``database_url``; SQLite gets WAL, foreign keys and a busy timeout, and with
+    ``background_checkpoints`` no automatic WAL checkpoints (the caller runs a ``WalCheckpointer``)."""
     url = parse_database_url(database_url)
     if url.drivername.startswith("sqlite"):
         database = url.database
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(url, connect_args={"timeout": sqlite_busy_timeout_ms / 1000})
-        _configure_sqlite(engine, sqlite_busy_timeout_ms)
+        _configure_sqlite(engine, sqlite_busy_timeout_ms, background_checkpoints)
         return engine
     return create_async_engine(url, pool_pre_ping=True)
 
 
-def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int) -> None:
+def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int, background_checkpoints: bool) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, connection_record: Any) -> None:
         cursor = dbapi_connection.cursor()
@@ -64,7 +67,21 @@ def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         cursor.execute("PRAGMA synchronous=NORMAL")
+        if background_checkpoints:
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()
+
+
+def sqlite_file_of(database_url: str | URL) -> str | None:
+    """The database file of a SQLite URL given by a plain path; None for PostgreSQL, in-memory and URI
+    databases."""
+    url = make_url(database_url)
+    database = url.database
+    if not url.drivername.startswith("sqlite") or not database or database == ":memory:":
+        return None
+    if database.startswith("file:") or url.query:
+        return None
+    return database
 
 
 def create_session_factory(engine: AsyncEngine) -> SessionFactory:

@@ -34,6 +34,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.sql.compiler import SQLCompiler
 
+from assay.backend.db import sqlite_file_of
+
 # SQLite calls the progress handler every this many VM steps...
 _PROGRESS_EVERY = 500
 # ...and a statement is interrupted past this many steps. A key lookup takes about ten, listing a few
@@ -156,13 +158,8 @@ def open_loop_reader(engine: AsyncEngine) -> LoopReader | None:
 
     Call it on the event loop's thread, after the schema exists.
     """
-    url = engine.url
-    database = url.database
-    if not url.drivername.startswith("sqlite") or not database or database == ":memory:":
-        return None
-    if database.startswith("file:") or url.query:
-        return None
-    return LoopReader(database, engine.dialect)
+    database = sqlite_file_of(engine.url)
+    return None if database is None else LoopReader(database, engine.dialect)
 
 
 async def fetch_all_in_session(session: AsyncSession, read: PreparedRead, params: Mapping[str, Any]) -> list[Row]:

@@ -8,7 +8,16 @@ import logging
 import sys
 from dataclasses import replace
 
-from assay.backend.db import DatabaseUrlError, create_engine, create_session_factory, parse_database_url
+import anyio
+
+from assay.backend.checkpoints import WalCheckpointer
+from assay.backend.db import (
+    DatabaseUrlError,
+    create_engine,
+    create_session_factory,
+    parse_database_url,
+    sqlite_file_of,
+)
 from assay.backend.migrations import upgrade_engine
 from assay.backend.runs.worker import Worker
 from assay.server.settings import SettingsError, read_environment, service_settings
@@ -35,12 +44,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 async def _serve(args: argparse.Namespace) -> None:
     settings = service_settings(args.database_url, read_environment())
     settings = replace(settings, run_lease_seconds=args.lease_seconds, worker_poll_seconds=args.poll_seconds)
-    engine = create_engine(settings.database_url, sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+    database_file = sqlite_file_of(settings.database_url)
+    engine = create_engine(
+        settings.database_url,
+        sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms,
+        background_checkpoints=database_file is not None,
+    )
     try:
         await upgrade_engine(engine)
         worker = Worker(create_session_factory(engine), settings)
         logging.getLogger(__name__).info("worker %s started", worker.worker_id)
-        await worker.run_forever()
+        async with anyio.create_task_group() as tasks:
+            if database_file is not None:
+                tasks.start_soon(WalCheckpointer(database_file).run_forever)
+            await worker.run_forever()
     finally:
         await engine.dispose()
 
