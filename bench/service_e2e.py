@@ -2,7 +2,9 @@
 20,000-line generated repository, against the static scan alone of the same tree in the same run.
 Target: the service adds at most 30% over the scan (ratio <= 1.3).
 
-The scan alone and the end-to-end run alternate (scan, run, scan, run, ...) in one process, so load from
+The run is followed as the MCP tools follow one: each read of it asks the service to answer when the run
+moves on (``Prefer: wait``), so the Evaluation is seen the moment it is persisted. The scan alone and the
+end-to-end run alternate (scan, run, scan, run, ...) in one process, so load from
 elsewhere on the machine (or file pages evicted between reads) falls on both sides; each pair's ratio
 is printed to show the spread."""
 
@@ -52,11 +54,12 @@ async def _alternating(tmp: Path, tree: Path) -> tuple[list[float], list[float]]
                 start = time.perf_counter()
                 run_id = (await client.post("/api/v1/assurance/runs", json=body, headers=headers)).json()["runId"]
                 deadline = start + 300
+                # Each read is answered when the run moves on (Prefer: wait), as the MCP tools follow a run.
+                waiting = {**headers, "Prefer": "wait=20"}
                 while True:
-                    run = (await client.get(f"/api/v1/assurance/runs/{run_id}", headers=headers)).json()
+                    run = (await client.get(f"/api/v1/assurance/runs/{run_id}", headers=waiting)).json()
                     if run["evaluation"] is not None or run["status"] == "FAILED" or time.perf_counter() > deadline:
                         break
-                    await asyncio.sleep(0.01)
                 if run["evaluation"] is None:
                     raise RuntimeError(f"run {run_id} ended {run['status']} without an Evaluation")
                 if index:  # the first pair warms both up

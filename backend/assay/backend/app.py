@@ -98,7 +98,7 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
                 tasks.append(_start(WalCheckpointer(database_file).run_forever(), "assay-wal-checkpointer"))
             if settings.run_worker:
                 # One in-process worker claims queued runs; run creation wakes it at once.
-                worker = Worker(services.session_factory, settings)
+                worker = Worker(services.session_factory, settings, changes=services.run_changes)
                 app.state.run_worker = worker
                 tasks.append(_start(worker.run_forever(), "assay-run-worker"))
             yield {"services": services}

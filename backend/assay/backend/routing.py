@@ -31,6 +31,7 @@ from assay.backend.errors import ApiError, error_response, internal_error
 from assay.backend.loop_reads import LoopReader, PreparedRead, Row, fetch_all_in_session
 from assay.backend.models import utcnow
 from assay.backend.ratelimit import TokenBucketLimiter
+from assay.backend.runs.changes import RunChanges
 from assay.backend.settings import ServiceSettings
 
 logger = logging.getLogger(__name__)
@@ -49,6 +50,8 @@ class ServiceState:
     scan_slots: CapacityLimiter
     # Short reads on the event loop (SQLite files only; see loop_reads.py). None: every read uses a session.
     reader: LoopReader | None = None
+    # Runs this process's worker changed, for requests waiting on them (Prefer: wait).
+    run_changes: RunChanges = field(default_factory=RunChanges)
 
 
 @dataclass(slots=True)

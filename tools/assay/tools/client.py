@@ -230,6 +230,12 @@ class AssayClient:
         """GET a JSON document."""
         return _json(await self.request("GET", path, params=params))
 
+    async def get_json_waiting(self, path: str, seconds: int) -> tuple[Any, bool]:
+        """GET a JSON document with ``Prefer: wait=seconds`` (RFC 7240): the service may hold the answer
+        until the resource changes. The document, and whether the service honoured the wait."""
+        response = await self.request("GET", path, headers={"Prefer": f"wait={seconds}"})
+        return _json(response), "Preference-Applied" in response.headers
+
     async def post_json(self, path: str, body: Any, *, idempotency_key: str | None = None) -> Any:
         """POST a JSON body and read the JSON answer."""
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None

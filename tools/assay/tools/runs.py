@@ -16,8 +16,11 @@ from assay.tools.models import RunEnvelope, RunList
 RUNS = "/api/v1/assurance/runs"
 MAX_WAIT_SECONDS = 120.0
 TERMINAL = frozenset({"COMPLETED", "FAILED"})
-# Polling starts quick (an embedded run takes well under a second) and backs off to stay far below
-# the per-key rate limit of the run routes.
+# Each read asks the service to answer when the run moves on (Prefer: wait), so a run is seen the moment
+# it ends, in one read per state; well below the HTTP client's 30 s timeout.
+READ_WAIT_SECONDS = 10
+# A service that does not honour Prefer: wait is polled instead: quick at first (an embedded run takes
+# well under a second), backing off to stay far below the per-key rate limit of the run routes.
 FIRST_POLL, MAX_POLL = 0.1, 1.0
 
 RunId = Annotated[str, Field(min_length=1, description="A runId from assay_create_run or assay_list_runs.")]
@@ -79,18 +82,19 @@ def _stage(run: dict[str, Any]) -> str:
 async def wait_for_run(
     api: AssayClient, run_id: str, wait_seconds: float, reporter: StageReporter | None = None
 ) -> dict[str, Any]:
-    """Poll a run until it is COMPLETED or FAILED, for at most ``wait_seconds``, reporting stage changes."""
+    """Follow a run until it is COMPLETED or FAILED, for at most ``wait_seconds``, reporting stage changes."""
     run: dict[str, Any] = await api.get_json(f"{RUNS}/{run_id}")
     if reporter is not None:
         await reporter.stage(_stage(run), done=run.get("status") in TERMINAL)
     interval = FIRST_POLL
     with anyio.move_on_after(max(0.0, min(wait_seconds, MAX_WAIT_SECONDS))):
         while run.get("status") not in TERMINAL:
-            await anyio.sleep(interval)
-            interval = min(interval * 1.5, MAX_POLL)
-            run = await api.get_json(f"{RUNS}/{run_id}")
+            run, waited = await api.get_json_waiting(f"{RUNS}/{run_id}", READ_WAIT_SECONDS)
             if reporter is not None:
                 await reporter.stage(_stage(run), done=run.get("status") in TERMINAL)
+            if not waited and run.get("status") not in TERMINAL:
+                await anyio.sleep(interval)
+                interval = min(interval * 1.5, MAX_POLL)
     return run
 
 

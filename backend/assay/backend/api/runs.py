@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import anyio
 from sqlalchemy import bindparam, func
 from sqlalchemy import select as core_select
 from sqlalchemy.exc import IntegrityError
@@ -24,6 +25,7 @@ from assay.backend.http_io import (
 from assay.backend.loop_reads import PreparedRead, Row
 from assay.backend.routing import Parameter, RequestContext, RouteSpec
 from assay.backend.runs import links
+from assay.backend.runs.changes import RECHECK_SECONDS
 from assay.backend.runs.plan import plan_run
 from assay.backend.runs.schemas import (
     CreateRunRequest,
@@ -38,6 +40,9 @@ from assay.backend.runs.schemas import (
 
 ROUTE_KEY = "POST /api/v1/assurance/runs"
 MAX_LIMIT = 50
+# The longest wait a GET of a run may ask for with Prefer: wait=N.
+MAX_WAIT_SECONDS = 20
+TERMINAL_STATUSES = frozenset({"COMPLETED", "FAILED"})
 
 
 # Agents poll a run until its Evaluation appears: one Core select declared once and run through
@@ -213,7 +218,44 @@ async def list_runs(request: Request, ctx: RequestContext) -> Response:
 
 
 async def get_run(request: Request, ctx: RequestContext) -> Response:
-    return json_response(await read_envelope(ctx, request.path_params["runId"]))
+    run_id = request.path_params["runId"]
+    envelope = await read_envelope(ctx, run_id)
+    wait = preferred_wait(request.headers.get("prefer"))
+    if wait is None:
+        return json_response(envelope)
+    if envelope.status not in TERMINAL_STATUSES:
+        envelope = await _next_state(ctx, envelope, wait)
+    response = json_response(envelope)
+    response.headers["Preference-Applied"] = f"wait={wait}"
+    return response
+
+
+def preferred_wait(prefer: str | None) -> int | None:
+    """The seconds of a ``Prefer: wait=N`` header (RFC 7240), at most ``MAX_WAIT_SECONDS``; None when the
+    header asks for no wait or does not parse (a preference not understood is ignored, as the RFC says)."""
+    if prefer is None:
+        return None
+    for preference in prefer.split(","):
+        name, _, value = preference.split(";")[0].partition("=")
+        if name.strip().lower() == "wait":
+            value = value.strip().strip('"')
+            return min(int(value), MAX_WAIT_SECONDS) if value.isdigit() else None
+    return None
+
+
+async def _next_state(ctx: RequestContext, seen: RunEnvelope, seconds: int) -> RunEnvelope:
+    """The run once its status or stage differs from ``seen``, or as it is after ``seconds``."""
+    deadline = anyio.current_time() + seconds
+    current = seen
+    # No database connection is held while waiting (it matters on PostgreSQL, whose pool is shared).
+    await ctx.close()
+    while (remaining := deadline - anyio.current_time()) > 0:
+        await ctx.services.run_changes.wait(seen.runId, min(remaining, RECHECK_SECONDS))
+        current = await read_envelope(ctx, seen.runId)
+        await ctx.close()
+        if (current.status, current.stage) != (seen.status, seen.stage):
+            break
+    return current
 
 
 ROUTES: list[RouteSpec] = [
@@ -273,6 +315,15 @@ ROUTES: list[RouteSpec] = [
         tags=("runs",),
         responses={200: RunEnvelope},
         errors=(401, 403, 404, 429),
-        parameters=(Parameter("runId", "path", "The run."),),
+        parameters=(
+            Parameter("runId", "path", "The run."),
+            Parameter(
+                "Prefer",
+                "header",
+                f"wait=N (RFC 7240, N up to {MAX_WAIT_SECONDS}): a QUEUED or RUNNING run is answered as soon as its "
+                "status or stage changes, or after N seconds; the answer carries Preference-Applied.",
+                required=False,
+            ),
+        ),
     ),
 ]

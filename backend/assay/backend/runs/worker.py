@@ -27,6 +27,7 @@ from assay.backend.collector import collector_paused
 from assay.backend.db import SessionFactory
 from assay.backend.evaluation.membership import make_membership
 from assay.backend.evaluation.methodology import evaluate
+from assay.backend.runs.changes import RunChanges
 from assay.backend.runs.engines import EngineFailureError, static_evidence
 from assay.backend.runs.persist import FrozenEvaluation, freeze, persist_evaluation
 from assay.backend.runs.plan import RunPlan
@@ -52,11 +53,18 @@ class Worker:
     """Claims and executes queued runs; one instance per process (or per embedded app)."""
 
     def __init__(
-        self, session_factory: SessionFactory, settings: ServiceSettings, worker_id: str | None = None
+        self,
+        session_factory: SessionFactory,
+        settings: ServiceSettings,
+        worker_id: str | None = None,
+        *,
+        changes: RunChanges | None = None,
     ) -> None:
         self.sessions = session_factory
         self.settings = settings
         self.worker_id = worker_id or f"wrk_{secrets.token_hex(6)}"
+        # Told of every status or stage change this worker commits (requests of this process wait on it).
+        self.changes = changes
         self._wake = anyio.Event()
 
     def wake(self) -> None:
@@ -120,7 +128,14 @@ class Worker:
             async with self.sessions() as session:
                 row = (await session.exec(statement)).first()
                 await session.commit()
-        return str(row[0]) if row is not None else None
+        if row is None:
+            return None
+        self._announce(str(row[0]))
+        return str(row[0])
+
+    def _announce(self, run_id: str) -> None:
+        if self.changes is not None:
+            self.changes.changed(run_id)
 
     async def recover(self) -> None:
         """Re-queue, or fail once interrupted ``max_run_attempts`` times, runs whose worker died."""
@@ -158,6 +173,8 @@ class Worker:
         """Update the run only while this worker still owns it (RUNNING, claimed by us)."""
         with anyio.CancelScope(shield=True):
             changed = await self._update_own_now(run_id, values)
+        if changed and ("status" in values or "stage" in values):
+            self._announce(run_id)
         return changed
 
     async def _update_own_now(self, run_id: str, values: dict[str, Any]) -> bool:
@@ -270,6 +287,8 @@ class Worker:
                 frozen=frozen,
                 now=models.utcnow(),
             )
+        if persisted is not None:
+            self._announce(run_id)
         return persisted
 
     async def _produce(self, run_id: str, plan: RunPlan, organization_id: str) -> dict[str, Any] | None:
