@@ -164,6 +164,15 @@ def test_random_values_match_the_reference() -> None:
         '["caf\u00e9", "\U0001f600", "\u2028\u2029"]',
         '{"digest": "sha256:1234567890123456789012", "n": 3}',
         '{"dup": 1, "dup": 2}',
+        '{"x" : 1.5 }',
+        "[ 1e3 ]",
+        '{"x":\n\t2.0\n}',
+        "[1,\r\n 2.5E-3]",
+        '{"at 2**53": 9007199254740992}',
+        '{"just below": 9007199254740991, "neg": -9007199254740991}',
+        '{"looks like a float": "a:1.5]", "and": "b,2e3}"}',
+        '{"escaped ascii key \\u0041": 1, "B": 2}',
+        " [1, 2] ",
         "[]",
         '"just a string"',
         "42",
@@ -196,3 +205,33 @@ def test_model_json_of_real_bundles_matches_the_reference() -> None:
         for part in (*bundle.tools, *bundle.actions, *bundle.findings, bundle.coverage, bundle.sourceIdentity):
             text = part.model_dump_json()
             assert canonical_bytes_of_json(text) == reference_canonical_bytes(part.model_dump(mode="json"))
+
+
+def _random_json_value(rng: random.Random, depth: int) -> Any:
+    """Like ``_random_value``, with floats, unsafe integers and non-ASCII keys too."""
+    choice = rng.randrange(6 if depth < 4 else 3)
+    if choice == 0:
+        return rng.choice([rng.uniform(-1e6, 1e6), rng.random(), 1e21, -0.0, 5e-324, float(rng.randint(0, 9))])
+    if choice == 1:
+        return rng.choice([2**53, -(2**53), 2**53 - 1, 10**16, rng.randint(-(10**18), 10**18)])
+    if choice == 2:
+        return _random_value(rng, 4)
+    if choice == 3:
+        return [_random_json_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+    keys = [rng.choice(["a", "é", "\U0001f600", "\ue000", "k:1.5]", "z"]) for _ in range(rng.randrange(4))]
+    return {key: _random_json_value(rng, depth + 1) for key in keys}
+
+
+def test_random_json_texts_match_the_reference_or_fail_alike() -> None:
+    rng = random.Random(7240)
+    for _ in range(2_000):
+        value = [_random_json_value(rng, 1)]
+        separators = rng.choice([(",", ":"), (", ", ": "), (",\n ", " :\t")])
+        text = json.dumps(value, ensure_ascii=rng.random() < 0.5, separators=separators)
+        try:
+            expected = rfc8785.dumps(json.loads(text))
+        except rfc8785.CanonicalizationError:
+            with pytest.raises(rfc8785.CanonicalizationError):
+                canonical_bytes_of_json(text)
+            continue
+        assert canonical_bytes_of_json(text) == expected
