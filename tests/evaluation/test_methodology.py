@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from assay.backend.bundle import content_hash
 from assay.backend.canonical import canonical_bytes, digest_bytes, digest_json, reference_canonical_bytes
 from assay.backend.engines.static.scan import scan_tree
 from assay.backend.evaluation.agent_audit import ITEM_MEMBERS, build_agent_audit
@@ -173,6 +174,24 @@ def test_same_membership_gives_byte_identical_payload_in_any_order(tmp_path: Pat
     second = evaluate(make_membership([ra, ops]), ai_system_id="s", jurisdiction=None)
     assert first.canonical() == second.canonical()
     assert first.core_truth_digest == second.core_truth_digest
+
+
+@pytest.mark.parametrize("jurisdiction", [None, "eu_ai_act"])
+def test_payload_bytes_are_the_reference_encoders_for_every_example_and_odd_strings(
+    jurisdiction: str | None,
+) -> None:
+    odd = 'caf\u00e9 \U0001f600 \u2028 \x01 "q" \\ \ue000'
+    for name in ("ops-agent", "support-agent-ts", "research-assistant"):
+        bundle = scan_tree(EXAMPLES / name).to_json_dict()
+        for tool in bundle["tools"]:
+            tool["name"] = f"{tool['name']} {odd}"
+        for action in bundle["actions"]:
+            action["target"] = f"{action['target']} {odd}"
+            action["location"]["path"] = f"{odd}/{action['location']['path']}"
+        bundle["contentHash"] = content_hash(bundle)
+        payload = evaluate(make_membership([static_bundle_item(bundle)]), ai_system_id="s", jurisdiction=jurisdiction)
+        assert payload.canonical() == reference_canonical_bytes(payload.data)
+        assert payload.core_truth_digest == digest_bytes(reference_canonical_bytes(core_truth(payload.data)))
 
 
 def test_digests_recompute_from_the_payload() -> None:

@@ -80,6 +80,18 @@ def canonical_bytes(value: Any) -> bytes:
     return bytes(rfc8785.dumps(value))
 
 
+def canonical_bytes_of_plain(value: Any) -> bytes:
+    """``canonical_bytes`` of a value its builder keeps plain: only exact ``str``, ``bool``, ``None``,
+    ``int``, ``list`` and ``dict`` with ASCII keys, never a float or a subclass (the Evaluation payload,
+    built from validated models' JSON values under literal keys). For those orjson writes the RFC 8785
+    bytes without the check ``canonical_bytes`` makes first; an integer beyond the JCS range (a
+    submitted bundle may carry one) is refused by orjson and goes to the checked path."""
+    try:
+        return orjson.dumps(value, option=_SORTED | orjson.OPT_STRICT_INTEGER)
+    except orjson.JSONEncodeError:
+        return canonical_bytes(value)
+
+
 def canonical_bytes_of_json(text: str | bytes) -> bytes:
     """The RFC 8785 bytes of the JSON value written in ``text`` (such as pydantic's JSON output): the
     bytes of ``rfc8785.dumps(json.loads(text))``, parsed by orjson where it can (it refuses NaN,

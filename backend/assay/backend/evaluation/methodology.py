@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.backend.bundle import EvidenceBundle
-from assay.backend.canonical import canonical_bytes, canonical_object, digest_bytes
+from assay.backend.canonical import canonical_bytes, canonical_bytes_of_plain, canonical_object, digest_bytes
 from assay.backend.evaluation import boundary, disposition, questions, scenario
 from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.view import build_view
@@ -116,8 +116,9 @@ def evaluate(
         "verificationItems": items,
         "limitations": sorted(limitations),
     }
-    # Each member encoded once: the core truth and the whole payload share most of their bytes.
-    members = {name: canonical_bytes(value) for name, value in data.items()}
+    # Each member encoded once: the core truth and the whole payload share most of their bytes. The
+    # payload is plain by construction (JSON values of validated models under literal keys).
+    members = {name: canonical_bytes_of_plain(value) for name, value in data.items()}
     data["coreTruthDigest"] = digest_bytes(canonical_object({name: members[name] for name in CORE_MEMBERS}))
-    members["coreTruthDigest"] = canonical_bytes(data["coreTruthDigest"])
+    members["coreTruthDigest"] = canonical_bytes_of_plain(data["coreTruthDigest"])
     return EvaluationPayload(data=data, encoded=canonical_object(members))
