@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         lifespan="on",
         # The Authorization header is never logged; uvicorn's access log prints only method, path and status.
-        access_log=True,
+        # Its lines are INFO: below that level they would be built for every request and then dropped.
+        access_log=args.log_level in ("info", "debug"),
     )
     server = uvicorn.Server(config)
     server.run()
