@@ -136,18 +136,20 @@ class _Resolver:
         return best[0] if len(best) == 1 else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Source:
     kind: Literal["model_output", "tool_argument"]
     location: Location
     path: tuple[Location, ...]
+    # Identifies the source (kind and location) whatever the path it came by; read very often.
+    key: tuple[str, str, int, int]
 
-    @property
-    def key(self) -> tuple[str, str, int, int]:
-        return (self.kind, self.location.path, self.location.line, self.location.column)
+    @classmethod
+    def at(cls, kind: Literal["model_output", "tool_argument"], location: Location) -> _Source:
+        return cls(kind, location, (), (kind, location.path, location.line, location.column))
 
     def through(self, call: Location) -> _Source:
-        return _Source(self.kind, self.location, (*self.path, call))
+        return _Source(self.kind, self.location, (*self.path, call), self.key)
 
 
 _Sources = dict[tuple[str, str, int, int], _Source]
@@ -390,7 +392,7 @@ class _Taint:
             env = self.params.setdefault(fid, {})
             for param in functions[fid].params:
                 if param not in _NON_TOOL_PARAMS:
-                    source = _Source("tool_argument", tool.location, ())
+                    source = _Source.at("tool_argument", tool.location)
                     env.setdefault(param, {}).setdefault(source.key, source)
 
     def flows(self) -> list[tuple[str, _Source]]:
@@ -471,7 +473,7 @@ class _Taint:
         fn = self.functions[fid]
         for origin in origins:
             if origin.kind == "model_output" and origin.location is not None:
-                source = _Source("model_output", origin.location, ())
+                source = _Source.at("model_output", origin.location)
                 out.setdefault(source.key, source)
             elif origin.kind == "param" and origin.param is not None:
                 for key, source in env.get(origin.param, {}).items():
