@@ -10,7 +10,7 @@ from wherever the enclosing function is.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tree_sitter import Node
 
@@ -29,7 +29,7 @@ from assay.backend.engines.static.jsts.gates import operator_of
 from assay.backend.engines.static.jsts.names import Imports, require_spec
 from assay.backend.engines.static.jsts.rules import NOTHING, JsRules, classify
 from assay.backend.engines.static.jsts.scope import EMPTY, Pending, Scope, Taint
-from assay.backend.engines.static.jsts.sites import SiteLogic, subscripted
+from assay.backend.engines.static.jsts.sites import SiteLogic
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, Code, unwrap
 from assay.backend.engines.static.jsts.tools import ToolRecognizer
 
@@ -562,55 +562,65 @@ class FileAnalyzer(SiteLogic):
                     self.field_types[f"{cls}.{self.code.text(left.child_by_field_name('property'))}"] = type_name
 
     def expr(self, node: Node | None, scope: Scope, active: frozenset[str]) -> Taint:
+        """What may flow out of an expression, walking it for calls, functions and assignments."""
         if node is None:
             return EMPTY
         kind = node.type
-        if kind == "identifier" or kind == "shorthand_property_identifier":
+        if kind == "identifier" or kind == "shorthand_property_identifier":  # the commonest case by far
             return scope.taint_of(self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace"))
+        handler = _EXPR_HANDLERS.get(kind)
+        if handler is not None:
+            return handler(self, node, scope, active)
         if kind in _LITERALS:
             return EMPTY
-        if kind == "call_expression" or kind == "new_expression":
-            return self.call(node, scope, active)
-        if kind == "member_expression":
-            return self.expr(node.child_by_field_name("object"), scope, active)
-        if kind in FUNCTIONS:
-            return self.inline(node, scope, active, EMPTY)
-        if kind == "object":
-            return self.object(node, scope, active)
-        if kind == "assignment_expression" or kind == "augmented_assignment_expression":
-            return self.assign(node, scope, active)
-        if kind == "binary_expression":
-            operator = operator_of(node)
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if operator not in ("&&", "||"):
-                # Long left-deep chains ("a" + b + "c" + ...) are walked iteratively, not recursively.
-                rights: list[Node | None] = [right]
-                while left is not None and left.type == "binary_expression" and operator_of(left) not in ("&&", "||"):
-                    rights.append(left.child_by_field_name("right"))
-                    left = left.child_by_field_name("left")
-                taint = self.expr(left, scope, active)
-                for operand in reversed(rights):
-                    taint |= self.expr(operand, scope, active)
-                return taint
-            taint = self.expr(left, scope, active)
-            if operator in ("&&", "||"):
-                cond = self.cond(left, scope)
-                active = active | (cond.t if operator == "&&" else cond.f)
-            return taint | self.expr(right, scope, active)
-        if kind == "ternary_expression":
-            condition = node.child_by_field_name("condition")
-            self.expr(condition, scope, active)
-            cond = self.cond(condition, scope)
-            return self.expr(node.child_by_field_name("consequence"), scope, active | cond.t) | self.expr(
-                node.child_by_field_name("alternative"), scope, active | cond.f
-            )
-        if kind == "class":
-            self.class_body(node, scope, "")
-            return EMPTY
+        return self.children_taint(node, scope, active)
+
+    def children_taint(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        """Any other expression (arrays, templates, unary and update operators, spreads...): the union of
+        what its parts carry."""
         taint = EMPTY
         for child in node.named_children:
-            taint |= self.expr(child, scope, active)
+            found = self.expr(child, scope, active)
+            if found:  # most parts carry nothing: skip building a new set for them
+                taint = taint | found if taint else found
         return taint
+
+    def member(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        return self.expr(node.child_by_field_name("object"), scope, active)
+
+    def binary(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        operator = operator_of(node)
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if operator not in ("&&", "||"):
+            # Long left-deep chains ("a" + b + "c" + ...) are walked iteratively, not recursively.
+            rights: list[Node | None] = [right]
+            while left is not None and left.type == "binary_expression" and operator_of(left) not in ("&&", "||"):
+                rights.append(left.child_by_field_name("right"))
+                left = left.child_by_field_name("left")
+            taint = self.expr(left, scope, active)
+            for operand in reversed(rights):
+                taint |= self.expr(operand, scope, active)
+            return taint
+        taint = self.expr(left, scope, active)
+        cond = self.cond(left, scope)
+        active = active | (cond.t if operator == "&&" else cond.f)
+        return taint | self.expr(right, scope, active)
+
+    def ternary(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        condition = node.child_by_field_name("condition")
+        self.expr(condition, scope, active)
+        cond = self.cond(condition, scope)
+        return self.expr(node.child_by_field_name("consequence"), scope, active | cond.t) | self.expr(
+            node.child_by_field_name("alternative"), scope, active | cond.f
+        )
+
+    def anonymous(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        return self.inline(node, scope, active, EMPTY)
+
+    def class_expr(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        del active
+        self.class_body(node, scope, "")
+        return EMPTY
 
     def inline(self, node: Node, scope: Scope, active: frozenset[str], param_taint: Taint) -> Taint:
         """Analyse an anonymous function where it is created; returns what it returns."""
@@ -695,31 +705,37 @@ class FileAnalyzer(SiteLogic):
             self.tool_recognizer.tool_call(node, name, args, scope)
 
         receiver = EMPTY
+        keyed = False  # f[k](...) or f[k].m(...): a callee looked up by key
         inner_func = unwrap(func)
         if inner_func is not None:
             func_kind = inner_func.type
             if func_kind == "member_expression":
-                receiver = self.expr(inner_func.child_by_field_name("object"), scope, active)
+                obj = inner_func.child_by_field_name("object")
+                receiver = self.expr(obj, scope, active)
+                inner_obj = unwrap(obj)
+                keyed = inner_obj is not None and inner_obj.type == "subscript_expression"
             elif func_kind in FUNCTIONS:  # (() => {...})()
                 receiver = self.inline(inner_func, scope, active, EMPTY)
             elif func_kind != "identifier":
                 receiver = self.expr(inner_func, scope, active)
+                keyed = func_kind == "subscript_expression"
         arg_taints: list[tuple[int, Taint]] = []
         callbacks: list[Node] = []
+        all_args = receiver
         for index, arg in enumerate(args):
             inner = unwrap(arg)
             if inner is not None and inner.type in FUNCTIONS:
                 callbacks.append(inner)
             else:
-                arg_taints.append((index, self.expr(arg, scope, active)))
-        all_args = receiver
-        for _, taint in arg_taints:
-            all_args |= taint
+                taint = self.expr(arg, scope, active)
+                arg_taints.append((index, taint))
+                if taint:  # most arguments carry nothing: skip building a new set for them
+                    all_args = all_args | taint if all_args else taint
         callback_active = active | {gate_id} if gate_id is not None else active
         returned = EMPTY
         for callback in callbacks:
             returned |= self.inline(callback, scope, callback_active, all_args)
-        if inner_func is not None and (subscripted(inner_func) or scope.dispatch_vars):
+        if inner_func is not None and (keyed or scope.dispatch_vars):
             self.dispatch(inner_func, node, scope)
         if not name:
             return all_args | returned
@@ -774,3 +790,20 @@ class FileAnalyzer(SiteLogic):
         if not resolved or self.imports.unresolvable:
             self.unresolved(func, name, resolved, node, scope)
         return all_args | returned
+
+
+# ``expr`` dispatches on the node type with one dict probe instead of a chain of comparisons. The table
+# holds plain functions, not bound methods: an analyzer holding its own bound methods would be a
+# reference cycle, kept (with its whole tree) until the cyclic collector runs.
+_EXPR_HANDLERS: dict[str, Callable[[FileAnalyzer, Node, Scope, frozenset[str]], Taint]] = {
+    "call_expression": FileAnalyzer.call,
+    "new_expression": FileAnalyzer.call,
+    "member_expression": FileAnalyzer.member,
+    "object": FileAnalyzer.object,
+    "assignment_expression": FileAnalyzer.assign,
+    "augmented_assignment_expression": FileAnalyzer.assign,
+    "binary_expression": FileAnalyzer.binary,
+    "ternary_expression": FileAnalyzer.ternary,
+    "class": FileAnalyzer.class_expr,
+    **dict.fromkeys(FUNCTIONS, FileAnalyzer.anonymous),
+}

@@ -195,6 +195,8 @@ class SiteLogic(GateLogic):
         func = unwrap(func)
         if rule is None or func is None or name in scope.reported:
             return
+        if not self.imports.unresolvable and func.type != "identifier":
+            return  # (both cases below need one or the other; most calls on locals stop here)
         root = func
         while root.type == "member_expression":
             root = unwrap(root.child_by_field_name("object")) or root
@@ -227,14 +229,3 @@ class SiteLogic(GateLogic):
                 ruleId=rule.id,
             )
         )
-
-
-def subscripted(func: Node) -> bool:
-    """``f[k](...)`` or ``f[k].m(...)``: a callee looked up by key."""
-    kind = func.type
-    if kind == "subscript_expression":
-        return True
-    if kind == "member_expression":
-        obj = func.child_by_field_name("object")
-        return obj is not None and unwrap(obj) is not None and unwrap(obj).type == "subscript_expression"  # type: ignore[union-attr]
-    return False

@@ -51,10 +51,10 @@ def parser(language: JsLanguage) -> Parser:
 
 
 def unwrap(node: Node | None) -> Node | None:
-    if node is None or node.type not in WRAPPERS:
-        return node
+    """The expression inside any wrappers (``(await x as T)`` -> ``x``)."""
     while node is not None and node.type in WRAPPERS:
-        node = node.named_children[0] if node.named_children else None
+        children = node.named_children
+        node = children[0] if children else None
     return node
 
 

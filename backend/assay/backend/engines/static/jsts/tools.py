@@ -8,6 +8,7 @@ Approval flags (``needsApproval``) and MCP annotations become gates that hold on
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
@@ -29,7 +30,9 @@ class ToolRecognizer:
     """Recognises tool definitions for one file's analyzer (which owns the facts lists)."""
 
     def __init__(self, analyzer: FileAnalyzer) -> None:
-        self.a = analyzer
+        # A weak reference: the analyzer owns this recognizer, and a strong reference back would make
+        # a cycle that keeps each file's whole analysis alive until the cyclic collector runs.
+        self.a: FileAnalyzer = weakref.proxy(analyzer)
         # Vercel tools bound to a variable before they are put under a key: variable -> tool index.
         self.tool_vars: dict[str, int] = {}
         # Literal tools (index in the tools list) and their dispatch frontier item.
