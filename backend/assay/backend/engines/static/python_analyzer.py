@@ -32,17 +32,21 @@ from assay.backend.engines.static.facts import (
     ToolDef,
 )
 from assay.backend.engines.static.pyast.conditions import NOTHING, Condition, Outcome, gate_when, meet
+from assay.backend.engines.static.pyast.rules import CallProfile, compile_rules, display_name
 from assay.backend.engines.static.python_syntax import breadth_first, node_fields, statements_breadth_first
-from assay.backend.engines.static.rulematch import Patterns, RuleTable
-from assay.backend.engines.static.rulepack import Rule, RuleKind, RulePack
+from assay.backend.engines.static.rulepack import Rule, RulePack
 
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
 _SQL_GRANT = re.compile(r"^\s*(grant|revoke)\b", re.I)
 _WRITE_MODES = re.compile(r"[wax+]")
 _NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "wrapper", "config", "callbacks"})
 _NO_TAINT: frozenset[TaintOrigin] = frozenset()
-# Expressions whose children are read like ``_expr`` always read lambdas and comprehensions.
+# Expressions that bind names of their own: lambdas and comprehensions.
 _SCOPED_EXPRESSIONS = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
+# Expressions whose only child is ``value``, read for it alone.
+_WRAPPERS = frozenset({ast.Attribute, ast.Await, ast.Starred})
+# Every expression node class (``isinstance(x, ast.expr)`` as a set lookup on the exact type).
+_EXPRESSIONS = frozenset(cls for cls in vars(ast).values() if isinstance(cls, type) and issubclass(cls, ast.expr))
 
 
 def module_name(path: str) -> str:
@@ -51,101 +55,6 @@ def module_name(path: str) -> str:
     if parts[-1] == "__init__" and len(parts) > 1:
         parts = parts[:-1]
     return ".".join(parts)
-
-
-@dataclass(frozen=True)
-class _CompiledRules:
-    models: RuleTable
-    http_hosts: list[tuple[Rule, dict[str, str]]]
-    actions: RuleTable
-    egress: RuleTable
-    sql_grant: Rule | None
-    gates: RuleTable  # call rules first, then name-pattern rules
-    gate_decorators: list[tuple[Rule, Patterns]]
-    gate_kwargs: list[tuple[Rule, dict[str, Any]]]
-    allowlist: RuleTable
-    spend: RuleTable
-    annotation_gate: Rule | None
-    tool_decorators: list[tuple[Rule, Patterns]]
-    tool_decorator_attrs: list[tuple[Rule, frozenset[str]]]
-    tool_decorator_on: list[tuple[Rule, frozenset[str]]]
-    tool_calls: RuleTable
-    tool_classes: list[tuple[Rule, frozenset[str]]]
-    tool_dicts: list[Rule]
-    frontier_tools: RuleTable
-    frontier_runtime: dict[str, frozenset[str]]  # rule id -> names that register tools at run time
-    dispatch_rule: Rule | None
-    assigned_gates: Patterns  # gate calls that hold from where they run, even when only assigned
-    tool_lists: list[tuple[Rule, Patterns, tuple[int | str, ...]]]  # (rule, call, where the list is)
-    tool_list_calls: RuleTable  # the same calls, memoised: most calls are not one
-    unresolved_rule: Rule | None
-    context_gates: RuleTable
-    unresolved_skip: frozenset[str]
-
-
-_COMPILED: dict[str, _CompiledRules] = {}
-
-
-def _compile(rules: RulePack) -> _CompiledRules:
-    cached = _COMPILED.get(rules.digest)
-    if cached is not None:
-        return cached
-
-    def of(kind: RuleKind) -> list[Rule]:
-        return rules.for_language("python", kind)
-
-    gates = of("gate")
-    tools = of("tool")
-    frontier = of("frontier")
-    actions = [(r, Patterns(r.match["calls"])) for r in of("action") if "calls" in r.match]
-    compiled = _CompiledRules(
-        models=RuleTable((r, Patterns(r.match["calls"])) for r in of("model") if "calls" in r.match),
-        http_hosts=[(r, dict(r.match["http_hosts"])) for r in of("model") if "http_hosts" in r.match],
-        actions=RuleTable(actions),
-        egress=RuleTable((r, p) for r, p in actions if r.actionClass == "network.egress"),
-        sql_grant=next((r for r in of("action") if r.match.get("sql_grant")), None),
-        # ``first_match(calls) or first_match(names)`` is the first match over the two in sequence.
-        gates=RuleTable(
-            [(r, Patterns(r.match["calls"])) for r in gates if "calls" in r.match]
-            + [(r, Patterns(r.match["name_patterns"])) for r in gates if "name_patterns" in r.match]
-        ),
-        gate_decorators=[
-            (r, Patterns(r.match["decorator_patterns"])) for r in gates if "decorator_patterns" in r.match
-        ],
-        gate_kwargs=[(r, dict(r.match["decorator_kwarg"])) for r in gates if "decorator_kwarg" in r.match],
-        allowlist=RuleTable((r, Patterns(r.match["membership_names"])) for r in gates if "membership_names" in r.match),
-        spend=RuleTable((r, Patterns(r.match["comparison_names"])) for r in gates if "comparison_names" in r.match),
-        annotation_gate=next((r for r in gates if "annotation_hints" in r.match), None),
-        tool_decorators=[(r, Patterns(r.match["decorators"])) for r in tools if "decorators" in r.match],
-        tool_decorator_attrs=[
-            (r, frozenset(r.match["decorator_attrs"])) for r in tools if "decorator_attrs" in r.match
-        ],
-        tool_decorator_on=[
-            (r, frozenset(f"{cls}.{attr}" for cls, attrs in r.match["decorator_attrs_on"].items() for attr in attrs))
-            for r in tools
-            if "decorator_attrs_on" in r.match
-        ],
-        tool_calls=RuleTable((r, Patterns(r.match["calls"])) for r in tools if "calls" in r.match),
-        tool_classes=[(r, frozenset(r.match["class_bases"])) for r in tools if "class_bases" in r.match],
-        tool_dicts=[r for r in tools if "dict_literal" in r.match],
-        frontier_tools=RuleTable((r, Patterns(r.match["calls"])) for r in frontier if "calls" in r.match),
-        frontier_runtime={r.id: frozenset(r.match.get("runtime", [])) for r in frontier if "calls" in r.match},
-        dispatch_rule=next((r for r in frontier if r.match.get("dynamic_dispatch")), None),
-        assigned_gates=Patterns(name for r in gates for name in r.match.get("assigned_calls", [])),
-        tool_lists=[
-            (r, Patterns([call]), tuple(where))
-            for r in tools
-            for call, where in sorted(r.match.get("tool_lists", {}).items())
-        ],
-        context_gates=RuleTable((r, Patterns(r.match["context_calls"])) for r in gates if "context_calls" in r.match),
-        tool_list_calls=RuleTable((r, Patterns(r.match["tool_lists"])) for r in tools if "tool_lists" in r.match),
-        unresolved_rule=next((r for r in frontier if r.match.get("unresolved_calls")), None),
-        unresolved_skip=frozenset(
-            name for r in frontier if r.match.get("unresolved_calls") for name in r.match.get("skip", [])
-        ),
-    )
-    _COMPILED[rules.digest] = compiled
-    return compiled
 
 
 @dataclass
@@ -167,6 +76,9 @@ class _Scope:
     actions: list[ActionSite] = field(default_factory=list)
     gates: list[GateSite] = field(default_factory=list)
     returns: set[TaintOrigin] = field(default_factory=set)
+    # Whether the body defines functions or classes (``_walk_block`` meets every one ``_definitions``
+    # finds): most do not, and need no search for them.
+    defines: bool = False
 
 
 class _FileAnalyzer:
@@ -175,7 +87,7 @@ class _FileAnalyzer:
         self.module = module_name(path)
         self.is_package = path.endswith("__init__.py")
         self.tree = tree
-        self.rules = _compile(rules)
+        self.rules = compile_rules(rules)
         self.aliases: dict[str, str] = {}
         self.local_defs: dict[str, str] = {}
         self.module_types: dict[str, str] = {}
@@ -199,6 +111,7 @@ class _FileAnalyzer:
         self.class_bases: dict[str, list[str]] = {}
         self.extended: set[str] = set()  # classes of this file that other classes here extend
         self.star_import = False
+        self.module_defs = _definitions(tree.body)
 
     # ----- names -------------------------------------------------------------------------------
 
@@ -233,7 +146,7 @@ class _FileAnalyzer:
                         self.star_import = True
                     else:
                         self.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
-        for stmt in _definitions(self.tree.body):
+        for stmt in self.module_defs:
             self.local_defs[stmt.name] = f"{self.module}.{stmt.name}"
 
     def dotted(self, node: ast.AST, scope: _Scope | None) -> tuple[str | None, bool]:
@@ -299,7 +212,7 @@ class _FileAnalyzer:
         self._walk_block(self.tree.body, module_scope, frozenset())
         self.module_bound = frozenset(module_scope.taint)
         self._finish(module_scope, ast.Module(body=[], type_ignores=[]), "<module>")
-        self._visit_defs(self.tree.body, self.module)
+        self._visit_defs(self.module_defs, self.module)
         self._link_literal_tools()
         defined = {t.function for t in self.tools}
         for tool in self._listed_tools:
@@ -307,8 +220,8 @@ class _FileAnalyzer:
                 defined.add(tool.function)
                 self.tools.append(tool)
 
-    def _visit_defs(self, body: Sequence[ast.stmt], prefix: str, outer: frozenset[str] = frozenset()) -> None:
-        for stmt in _definitions(body):
+    def _visit_defs(self, defs: Sequence[_Definition], prefix: str, outer: frozenset[str] = frozenset()) -> None:
+        for stmt in defs:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._function(stmt, f"{prefix}.{stmt.name}", outer)
             elif isinstance(stmt, ast.ClassDef):
@@ -317,12 +230,12 @@ class _FileAnalyzer:
                 self._collect_class_attrs(stmt)
                 self._class_tool(stmt, f"{prefix}.{stmt.name}")
                 # Methods do not see the class body's names, but do see the enclosing function's.
-                self._visit_defs(stmt.body, f"{prefix}.{stmt.name}", outer)
+                self._visit_defs(_definitions(stmt.body), f"{prefix}.{stmt.name}", outer)
                 self._class = enclosing
 
     def _collect_classes(self) -> None:
         """Methods and same-file bases of the module's classes, so ``self.m()`` finds an inherited ``m``."""
-        for stmt in _definitions(self.tree.body):
+        for stmt in self.module_defs:
             if isinstance(stmt, ast.ClassDef):
                 methods = frozenset(
                     d.name for d in _definitions(stmt.body) if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef)
@@ -391,7 +304,7 @@ class _FileAnalyzer:
             params.append(fn.args.kwarg.arg)
         scope = _Scope(qualname=qualname, params=params, outer=outer)
         for index, name in enumerate(params):
-            scope.taint[name] = frozenset({TaintOrigin(kind="param", param=name, index=index)})
+            scope.taint[name] = _param_taint(name, index)
         for arg in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs):
             # ``def tool(db: Session)``: the annotation types the parameter like an assignment would.
             annotation = _annotation_type(arg.annotation)
@@ -402,7 +315,8 @@ class _FileAnalyzer:
         entry = self._decorators(fn, qualname, scope)
         self._walk_block(fn.body, scope, entry)
         self._finish(scope, fn, fn.name)
-        self._visit_defs(fn.body, qualname, outer | scope.taint.keys())
+        if scope.defines:
+            self._visit_defs(_definitions(fn.body), qualname, outer | scope.taint.keys())
 
     def _finish(self, scope: _Scope, node: ast.AST, name: str) -> None:
         if isinstance(node, ast.Module) and not (scope.calls or scope.actions or scope.gates):
@@ -646,6 +560,7 @@ class _FileAnalyzer:
         outcome: Outcome = active
         for stmt in body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                scope.defines = True
                 if scope.params is not _MODULE_PARAMS:
                     # A nested definition is called by its local name: resolve it to its qualname.
                     scope.types[stmt.name] = f"{scope.qualname}.{stmt.name}"
@@ -834,12 +749,13 @@ class _FileAnalyzer:
         name, _ = self.dotted(node.func, scope)
         if not name:
             return None
-        rule = self.rules.gates.first(name)
-        if rule is None or self.rules.actions.first(_display(name)) is not None:
-            # An action that runs in a sandbox is gated where it runs (``_call``), not after it.
+        profile = self.rules.profile(name)
+        # An action that runs in a sandbox is gated where it runs (``_call``), not after it.
+        rule = profile.action_gate
+        if rule is None:
             return None
         gate = self._gate(scope, rule, node, name)
-        if rule.gateKind == "sandbox" or self.rules.assigned_gates.matches(name):
+        if profile.unconditional:
             scope.unconditional.add(gate.id)
         return gate.id
 
@@ -932,30 +848,50 @@ class _FileAnalyzer:
     def _expr(self, node: ast.expr, scope: _Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
         """Record every call in ``node``; return the taint origins its value may carry."""
         kind = type(node)
+        # ``a.b.c``, ``await x``, ``*x``: one child, nothing of their own to record.
+        while kind in _WRAPPERS:
+            node = node.value  # type: ignore[attr-defined]
+            kind = type(node)
         if kind is ast.Name:
             return scope.taint.get(node.id, _NO_TAINT)  # type: ignore[attr-defined]
-        if kind is ast.Constant:
-            return _NO_TAINT
         if kind is ast.Call:
             return self._call(node, scope, active)  # type: ignore[arg-type]
+        if kind is ast.Constant:
+            return _NO_TAINT
+        if kind in _SCOPED_EXPRESSIONS:
+            return self._scoped(node, scope, active)
         if kind is ast.Dict:
             self._dict_tool(node, scope)  # type: ignore[arg-type]
-        # Children in ``_fields`` order, as ``ast.iter_child_nodes`` gives them (the order matters for
-        # comprehensions: the element is read before the loop variable is bound).
-        comprehension = kind in _SCOPED_EXPRESSIONS
-        if comprehension:
-            # Loop variables and lambda parameters are bound names (the element is read first).
-            for bound in _bound_names(node):
-                scope.taint.setdefault(bound, _NO_TAINT)
+        # Children in ``_fields`` order, as ``ast.iter_child_nodes`` gives them; names and constants
+        # (half of all children) are read here rather than through a call each.
         taint = _NO_TAINT
+        names = scope.taint
         for attr in node_fields(kind):
+            value = getattr(node, attr)
+            for child in value if type(value) is list else (value,):
+                child_kind = type(child)
+                if child_kind is ast.Name:
+                    found = names.get(child.id, _NO_TAINT)
+                elif child_kind is ast.Constant or child_kind not in _EXPRESSIONS:
+                    continue
+                else:
+                    found = self._expr(child, scope, active)
+                if found:
+                    taint = taint | found if taint else found
+        return taint
+
+    def _scoped(self, node: ast.expr, scope: _Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
+        """A lambda or comprehension: its loop variables and parameters are bound names, and the
+        element is read before the loop variable is bound (``_fields`` order)."""
+        for bound in _bound_names(node):
+            scope.taint.setdefault(bound, _NO_TAINT)
+        taint = _NO_TAINT
+        for attr in node_fields(type(node)):
             value = getattr(node, attr)
             for child in value if type(value) is list else (value,):
                 if isinstance(child, ast.expr):
                     found = self._expr(child, scope, active)
-                elif isinstance(child, ast.keyword) and not comprehension:
-                    found = self._expr(child.value, scope, active)
-                elif isinstance(child, ast.comprehension) and comprehension:
+                elif isinstance(child, ast.comprehension):
                     found = self._expr(child.iter, scope, active)
                     if found:
                         taint = taint | found if taint else found
@@ -968,40 +904,83 @@ class _FileAnalyzer:
         return taint
 
     def _call(self, node: ast.Call, scope: _Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
-        receiver_taint: frozenset[TaintOrigin] = frozenset()
-        if isinstance(node.func, ast.Attribute):
-            receiver_taint = self._expr(node.func.value, scope, active)
-        elif not isinstance(node.func, ast.Name):
-            receiver_taint = self._expr(node.func, scope, active)
+        func = node.func
+        func_kind = type(func)
+        receiver_taint = _NO_TAINT
+        if func_kind is ast.Attribute:
+            receiver_taint = self._expr(func.value, scope, active)  # type: ignore[attr-defined]
+        elif func_kind is not ast.Name:
+            receiver_taint = self._expr(func, scope, active)
         arg_taints: list[tuple[int | None, str | None, frozenset[TaintOrigin]]] = []
+        all_args = _NO_TAINT
         for index, arg in enumerate(node.args):
-            value = arg.value if isinstance(arg, ast.Starred) else arg
-            arg_taints.append((index, None, self._expr(value, scope, active)))
+            found = self._expr(arg.value if type(arg) is ast.Starred else arg, scope, active)
+            arg_taints.append((index, None, found))
+            if found:
+                all_args = all_args | found if all_args else found
         for kw in node.keywords:
-            arg_taints.append((None, kw.arg, self._expr(kw.value, scope, active)))
-        all_args: frozenset[TaintOrigin] = (
-            frozenset().union(*(t for _, _, t in arg_taints)) if arg_taints else frozenset()
-        )
+            found = self._expr(kw.value, scope, active)
+            arg_taints.append((None, kw.arg, found))
+            if found:
+                all_args = all_args | found if all_args else found
 
-        self._dynamic_dispatch(node, scope)
-        name, resolved = self.dotted(node.func, scope)
+        if func_kind is ast.Call or func_kind is ast.Subscript:
+            self._dynamic_dispatch(node, scope)
+        name, resolved = self.dotted(func, scope)
         if not name:
             return all_args | receiver_taint
-        model_rule = self.rules.models.first(name)
-        if model_rule is None:
-            http = self._http_model(node, name)
-            if http is not None:
-                model_rule, provider = http
-                location = self.loc(node)
-                self._model(model_rule, provider, name, "http", location)
-                return frozenset({TaintOrigin(kind="model_output", location=location)})
-        if model_rule is not None:
-            provider = model_rule.match.get("providers", {}).get(name, model_rule.provider or "unknown")
-            location = self.loc(node)
-            self._model(model_rule, provider, name, "sdk", location)
-            return frozenset({TaintOrigin(kind="model_output", location=location)})
+        profile = self.rules.profile(name)
+        model = self._model_call(node, name, profile)
+        if model is not None:
+            return model
+        if profile.frontier:
+            self._frontier_tools(node, name, profile.frontier)
+        if profile.tool_call is not None:
+            self._call_tool(node, profile.tool_call, scope)
+        if profile.tool_list:
+            self._tool_list(node, name, scope)
+        if not resolved and func_kind is ast.Name:
+            self._unresolved(node, func.id, profile, scope)  # type: ignore[attr-defined]
 
-        for rule in self.rules.frontier_tools.all(name):
+        action_rule = self._action_rule(node, profile) if profile.actions else None
+        if action_rule is not None:
+            tainted = all_args | receiver_taint
+            self._action(node, name, profile, action_rule, tainted, scope, active)
+            return tainted
+        if _is_user_callee(name, resolved, self):
+            scope.calls.append(
+                CallFact(
+                    location=self.loc(node),
+                    callee=name,
+                    resolved=resolved,
+                    dominatingGates=sorted(active),
+                    args=[
+                        ArgTaint(index=i, keyword=k, origins=sorted(t, key=_origin_key)) for i, k, t in arg_taints if t
+                    ],
+                )
+            )
+            return frozenset({_call_return(name)}) | receiver_taint
+        return all_args | receiver_taint
+
+    def _model_call(self, node: ast.Call, name: str, profile: CallProfile) -> frozenset[TaintOrigin] | None:
+        """A model API call (an SDK's or an HTTP call to a model host): recorded, and the origin of its
+        value; ``None`` for other calls."""
+        model_rule = profile.model
+        if model_rule is None:
+            http = self._http_model(node) if profile.http_egress else None
+            if http is None:
+                return None
+            model_rule, provider = http
+            location = self.loc(node)
+            self._model(model_rule, provider, name, "http", location)
+            return frozenset({TaintOrigin(kind="model_output", location=location)})
+        provider = model_rule.match.get("providers", {}).get(name, model_rule.provider or "unknown")
+        location = self.loc(node)
+        self._model(model_rule, provider, name, "sdk", location)
+        return frozenset({TaintOrigin(kind="model_output", location=location)})
+
+    def _frontier_tools(self, node: ast.Call, name: str, rules: Sequence[Rule]) -> None:
+        for rule in rules:
             location = self.loc(node)
             runtime = self.rules.frontier_runtime[rule.id]
             kind: FrontierKind = "runtime_registered_tools" if name in runtime else "config_registered_tools"
@@ -1014,64 +993,49 @@ class _FileAnalyzer:
                     ruleId=rule.id,
                 )
             )
-        self._call_tool(node, name, scope)
-        if self.rules.tool_list_calls.first(name) is not None:
-            self._tool_list(node, name, scope)
-        if not resolved and isinstance(node.func, ast.Name):
-            self._unresolved(node, node.func.id, scope)
 
-        action_rule = self._action_rule(node, name)
+    def _action(
+        self,
+        node: ast.Call,
+        name: str,
+        profile: CallProfile,
+        rule: Rule,
+        tainted: frozenset[TaintOrigin],
+        scope: _Scope,
+        active: frozenset[str],
+    ) -> None:
+        location = self.loc(node)
         gates = sorted(active)
-        if action_rule is not None:
-            location = self.loc(node)
-            sandbox = self.rules.gates.first(name)
-            if sandbox is not None and sandbox.gateKind == "sandbox":
-                # ``client.containers.run(image, cmd)``: the execution target is the sandbox itself.
-                gates = sorted({*gates, self._gate(scope, sandbox, node, name).id})
-            scope.actions.append(
-                ActionSite(
-                    id=short_id("act", self.path, location.line, location.column, action_rule.id),
-                    actionClass=action_rule.actionClass or "network.egress",
-                    impact=action_rule.impact or "medium",
-                    ruleId=action_rule.id,
-                    target=_display(name),
-                    location=location,
-                    dominatingGates=gates,
-                    taint=sorted(all_args | receiver_taint, key=_origin_key),
-                )
+        sandbox = profile.gate
+        if sandbox is not None and sandbox.gateKind == "sandbox":
+            # ``client.containers.run(image, cmd)``: the execution target is the sandbox itself.
+            gates = sorted({*gates, self._gate(scope, sandbox, node, name).id})
+        scope.actions.append(
+            ActionSite(
+                id=short_id("act", self.path, location.line, location.column, rule.id),
+                actionClass=rule.actionClass or "network.egress",
+                impact=rule.impact or "medium",
+                ruleId=rule.id,
+                target=profile.display,
+                location=location,
+                dominatingGates=gates,
+                taint=sorted(tainted, key=_origin_key),
             )
-            return all_args | receiver_taint
-
-        if _is_user_callee(name, resolved, self):
-            scope.calls.append(
-                CallFact(
-                    location=self.loc(node),
-                    callee=name,
-                    resolved=resolved,
-                    dominatingGates=gates,
-                    args=[
-                        ArgTaint(index=i, keyword=k, origins=sorted(t, key=_origin_key)) for i, k, t in arg_taints if t
-                    ],
-                )
-            )
-            return frozenset({_call_return(name)}) | receiver_taint
-        return all_args | receiver_taint
+        )
 
     def _model(self, rule: Rule, provider: str, name: str, via: Literal["sdk", "http"], location: Location) -> None:
         self.models.append(
             ModelSite(
                 id=short_id("mdl", self.path, location.line, location.column, rule.id),
                 provider=provider,
-                api=_display(name),
+                api=display_name(name),
                 via=via,
                 ruleId=rule.id,
                 location=location,
             )
         )
 
-    def _http_model(self, node: ast.Call, name: str) -> tuple[Rule, str] | None:
-        if not self.rules.http_hosts or not self.rules.egress.first(name):
-            return None
+    def _http_model(self, node: ast.Call) -> tuple[Rule, str] | None:
         texts = [t for t in (_string_text(a) for a in [*node.args, *(k.value for k in node.keywords)]) if t]
         for rule, hosts in self.rules.http_hosts:
             for host, provider in hosts.items():
@@ -1079,9 +1043,9 @@ class _FileAnalyzer:
                     return rule, provider
         return None
 
-    def _action_rule(self, node: ast.Call, name: str) -> Rule | None:
-        display = _display(name)
-        for rule in self.rules.actions.all(display):
+    def _action_rule(self, node: ast.Call, profile: CallProfile) -> Rule | None:
+        display = profile.display
+        for rule in profile.actions:
             match = rule.match
             if match.get("write_mode") and not _opens_for_writing(node):
                 continue
@@ -1103,10 +1067,7 @@ class _FileAnalyzer:
             return rule
         return None
 
-    def _call_tool(self, node: ast.Call, name: str, scope: _Scope) -> None:
-        rule = self.rules.tool_calls.first(name)
-        if rule is None:
-            return
+    def _call_tool(self, node: ast.Call, rule: Rule, scope: _Scope) -> None:
         func_node: ast.expr | None = None
         for wanted in rule.match.get("function_args", []):
             if isinstance(wanted, int) and len(node.args) > wanted:
@@ -1163,7 +1124,7 @@ class _FileAnalyzer:
                     )
                 return
 
-    def _unresolved(self, node: ast.Call, name: str, scope: _Scope) -> None:
+    def _unresolved(self, node: ast.Call, name: str, profile: CallProfile, scope: _Scope) -> None:
         """One ``unresolved_call`` per function and name, for a bare name bound nowhere in the file."""
         rule = self.rules.unresolved_rule
         if (
@@ -1175,7 +1136,7 @@ class _FileAnalyzer:
             or name in self.module_bound
             or name in _PY_BUILTINS
             or name in self.rules.unresolved_skip
-            or self.rules.gates.first(name) is not None
+            or profile.gate is not None
         ):
             return
         scope.reported.add(name)
@@ -1221,24 +1182,33 @@ _BUILTINS = frozenset({"eval", "exec", "compile", "open", "input", "__import__",
 
 
 _MODULE_PARAMS: list[str] = []
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _PY_BUILTINS = frozenset(dir(builtins))
-_BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
+_BLOCK_KINDS = frozenset({ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While})
+_DEFINITION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 
 
-def _definitions(body: Sequence[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
+def _definitions(body: Sequence[ast.stmt]) -> list[_Definition]:
     """The functions and classes a block defines, including those under ``if``/``try``/``with``/loops
     (``if TYPE_CHECKING:``, ``try: ... except ImportError: def f(): ...``), not those inside them."""
+    found: list[_Definition] = []
+    _add_definitions(body, found)
+    return found
+
+
+def _add_definitions(body: Sequence[ast.stmt], found: list[_Definition]) -> None:
     for stmt in body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            yield stmt
-        elif isinstance(stmt, _BLOCKS):
+        kind = type(stmt)
+        if kind in _DEFINITION_KINDS:
+            found.append(stmt)  # type: ignore[arg-type]
+        elif kind in _BLOCK_KINDS:
             for name in ("body", "orelse", "finalbody"):
-                yield from _definitions(getattr(stmt, name, ()))
+                _add_definitions(getattr(stmt, name, ()), found)
             for handler in getattr(stmt, "handlers", ()):
-                yield from _definitions(handler.body)
-        elif isinstance(stmt, ast.Match):
-            for case in stmt.cases:
-                yield from _definitions(case.body)
+                _add_definitions(handler.body, found)
+        elif kind is ast.Match:
+            for case in stmt.cases:  # type: ignore[attr-defined]
+                _add_definitions(case.body, found)
 
 
 def _annotation_type(node: ast.expr | None) -> ast.expr | None:
@@ -1255,6 +1225,12 @@ def _annotation_type(node: ast.expr | None) -> ast.expr | None:
         outer = node.value.id if isinstance(node.value, ast.Name) else node.value.attr
         return _annotation_type(node.slice) if outer == "Optional" else None
     return node if isinstance(node, ast.Name | ast.Attribute) else None
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _param_taint(name: str, index: int) -> frozenset[TaintOrigin]:
+    """A parameter's own taint (shared: parameter names and positions repeat across a tree)."""
+    return frozenset({TaintOrigin(kind="param", param=name, index=index)})
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -1293,13 +1269,6 @@ def _is_literal(node: ast.expr) -> bool:
 def _origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:
     loc = origin.location
     return (origin.kind, loc.line if loc else 0, loc.column if loc else 0, origin.param or "", origin.callee or "")
-
-
-def _display(name: str) -> str:
-    """A readable API name: ``pathlib.Path.resolve.parent.write_text`` is shown as ``pathlib.Path.write_text``."""
-    if name.startswith("pathlib.Path.") and name.count(".") > 2:
-        return "pathlib.Path." + name.rsplit(".", 1)[-1]
-    return name
 
 
 def _is_user_callee(name: str, resolved: bool, analyzer: _FileAnalyzer) -> bool:

@@ -1,0 +1,159 @@
+"""The rule pack's Python rules, compiled once per rule pack for the analyzer (``python_analyzer.py``).
+
+Besides the tables of each kind, ``CallProfile`` gathers everything the rules say about one callee
+name (is it a model API, an action, a gate, a tool registration...): a call site then costs one dict
+probe instead of a lookup in each table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.backend.engines.static.rulematch import Patterns, RuleTable
+from assay.backend.engines.static.rulepack import Rule, RuleKind, RulePack
+
+
+def display_name(name: str) -> str:
+    """A readable API name: ``pathlib.Path.resolve.parent.write_text`` is shown as ``pathlib.Path.write_text``."""
+    if name.startswith("pathlib.Path.") and name.count(".") > 2:
+        return "pathlib.Path." + name.rsplit(".", 1)[-1]
+    return name
+
+
+@dataclass(frozen=True)
+class CallProfile:
+    """What the rules say about calls to one (resolved) name."""
+
+    display: str  # ``display_name(name)``
+    model: Rule | None  # the first model rule for the name
+    http_egress: bool  # an egress call that may reach a model host (``_http_model``)
+    frontier: tuple[Rule, ...]  # frontier rules: tools obtained at run time through the call
+    tool_call: Rule | None  # a call that registers a tool (``StructuredTool.from_function(f)``)
+    tool_list: bool  # a call that may be given a list of tools
+    actions: tuple[Rule, ...]  # action rules for the displayed name, in rule-pack order
+    gate: Rule | None  # the first gate rule for the name
+    action_gate: Rule | None  # ``gate`` unless the call is an action too (then it is gated where it runs)
+    unconditional: bool  # a gate that holds from where it runs, even when its result is only assigned
+
+
+@dataclass(frozen=True)
+class CompiledRules:
+    models: RuleTable
+    http_hosts: list[tuple[Rule, dict[str, str]]]
+    actions: RuleTable
+    egress: RuleTable
+    sql_grant: Rule | None
+    gates: RuleTable  # call rules first, then name-pattern rules
+    gate_decorators: list[tuple[Rule, Patterns]]
+    gate_kwargs: list[tuple[Rule, dict[str, Any]]]
+    allowlist: RuleTable
+    spend: RuleTable
+    annotation_gate: Rule | None
+    tool_decorators: list[tuple[Rule, Patterns]]
+    tool_decorator_attrs: list[tuple[Rule, frozenset[str]]]
+    tool_decorator_on: list[tuple[Rule, frozenset[str]]]
+    tool_calls: RuleTable
+    tool_classes: list[tuple[Rule, frozenset[str]]]
+    tool_dicts: list[Rule]
+    frontier_tools: RuleTable
+    frontier_runtime: dict[str, frozenset[str]]  # rule id -> names that register tools at run time
+    dispatch_rule: Rule | None
+    assigned_gates: Patterns  # gate calls that hold from where they run, even when only assigned
+    tool_lists: list[tuple[Rule, Patterns, tuple[int | str, ...]]]  # (rule, call, where the list is)
+    tool_list_calls: RuleTable  # the same calls, memoised: most calls are not one
+    unresolved_rule: Rule | None
+    context_gates: RuleTable
+    unresolved_skip: frozenset[str]
+    profiles: dict[str, CallProfile] = field(default_factory=dict)
+
+    def profile(self, name: str) -> CallProfile:
+        """The rules about calls to ``name``, memoised: names repeat heavily across a tree."""
+        found = self.profiles.get(name)
+        if found is None:
+            found = self.profiles[name] = self._profile(name)
+        return found
+
+    def _profile(self, name: str) -> CallProfile:
+        display = display_name(name)
+        gate = self.gates.first(name)
+        actions = self.actions.all(display)
+        action_gate = gate if gate is not None and not actions else None
+        return CallProfile(
+            display=display,
+            model=self.models.first(name),
+            http_egress=bool(self.http_hosts) and self.egress.first(name) is not None,
+            frontier=self.frontier_tools.all(name),
+            tool_call=self.tool_calls.first(name),
+            tool_list=self.tool_list_calls.first(name) is not None,
+            actions=actions,
+            gate=gate,
+            action_gate=action_gate,
+            unconditional=action_gate is not None
+            and (action_gate.gateKind == "sandbox" or self.assigned_gates.matches(name)),
+        )
+
+
+_COMPILED: dict[str, CompiledRules] = {}
+
+
+def compile_rules(rules: RulePack) -> CompiledRules:
+    cached = _COMPILED.get(rules.digest)
+    if cached is not None:
+        return cached
+
+    def of(kind: RuleKind) -> list[Rule]:
+        return rules.for_language("python", kind)
+
+    gates = of("gate")
+    tools = of("tool")
+    frontier = of("frontier")
+    actions = [(r, Patterns(r.match["calls"])) for r in of("action") if "calls" in r.match]
+    compiled = CompiledRules(
+        models=RuleTable((r, Patterns(r.match["calls"])) for r in of("model") if "calls" in r.match),
+        http_hosts=[(r, dict(r.match["http_hosts"])) for r in of("model") if "http_hosts" in r.match],
+        actions=RuleTable(actions),
+        egress=RuleTable((r, p) for r, p in actions if r.actionClass == "network.egress"),
+        sql_grant=next((r for r in of("action") if r.match.get("sql_grant")), None),
+        # ``first_match(calls) or first_match(names)`` is the first match over the two in sequence.
+        gates=RuleTable(
+            [(r, Patterns(r.match["calls"])) for r in gates if "calls" in r.match]
+            + [(r, Patterns(r.match["name_patterns"])) for r in gates if "name_patterns" in r.match]
+        ),
+        gate_decorators=[
+            (r, Patterns(r.match["decorator_patterns"])) for r in gates if "decorator_patterns" in r.match
+        ],
+        gate_kwargs=[(r, dict(r.match["decorator_kwarg"])) for r in gates if "decorator_kwarg" in r.match],
+        allowlist=RuleTable((r, Patterns(r.match["membership_names"])) for r in gates if "membership_names" in r.match),
+        spend=RuleTable((r, Patterns(r.match["comparison_names"])) for r in gates if "comparison_names" in r.match),
+        annotation_gate=next((r for r in gates if "annotation_hints" in r.match), None),
+        tool_decorators=[(r, Patterns(r.match["decorators"])) for r in tools if "decorators" in r.match],
+        tool_decorator_attrs=[
+            (r, frozenset(r.match["decorator_attrs"])) for r in tools if "decorator_attrs" in r.match
+        ],
+        tool_decorator_on=[
+            (r, frozenset(f"{cls}.{attr}" for cls, attrs in r.match["decorator_attrs_on"].items() for attr in attrs))
+            for r in tools
+            if "decorator_attrs_on" in r.match
+        ],
+        tool_calls=RuleTable((r, Patterns(r.match["calls"])) for r in tools if "calls" in r.match),
+        tool_classes=[(r, frozenset(r.match["class_bases"])) for r in tools if "class_bases" in r.match],
+        tool_dicts=[r for r in tools if "dict_literal" in r.match],
+        frontier_tools=RuleTable((r, Patterns(r.match["calls"])) for r in frontier if "calls" in r.match),
+        frontier_runtime={r.id: frozenset(r.match.get("runtime", [])) for r in frontier if "calls" in r.match},
+        dispatch_rule=next((r for r in frontier if r.match.get("dynamic_dispatch")), None),
+        assigned_gates=Patterns(name for r in gates for name in r.match.get("assigned_calls", [])),
+        tool_lists=[
+            (r, Patterns([call]), tuple(where))
+            for r in tools
+            for call, where in sorted(r.match.get("tool_lists", {}).items())
+        ],
+        context_gates=RuleTable((r, Patterns(r.match["context_calls"])) for r in gates if "context_calls" in r.match),
+        tool_list_calls=RuleTable((r, Patterns(r.match["tool_lists"])) for r in tools if "tool_lists" in r.match),
+        unresolved_rule=next((r for r in frontier if r.match.get("unresolved_calls")), None),
+        unresolved_skip=frozenset(
+            name for r in frontier if r.match.get("unresolved_calls") for name in r.match.get("skip", [])
+        ),
+    )
+    _COMPILED[rules.digest] = compiled
+    return compiled
