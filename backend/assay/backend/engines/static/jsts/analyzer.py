@@ -28,7 +28,7 @@ from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.gates import operator_of
 from assay.backend.engines.static.jsts.names import Imports, require_spec
 from assay.backend.engines.static.jsts.rules import NOTHING, JsRules, classify
-from assay.backend.engines.static.jsts.scope import EMPTY, Pending, Scope, Taint
+from assay.backend.engines.static.jsts.scope import EMPTY, Pending, Scope, Taint, call_return_taint, param_taint
 from assay.backend.engines.static.jsts.sites import SiteLogic
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, Code, unwrap
 from assay.backend.engines.static.jsts.tools import ToolRecognizer
@@ -104,7 +104,7 @@ class FileAnalyzer(SiteLogic):
         params, types = self.params(item.node)
         scope = Scope(qualname=item.qualname, params=params, cls=item.cls, types=types)
         for index, param in enumerate(params):
-            scope.taint[param] = frozenset({TaintOrigin(kind="param", param=param, index=index)})
+            scope.taint[param] = param_taint(param, index)
         for gate in item.gates:
             scope.add_gate(gate)
         entry = frozenset(g.id for g in item.gates)
@@ -655,22 +655,22 @@ class FileAnalyzer(SiteLogic):
                 inner = unwrap(value)
                 if inner is None:
                     continue
-                key_text = (
-                    self.code.string_value(key) if key is not None and key.type == "string" else self.code.text(key)
-                )
-                if inner.type == "identifier":
-                    self.tool_recognizer.rename(self.code.text(inner), key_text or "")
+                inner_kind = inner.type
+                if inner_kind == "identifier":
+                    key_text = self.code.key_name(key)
+                    self.tool_recognizer.rename(self.code.text(inner), key_text)
                     target, _ = self.dotted(inner, scope)
                     if key_text and target is not None and "#" in target:  # { get_weather: getWeather }
                         self.named_impls.setdefault(key_text, target)
-                if (
-                    inner.type in FUNCTIONS
+                elif (
+                    inner_kind in FUNCTIONS
                     and owner is not None
                     and key is not None
                     and key.type != "computed_property_name"
                 ):
+                    key_text = self.code.key_name(key)
                     if inner.id not in self.claimed:
-                        self.defer(inner, f"{owner}{sep}{key_text}", key_text or "", cls=scope.cls)
+                        self.defer(inner, f"{owner}{sep}{key_text}", key_text, cls=scope.cls)
                         if key_text:
                             self.named_impls.setdefault(key_text, f"{owner}{sep}{key_text}")
                     continue
@@ -786,7 +786,7 @@ class FileAnalyzer(SiteLogic):
                     args=[ArgTaint(index=i, origins=sorted(t, key=origin_key)) for i, t in arg_taints if t],
                 )
             )
-            return frozenset({TaintOrigin(kind="call_return", callee=callee)}) | receiver | returned
+            return call_return_taint(callee) | receiver | returned
         if not resolved or self.imports.unresolvable:
             self.unresolved(func, name, resolved, node, scope)
         return all_args | returned

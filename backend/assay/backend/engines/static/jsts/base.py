@@ -110,6 +110,7 @@ class AnalyzerBase:
         self.claimed: set[int] = set()  # function nodes analysed on their own (not inline)
         self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
         self.emitted: set[str] = set()
+        self.locations: dict[int, Location] = {}  # node id -> its location, built once
         # Classes of this file: their methods, and the class each extends when it is in the tree.
         self.class_methods: dict[str, set[str]] = {}
         self.class_bases: dict[str, str] = {}
@@ -118,12 +119,15 @@ class AnalyzerBase:
         self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[], root=True)
 
     def loc(self, node: Node) -> Location:
-        return Location(
-            path=self.path,
-            line=node.start_point[0] + 1,
-            column=node.start_point[1] + 1,
-            endLine=node.end_point[0] + 1,
-        )
+        # A call site is often several facts at once (a gate and an action, a model and its taint):
+        # one frozen Location per node serves them all.
+        location = self.locations.get(node.id)
+        if location is None:
+            line, column = node.start_point
+            location = self.locations[node.id] = Location(
+                path=self.path, line=line + 1, column=column + 1, endLine=node.end_point[0] + 1
+            )
+        return location
 
     def dotted(self, node: Node | None, scope: Scope | None) -> tuple[str | None, bool]:
         """The resolved dotted name of an expression (callee, constructor, receiver), and whether it

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from tree_sitter import Node
 
@@ -10,6 +11,20 @@ from assay.backend.engines.static.facts import ActionSite, CallFact, GateSite, T
 
 Taint = frozenset[TaintOrigin]
 EMPTY: Taint = frozenset()
+
+
+# Taint origins are frozen values: the same parameter or callee is the same origin wherever it occurs,
+# so one instance is shared instead of building (and validating) a model for every occurrence.
+@lru_cache(maxsize=8192)
+def param_taint(param: str, index: int) -> Taint:
+    """What a function's parameter ``param`` (at position ``index``) carries on entry."""
+    return frozenset({TaintOrigin(kind="param", param=param, index=index)})
+
+
+@lru_cache(maxsize=8192)
+def call_return_taint(callee: str) -> Taint:
+    """What a call to the function ``callee`` of the tree returns."""
+    return frozenset({TaintOrigin(kind="call_return", callee=callee)})
 
 
 @dataclass(frozen=True)
@@ -69,10 +84,11 @@ class Scope:
     # (a file with thousands of top-level names and route handlers would otherwise copy quadratically).
     root: bool = False
     outer: dict[str, Taint] | None = None
+    # The top level's scope or one of its callbacks' (asked for every declaration: computed once).
+    is_module: bool = field(init=False)
 
-    @property
-    def is_module(self) -> bool:
-        return self.qualname.endswith("#<module>")
+    def __post_init__(self) -> None:
+        self.is_module = self.qualname.endswith("#<module>")
 
     def child(self) -> Scope:
         fresh = self.root

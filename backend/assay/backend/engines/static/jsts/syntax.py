@@ -63,6 +63,7 @@ class Code:
 
     def __init__(self, src: bytes) -> None:
         self.src = src
+        self._props: dict[int, dict[str, Node]] = {}
 
     def text(self, node: Node | None) -> str:
         # Slicing the source is an order of magnitude faster than ``Node.text``.
@@ -90,7 +91,14 @@ class Code:
         return self.text(key)
 
     def props(self, obj: Node) -> dict[str, Node]:
-        """Properties of an object literal by key (``pair`` values, shorthand names, method definitions)."""
+        """Properties of an object literal by key (``pair`` values, shorthand names, method definitions).
+        Read-only: an object literal is looked at by several recognisers, so the answer is kept per node."""
+        out = self._props.get(obj.id)
+        if out is None:
+            out = self._props[obj.id] = self._collect_props(obj)
+        return out
+
+    def _collect_props(self, obj: Node) -> dict[str, Node]:
         out: dict[str, Node] = {}
         for child in obj.named_children:
             kind = child.type
@@ -144,7 +152,10 @@ class Code:
         if kind in TERMINATORS:
             return True
         if kind == "statement_block":
-            return any(self.terminates(c) for c in node.named_children)
+            for child in node.named_children:  # a loop, not any(): this runs for every block of every if
+                if self.terminates(child):
+                    return True
+            return False
         if kind == "if_statement":
             alternative = node.child_by_field_name("alternative")
             other = alternative.named_children[0] if alternative is not None and alternative.named_children else None
