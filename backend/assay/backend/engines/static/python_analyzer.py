@@ -32,6 +32,7 @@ from assay.backend.engines.static.facts import (
     ToolDef,
 )
 from assay.backend.engines.static.pyast.conditions import NOTHING, Condition, Outcome, gate_when, meet
+from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.rules import CallProfile, compile_rules, display_name
 from assay.backend.engines.static.python_syntax import breadth_first, node_fields, statements_breadth_first
 from assay.backend.engines.static.rulepack import Rule, RulePack
@@ -117,7 +118,8 @@ class _FileAnalyzer:
 
     def loc(self, node: ast.AST) -> Location:
         line = getattr(node, "lineno", 1)
-        return Location(
+        return trusted(
+            Location,
             path=self.path,
             line=line,
             column=getattr(node, "col_offset", 0) + 1,
@@ -323,12 +325,13 @@ class _FileAnalyzer:
             return
         location = self.loc(node) if not isinstance(node, ast.Module) else Location(path=self.path, line=1, column=1)
         self.functions.append(
-            FunctionFacts(
+            trusted(
+                FunctionFacts,
                 id=short_id("fn", self.path, scope.qualname),
                 qualname=scope.qualname,
                 name=name,
                 location=location,
-                params=scope.params,
+                params=list(scope.params),
                 calls=scope.calls,
                 actions=scope.actions,
                 gates=sorted(scope.gates, key=lambda g: (g.location.line, g.location.column, g.id)),
@@ -350,7 +353,7 @@ class _FileAnalyzer:
                 self._add_tool(rule, fn, qualname, dec if isinstance(dec, ast.Call) else None, entry, scope)
             for gate_rule, patterns in self.rules.gate_decorators:
                 if patterns.matches(name):
-                    entry.add(self._gate(scope, gate_rule, dec, name).id)
+                    entry.add(self._gate(scope, gate_rule, dec, name))
         return frozenset(entry)
 
     def _tool_rule_for_decorator(self, name: str) -> Rule | None:
@@ -386,12 +389,12 @@ class _FileAnalyzer:
                 for key, value in wanted.items():
                     kw = _kwarg(call, key)
                     if isinstance(kw, ast.Constant) and kw.value == value:
-                        entry.add(self._gate(scope, gate_rule, call, f"{key}={value}").id)
+                        entry.add(self._gate(scope, gate_rule, call, f"{key}={value}"))
             if annotations and self.rules.annotation_gate is not None:
                 hints = [k for k in ("readOnlyHint", "destructiveHint") if k in annotations]
                 if hints:
                     detail = ", ".join(f"{k}={annotations[k]}" for k in hints)
-                    entry.add(self._gate(scope, self.rules.annotation_gate, call, detail).id)
+                    entry.add(self._gate(scope, self.rules.annotation_gate, call, detail))
         params = [p for p in scope.params if p not in _NON_TOOL_PARAMS]
         self.tools.append(
             ToolDef(
@@ -726,19 +729,23 @@ class _FileAnalyzer:
 
     # ----- gates -------------------------------------------------------------------------------
 
-    def _gate(self, scope: _Scope, rule: Rule, node: ast.AST, detail: str) -> GateSite:
+    def _gate(self, scope: _Scope, rule: Rule, node: ast.AST, detail: str) -> str:
+        """The id of the gate ``rule`` finds at ``node``, recorded in ``scope`` the first time."""
         location = self.loc(node)
-        gate = GateSite(
-            id=short_id("gate", self.path, location.line, location.column, rule.gateKind, detail),
-            kind=rule.gateKind or "permission_check",
-            ruleId=rule.id,
-            location=location,
-            detail=detail,
-        )
-        if gate.id not in scope.gate_ids:
-            scope.gate_ids.add(gate.id)
-            scope.gates.append(gate)
-        return gate
+        gate_id = short_id("gate", self.path, location.line, location.column, rule.gateKind, detail)
+        if gate_id not in scope.gate_ids:
+            scope.gate_ids.add(gate_id)
+            scope.gates.append(
+                trusted(
+                    GateSite,
+                    id=gate_id,
+                    kind=rule.gateKind or "permission_check",
+                    ruleId=rule.id,
+                    location=location,
+                    detail=detail,
+                )
+            )
+        return gate_id
 
     def _gate_of_expr(self, node: ast.expr, scope: _Scope) -> str | None:
         """The id of the gate a call is (approval, permission, limit check, sandbox), if it is one."""
@@ -756,8 +763,8 @@ class _FileAnalyzer:
             return None
         gate = self._gate(scope, rule, node, name)
         if profile.unconditional:
-            scope.unconditional.add(gate.id)
-        return gate.id
+            scope.unconditional.add(gate)
+        return gate
 
     def _context_gate(self, node: ast.expr, scope: _Scope) -> str | None:
         """A gate only as a ``with`` item: ``with RateLimiter(max_calls=5, period=60):``."""
@@ -765,7 +772,7 @@ class _FileAnalyzer:
             return None
         name, _ = self.dotted(node.func, scope)
         rule = self.rules.context_gates.first(name) if name else None
-        return self._gate(scope, rule, node, name or "").id if rule is not None else None
+        return self._gate(scope, rule, node, name or "") if rule is not None else None
 
     def _gate_in_chain(self, node: ast.expr, scope: _Scope) -> str | None:
         """A gate call or gate variable under method calls and subscripts: ``input('ok?').strip().lower()``,
@@ -813,7 +820,7 @@ class _FileAnalyzer:
             if rule is not None:
                 gate = self._gate(scope, rule, node, ref or "allowlist")
                 passes = isinstance(op, ast.In)
-                condition = gate_when(gate.id, passes)
+                condition = gate_when(gate, passes)
                 if isinstance(node.left, ast.Name):
                     clean = frozenset({node.left.id})
                     condition = Condition(
@@ -832,7 +839,7 @@ class _FileAnalyzer:
                 rule = self.rules.spend.first(ref) if ref else None
                 if rule is not None:
                     # ``amount > MAX`` is the failure test; ``amount <= MAX`` the passing one.
-                    return gate_when(self._gate(scope, rule, node, ref or "limit").id, not over)
+                    return gate_when(self._gate(scope, rule, node, ref or "limit"), not over)
         if isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn | ast.Is | ast.IsNot):
             # ``input('ok? ') != 'y'``, ``answer.lower() in ('y', 'yes')``: a human's answer checked
             # against a literal. The literal side says nothing; the other side carries the gate.
@@ -949,13 +956,16 @@ class _FileAnalyzer:
             return tainted
         if _is_user_callee(name, resolved, self):
             scope.calls.append(
-                CallFact(
+                trusted(
+                    CallFact,
                     location=self.loc(node),
                     callee=name,
                     resolved=resolved,
                     dominatingGates=sorted(active),
                     args=[
-                        ArgTaint(index=i, keyword=k, origins=sorted(t, key=_origin_key)) for i, k, t in arg_taints if t
+                        trusted(ArgTaint, index=i, keyword=k, origins=sorted(t, key=_origin_key))
+                        for i, k, t in arg_taints
+                        if t
                     ],
                 )
             )
@@ -1009,9 +1019,10 @@ class _FileAnalyzer:
         sandbox = profile.gate
         if sandbox is not None and sandbox.gateKind == "sandbox":
             # ``client.containers.run(image, cmd)``: the execution target is the sandbox itself.
-            gates = sorted({*gates, self._gate(scope, sandbox, node, name).id})
+            gates = sorted({*gates, self._gate(scope, sandbox, node, name)})
         scope.actions.append(
-            ActionSite(
+            trusted(
+                ActionSite,
                 id=short_id("act", self.path, location.line, location.column, rule.id),
                 actionClass=rule.actionClass or "network.egress",
                 impact=rule.impact or "medium",
