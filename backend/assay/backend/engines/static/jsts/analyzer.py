@@ -65,6 +65,8 @@ _LITERALS = frozenset(
         "hash_bang_line",
     }
 )
+# The expressions ``cond`` can read a gate from (anything else proves nothing).
+_CONDITIONS = frozenset({"unary_expression", "identifier", "call_expression", "binary_expression"})
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 
 
@@ -179,44 +181,12 @@ class FileAnalyzer(SiteLogic):
         return active
 
     def stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        """Walks one statement; returns the gates that hold after it."""
         kind = stmt.type
-        if kind == "expression_statement":
-            expr = stmt.named_children[0] if stmt.named_children else None
-            if expr is None:
-                return active
-            self.expr(expr, scope, active)
-            gate = self.gate_call(expr, scope)
-            return active | {gate} if gate is not None else active
-        if kind in ("lexical_declaration", "variable_declaration"):
-            for decl in stmt.named_children:
-                if decl.type == "variable_declarator":
-                    self.declare(decl, scope, active)
-            return active
-        if kind == "if_statement":
-            return self.if_stmt(stmt, scope, active)
-        if kind == "return_statement":
-            for child in stmt.named_children:
-                scope.returns |= self.expr(child, scope, active)
-            return active
-        if kind == "statement_block":
-            return self.block(stmt.named_children, scope, active)
-        if kind in ("function_declaration", "generator_function_declaration"):
-            name = self.code.text(stmt.child_by_field_name("name"))
-            self.defer(stmt, self.nested_qualname(scope, name), name, cls=scope.cls)
-            return active
-        if kind == "export_statement":
-            return self.export(stmt, scope, active)
-        if kind in ("class_declaration", "abstract_class_declaration"):
-            self.class_body(stmt, scope, self.code.text(stmt.child_by_field_name("name")))
-            return active
-        if kind in _LOOPS:
-            self.loop(stmt, scope, active)
-            return active
-        if kind == "try_statement":
-            return self.try_stmt(stmt, scope, active)
-        if kind == "switch_statement":
-            return self.switch(stmt, scope, active)
-        if kind in ("import_statement", "empty_statement", "debugger_statement") or kind in _LITERALS:
+        handler = _STMT_HANDLERS.get(kind)
+        if handler is not None:
+            return handler(self, stmt, scope, active)
+        if kind in _LITERALS:
             return active
         for child in stmt.named_children:
             if child.type.endswith("statement") or child.type in (
@@ -230,6 +200,41 @@ class FileAnalyzer(SiteLogic):
                 continue
             else:
                 self.expr(child, scope, active)
+        return active
+
+    def expression_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        expr = stmt.named_children[0] if stmt.named_children else None
+        if expr is None:
+            return active
+        self.expr(expr, scope, active)
+        gate = self.gate_call(expr, scope)
+        return active | {gate} if gate is not None else active
+
+    def declarations(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        for decl in stmt.named_children:
+            if decl.type == "variable_declarator":
+                self.declare(decl, scope, active)
+        return active
+
+    def return_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        for child in stmt.named_children:
+            scope.returns |= self.expr(child, scope, active)
+        return active
+
+    def statement_block(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        return self.block(stmt.named_children, scope, active)
+
+    def function_decl(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        name = self.code.text(stmt.child_by_field_name("name"))
+        self.defer(stmt, self.nested_qualname(scope, name), name, cls=scope.cls)
+        return active
+
+    def class_decl(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        self.class_body(stmt, scope, self.code.text(stmt.child_by_field_name("name")))
+        return active
+
+    def loop_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        self.loop(stmt, scope, active)
         return active
 
     def export(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
@@ -375,18 +380,19 @@ class FileAnalyzer(SiteLogic):
                 scope.taint[name] = EMPTY
             return
         inner = unwrap(value)
+        kind = inner.type if inner is not None else ""
         is_ident = name_node.type == "identifier"
         name_text = self.code.text(name_node) if is_ident else ""
-        if inner is not None and is_ident and inner.type in FUNCTIONS:
+        if inner is not None and is_ident and kind in FUNCTIONS:
             qualname = self.nested_qualname(scope, name_text)
             if not scope.is_module:
                 scope.locals[name_text] = qualname
             self.defer(inner, qualname, name_text, cls=scope.cls)
             return
-        if inner is not None and is_ident and inner.type == "class":
+        if inner is not None and is_ident and kind == "class":
             self.class_body(inner, scope, name_text)
             return
-        spec = require_spec(value, self.code)
+        spec = require_spec(inner, self.code) if kind == "call_expression" else None
         if spec is not None:
             if not scope.is_module:  # a require inside a function: bind it like an import
                 if is_ident:
@@ -396,16 +402,17 @@ class FileAnalyzer(SiteLogic):
                         if part.type == "shorthand_property_identifier_pattern":
                             scope.types[self.code.text(part)] = self.imports.member(spec, self.code.text(part))
             return
-        if inner is not None and is_ident and inner.type == "object" and scope.is_module:
+        if inner is not None and is_ident and kind == "object" and scope.is_module:
             taint = self.object(inner, scope, active, owner=self.nested_qualname(scope, name_text))
         else:
             taint = self.expr(value, scope, active)
-        names = self.code.pattern_names(name_node)
-        for name in names:
-            scope.taint[name] = taint
-        if not is_ident or inner is None:
+        if not is_ident:
+            for name in self.code.pattern_names(name_node):
+                scope.taint[name] = taint
             return
-        kind = inner.type
+        scope.taint[name_text] = taint
+        if inner is None:
+            return
         if kind in ("call_expression", "new_expression", "identifier", "member_expression"):
             type_name, _ = self.dotted(inner, scope)
             if type_name:
@@ -425,9 +432,10 @@ class FileAnalyzer(SiteLogic):
             index = inner.child_by_field_name("index")
             if index is not None and index.type not in ("string", "number"):
                 scope.dispatch_vars.add(name_text)
-        cond = self.cond(value, scope)
-        if cond:
-            scope.gate_vars[name_text] = cond
+        if kind in _CONDITIONS:
+            cond = self.cond(inner, scope)
+            if cond:
+                scope.gate_vars[name_text] = cond
 
     def assign(self, expr: Node, scope: Scope, active: frozenset[str]) -> Taint:
         left = expr.child_by_field_name("left")
@@ -806,4 +814,25 @@ _EXPR_HANDLERS: dict[str, Callable[[FileAnalyzer, Node, Scope, frozenset[str]], 
     "ternary_expression": FileAnalyzer.ternary,
     "class": FileAnalyzer.class_expr,
     **dict.fromkeys(FUNCTIONS, FileAnalyzer.anonymous),
+}
+
+# ``stmt`` dispatches the same way (statements not listed are walked part by part).
+_STMT_HANDLERS: dict[str, Callable[[FileAnalyzer, Node, Scope, frozenset[str]], frozenset[str]]] = {
+    "expression_statement": FileAnalyzer.expression_stmt,
+    "lexical_declaration": FileAnalyzer.declarations,
+    "variable_declaration": FileAnalyzer.declarations,
+    "if_statement": FileAnalyzer.if_stmt,
+    "return_statement": FileAnalyzer.return_stmt,
+    "statement_block": FileAnalyzer.statement_block,
+    "function_declaration": FileAnalyzer.function_decl,
+    "generator_function_declaration": FileAnalyzer.function_decl,
+    "export_statement": FileAnalyzer.export,
+    "class_declaration": FileAnalyzer.class_decl,
+    "abstract_class_declaration": FileAnalyzer.class_decl,
+    "try_statement": FileAnalyzer.try_stmt,
+    "switch_statement": FileAnalyzer.switch,
+    "import_statement": lambda self, stmt, scope, active: active,
+    "empty_statement": lambda self, stmt, scope, active: active,
+    "debugger_statement": lambda self, stmt, scope, active: active,
+    **dict.fromkeys(_LOOPS, FileAnalyzer.loop_stmt),
 }

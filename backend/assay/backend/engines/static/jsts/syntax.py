@@ -152,10 +152,7 @@ class Code:
         if kind in TERMINATORS:
             return True
         if kind == "statement_block":
-            for child in node.named_children:  # a loop, not any(): this runs for every block of every if
-                if self.terminates(child):
-                    return True
-            return False
+            return any(self.terminates(c) for c in node.named_children)
         if kind == "if_statement":
             alternative = node.child_by_field_name("alternative")
             other = alternative.named_children[0] if alternative is not None and alternative.named_children else None
