@@ -113,6 +113,9 @@ class _FileAnalyzer:
         self.extended: set[str] = set()  # classes of this file that other classes here extend
         self.star_import = False
         self.module_defs = _definitions(tree.body)
+        self._user_callees: dict[tuple[str, bool], bool] = {}
+        # The call ``_call`` resolved last, with its scope and callee (see ``_callee``).
+        self._last_callee: tuple[ast.Call | None, _Scope | None, str | None, bool] = _NO_CALLEE
 
     # ----- names -------------------------------------------------------------------------------
 
@@ -177,17 +180,7 @@ class _FileAnalyzer:
             return (f"{base}.{node.attr}" if base else None), ok
         if isinstance(node, ast.Call):
             callee, ok = self.dotted(node.func, scope)
-            if (
-                callee is not None
-                and (callee == "boto3.client" or callee.endswith(".client"))
-                and callee.startswith("boto3")
-            ):
-                service = _literal_str(node.args[0]) if node.args else _kwarg_str(node, "service_name")
-                return (f"boto3.client:{service}" if service else "boto3.client:*"), ok
-            if callee is not None and callee.startswith("boto3") and callee.endswith(".resource"):
-                service = _literal_str(node.args[0]) if node.args else None
-                return (f"boto3.resource:{service}" if service else "boto3.resource:*"), ok
-            return callee, ok
+            return _constructed(node, callee), ok
         if isinstance(node, ast.Await):
             return self.dotted(node.value, scope)
         if isinstance(node, ast.Subscript):
@@ -195,6 +188,20 @@ class _FileAnalyzer:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             return self.dotted(node.left, scope)
         return None, False
+
+    def _callee(self, call: ast.Call, scope: _Scope) -> tuple[str | None, bool]:
+        """``dotted(call.func, scope)``. Statements ask it of the call they have just walked, which
+        ``_call`` resolved already: that answer is reused unless a name was bound since."""
+        last, last_scope, name, resolved = self._last_callee
+        if last is call and last_scope is scope:
+            return name, resolved
+        return self.dotted(call.func, scope)
+
+    def _type_of(self, node: ast.expr, scope: _Scope) -> str | None:
+        """``dotted(node, scope)``, through ``_callee`` for a call."""
+        if type(node) is ast.Call:
+            return _constructed(node, self._callee(node, scope)[0])
+        return self.dotted(node, scope)[0]
 
     # ----- entry -------------------------------------------------------------------------------
 
@@ -348,25 +355,12 @@ class _FileAnalyzer:
             name, _ = self.dotted(target, None)
             if not name:
                 continue
-            rule = self._tool_rule_for_decorator(name)
+            rule, gate_rules = self.rules.decorator(name)
             if rule is not None:
                 self._add_tool(rule, fn, qualname, dec if isinstance(dec, ast.Call) else None, entry, scope)
-            for gate_rule, patterns in self.rules.gate_decorators:
-                if patterns.matches(name):
-                    entry.add(self._gate(scope, gate_rule, dec, name))
+            for gate_rule in gate_rules:
+                entry.add(self._gate(scope, gate_rule, dec, name))
         return frozenset(entry)
-
-    def _tool_rule_for_decorator(self, name: str) -> Rule | None:
-        for rule, patterns in self.rules.tool_decorators:
-            if patterns.matches(name):
-                return rule
-        for rule, attrs in self.rules.tool_decorator_attrs:
-            if name.rsplit(".", 1)[-1] in attrs:
-                return rule
-        for rule, full in self.rules.tool_decorator_on:
-            if name in full:
-                return rule
-        return None
 
     def _add_tool(
         self,
@@ -567,6 +561,7 @@ class _FileAnalyzer:
                 if scope.params is not _MODULE_PARAMS:
                     # A nested definition is called by its local name: resolve it to its qualname.
                     scope.types[stmt.name] = f"{scope.qualname}.{stmt.name}"
+                    self._last_callee = _NO_CALLEE
                     scope.taint.setdefault(stmt.name, _NO_TAINT)
                 continue
             after = self._stmt(stmt, scope, active)
@@ -621,8 +616,7 @@ class _FileAnalyzer:
                     # ``with Sandbox() as sbx:`` or ``with limiter:``: the body runs behind it.
                     inside = inside | {gate}
                 if item.optional_vars is not None:
-                    name, _ = self.dotted(item.context_expr, scope)
-                    self._assign(item.optional_vars, taint, name, scope)
+                    self._assign(item.optional_vars, taint, self._type_of(item.context_expr, scope), scope)
             after = self._walk_block(stmt.body, scope, inside)
             return None if after is None else active | (after - inside) | (after & inside & active)
         if isinstance(stmt, ast.Match):
@@ -646,7 +640,7 @@ class _FileAnalyzer:
         if value is None:
             return active
         taint = self._expr(value, scope, active)
-        name, _ = self.dotted(value, scope) if isinstance(value, ast.Call | ast.BinOp) else (None, False)
+        name = self._type_of(value, scope) if type(value) is ast.Call or type(value) is ast.BinOp else None
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         gate = self._gate_of_expr(value, scope)
         for target in targets:
@@ -715,6 +709,7 @@ class _FileAnalyzer:
 
     def _assign(self, target: ast.expr, taint: frozenset[TaintOrigin], type_name: str | None, scope: _Scope) -> None:
         if isinstance(target, ast.Name):
+            self._last_callee = _NO_CALLEE  # the name may have been its receiver
             scope.taint[target.id] = taint
             scope.gate_vars.pop(target.id, None)
             if type_name:
@@ -753,7 +748,7 @@ class _FileAnalyzer:
             node = node.value
         if not isinstance(node, ast.Call):
             return None
-        name, _ = self.dotted(node.func, scope)
+        name, _ = self._callee(node, scope)
         if not name:
             return None
         profile = self.rules.profile(name)
@@ -770,7 +765,7 @@ class _FileAnalyzer:
         """A gate only as a ``with`` item: ``with RateLimiter(max_calls=5, period=60):``."""
         if not isinstance(node, ast.Call):
             return None
-        name, _ = self.dotted(node.func, scope)
+        name, _ = self._callee(node, scope)
         rule = self.rules.context_gates.first(name) if name else None
         return self._gate(scope, rule, node, name or "") if rule is not None else None
 
@@ -934,6 +929,7 @@ class _FileAnalyzer:
         if func_kind is ast.Call or func_kind is ast.Subscript:
             self._dynamic_dispatch(node, scope)
         name, resolved = self.dotted(func, scope)
+        self._last_callee = (node, scope, name, resolved)
         if not name:
             return all_args | receiver_taint
         profile = self.rules.profile(name)
@@ -954,7 +950,7 @@ class _FileAnalyzer:
             tainted = all_args | receiver_taint
             self._action(node, name, profile, action_rule, tainted, scope, active)
             return tainted
-        if _is_user_callee(name, resolved, self):
+        if self._user_callee(name, resolved):
             scope.calls.append(
                 trusted(
                     CallFact,
@@ -969,8 +965,16 @@ class _FileAnalyzer:
                     ],
                 )
             )
-            return frozenset({_call_return(name)}) | receiver_taint
+            return _call_return(name) | receiver_taint
         return all_args | receiver_taint
+
+    def _user_callee(self, name: str, resolved: bool) -> bool:
+        """``_is_user_callee``, memoised for the file: most calls in a file repeat a few names."""
+        key = (name, resolved)
+        found = self._user_callees.get(key)
+        if found is None:
+            found = self._user_callees[key] = _is_user_callee(name, resolved, self)
+        return found
 
     def _model_call(self, node: ast.Call, name: str, profile: CallProfile) -> frozenset[TaintOrigin] | None:
         """A model API call (an SDK's or an HTTP call to a model host): recorded, and the origin of its
@@ -1193,6 +1197,7 @@ _BUILTINS = frozenset({"eval", "exec", "compile", "open", "input", "__import__",
 
 
 _MODULE_PARAMS: list[str] = []
+_NO_CALLEE: tuple[None, None, None, bool] = (None, None, None, False)
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _PY_BUILTINS = frozenset(dir(builtins))
 _BLOCK_KINDS = frozenset({ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While})
@@ -1245,9 +1250,9 @@ def _param_taint(name: str, index: int) -> frozenset[TaintOrigin]:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _call_return(callee: str) -> TaintOrigin:
-    """The origin of a value returned by ``callee`` (shared: callees repeat across a tree)."""
-    return TaintOrigin(kind="call_return", callee=callee)
+def _call_return(callee: str) -> frozenset[TaintOrigin]:
+    """The taint of a value returned by ``callee`` (shared: callees repeat across a tree)."""
+    return frozenset({TaintOrigin(kind="call_return", callee=callee)})
 
 
 def _bound_names(node: ast.expr) -> Iterator[str]:
@@ -1304,6 +1309,19 @@ _STDLIB_HEADS = frozenset(
         "agents", "crewai", "autogen", "pydantic_ai", "smolagents", "llama_index", "mcp", "fastmcp",
     }
 )  # fmt: skip
+
+
+def _constructed(call: ast.Call, callee: str | None) -> str | None:
+    """The type a call's value has: the callee's, but a boto3 client or resource by its service."""
+    if callee is None or not callee.startswith("boto3"):
+        return callee
+    if callee == "boto3.client" or callee.endswith(".client"):
+        service = _literal_str(call.args[0]) if call.args else _kwarg_str(call, "service_name")
+        return f"boto3.client:{service}" if service else "boto3.client:*"
+    if callee.endswith(".resource"):
+        service = _literal_str(call.args[0]) if call.args else None
+        return f"boto3.resource:{service}" if service else "boto3.resource:*"
+    return callee
 
 
 def _literal_str(node: ast.AST | None) -> str | None:

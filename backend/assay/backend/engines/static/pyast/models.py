@@ -20,14 +20,18 @@ from pydantic import BaseModel
 M = TypeVar("M", bound=BaseModel)
 
 _new = object.__new__
-_set = object.__setattr__
+# The slots every pydantic model instance has, set through their descriptors as pydantic-core does.
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def trusted(cls: type[M], **fields: Any) -> M:
     """``cls(**fields)`` without validation: every field given, in order, of its exact type."""
     model = _new(cls)
-    _set(model, "__dict__", fields)
-    _set(model, "__pydantic_fields_set__", set(fields))
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
+    _set_dict(model, fields)
+    _set_fields_set(model, set(fields))
+    _set_extra(model, None)
+    _set_private(model, None)
     return model

@@ -66,6 +66,27 @@ class CompiledRules:
     context_gates: RuleTable
     unresolved_skip: frozenset[str]
     profiles: dict[str, CallProfile] = field(default_factory=dict)
+    decorators: dict[str, tuple[Rule | None, tuple[Rule, ...]]] = field(default_factory=dict)
+
+    def decorator(self, name: str) -> tuple[Rule | None, tuple[Rule, ...]]:
+        """For a decorator ``@name``: the tool rule it makes a tool by, and the gate rules it is a gate by."""
+        found = self.decorators.get(name)
+        if found is None:
+            gates = tuple(rule for rule, patterns in self.gate_decorators if patterns.matches(name))
+            found = self.decorators[name] = (self._tool_decorator(name), gates)
+        return found
+
+    def _tool_decorator(self, name: str) -> Rule | None:
+        for rule, patterns in self.tool_decorators:
+            if patterns.matches(name):
+                return rule
+        for rule, attrs in self.tool_decorator_attrs:
+            if name.rsplit(".", 1)[-1] in attrs:
+                return rule
+        for rule, full in self.tool_decorator_on:
+            if name in full:
+                return rule
+        return None
 
     def profile(self, name: str) -> CallProfile:
         """The rules about calls to ``name``, memoised: names repeat heavily across a tree."""
