@@ -103,6 +103,7 @@ class FileAnalyzer(SiteLogic):
         self.pending.append(Pending(node=node, qualname=qualname, name=name, cls=cls, gates=tuple(gates)))
 
     def function(self, item: Pending) -> None:
+        self.known_callees.clear()  # only ever left over when a chain was too deep to walk
         params, types = self.params(item.node)
         scope = Scope(qualname=item.qualname, params=params, cls=item.cls, types=types)
         for index, param in enumerate(params):
@@ -131,15 +132,19 @@ class FileAnalyzer(SiteLogic):
         names: list[str] = []
         types: dict[str, str] = {}
         for param in params_node.named_children:
-            pattern = param.child_by_field_name("pattern") if param.type.endswith("_parameter") else param
+            typed = param.type.endswith("_parameter")  # required_parameter / optional_parameter (TypeScript)
+            pattern = param.child_by_field_name("pattern") if typed else param
             if pattern is None:
                 continue
-            bound = self.code.pattern_names(pattern)
-            names.extend(bound)
-            if pattern.type == "identifier" and param.type.endswith("_parameter"):
+            if pattern.type != "identifier":
+                names.extend(self.code.pattern_names(pattern))
+                continue
+            name = self.code.text(pattern)
+            names.append(name)
+            if typed:
                 type_name = self.type_name(param.child_by_field_name("type"))
                 if type_name:
-                    types[self.code.text(pattern)] = type_name
+                    types[name] = type_name
         return names, types
 
     def emit(self, scope: Scope, node: Node | None, name: str) -> None:
@@ -695,6 +700,15 @@ class FileAnalyzer(SiteLogic):
                 taint |= self.expr(child, scope, active)
         return taint
 
+    def callee_name(self, node: Node, func: Node | None, scope: Scope) -> tuple[str | None, bool]:
+        """What a call calls. Resolving the outer call of a chain ``a.b().c()`` resolves its inner calls
+        too; the walk then reaches each inner call through its receiver (member objects, wrappers,
+        subscript objects) before anything in the chain can bind a name, so those names still hold."""
+        known = self.known_callees.pop(node.id, None)
+        if known is not None and known[0] is scope:
+            return known[1], known[2]
+        return self.dotted(func, scope, self.known_callees)
+
     def call(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
         is_new = node.type == "new_expression"
         func = node.child_by_field_name("constructor" if is_new else "function")
@@ -704,8 +718,8 @@ class FileAnalyzer(SiteLogic):
         elif args_node.type == "template_string":  # a tagged template: $`ls ${dir}`
             args = [args_node]
         else:
-            args = list(args_node.named_children)
-        name, resolved = self.dotted(func, scope)
+            args = args_node.named_children  # a fresh list each time, never changed here
+        name, resolved = self.callee_name(node, func, scope)
         facts = classify(self.rules, name) if name else NOTHING
         gate_id = self.gate_site(scope, facts.gate, node, name) if facts.gate is not None and name else None
         self.call_gates[node.id] = gate_id

@@ -20,6 +20,9 @@ from assay.backend.engines.static.jsts.scope import Pending, Scope
 from assay.backend.engines.static.jsts.syntax import WRAPPERS, Code, unwrap
 from assay.backend.engines.static.rulepack import Rule
 
+# Callee names resolved ahead, by call node id, with the scope they were resolved in (see ``dotted``).
+Callees = dict[int, tuple[Scope | None, str | None, bool]]
+
 # Global functions and objects of JavaScript runtimes: calls to them are resolved (never frontier).
 BUILTINS = frozenset(
     {
@@ -110,6 +113,7 @@ class AnalyzerBase:
         self.claimed: set[int] = set()  # function nodes analysed on their own (not inline)
         self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
         self.emitted: set[str] = set()
+        self.known_callees: Callees = {}  # filled and emptied by the walk of each call chain
         self.locations: dict[int, Location] = {}  # node id -> its location, built once
         # Classes of this file: their methods, and the class each extends when it is in the tree.
         self.class_methods: dict[str, set[str]] = {}
@@ -129,9 +133,12 @@ class AnalyzerBase:
             )
         return location
 
-    def dotted(self, node: Node | None, scope: Scope | None) -> tuple[str | None, bool]:
+    def dotted(self, node: Node | None, scope: Scope | None, record: Callees | None = None) -> tuple[str | None, bool]:
         """The resolved dotted name of an expression (callee, constructor, receiver), and whether it
-        is known (imported, defined in the tree, a typed variable or a runtime global)."""
+        is known (imported, defined in the tree, a typed variable or a runtime global).
+
+        With ``record``, the callee name of every call and ``new`` met on the way is kept there by node
+        id: a chain ``a.b().c().d()`` is resolved once for its outer call instead of once per link."""
         if node is None:
             return None, False
         kind = node.type
@@ -141,21 +148,7 @@ class AnalyzerBase:
                 return None, False
             kind = node.type
         if kind == "identifier":
-            name = self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
-            if scope is not None:
-                if name in scope.types:
-                    return scope.types[name], True
-                if name in scope.locals:
-                    return scope.locals[name], True
-                if name in scope.taint:  # a local variable of unknown type shadows imports
-                    return name, False
-            if name in self.module_types:
-                return self.module_types[name], True
-            if name in self.imports.aliases:
-                return self.imports.aliases[name], name not in self.imports.unresolvable
-            if name in self.imports.local_defs:
-                return self.imports.local_defs[name], True
-            return name, name in BUILTINS
+            return self.resolve_name(self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace"), scope)
         if kind == "this":
             if scope is not None and scope.cls is not None:
                 return scope.cls, True
@@ -164,7 +157,7 @@ class AnalyzerBase:
             base = self.class_bases.get(scope.cls) if scope is not None and scope.cls is not None else None
             return (base, True) if base is not None else (None, False)
         if kind == "member_expression":
-            base, ok = self.dotted(node.child_by_field_name("object"), scope)
+            base, ok = self.dotted(node.child_by_field_name("object"), scope, record)
             if base is None:
                 return None, False
             prop = self.code.text(node.child_by_field_name("property")).lstrip("#")
@@ -174,12 +167,43 @@ class AnalyzerBase:
             spec = require_spec(node, self.code)
             if spec is not None:  # require("fs").promises
                 return self.imports.namespace(spec), True
-            return self.dotted(node.child_by_field_name("function"), scope)
+            return self.callee(node, "function", scope, record)
         if kind == "new_expression":
-            return self.dotted(node.child_by_field_name("constructor"), scope)
+            return self.callee(node, "constructor", scope, record)
         if kind == "subscript_expression":
-            return self.dotted(node.child_by_field_name("object"), scope)
+            return self.dotted(node.child_by_field_name("object"), scope, record)
         return None, False
+
+    def callee(self, node: Node, field: str, scope: Scope | None, record: Callees | None) -> tuple[str | None, bool]:
+        """The resolved name of what a call (or ``new``) calls; kept in ``record`` when one is given."""
+        name, known = self.dotted(node.child_by_field_name(field), scope, record)
+        if record is not None:
+            record[node.id] = (scope, name, known)
+        return name, known
+
+    def resolve_name(self, name: str, scope: Scope | None) -> tuple[str | None, bool]:
+        """What a bare name refers to, innermost binding first (see ``dotted``). The tables map names to
+        strings, never to None, so one ``get`` answers both "is it bound" and "to what"."""
+        if scope is not None:
+            found = scope.types.get(name)
+            if found is not None:
+                return found, True
+            found = scope.locals.get(name)
+            if found is not None:
+                return found, True
+            if name in scope.taint:  # a local variable of unknown type shadows imports
+                return name, False
+        found = self.module_types.get(name)
+        if found is not None:
+            return found, True
+        imports = self.imports
+        found = imports.aliases.get(name)
+        if found is not None:
+            return found, name not in imports.unresolvable
+        found = imports.local_defs.get(name)
+        if found is not None:
+            return found, True
+        return name, name in BUILTINS
 
     def type_name(self, annotation: Node | None) -> str | None:
         """The resolved name of a TypeScript type annotation's type (``client: OpenAI``)."""
