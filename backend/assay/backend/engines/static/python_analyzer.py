@@ -13,7 +13,7 @@ import ast
 import builtins
 import functools
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -556,15 +556,17 @@ class _FileAnalyzer:
         calls and models exist) with the gates known before it."""
         outcome: Outcome = active
         for stmt in body:
-            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            kind = type(stmt)
+            if kind in _DEFINITION_KINDS:
                 scope.defines = True
                 if scope.params is not _MODULE_PARAMS:
                     # A nested definition is called by its local name: resolve it to its qualname.
-                    scope.types[stmt.name] = f"{scope.qualname}.{stmt.name}"
+                    name = stmt.name  # type: ignore[attr-defined]
+                    scope.types[name] = f"{scope.qualname}.{name}"
                     self._last_callee = _NO_CALLEE
-                    scope.taint.setdefault(stmt.name, _NO_TAINT)
+                    scope.taint.setdefault(name, _NO_TAINT)
                 continue
-            after = self._stmt(stmt, scope, active)
+            after = _STATEMENTS.get(kind, _FileAnalyzer._plain)(self, stmt, scope, active)
             if after is None:
                 outcome = None
             else:
@@ -573,60 +575,59 @@ class _FileAnalyzer:
                     outcome = after
         return outcome
 
-    def _stmt(self, stmt: ast.stmt, scope: _Scope, active: frozenset[str]) -> Outcome:
-        kind = type(stmt)
-        if kind is ast.If:
-            return self._if(stmt, scope, active)  # type: ignore[arg-type]
-        if kind is ast.Expr:
-            value = stmt.value  # type: ignore[attr-defined]
-            self._expr(value, scope, active)
-            gate = self._gate_of_expr(value, scope)
-            # An unconditional approval/limit call: everything after it in the block is behind it.
-            return active | {gate} if gate is not None else active
-        if kind is ast.Assign or kind is ast.AnnAssign or kind is ast.AugAssign:
-            return self._assignment(stmt, scope, active)  # type: ignore[arg-type]
-        if kind is ast.Return:
-            if stmt.value is not None:  # type: ignore[attr-defined]
-                scope.returns |= self._expr(stmt.value, scope, active)  # type: ignore[attr-defined]
-            return None
-        if kind is ast.Raise:
-            for part in (stmt.exc, stmt.cause):  # type: ignore[attr-defined]
-                if part is not None:
-                    self._expr(part, scope, active)
-            return None
-        if kind is ast.Continue or kind is ast.Break:
-            return None
-        if isinstance(stmt, ast.For | ast.AsyncFor | ast.While):
-            head = stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test
-            taint = self._expr(head, scope, active)
-            if isinstance(stmt, ast.For | ast.AsyncFor):
-                self._assign(stmt.target, taint, None, scope)
-            # The body may run no times: nothing in it dominates what follows the loop.
-            self._walk_block(stmt.body, scope, active)
-            self._walk_block(stmt.orelse, scope, active)
-            return active
-        if isinstance(stmt, ast.Try | ast.TryStar):
-            return self._try(stmt, scope, active)
-        if isinstance(stmt, ast.With | ast.AsyncWith):
-            inside = active
-            for item in stmt.items:
-                taint = self._expr(item.context_expr, scope, active)
-                gate = self._gate_of_expr(item.context_expr, scope) or self._context_gate(item.context_expr, scope)
-                if gate is not None:
-                    # ``with Sandbox() as sbx:`` or ``with limiter:``: the body runs behind it.
-                    inside = inside | {gate}
-                if item.optional_vars is not None:
-                    self._assign(item.optional_vars, taint, self._type_of(item.context_expr, scope), scope)
-            after = self._walk_block(stmt.body, scope, inside)
-            return None if after is None else active | (after - inside) | (after & inside & active)
-        if isinstance(stmt, ast.Match):
-            return self._match(stmt, scope, active)
-        if isinstance(stmt, ast.Assert):
-            self._expr(stmt.test, scope, active)
-            condition = self._condition(stmt.test, scope)
-            self._clean(condition.clean_true, scope)
-            return active | condition.when_true
-        for attr in node_fields(kind):
+    def _expression_statement(self, stmt: ast.Expr, scope: _Scope, active: frozenset[str]) -> Outcome:
+        value = stmt.value
+        self._expr(value, scope, active)
+        gate = self._gate_of_expr(value, scope)
+        # An unconditional approval/limit call: everything after it in the block is behind it.
+        return active | {gate} if gate is not None else active
+
+    def _return(self, stmt: ast.Return, scope: _Scope, active: frozenset[str]) -> Outcome:
+        if stmt.value is not None:
+            scope.returns |= self._expr(stmt.value, scope, active)
+        return None
+
+    def _raise(self, stmt: ast.Raise, scope: _Scope, active: frozenset[str]) -> Outcome:
+        for part in (stmt.exc, stmt.cause):
+            if part is not None:
+                self._expr(part, scope, active)
+        return None
+
+    def _jump(self, stmt: ast.Continue | ast.Break, scope: _Scope, active: frozenset[str]) -> Outcome:
+        return None
+
+    def _loop(self, stmt: ast.For | ast.AsyncFor | ast.While, scope: _Scope, active: frozenset[str]) -> Outcome:
+        head = stmt.iter if isinstance(stmt, ast.For | ast.AsyncFor) else stmt.test
+        taint = self._expr(head, scope, active)
+        if isinstance(stmt, ast.For | ast.AsyncFor):
+            self._assign(stmt.target, taint, None, scope)
+        # The body may run no times: nothing in it dominates what follows the loop.
+        self._walk_block(stmt.body, scope, active)
+        self._walk_block(stmt.orelse, scope, active)
+        return active
+
+    def _with(self, stmt: ast.With | ast.AsyncWith, scope: _Scope, active: frozenset[str]) -> Outcome:
+        inside = active
+        for item in stmt.items:
+            taint = self._expr(item.context_expr, scope, active)
+            gate = self._gate_of_expr(item.context_expr, scope) or self._context_gate(item.context_expr, scope)
+            if gate is not None:
+                # ``with Sandbox() as sbx:`` or ``with limiter:``: the body runs behind it.
+                inside = inside | {gate}
+            if item.optional_vars is not None:
+                self._assign(item.optional_vars, taint, self._type_of(item.context_expr, scope), scope)
+        after = self._walk_block(stmt.body, scope, inside)
+        return None if after is None else active | (after - inside) | (after & inside & active)
+
+    def _assert(self, stmt: ast.Assert, scope: _Scope, active: frozenset[str]) -> Outcome:
+        self._expr(stmt.test, scope, active)
+        condition = self._condition(stmt.test, scope)
+        self._clean(condition.clean_true, scope)
+        return active | condition.when_true
+
+    def _plain(self, stmt: ast.stmt, scope: _Scope, active: frozenset[str]) -> Outcome:
+        """Any other statement: the expressions it holds are read; it changes no gates."""
+        for attr in node_fields(type(stmt)):
             value = getattr(stmt, attr)
             for child in value if type(value) is list else (value,):
                 if isinstance(child, ast.expr):
@@ -915,14 +916,17 @@ class _FileAnalyzer:
             receiver_taint = self._expr(func, scope, active)
         arg_taints: list[tuple[int | None, str | None, frozenset[TaintOrigin]]] = []
         all_args = _NO_TAINT
-        for index, arg in enumerate(node.args):
-            found = self._expr(arg.value if type(arg) is ast.Starred else arg, scope, active)
-            arg_taints.append((index, None, found))
-            if found:
-                all_args = all_args | found if all_args else found
-        for kw in node.keywords:
-            found = self._expr(kw.value, scope, active)
-            arg_taints.append((None, kw.arg, found))
+        names = scope.taint
+        for index, keyword, value in _operands(node):
+            # Most arguments are names or constants: read here rather than through ``_expr``.
+            kind = type(value)
+            if kind is ast.Name:
+                found = names.get(value.id, _NO_TAINT)  # type: ignore[attr-defined]
+            elif kind is ast.Constant:
+                found = _NO_TAINT
+            else:
+                found = self._expr(value, scope, active)
+            arg_taints.append((index, keyword, found))
             if found:
                 all_args = all_args | found if all_args else found
 
@@ -1197,6 +1201,27 @@ _BUILTINS = frozenset({"eval", "exec", "compile", "open", "input", "__import__",
 
 
 _MODULE_PARAMS: list[str] = []
+# Statement class -> its walker (``_FileAnalyzer._walk_block``); others are ``_FileAnalyzer._plain``.
+_STATEMENTS: dict[type[ast.stmt], Callable[[_FileAnalyzer, Any, _Scope, frozenset[str]], Outcome]] = {
+    ast.If: _FileAnalyzer._if,
+    ast.Expr: _FileAnalyzer._expression_statement,
+    ast.Assign: _FileAnalyzer._assignment,
+    ast.AnnAssign: _FileAnalyzer._assignment,
+    ast.AugAssign: _FileAnalyzer._assignment,
+    ast.Return: _FileAnalyzer._return,
+    ast.Raise: _FileAnalyzer._raise,
+    ast.Continue: _FileAnalyzer._jump,
+    ast.Break: _FileAnalyzer._jump,
+    ast.For: _FileAnalyzer._loop,
+    ast.AsyncFor: _FileAnalyzer._loop,
+    ast.While: _FileAnalyzer._loop,
+    ast.Try: _FileAnalyzer._try,
+    ast.TryStar: _FileAnalyzer._try,
+    ast.With: _FileAnalyzer._with,
+    ast.AsyncWith: _FileAnalyzer._with,
+    ast.Match: _FileAnalyzer._match,
+    ast.Assert: _FileAnalyzer._assert,
+}
 _NO_CALLEE: tuple[None, None, None, bool] = (None, None, None, False)
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _PY_BUILTINS = frozenset(dir(builtins))
@@ -1309,6 +1334,16 @@ _STDLIB_HEADS = frozenset(
         "agents", "crewai", "autogen", "pydantic_ai", "smolagents", "llama_index", "mcp", "fastmcp",
     }
 )  # fmt: skip
+
+
+def _operands(call: ast.Call) -> list[tuple[int | None, str | None, ast.expr]]:
+    """A call's arguments in order, each with its position or keyword (``*xs`` as ``xs``)."""
+    operands: list[tuple[int | None, str | None, ast.expr]] = [
+        (index, None, arg.value if type(arg) is ast.Starred else arg) for index, arg in enumerate(call.args)
+    ]
+    if call.keywords:
+        operands.extend((None, kw.arg, kw.value) for kw in call.keywords)
+    return operands
 
 
 def _constructed(call: ast.Call, callee: str | None) -> str | None:
