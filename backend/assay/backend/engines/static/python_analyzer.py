@@ -34,7 +34,12 @@ from assay.backend.engines.static.facts import (
 from assay.backend.engines.static.pyast.conditions import NOTHING, Condition, Outcome, gate_when, meet
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.rules import CallProfile, compile_rules, display_name
-from assay.backend.engines.static.python_syntax import breadth_first, node_fields, statements_breadth_first
+from assay.backend.engines.static.python_syntax import (
+    breadth_first,
+    imports_breadth_first,
+    node_fields,
+    statements_breadth_first,
+)
 from assay.backend.engines.static.rulepack import Rule, RulePack
 
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
@@ -119,17 +124,11 @@ class _FileAnalyzer:
 
     # ----- names -------------------------------------------------------------------------------
 
-    def loc(self, node: ast.AST) -> Location:
-        line = getattr(node, "lineno", 1)
-        return trusted(
-            Location,
-            path=self.path,
-            line=line,
-            column=getattr(node, "col_offset", 0) + 1,
-            endLine=getattr(node, "end_lineno", None) or line,
-        )
+    def loc(self, node: ast.expr | ast.stmt) -> Location:
+        line = node.lineno
+        return trusted(Location, path=self.path, line=line, column=node.col_offset + 1, endLine=node.end_lineno or line)
 
-    def _collect_imports(self, nodes: Iterable[ast.AST]) -> None:
+    def _collect_imports(self, nodes: Iterable[ast.Import | ast.ImportFrom]) -> None:
         package = self.module if self.is_package else self.module.rpartition(".")[0]
         for node in nodes:
             if isinstance(node, ast.Import):
@@ -207,7 +206,7 @@ class _FileAnalyzer:
 
     def run(self) -> None:
         # Imports are statements: reading the statements alone finds them all, in ``ast.walk`` order.
-        self._collect_imports(statements_breadth_first(self.tree))
+        self._collect_imports(imports_breadth_first(self.tree))
         self._collect_classes()
         module_scope = _Scope(qualname=f"{self.module}.<module>", params=_MODULE_PARAMS)
         # Module-level variable types first, so functions see ``client = OpenAI()`` defined anywhere.
@@ -327,7 +326,7 @@ class _FileAnalyzer:
         if scope.defines:
             self._visit_defs(_definitions(fn.body), qualname, outer | scope.taint.keys())
 
-    def _finish(self, scope: _Scope, node: ast.AST, name: str) -> None:
+    def _finish(self, scope: _Scope, node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> None:
         if isinstance(node, ast.Module) and not (scope.calls or scope.actions or scope.gates):
             return
         location = self.loc(node) if not isinstance(node, ast.Module) else Location(path=self.path, line=1, column=1)
@@ -660,6 +659,9 @@ class _FileAnalyzer:
         self._expr(stmt.test, scope, active)
         self._if_dispatch(stmt, scope)
         condition = self._condition(stmt.test, scope)
+        if condition.empty:
+            # Most tests prove nothing: both branches start from what held before.
+            return meet(self._walk_block(stmt.body, scope, active), self._walk_block(stmt.orelse, scope, active))
         saved = self._clean(condition.clean_true, scope)
         after_body = self._walk_block(stmt.body, scope, active | condition.when_true)
         self._restore(saved, scope)
@@ -725,7 +727,7 @@ class _FileAnalyzer:
 
     # ----- gates -------------------------------------------------------------------------------
 
-    def _gate(self, scope: _Scope, rule: Rule, node: ast.AST, detail: str) -> str:
+    def _gate(self, scope: _Scope, rule: Rule, node: ast.expr, detail: str) -> str:
         """The id of the gate ``rule`` finds at ``node``, recorded in ``scope`` the first time."""
         location = self.loc(node)
         gate_id = short_id("gate", self.path, location.line, location.column, rule.gateKind, detail)
@@ -808,14 +810,14 @@ class _FileAnalyzer:
         return gate_when(gate, True) if gate is not None else NOTHING
 
     def _comparison(self, node: ast.Compare, scope: _Scope) -> Condition:
-        op = node.ops[0]
+        op = type(node.ops[0])
         right = node.comparators[0]
-        if isinstance(op, ast.In | ast.NotIn):
+        passes = _MEMBERSHIP.get(op)
+        if passes is not None:
             ref = _name_text(right)
             rule = self.rules.allowlist.first(ref) if ref else None
             if rule is not None:
                 gate = self._gate(scope, rule, node, ref or "allowlist")
-                passes = isinstance(op, ast.In)
                 condition = gate_when(gate, passes)
                 if isinstance(node.left, ast.Name):
                     clean = frozenset({node.left.id})
@@ -826,24 +828,23 @@ class _FileAnalyzer:
                         frozenset() if passes else clean,
                     )
                 return condition
-        if isinstance(op, ast.Gt | ast.GtE | ast.Lt | ast.LtE):
-            for side, over in (
-                (right, isinstance(op, ast.Gt | ast.GtE)),
-                (node.left, isinstance(op, ast.Lt | ast.LtE)),
-            ):
+        over = _ORDERING.get(op)
+        if over is not None:
+            for side, side_over in ((right, over), (node.left, not over)):
                 ref = _name_text(side)
                 rule = self.rules.spend.first(ref) if ref else None
                 if rule is not None:
                     # ``amount > MAX`` is the failure test; ``amount <= MAX`` the passing one.
-                    return gate_when(self._gate(scope, rule, node, ref or "limit"), not over)
-        if isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn | ast.Is | ast.IsNot):
+                    return gate_when(self._gate(scope, rule, node, ref or "limit"), not side_over)
+        positive = _EQUALITY.get(op)
+        if positive is not None:
             # ``input('ok? ') != 'y'``, ``answer.lower() in ('y', 'yes')``: a human's answer checked
             # against a literal. The literal side says nothing; the other side carries the gate.
             for side, other in ((node.left, right), (right, node.left)):
                 if _is_literal(other):
                     answer = self._gate_in_chain(side, scope)
                     if answer is not None:
-                        return gate_when(answer, isinstance(op, ast.Eq | ast.In | ast.Is))
+                        return gate_when(answer, positive)
         return NOTHING
 
     # ----- expressions ------------------------------------------------------------------------
@@ -1201,6 +1202,14 @@ _BUILTINS = frozenset({"eval", "exec", "compile", "open", "input", "__import__",
 
 
 _MODULE_PARAMS: list[str] = []
+# Comparison operators, by what a true comparison says (``_comparison``): membership passes an
+# allow-list check when true (``in``) or false (``not in``); an ordering is true when the left side
+# is over the right (``>``, ``>=``) or under it; an equality or identity holds when true or false.
+_MEMBERSHIP: dict[type[ast.cmpop], bool] = {ast.In: True, ast.NotIn: False}
+_ORDERING: dict[type[ast.cmpop], bool] = {ast.Gt: True, ast.GtE: True, ast.Lt: False, ast.LtE: False}
+_EQUALITY: dict[type[ast.cmpop], bool] = {
+    ast.Eq: True, ast.NotEq: False, ast.In: True, ast.NotIn: False, ast.Is: True, ast.IsNot: False
+}  # fmt: skip
 # Statement class -> its walker (``_FileAnalyzer._walk_block``); others are ``_FileAnalyzer._plain``.
 _STATEMENTS: dict[type[ast.stmt], Callable[[_FileAnalyzer, Any, _Scope, frozenset[str]], Outcome]] = {
     ast.If: _FileAnalyzer._if,
@@ -1341,8 +1350,8 @@ def _operands(call: ast.Call) -> list[tuple[int | None, str | None, ast.expr]]:
     operands: list[tuple[int | None, str | None, ast.expr]] = [
         (index, None, arg.value if type(arg) is ast.Starred else arg) for index, arg in enumerate(call.args)
     ]
-    if call.keywords:
-        operands.extend((None, kw.arg, kw.value) for kw in call.keywords)
+    for kw in call.keywords:
+        operands.append((None, kw.arg, kw.value))
     return operands
 
 
@@ -1394,10 +1403,18 @@ def _opens_for_writing(node: ast.Call) -> bool:
 
 
 def _docstring(node: ast.AST) -> str | None:
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        doc = ast.get_docstring(node)
-        if doc:
-            return doc.strip().split("\n\n", 1)[0].strip()
+    """The first paragraph of a definition's docstring."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return None
+    first = node.body[0] if node.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        text = first.value.value
+        if "\n" not in text and "\t" not in text:
+            # One line: what ``ast.get_docstring`` (``inspect.cleandoc``) would leave, stripped as below.
+            return text.strip() or None
+    doc = ast.get_docstring(node)
+    if doc:
+        return doc.strip().split("\n\n", 1)[0].strip()
     return None
 
 

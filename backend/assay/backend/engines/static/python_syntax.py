@@ -81,3 +81,25 @@ def statements_breadth_first(root: ast.AST) -> Iterable[ast.AST]:
             if type(value) is list:
                 queue.extend(value)
     return queue
+
+
+def imports_breadth_first(root: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements under ``root``, in ``ast.walk`` order. Statements that hold no others
+    are not queued: an import is met when the statement holding it is, in the same order."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    queue: list[ast.AST] = [root]
+    index = 0
+    while index < len(queue):
+        node = queue[index]
+        index += 1
+        for field in _statement_fields(type(node)):
+            value = getattr(node, field, None)
+            if type(value) is not list:
+                continue
+            for child in value:
+                kind = type(child)
+                if kind is ast.Import or kind is ast.ImportFrom:
+                    found.append(child)
+                elif _statement_fields(kind):
+                    queue.append(child)
+    return found
