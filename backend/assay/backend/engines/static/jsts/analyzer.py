@@ -30,7 +30,7 @@ from assay.backend.engines.static.jsts.names import Imports, require_spec
 from assay.backend.engines.static.jsts.rules import NOTHING, JsRules, classify
 from assay.backend.engines.static.jsts.scope import EMPTY, Pending, Scope, Taint, call_return_taint, param_taint
 from assay.backend.engines.static.jsts.sites import SiteLogic
-from assay.backend.engines.static.jsts.syntax import FUNCTIONS, Code, unwrap
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, Code, unwrap
 from assay.backend.engines.static.jsts.tools import ToolRecognizer
 
 _LITERALS = frozenset(
@@ -579,6 +579,11 @@ class FileAnalyzer(SiteLogic):
         if node is None:
             return EMPTY
         kind = node.type
+        while kind == "member_expression":  # what flows out of ``a.b.c`` is what flows out of ``a``
+            node = node.child_by_field_name("object")
+            if node is None:
+                return EMPTY
+            kind = node.type
         if kind == "identifier" or kind == "shorthand_property_identifier":  # the commonest case by far
             return scope.taint_of(self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace"))
         handler = _EXPR_HANDLERS.get(kind)
@@ -597,9 +602,6 @@ class FileAnalyzer(SiteLogic):
             if found:  # most parts carry nothing: skip building a new set for them
                 taint = taint | found if taint else found
         return taint
-
-    def member(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
-        return self.expr(node.child_by_field_name("object"), scope, active)
 
     def binary(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
         operator = operator_of(node)
@@ -745,7 +747,7 @@ class FileAnalyzer(SiteLogic):
         callbacks: list[Node] = []
         all_args = receiver
         for index, arg in enumerate(args):
-            inner = unwrap(arg)
+            inner = unwrap(arg) if arg.type in WRAPPERS else arg
             if inner is not None and inner.type in FUNCTIONS:
                 callbacks.append(inner)
             else:
@@ -761,6 +763,8 @@ class FileAnalyzer(SiteLogic):
             self.dispatch(inner_func, node, scope)
         if not name:
             return all_args | returned
+        if facts is NOTHING:  # most calls: the rules say nothing about them
+            return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
 
         location: Location | None = None
         command, command_args = self.command(name, args, scope) if facts.command else (None, None)
@@ -796,12 +800,27 @@ class FileAnalyzer(SiteLogic):
                 )
             )
             return all_args | returned
+        return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
+
+    def plain_call(
+        self,
+        node: Node,
+        func: Node | None,
+        name: str,
+        resolved: bool,
+        scope: Scope,
+        active: frozenset[str],
+        arg_taints: list[tuple[int, Taint]],
+        receiver: Taint,
+        returned: Taint,
+        all_args: Taint,
+    ) -> Taint:
+        """A call that is neither a model use nor an action: a call into the tree, or possibly unresolved."""
         if "#" in name:
             callee = self.inherited(f"{name}default" if name.endswith("#") else name)
-            location = self.loc(node)
             scope.calls.append(
                 CallFact(
-                    location=location,
+                    location=self.loc(node),
                     callee=callee,
                     resolved=resolved,
                     dominatingGates=sorted(active),
@@ -820,7 +839,6 @@ class FileAnalyzer(SiteLogic):
 _EXPR_HANDLERS: dict[str, Callable[[FileAnalyzer, Node, Scope, frozenset[str]], Taint]] = {
     "call_expression": FileAnalyzer.call,
     "new_expression": FileAnalyzer.call,
-    "member_expression": FileAnalyzer.member,
     "object": FileAnalyzer.object,
     "assignment_expression": FileAnalyzer.assign,
     "augmented_assignment_expression": FileAnalyzer.assign,

@@ -66,7 +66,7 @@ class GateLogic(AnalyzerBase):
         func = node.child_by_field_name("function")
         if func is None or func.type != "member_expression":
             return NO_COND
-        if self.code.text(func.child_by_field_name("property")) not in ("includes", "has"):
+        if self.code.raw(func.child_by_field_name("property")) not in (b"includes", b"has"):
             return NO_COND
         holder = self.code.text(func.child_by_field_name("object"))
         rule = self.rules.allowlist(holder)

@@ -152,7 +152,7 @@ def require_spec(value: Node | None, code: Code) -> str | None:
     if value is None or value.type != "call_expression":
         return None
     func = value.child_by_field_name("function")
-    if func is None or (func.type != "import" and code.text(func) != "require"):
+    if func is None or (func.type != "import" and code.raw(func) != b"require"):
         return None
     args = value.child_by_field_name("arguments")
     return code.string_value(args.named_children[0]) if args is not None and args.named_children else None

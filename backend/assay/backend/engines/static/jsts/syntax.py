@@ -71,6 +71,13 @@ class Code:
             return ""
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
+    def raw(self, node: Node | None) -> bytes:
+        """A node's source bytes, undecoded: comparing them with a keyword (``b"require"``) is exactly
+        comparing the decoded text with it, and skips the decoding for the many that differ."""
+        if node is None:
+            return b""
+        return self.src[node.start_byte : node.end_byte]
+
     def string_value(self, node: Node | None) -> str | None:
         """The value of a string literal, or the constant text of a template string (substitutions dropped)."""
         if node is None:
