@@ -51,8 +51,12 @@ _NO_TAINT: frozenset[TaintOrigin] = frozenset()
 _SCOPED_EXPRESSIONS = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
 # Expressions whose only child is ``value``, read for it alone.
 _WRAPPERS = frozenset({ast.Attribute, ast.Await, ast.Starred})
-# Every expression node class (``isinstance(x, ast.expr)`` as a set lookup on the exact type).
+# Every expression node class (``isinstance(x, ast.expr)`` as a set lookup on the exact type), and
+# the fields of each that may hold nodes.
 _EXPRESSIONS = frozenset(cls for cls in vars(ast).values() if isinstance(cls, type) and issubclass(cls, ast.expr))
+_EXPRESSION_FIELDS = {cls: node_fields(cls) for cls in _EXPRESSIONS}
+# A dict literal defines a tool (``_dict_tool``) only with one of these keys.
+_TOOL_DICT_KEYS = frozenset({"type", "input_schema"})
 
 
 def module_name(path: str) -> str:
@@ -467,6 +471,8 @@ class _FileAnalyzer:
                             self._dispatch.setdefault(key.value, target)
 
     def _dict_tool(self, node: ast.Dict, scope: _Scope) -> None:
+        if not any(type(key) is ast.Constant and key.value in _TOOL_DICT_KEYS for key in node.keys):
+            return  # most dicts are data, not tool definitions: no need to read them
         data = _literal_dict(node)
         if data is None:
             return
@@ -870,7 +876,7 @@ class _FileAnalyzer:
         # (half of all children) are read here rather than through a call each.
         taint = _NO_TAINT
         names = scope.taint
-        for attr in node_fields(kind):
+        for attr in _EXPRESSION_FIELDS[kind]:
             value = getattr(node, attr)
             for child in value if type(value) is list else (value,):
                 child_kind = type(child)
@@ -938,9 +944,10 @@ class _FileAnalyzer:
         if not name:
             return all_args | receiver_taint
         profile = self.rules.profile(name)
-        model = self._model_call(node, name, profile)
-        if model is not None:
-            return model
+        if profile.model is not None or profile.http_egress:
+            model = self._model_call(node, name, profile)
+            if model is not None:
+                return model
         if profile.frontier:
             self._frontier_tools(node, name, profile.frontier)
         if profile.tool_call is not None:
@@ -1056,11 +1063,14 @@ class _FileAnalyzer:
         )
 
     def _http_model(self, node: ast.Call) -> tuple[Rule, str] | None:
-        texts = [t for t in (_string_text(a) for a in [*node.args, *(k.value for k in node.keywords)]) if t]
+        texts = [text for _, _, value in _operands(node) if (text := _string_text(value))]
+        if not texts:
+            return None
         for rule, hosts in self.rules.http_hosts:
             for host, provider in hosts.items():
-                if any(host in text for text in texts):
-                    return rule, provider
+                for text in texts:
+                    if host in text:
+                        return rule, provider
         return None
 
     def _action_rule(self, node: ast.Call, profile: CallProfile) -> Rule | None:
