@@ -173,14 +173,22 @@ class _FileAnalyzer:
                 return name, True
             return name, False
         if isinstance(node, ast.Attribute):
-            if isinstance(node.value, ast.Name) and node.value.id == "self" and self._class is not None:
-                attrs = self.class_attr_types.get(self._class, {})
-                if node.attr in attrs:
-                    return attrs[node.attr], True
-                owner = self._method_owner(self._class, node.attr) or self._class
-                return f"{self.module}.{owner}.{node.attr}", True
-            base, ok = self.dotted(node.value, scope)
-            return (f"{base}.{node.attr}" if base else None), ok
+            # ``a.b.c``: the names after the base, innermost first, then the base resolved once.
+            attrs: list[str] = []
+            while True:
+                value = node.value
+                if isinstance(value, ast.Name) and value.id == "self" and self._class is not None:
+                    base: str | None = self._self_attribute(self._class, node.attr)
+                    ok = True
+                    break
+                attrs.append(node.attr)
+                if not isinstance(value, ast.Attribute):
+                    base, ok = self.dotted(value, scope)
+                    break
+                node = value
+            if not base:
+                return None, ok
+            return (".".join([base, *reversed(attrs)]) if attrs else base), ok
         if isinstance(node, ast.Call):
             callee, ok = self.dotted(node.func, scope)
             return _constructed(node, callee), ok
@@ -191,6 +199,14 @@ class _FileAnalyzer:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             return self.dotted(node.left, scope)
         return None, False
+
+    def _self_attribute(self, cls: str, attr: str) -> str:
+        """What ``self.attr`` denotes in a method of ``cls``: an attribute's type, or a method."""
+        attrs = self.class_attr_types.get(cls, {})
+        if attr in attrs:
+            return attrs[attr]
+        owner = self._method_owner(cls, attr) or cls
+        return f"{self.module}.{owner}.{attr}"
 
     def _callee(self, call: ast.Call, scope: _Scope) -> tuple[str | None, bool]:
         """``dotted(call.func, scope)``. Statements ask it of the call they have just walked, which
@@ -921,20 +937,29 @@ class _FileAnalyzer:
             receiver_taint = self._expr(func.value, scope, active)  # type: ignore[attr-defined]
         elif func_kind is not ast.Name:
             receiver_taint = self._expr(func, scope, active)
+        # The tainted arguments, by position or keyword, and the union of their taints.
         arg_taints: list[tuple[int | None, str | None, frozenset[TaintOrigin]]] = []
         all_args = _NO_TAINT
         names = scope.taint
-        for index, keyword, value in _operands(node):
+        # Positional arguments first, so an operand's position is its index.
+        operands: Sequence[ast.expr | ast.keyword] = [*node.args, *node.keywords] if node.keywords else node.args
+        for position, operand in enumerate(operands):
+            index: int | None
+            if isinstance(operand, ast.keyword):
+                index, keyword, value = None, operand.arg, operand.value
+            else:
+                index, keyword = position, None
+                value = operand.value if isinstance(operand, ast.Starred) else operand
             # Most arguments are names or constants: read here rather than through ``_expr``.
             kind = type(value)
             if kind is ast.Name:
                 found = names.get(value.id, _NO_TAINT)  # type: ignore[attr-defined]
             elif kind is ast.Constant:
-                found = _NO_TAINT
+                continue
             else:
                 found = self._expr(value, scope, active)
-            arg_taints.append((index, keyword, found))
             if found:
+                arg_taints.append((index, keyword, found))
                 all_args = all_args | found if all_args else found
 
         if func_kind is ast.Call or func_kind is ast.Subscript:
@@ -973,7 +998,6 @@ class _FileAnalyzer:
                     args=[
                         trusted(ArgTaint, index=i, keyword=k, origins=sorted(t, key=_origin_key))
                         for i, k, t in arg_taints
-                        if t
                     ],
                 )
             )
