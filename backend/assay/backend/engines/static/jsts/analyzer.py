@@ -32,6 +32,7 @@ from assay.backend.engines.static.jsts.scope import EMPTY, Pending, Scope, Taint
 from assay.backend.engines.static.jsts.sites import SiteLogic
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, Code, unwrap
 from assay.backend.engines.static.jsts.tools import ToolRecognizer
+from assay.backend.engines.static.pyast.models import trusted
 
 _LITERALS = frozenset(
     {
@@ -156,14 +157,15 @@ class FileAnalyzer(SiteLogic):
             qualname = f"{qualname}@{location.line}:{location.column}"
         self.emitted.add(qualname)
         self.functions.append(
-            FunctionFacts(
+            trusted(
+                FunctionFacts,
                 id=short_id("fn", self.path, qualname),
                 qualname=qualname,
                 name=name,
                 location=location,
-                params=scope.params,
-                calls=scope.calls,
-                actions=scope.actions,
+                params=list(scope.params),  # copies, as validation would make: the scope's lists are shared
+                calls=list(scope.calls),
+                actions=list(scope.actions),
                 gates=sorted(scope.gates, key=lambda g: (g.location.line, g.location.column, g.id)),
                 returns=sorted(scope.returns, key=origin_key),
             )
@@ -788,7 +790,8 @@ class FileAnalyzer(SiteLogic):
             if sandbox is not None:
                 gates.add(self.gate_site(scope, sandbox, node, f"runs inside {target.rsplit('.', 1)[0]}"))
             scope.actions.append(
-                ActionSite(
+                trusted(
+                    ActionSite,
                     id=short_id("act", self.path, location.line, location.column, action_rule.id),
                     actionClass=action_rule.actionClass or "network.egress",
                     impact=action_rule.impact or "medium",
@@ -819,12 +822,17 @@ class FileAnalyzer(SiteLogic):
         if "#" in name:
             callee = self.inherited(f"{name}default" if name.endswith("#") else name)
             scope.calls.append(
-                CallFact(
+                trusted(
+                    CallFact,
                     location=self.loc(node),
                     callee=callee,
                     resolved=resolved,
                     dominatingGates=sorted(active),
-                    args=[ArgTaint(index=i, origins=sorted(t, key=origin_key)) for i, t in arg_taints if t],
+                    args=[
+                        trusted(ArgTaint, index=i, keyword=None, origins=sorted(t, key=origin_key))
+                        for i, t in arg_taints
+                        if t
+                    ],
                 )
             )
             return call_return_taint(callee) | receiver | returned

@@ -18,6 +18,7 @@ from assay.backend.engines.static.jsts.names import Imports, require_spec
 from assay.backend.engines.static.jsts.rules import JsRules
 from assay.backend.engines.static.jsts.scope import Pending, Scope
 from assay.backend.engines.static.jsts.syntax import WRAPPERS, Code, unwrap
+from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rulepack import Rule
 
 # Callee names resolved ahead, by call node id, with the scope they were resolved in (see ``dotted``).
@@ -128,8 +129,8 @@ class AnalyzerBase:
         location = self.locations.get(node.id)
         if location is None:
             line, column = node.start_point
-            location = self.locations[node.id] = Location(
-                path=self.path, line=line + 1, column=column + 1, endLine=node.end_point[0] + 1
+            location = self.locations[node.id] = trusted(
+                Location, path=self.path, line=line + 1, column=column + 1, endLine=node.end_point[0] + 1
             )
         return location
 
