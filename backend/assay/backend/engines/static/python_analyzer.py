@@ -67,7 +67,7 @@ def module_name(path: str) -> str:
     return ".".join(parts)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Scope:
     """What one function body knows while it is walked."""
 
@@ -896,6 +896,9 @@ class _FileAnalyzer:
             value = getattr(node, attr)
             for child in value if type(value) is list else (value,):
                 child_kind = type(child)
+                while child_kind in _WRAPPERS:
+                    child = child.value
+                    child_kind = type(child)
                 if child_kind is ast.Name:
                     found = names.get(child.id, _NO_TAINT)
                 elif child_kind is ast.Constant or child_kind not in _EXPRESSIONS:

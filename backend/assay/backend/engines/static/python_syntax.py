@@ -100,6 +100,14 @@ def imports_breadth_first(root: ast.AST) -> list[ast.Import | ast.ImportFrom]:
                 kind = type(child)
                 if kind is ast.Import or kind is ast.ImportFrom:
                     found.append(child)
-                elif _statement_fields(kind):
+                elif kind in _HOLDERS:
                     queue.append(child)
     return found
+
+
+# Node classes with a block field (statements, handlers or match cases that may hold statements).
+_HOLDERS = frozenset(
+    kind
+    for kind in vars(ast).values()
+    if isinstance(kind, type) and issubclass(kind, ast.AST) and _statement_fields(kind)
+)
