@@ -11,14 +11,16 @@ never falls out of it (it returns, raises, breaks or continues on every path).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 Outcome = frozenset[str] | None
 
 
-@dataclass(frozen=True)
-class Condition:
-    """Gate ids (and allow-listed variable names) guaranteed when a test is true or false."""
+class Condition(NamedTuple):
+    """Gate ids (and allow-listed variable names) guaranteed when a test is true or false.
+
+    A named tuple rather than a frozen dataclass: one is made for every gate test, and a tuple is
+    made several times faster."""
 
     when_true: frozenset[str] = frozenset()
     when_false: frozenset[str] = frozenset()
