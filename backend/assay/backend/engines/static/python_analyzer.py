@@ -49,7 +49,8 @@ _NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "w
 _NO_TAINT: frozenset[TaintOrigin] = frozenset()
 # Expressions that bind names of their own: lambdas and comprehensions.
 _SCOPED_EXPRESSIONS = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
-# Expressions whose only child is ``value``, read for it alone.
+# Expressions whose only child is ``value``, read for it alone (an f-string's ``{x}`` too when it
+# has no format spec: ``_expr`` unwraps it then).
 _WRAPPERS = frozenset({ast.Attribute, ast.Await, ast.Starred})
 # Every expression node class (``isinstance(x, ast.expr)`` as a set lookup on the exact type), and
 # the fields of each that may hold nodes.
@@ -874,8 +875,8 @@ class _FileAnalyzer:
     def _expr(self, node: ast.expr, scope: _Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
         """Record every call in ``node``; return the taint origins its value may carry."""
         kind = type(node)
-        # ``a.b.c``, ``await x``, ``*x``: one child, nothing of their own to record.
-        while kind in _WRAPPERS:
+        # ``a.b.c``, ``await x``, ``*x``, ``{x}``: one child, nothing of their own to record.
+        while kind in _WRAPPERS or (kind is ast.FormattedValue and node.format_spec is None):  # type: ignore[attr-defined]
             node = node.value  # type: ignore[attr-defined]
             kind = type(node)
         if kind is ast.Name:
@@ -901,6 +902,8 @@ class _FileAnalyzer:
                     child_kind = type(child)
                 if child_kind is ast.Name:
                     found = names.get(child.id, _NO_TAINT)
+                elif child_kind is ast.Call:
+                    found = self._call(child, scope, active)
                 elif child_kind is ast.Constant or child_kind not in _EXPRESSIONS:
                     continue
                 else:
