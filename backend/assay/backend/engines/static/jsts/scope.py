@@ -27,7 +27,7 @@ def call_return_taint(callee: str) -> Taint:
     return frozenset({TaintOrigin(kind="call_return", callee=callee)})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cond:
     """What a condition proves: gates passed when it is true (``t``) or false (``f``), and the names
     it allow-lists in each case (``t_clean``/``f_clean``: their values are no longer model-chosen)."""
@@ -60,7 +60,7 @@ class Cond:
 NO_COND = Cond()
 
 
-@dataclass
+@dataclass(slots=True)
 class Scope:
     """One function's state. Inline callbacks get a ``child`` that shares the facts lists (their calls
     and actions belong to the enclosing function) but has its own bindings and return values."""
@@ -131,7 +131,7 @@ class Scope:
         return gate.id
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pending:
     """A function to analyse after the current one: its node, names, and gates that hold on entry."""
 
