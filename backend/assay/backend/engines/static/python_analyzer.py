@@ -13,7 +13,7 @@ import ast
 import builtins
 import functools
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -32,6 +32,24 @@ from assay.backend.engines.static.facts import (
     ToolDef,
 )
 from assay.backend.engines.static.pyast.conditions import NOTHING, Condition, Outcome, gate_when, meet
+from assay.backend.engines.static.pyast.literals import (
+    annotation_type,
+    bound_names,
+    call_operands,
+    class_attr_str,
+    constructed_type,
+    docstring,
+    is_literal,
+    kwarg,
+    kwarg_str,
+    literal_dict,
+    literal_str,
+    name_text,
+    opens_for_writing,
+    schema_params,
+    string_text,
+    tool_annotations,
+)
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.rules import CallProfile, compile_rules, display_name
 from assay.backend.engines.static.python_syntax import (
@@ -44,7 +62,6 @@ from assay.backend.engines.static.rulepack import Rule, RulePack
 
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
 _SQL_GRANT = re.compile(r"^\s*(grant|revoke)\b", re.I)
-_WRITE_MODES = re.compile(r"[wax+]")
 _NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "wrapper", "config", "callbacks"})
 _NO_TAINT: frozenset[TaintOrigin] = frozenset()
 # Expressions that bind names of their own: lambdas and comprehensions.
@@ -192,7 +209,7 @@ class _FileAnalyzer:
             return (".".join([base, *reversed(attrs)]) if attrs else base), ok
         if isinstance(node, ast.Call):
             callee, ok = self.dotted(node.func, scope)
-            return _constructed(node, callee), ok
+            return constructed_type(node, callee), ok
         if isinstance(node, ast.Await):
             return self.dotted(node.value, scope)
         if isinstance(node, ast.Subscript):
@@ -220,7 +237,7 @@ class _FileAnalyzer:
     def _type_of(self, node: ast.expr, scope: _Scope) -> str | None:
         """``dotted(node, scope)``, through ``_callee`` for a call."""
         if type(node) is ast.Call:
-            return _constructed(node, self._callee(node, scope)[0])
+            return constructed_type(node, self._callee(node, scope)[0])
         return self.dotted(node, scope)[0]
 
     # ----- entry -------------------------------------------------------------------------------
@@ -336,7 +353,7 @@ class _FileAnalyzer:
             scope.taint[name] = _param_taint(name, index)
         for arg in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs):
             # ``def tool(db: Session)``: the annotation types the parameter like an assignment would.
-            annotation = _annotation_type(arg.annotation)
+            annotation = annotation_type(arg.annotation)
             if annotation is not None:
                 typed, ok = self.dotted(annotation, None)
                 if ok and typed:
@@ -392,16 +409,16 @@ class _FileAnalyzer:
         scope: _Scope,
     ) -> None:
         name = fn.name
-        description = _docstring(fn)
+        description = docstring(fn)
         annotations: dict[str, bool] = {}
         if call is not None:
-            literal = _literal_str(call.args[0]) if call.args else None
-            name = _kwarg_str(call, "name") or _kwarg_str(call, "name_override") or literal or name
-            description = _kwarg_str(call, "description") or description
-            annotations = _annotations(call)
+            literal = literal_str(call.args[0]) if call.args else None
+            name = kwarg_str(call, "name") or kwarg_str(call, "name_override") or literal or name
+            description = kwarg_str(call, "description") or description
+            annotations = tool_annotations(call)
             for gate_rule, wanted in self.rules.gate_kwargs:
                 for key, value in wanted.items():
-                    kw = _kwarg(call, key)
+                    kw = kwarg(call, key)
                     if isinstance(kw, ast.Constant) and kw.value == value:
                         entry.add(self._gate(scope, gate_rule, call, f"{key}={value}"))
             if annotations and self.rules.annotation_gate is not None:
@@ -431,8 +448,8 @@ class _FileAnalyzer:
         for rule, wanted in self.rules.tool_classes:
             if bases & wanted:
                 method = rule.match.get("method", "_run")
-                name = _class_attr_str(cls, "name") or cls.name
-                description = _class_attr_str(cls, "description") or _docstring(cls)
+                name = class_attr_str(cls, "name") or cls.name
+                description = class_attr_str(cls, "description") or docstring(cls)
                 impl = next(
                     (s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == method),
                     None,
@@ -490,7 +507,7 @@ class _FileAnalyzer:
     def _dict_tool(self, node: ast.Dict, scope: _Scope) -> None:
         if not any(type(key) is ast.Constant and key.value in _TOOL_DICT_KEYS for key in node.keys):
             return  # most dicts are data, not tool definitions: no need to read them
-        data = _literal_dict(node)
+        data = literal_dict(node)
         if data is None:
             return
         for rule in self.rules.tool_dicts:
@@ -517,7 +534,7 @@ class _FileAnalyzer:
                     ruleId=rule.id,
                     location=location,
                     function=self.dispatch.get(name),
-                    parameters=sorted(_schema_params(data)),
+                    parameters=sorted(schema_params(data)),
                 )
             )
             return
@@ -545,7 +562,7 @@ class _FileAnalyzer:
         test = stmt.test
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
             return
-        literal = _literal_str(test.comparators[0]) or _literal_str(test.left)
+        literal = literal_str(test.comparators[0]) or literal_str(test.left)
         if literal is not None:
             self._dispatched(literal, stmt.body, scope)
 
@@ -553,7 +570,7 @@ class _FileAnalyzer:
         del subject  # any subject: ``match call.name:`` and ``match name:`` alike
         pattern = case.pattern
         if isinstance(pattern, ast.MatchValue):
-            literal = _literal_str(pattern.value)
+            literal = literal_str(pattern.value)
             if literal is not None:
                 self._dispatched(literal, case.body, scope)
 
@@ -837,7 +854,7 @@ class _FileAnalyzer:
         right = node.comparators[0]
         passes = _MEMBERSHIP.get(op)
         if passes is not None:
-            ref = _name_text(right)
+            ref = name_text(right)
             rule = self.rules.allowlist.first(ref) if ref else None
             if rule is not None:
                 gate = self._gate(scope, rule, node, ref or "allowlist")
@@ -854,7 +871,7 @@ class _FileAnalyzer:
         over = _ORDERING.get(op)
         if over is not None:
             for side, side_over in ((right, over), (node.left, not over)):
-                ref = _name_text(side)
+                ref = name_text(side)
                 rule = self.rules.spend.first(ref) if ref else None
                 if rule is not None:
                     # ``amount > MAX`` is the failure test; ``amount <= MAX`` the passing one.
@@ -864,7 +881,7 @@ class _FileAnalyzer:
             # ``input('ok? ') != 'y'``, ``answer.lower() in ('y', 'yes')``: a human's answer checked
             # against a literal. The literal side says nothing; the other side carries the gate.
             for side, other in ((node.left, right), (right, node.left)):
-                if _is_literal(other):
+                if is_literal(other):
                     answer = self._gate_in_chain(side, scope)
                     if answer is not None:
                         return gate_when(answer, positive)
@@ -915,7 +932,7 @@ class _FileAnalyzer:
     def _scoped(self, node: ast.expr, scope: _Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
         """A lambda or comprehension: its loop variables and parameters are bound names, and the
         element is read before the loop variable is bound (``_fields`` order)."""
-        for bound in _bound_names(node):
+        for bound in bound_names(node):
             scope.taint.setdefault(bound, _NO_TAINT)
         taint = _NO_TAINT
         for attr in node_fields(type(node)):
@@ -1093,7 +1110,7 @@ class _FileAnalyzer:
         )
 
     def _http_model(self, node: ast.Call) -> tuple[Rule, str] | None:
-        texts = [text for _, _, value in _operands(node) if (text := _string_text(value))]
+        texts = [text for _, _, value in call_operands(node) if (text := string_text(value))]
         if not texts:
             return None
         for rule, hosts in self.rules.http_hosts:
@@ -1107,14 +1124,14 @@ class _FileAnalyzer:
         display = profile.display
         for rule in profile.actions:
             match = rule.match
-            if match.get("write_mode") and not _opens_for_writing(node):
+            if match.get("write_mode") and not opens_for_writing(node):
                 continue
             if "nonliteral_arg" in match:
                 index = match["nonliteral_arg"]
                 if len(node.args) > index and isinstance(node.args[index], ast.Constant):
                     continue
             if match.get("sql_write"):
-                sql = _string_text(node.args[0]) if node.args else None
+                sql = string_text(node.args[0]) if node.args else None
                 if sql is not None and self.rules.sql_grant is not None and _SQL_GRANT.match(sql):
                     return self.rules.sql_grant
                 if sql is not None and not _SQL_WRITE.match(sql):
@@ -1133,11 +1150,11 @@ class _FileAnalyzer:
             if isinstance(wanted, int) and len(node.args) > wanted:
                 func_node = node.args[wanted]
             elif isinstance(wanted, str):
-                func_node = _kwarg(node, wanted)
+                func_node = kwarg(node, wanted)
             if func_node is not None:
                 break
         function = self.dotted(func_node, scope)[0] if func_node is not None else None
-        tool_name = _kwarg_str(node, "name") or (function.rsplit(".", 1)[-1] if function else None)
+        tool_name = kwarg_str(node, "name") or (function.rsplit(".", 1)[-1] if function else None)
         if not tool_name:
             return
         location = self.loc(node)
@@ -1145,7 +1162,7 @@ class _FileAnalyzer:
             ToolDef(
                 id=short_id("tool", self.path, location.line, tool_name, rule.id),
                 name=tool_name,
-                description=_kwarg_str(node, "description"),
+                description=kwarg_str(node, "description"),
                 framework=rule.framework or "unknown",
                 ruleId=rule.id,
                 location=location,
@@ -1160,7 +1177,7 @@ class _FileAnalyzer:
                 continue
             for spot in where:
                 value = (node.args[spot] if isinstance(spot, int) and len(node.args) > spot else None) or (
-                    _kwarg(node, spot) if isinstance(spot, str) else None
+                    kwarg(node, spot) if isinstance(spot, str) else None
                 )
                 if not isinstance(value, ast.List | ast.Tuple):
                     continue
@@ -1221,7 +1238,7 @@ class _FileAnalyzer:
             if len(func.args) >= 2 and not isinstance(func.args[1], ast.Constant):
                 detail = "getattr(...) with a name chosen at run time is called"
         elif isinstance(func, ast.Subscript) and not isinstance(func.slice, ast.Constant):
-            detail = f"{_name_text(func.value) or 'a table'}[...] is called with a key chosen at run time"
+            detail = f"{name_text(func.value) or 'a table'}[...] is called with a key chosen at run time"
         if detail is None:
             return
         location = self.loc(node)
@@ -1301,22 +1318,6 @@ def _add_definitions(body: Sequence[ast.stmt], found: list[_Definition]) -> None
                 _add_definitions(case.body, found)
 
 
-def _annotation_type(node: ast.expr | None) -> ast.expr | None:
-    """The class an annotation names: ``Session``, ``orm.Session``, ``Session | None``,
-    ``Optional[Session]``; nothing for other generics or string annotations."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        left, right = node.left, node.right
-        if isinstance(right, ast.Constant) and right.value is None:
-            return _annotation_type(left)
-        if isinstance(left, ast.Constant) and left.value is None:
-            return _annotation_type(right)
-        return None
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name | ast.Attribute):
-        outer = node.value.id if isinstance(node.value, ast.Name) else node.value.attr
-        return _annotation_type(node.slice) if outer == "Optional" else None
-    return node if isinstance(node, ast.Name | ast.Attribute) else None
-
-
 @functools.lru_cache(maxsize=1 << 12)
 def _param_taint(name: str, index: int) -> frozenset[TaintOrigin]:
     """A parameter's own taint (shared: parameter names and positions repeat across a tree)."""
@@ -1327,33 +1328,6 @@ def _param_taint(name: str, index: int) -> frozenset[TaintOrigin]:
 def _call_return(callee: str) -> frozenset[TaintOrigin]:
     """The taint of a value returned by ``callee`` (shared: callees repeat across a tree)."""
     return frozenset({TaintOrigin(kind="call_return", callee=callee)})
-
-
-def _bound_names(node: ast.expr) -> Iterator[str]:
-    """The names a comprehension's loops or a lambda's parameters bind."""
-    if isinstance(node, ast.Lambda):
-        args = node.args
-        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
-            if arg is not None:
-                yield arg.arg
-        return
-    for generator in getattr(node, "generators", ()):
-        targets = [generator.target]
-        while targets:
-            target = targets.pop()
-            if isinstance(target, ast.Name):
-                yield target.id
-            elif isinstance(target, ast.Tuple | ast.List):
-                targets.extend(target.elts)
-            elif isinstance(target, ast.Starred):
-                targets.append(target.value)
-
-
-def _is_literal(node: ast.expr) -> bool:
-    """A constant, or a tuple/list/set of constants (``('y', 'yes')``)."""
-    if isinstance(node, ast.Constant):
-        return True
-    return isinstance(node, ast.Tuple | ast.List | ast.Set) and all(isinstance(e, ast.Constant) for e in node.elts)
 
 
 def _origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:
@@ -1383,143 +1357,6 @@ _STDLIB_HEADS = frozenset(
         "agents", "crewai", "autogen", "pydantic_ai", "smolagents", "llama_index", "mcp", "fastmcp",
     }
 )  # fmt: skip
-
-
-def _operands(call: ast.Call) -> list[tuple[int | None, str | None, ast.expr]]:
-    """A call's arguments in order, each with its position or keyword (``*xs`` as ``xs``)."""
-    operands: list[tuple[int | None, str | None, ast.expr]] = [
-        (index, None, arg.value if type(arg) is ast.Starred else arg) for index, arg in enumerate(call.args)
-    ]
-    for kw in call.keywords:
-        operands.append((None, kw.arg, kw.value))
-    return operands
-
-
-def _constructed(call: ast.Call, callee: str | None) -> str | None:
-    """The type a call's value has: the callee's, but a boto3 client or resource by its service."""
-    if callee is None or not callee.startswith("boto3"):
-        return callee
-    if callee == "boto3.client" or callee.endswith(".client"):
-        service = _literal_str(call.args[0]) if call.args else _kwarg_str(call, "service_name")
-        return f"boto3.client:{service}" if service else "boto3.client:*"
-    if callee.endswith(".resource"):
-        service = _literal_str(call.args[0]) if call.args else None
-        return f"boto3.resource:{service}" if service else "boto3.resource:*"
-    return callee
-
-
-def _literal_str(node: ast.AST | None) -> str | None:
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-
-
-def _kwarg(call: ast.Call, name: str) -> ast.expr | None:
-    for kw in call.keywords:
-        if kw.arg == name:
-            return kw.value
-    return None
-
-
-def _kwarg_str(call: ast.Call, name: str) -> str | None:
-    return _literal_str(_kwarg(call, name))
-
-
-def _string_text(node: ast.AST) -> str | None:
-    """The literal text of a string or the constant parts of an f-string."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        return "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
-    return None
-
-
-def _opens_for_writing(node: ast.Call) -> bool:
-    mode = _kwarg(node, "mode")
-    if mode is None:
-        is_method = isinstance(node.func, ast.Attribute)
-        index = 0 if is_method else 1
-        mode = node.args[index] if len(node.args) > index else None
-    text = _literal_str(mode)
-    return text is not None and _WRITE_MODES.search(text) is not None
-
-
-def _docstring(node: ast.AST) -> str | None:
-    """The first paragraph of a definition's docstring."""
-    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return None
-    first = node.body[0] if node.body else None
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        text = first.value.value
-        if "\n" not in text and "\t" not in text:
-            # One line: what ``ast.get_docstring`` (``inspect.cleandoc``) would leave, stripped as below.
-            return text.strip() or None
-    doc = ast.get_docstring(node)
-    if doc:
-        return doc.strip().split("\n\n", 1)[0].strip()
-    return None
-
-
-def _class_attr_str(cls: ast.ClassDef, name: str) -> str | None:
-    for stmt in cls.body:
-        if isinstance(stmt, ast.Assign | ast.AnnAssign):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                return _literal_str(stmt.value)
-    return None
-
-
-def _name_text(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _name_text(node.value)
-        return f"{base}.{node.attr}" if base else node.attr
-    if isinstance(node, ast.Call):
-        return _name_text(node.func)
-    return None
-
-
-def _annotations(call: ast.Call) -> dict[str, bool]:
-    node = _kwarg(call, "annotations")
-    out: dict[str, bool] = {}
-    snake = {
-        "read_only_hint": "readOnlyHint",
-        "destructive_hint": "destructiveHint",
-        "idempotent_hint": "idempotentHint",
-        "open_world_hint": "openWorldHint",
-    }
-    if isinstance(node, ast.Call):
-        pairs: Iterator[tuple[str | None, ast.expr]] = ((k.arg, k.value) for k in node.keywords)
-    elif isinstance(node, ast.Dict):
-        pairs = ((_literal_str(k), v) for k, v in zip(node.keys, node.values, strict=True))
-    else:
-        return out
-    for key, value in pairs:
-        if key and isinstance(value, ast.Constant) and isinstance(value.value, bool):
-            out[snake.get(key, key)] = value.value
-    return out
-
-
-def _literal_dict(node: ast.Dict) -> dict[str, Any] | None:
-    out: dict[str, Any] = {}
-    for key, value in zip(node.keys, node.values, strict=True):
-        k = _literal_str(key)
-        if k is None:
-            continue
-        if isinstance(value, ast.Constant):
-            out[k] = value.value
-        elif isinstance(value, ast.Dict):
-            out[k] = _literal_dict(value) or {}
-        else:
-            out[k] = None
-    return out or None
-
-
-def _schema_params(data: dict[str, Any]) -> list[str]:
-    inner = data.get("function") if isinstance(data.get("function"), dict) else data
-    assert isinstance(inner, dict)
-    schema = inner.get("parameters") or inner.get("input_schema") or {}
-    props = schema.get("properties") if isinstance(schema, dict) else None
-    return [str(k) for k in props] if isinstance(props, dict) else []
 
 
 def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> FileFacts:

@@ -1,0 +1,202 @@
+"""What a piece of Python syntax spells out literally, read without resolving any name: string
+constants and keyword arguments, f-string text, docstrings, dotted names as written, dict literals,
+annotations, the names a comprehension binds. Used by the analyzer (``python_analyzer.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from typing import Any
+
+_WRITE_MODES = re.compile(r"[wax+]")
+
+
+def annotation_type(node: ast.expr | None) -> ast.expr | None:
+    """The class an annotation names: ``Session``, ``orm.Session``, ``Session | None``,
+    ``Optional[Session]``; nothing for other generics or string annotations."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = node.left, node.right
+        if isinstance(right, ast.Constant) and right.value is None:
+            return annotation_type(left)
+        if isinstance(left, ast.Constant) and left.value is None:
+            return annotation_type(right)
+        return None
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name | ast.Attribute):
+        outer = node.value.id if isinstance(node.value, ast.Name) else node.value.attr
+        return annotation_type(node.slice) if outer == "Optional" else None
+    return node if isinstance(node, ast.Name | ast.Attribute) else None
+
+
+def bound_names(node: ast.expr) -> Iterator[str]:
+    """The names a comprehension's loops or a lambda's parameters bind."""
+    if isinstance(node, ast.Lambda):
+        args = node.args
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None:
+                yield arg.arg
+        return
+    for generator in getattr(node, "generators", ()):
+        targets = [generator.target]
+        while targets:
+            target = targets.pop()
+            if isinstance(target, ast.Name):
+                yield target.id
+            elif isinstance(target, ast.Tuple | ast.List):
+                targets.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                targets.append(target.value)
+
+
+def is_literal(node: ast.expr) -> bool:
+    """A constant, or a tuple/list/set of constants (``('y', 'yes')``)."""
+    if isinstance(node, ast.Constant):
+        return True
+    return isinstance(node, ast.Tuple | ast.List | ast.Set) and all(isinstance(e, ast.Constant) for e in node.elts)
+
+
+def call_operands(call: ast.Call) -> list[tuple[int | None, str | None, ast.expr]]:
+    """A call's arguments in order, each with its position or keyword (``*xs`` as ``xs``)."""
+    operands: list[tuple[int | None, str | None, ast.expr]] = [
+        (index, None, arg.value if type(arg) is ast.Starred else arg) for index, arg in enumerate(call.args)
+    ]
+    for kw in call.keywords:
+        operands.append((None, kw.arg, kw.value))
+    return operands
+
+
+def constructed_type(call: ast.Call, callee: str | None) -> str | None:
+    """The type a call's value has: the callee's, but a boto3 client or resource by its service."""
+    if callee is None or not callee.startswith("boto3"):
+        return callee
+    if callee == "boto3.client" or callee.endswith(".client"):
+        service = literal_str(call.args[0]) if call.args else kwarg_str(call, "service_name")
+        return f"boto3.client:{service}" if service else "boto3.client:*"
+    if callee.endswith(".resource"):
+        service = literal_str(call.args[0]) if call.args else None
+        return f"boto3.resource:{service}" if service else "boto3.resource:*"
+    return callee
+
+
+def literal_str(node: ast.AST | None) -> str | None:
+    """The value of a string constant."""
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def kwarg(call: ast.Call, name: str) -> ast.expr | None:
+    """The value a call gives the keyword argument ``name``."""
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+def kwarg_str(call: ast.Call, name: str) -> str | None:
+    """The string constant a call gives the keyword argument ``name``."""
+    return literal_str(kwarg(call, name))
+
+
+def string_text(node: ast.AST) -> str | None:
+    """The literal text of a string or the constant parts of an f-string."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return None
+
+
+def opens_for_writing(node: ast.Call) -> bool:
+    """Whether an ``open(path, mode)`` call (or ``path.open(mode)``) has a writing mode."""
+    mode = kwarg(node, "mode")
+    if mode is None:
+        is_method = isinstance(node.func, ast.Attribute)
+        index = 0 if is_method else 1
+        mode = node.args[index] if len(node.args) > index else None
+    text = literal_str(mode)
+    return text is not None and _WRITE_MODES.search(text) is not None
+
+
+def docstring(node: ast.AST) -> str | None:
+    """The first paragraph of a definition's docstring."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return None
+    first = node.body[0] if node.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        text = first.value.value
+        if "\n" not in text and "\t" not in text:
+            # One line: what ``ast.get_docstring`` (``inspect.cleandoc``) would leave, stripped as below.
+            return text.strip() or None
+    doc = ast.get_docstring(node)
+    if doc:
+        return doc.strip().split("\n\n", 1)[0].strip()
+    return None
+
+
+def class_attr_str(cls: ast.ClassDef, name: str) -> str | None:
+    """The string constant a class body assigns to ``name``."""
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return literal_str(stmt.value)
+    return None
+
+
+def name_text(node: ast.AST) -> str | None:
+    """The dotted text of a name, attribute chain or the callee of a call, as written."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = name_text(node.value)
+        return f"{base}.{node.attr}" if base else node.attr
+    if isinstance(node, ast.Call):
+        return name_text(node.func)
+    return None
+
+
+def tool_annotations(call: ast.Call) -> dict[str, bool]:
+    """The boolean MCP tool annotations a tool decorator is given (``annotations=...``), camel-cased."""
+    node = kwarg(call, "annotations")
+    out: dict[str, bool] = {}
+    snake = {
+        "read_only_hint": "readOnlyHint",
+        "destructive_hint": "destructiveHint",
+        "idempotent_hint": "idempotentHint",
+        "open_world_hint": "openWorldHint",
+    }
+    if isinstance(node, ast.Call):
+        pairs: Iterator[tuple[str | None, ast.expr]] = ((k.arg, k.value) for k in node.keywords)
+    elif isinstance(node, ast.Dict):
+        pairs = ((literal_str(k), v) for k, v in zip(node.keys, node.values, strict=True))
+    else:
+        return out
+    for key, value in pairs:
+        if key and isinstance(value, ast.Constant) and isinstance(value.value, bool):
+            out[snake.get(key, key)] = value.value
+    return out
+
+
+def literal_dict(node: ast.Dict) -> dict[str, Any] | None:
+    """A dict literal's string keys with their constant (or nested dict) values; ``None`` for other values."""
+    out: dict[str, Any] = {}
+    for key, value in zip(node.keys, node.values, strict=True):
+        k = literal_str(key)
+        if k is None:
+            continue
+        if isinstance(value, ast.Constant):
+            out[k] = value.value
+        elif isinstance(value, ast.Dict):
+            out[k] = literal_dict(value) or {}
+        else:
+            out[k] = None
+    return out or None
+
+
+def schema_params(data: dict[str, Any]) -> list[str]:
+    """The parameter names of a literal tool definition's JSON schema."""
+    inner = data.get("function") if isinstance(data.get("function"), dict) else data
+    assert isinstance(inner, dict)
+    schema = inner.get("parameters") or inner.get("input_schema") or {}
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    return [str(k) for k in props] if isinstance(props, dict) else []
