@@ -31,7 +31,7 @@ from assay.backend.engines.static.facts import FileFacts, FrontierSite
 from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
 from assay.backend.engines.static.jsts.names import canonical_module, collect_imports
 from assay.backend.engines.static.jsts.rules import compile_rules
-from assay.backend.engines.static.jsts.syntax import Code, JsLanguage, error_bytes, first_error, parser
+from assay.backend.engines.static.jsts.syntax import Code, JsLanguage, error_bytes, field_ids, first_error, parser
 from assay.backend.engines.static.rulepack import RulePack
 
 __all__ = ["JsLanguage", "analyze_javascript", "module_path"]
@@ -48,7 +48,7 @@ def analyze_javascript(path: str, source: bytes, digest: str, language: JsLangua
     lines = source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
     root = parser(language).parse(source).root_node
     module = canonical_module(path)
-    code = Code(source)
+    code = Code(source, field_ids(language))
     analyzer = FileAnalyzer(path, code, root, compile_rules(rules), collect_imports(root, path, module, code))
     parse_error: str | None = None
     if root.has_error:

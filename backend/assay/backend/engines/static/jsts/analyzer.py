@@ -25,7 +25,6 @@ from assay.backend.engines.static.facts import (
     TaintOrigin,
 )
 from assay.backend.engines.static.jsts.base import origin_key
-from assay.backend.engines.static.jsts.gates import operator_of
 from assay.backend.engines.static.jsts.names import Imports, require_spec
 from assay.backend.engines.static.jsts.rules import NOTHING, JsRules, classify
 from assay.backend.engines.static.jsts.scope import EMPTY, Pending, Scope, Taint, call_return_taint, param_taint
@@ -112,7 +111,7 @@ class FileAnalyzer(SiteLogic):
         for gate in item.gates:
             scope.add_gate(gate)
         entry = frozenset(g.id for g in item.gates)
-        body = item.node.child_by_field_name("body")
+        body = item.node.child_by_field_id(self.fields.body)
         try:
             if body is not None and body.type == "statement_block":
                 self.block(body.named_children, scope, entry)
@@ -125,7 +124,7 @@ class FileAnalyzer(SiteLogic):
     def params(self, node: Node) -> tuple[list[str], dict[str, str]]:
         """A function's parameter names (destructured names flattened) and the TypeScript types of
         the plain ones (``client: OpenAI``)."""
-        params_node = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
+        params_node = node.child_by_field_id(self.fields.parameters) or node.child_by_field_id(self.fields.parameter)
         if params_node is None:
             return [], {}
         if params_node.type == "identifier":
@@ -134,7 +133,7 @@ class FileAnalyzer(SiteLogic):
         types: dict[str, str] = {}
         for param in params_node.named_children:
             typed = param.type.endswith("_parameter")  # required_parameter / optional_parameter (TypeScript)
-            pattern = param.child_by_field_name("pattern") if typed else param
+            pattern = param.child_by_field_id(self.fields.pattern) if typed else param
             if pattern is None:
                 continue
             if pattern.type != "identifier":
@@ -143,7 +142,7 @@ class FileAnalyzer(SiteLogic):
             name = self.code.text(pattern)
             names.append(name)
             if typed:
-                type_name = self.type_name(param.child_by_field_name("type"))
+                type_name = self.type_name(param.child_by_field_id(self.fields.type))
                 if type_name:
                     types[name] = type_name
         return names, types
@@ -181,7 +180,7 @@ class FileAnalyzer(SiteLogic):
             # Function declarations are hoisted: callable by name anywhere in the block.
             for stmt in statements:
                 if stmt.type in ("function_declaration", "generator_function_declaration"):
-                    name = self.code.text(stmt.child_by_field_name("name"))
+                    name = self.code.text(stmt.child_by_field_id(self.fields.name))
                     scope.locals[name] = self.nested_qualname(scope, name)
         for stmt in statements:
             active = self.stmt(stmt, scope, active)
@@ -232,12 +231,12 @@ class FileAnalyzer(SiteLogic):
         return self.block(stmt.named_children, scope, active)
 
     def function_decl(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
-        name = self.code.text(stmt.child_by_field_name("name"))
+        name = self.code.text(stmt.child_by_field_id(self.fields.name))
         self.defer(stmt, self.nested_qualname(scope, name), name, cls=scope.cls)
         return active
 
     def class_decl(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
-        self.class_body(stmt, scope, self.code.text(stmt.child_by_field_name("name")))
+        self.class_body(stmt, scope, self.code.text(stmt.child_by_field_id(self.fields.name)))
         return active
 
     def loop_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
@@ -245,9 +244,9 @@ class FileAnalyzer(SiteLogic):
         return active
 
     def export(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
-        decl = stmt.child_by_field_name("declaration")
+        decl = stmt.child_by_field_id(self.fields.declaration)
         if decl is not None:
-            named = bool(self.code.text(decl.child_by_field_name("name")))
+            named = bool(self.code.text(decl.child_by_field_id(self.fields.name)))
             if decl.type in ("function_declaration", "generator_function_declaration") and not named:
                 self.defer(decl, f"{self.module}#default", "default")  # export default function () {}
                 return active
@@ -255,7 +254,7 @@ class FileAnalyzer(SiteLogic):
                 self.class_body(decl, scope, "default")  # export default class {}
                 return active
             return self.stmt(decl, scope, active)
-        value = stmt.child_by_field_name("value")
+        value = stmt.child_by_field_id(self.fields.value)
         inner = unwrap(value)
         if inner is not None and inner.type in FUNCTIONS:
             self.defer(inner, f"{self.module}#default", "default")
@@ -270,10 +269,10 @@ class FileAnalyzer(SiteLogic):
     def switch(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         """Each case runs with the gates that hold before the switch; ``case "get_weather":`` names the
         first function of the tree its body calls (how literal tools are often dispatched)."""
-        self.expr(stmt.child_by_field_name("value"), scope, active)
-        body = stmt.child_by_field_name("body")
+        self.expr(stmt.child_by_field_id(self.fields.value), scope, active)
+        body = stmt.child_by_field_id(self.fields.body)
         for case in body.named_children if body is not None else []:
-            value = case.child_by_field_name("value")
+            value = case.child_by_field_id(self.fields.value)
             before = len(scope.calls)
             for child in case.named_children:
                 if child == value:
@@ -286,9 +285,9 @@ class FileAnalyzer(SiteLogic):
     def compared_string(self, condition: Node | None) -> str | None:
         """``"get_weather"`` for ``if (call.name === "get_weather")``."""
         node = unwrap(condition)
-        if node is None or node.type != "binary_expression" or operator_of(node) not in ("===", "=="):
+        if node is None or node.type != "binary_expression" or self.code.operator_of(node) not in ("===", "=="):
             return None
-        for side in (node.child_by_field_name("right"), node.child_by_field_name("left")):
+        for side in (node.child_by_field_id(self.fields.right), node.child_by_field_id(self.fields.left)):
             if side is not None and side.type == "string":
                 return self.code.string_value(side)
         return None
@@ -298,16 +297,16 @@ class FileAnalyzer(SiteLogic):
             self.named_impls.setdefault(label, scope.calls[before].callee)
 
     def loop(self, stmt: Node, scope: Scope, active: frozenset[str]) -> None:
-        body = stmt.child_by_field_name("body")
+        body = stmt.child_by_field_id(self.fields.body)
         if stmt.type == "for_in_statement":
-            left, right = stmt.child_by_field_name("left"), stmt.child_by_field_name("right")
+            left, right = stmt.child_by_field_id(self.fields.left), stmt.child_by_field_id(self.fields.right)
             taint = self.expr(right, scope, active)
             if left is not None:
                 for name in self.code.pattern_names(left):
                     scope.taint[name] = taint
         else:
-            for field_name in ("initializer", "condition", "increment"):
-                part = stmt.child_by_field_name(field_name)
+            for field in (self.fields.initializer, self.fields.condition, self.fields.increment):
+                part = stmt.child_by_field_id(field)
                 if part is not None:
                     if part.type.endswith("declaration"):
                         self.stmt(part, scope, active)
@@ -317,17 +316,17 @@ class FileAnalyzer(SiteLogic):
             self.stmt(body, scope, active)
 
     def try_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
-        body = stmt.child_by_field_name("body")
+        body = stmt.child_by_field_id(self.fields.body)
         after = self.stmt(body, scope, active) if body is not None else active
-        handler = stmt.child_by_field_name("handler")
+        handler = stmt.child_by_field_id(self.fields.handler)
         if handler is not None:
-            parameter = handler.child_by_field_name("parameter")
+            parameter = handler.child_by_field_id(self.fields.parameter)
             for name in self.code.pattern_names(parameter) if parameter is not None else []:
                 scope.taint[name] = EMPTY
-            handler_body = handler.child_by_field_name("body")
+            handler_body = handler.child_by_field_id(self.fields.body)
             if handler_body is not None:
                 self.stmt(handler_body, scope, active)
-        finalizer = stmt.child_by_field_name("finalizer")
+        finalizer = stmt.child_by_field_id(self.fields.finalizer)
         if finalizer is not None:
             for child in finalizer.named_children:
                 self.stmt(child, scope, active)
@@ -335,9 +334,9 @@ class FileAnalyzer(SiteLogic):
         return active if handler is not None else after
 
     def if_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
-        condition = stmt.child_by_field_name("condition")
-        consequence = stmt.child_by_field_name("consequence")
-        alternative = stmt.child_by_field_name("alternative")
+        condition = stmt.child_by_field_id(self.fields.condition)
+        consequence = stmt.child_by_field_id(self.fields.consequence)
+        alternative = stmt.child_by_field_id(self.fields.alternative)
         other = alternative.named_children[0] if alternative is not None and alternative.named_children else None
         self.expr(condition, scope, active)
         cond = self.cond(condition, scope)
@@ -378,8 +377,8 @@ class FileAnalyzer(SiteLogic):
                 scope.taint[name] = EMPTY
 
     def declare(self, decl: Node, scope: Scope, active: frozenset[str]) -> None:
-        name_node = decl.child_by_field_name("name")
-        value = decl.child_by_field_name("value")
+        name_node = decl.child_by_field_id(self.fields.name)
+        value = decl.child_by_field_id(self.fields.value)
         if name_node is None:
             return
         if value is None:
@@ -436,7 +435,7 @@ class FileAnalyzer(SiteLogic):
                 if scope.is_module:
                     self.module_consts[name_text] = constant
         elif kind == "subscript_expression":
-            index = inner.child_by_field_name("index")
+            index = inner.child_by_field_id(self.fields.index)
             if index is not None and index.type not in ("string", "number"):
                 scope.dispatch_vars.add(name_text)
         if kind in _CONDITIONS:
@@ -445,8 +444,8 @@ class FileAnalyzer(SiteLogic):
                 scope.gate_vars[name_text] = cond
 
     def assign(self, expr: Node, scope: Scope, active: frozenset[str]) -> Taint:
-        left = expr.child_by_field_name("left")
-        right = expr.child_by_field_name("right")
+        left = expr.child_by_field_id(self.fields.left)
+        right = expr.child_by_field_id(self.fields.right)
         inner = unwrap(right)
         if left is not None and left.type == "member_expression" and scope.is_module and inner is not None:
             target = self.commonjs_export(self.code.text(left))
@@ -476,7 +475,7 @@ class FileAnalyzer(SiteLogic):
         elif left is not None and left.type in ("member_expression", "subscript_expression"):
             base = left
             while base.type in ("member_expression", "subscript_expression"):
-                base = base.child_by_field_name("object") or base
+                base = base.child_by_field_id(self.fields.object) or base
                 if base.type not in ("member_expression", "subscript_expression"):
                     break
             if base.type == "identifier":
@@ -489,8 +488,8 @@ class FileAnalyzer(SiteLogic):
                 and inner.type in ("new_expression", "call_expression")
             ):
                 type_name, _ = self.dotted(inner, scope)
-                prop = self.code.text(left.child_by_field_name("property"))
-                if type_name and left.child_by_field_name("object") == base:
+                prop = self.code.text(left.child_by_field_id(self.fields.property))
+                if type_name and left.child_by_field_id(self.fields.object) == base:
                     self.field_types.setdefault(f"{scope.cls}.{prop}", type_name)
         elif left is not None:
             for name in self.code.pattern_names(left):
@@ -512,26 +511,30 @@ class FileAnalyzer(SiteLogic):
         if not name:
             name = self.code.enclosing_binding(node) or f"<class@{node.start_point[0] + 1}>"
         cls = self.nested_qualname(scope, name)
-        body = node.child_by_field_name("body")
+        body = node.child_by_field_id(self.fields.body)
         if body is None:
             return
         self.tool_recognizer.class_tool(node, cls, body)
         self.class_methods[cls] = {
-            self.code.text(m.child_by_field_name("name") or m.child_by_field_name("property")).lstrip("#")
+            self.code.text(m.child_by_field_id(self.fields.name) or m.child_by_field_id(self.fields.property)).lstrip(
+                "#"
+            )
             for m in body.named_children
             if m.type in ("method_definition", "public_field_definition")
         }
         heritage = next((c for c in node.named_children if c.type == "class_heritage"), None)
         if heritage is not None and heritage.named_children:
             clause = heritage.named_children[0]
-            base_node = clause.child_by_field_name("value") if clause.type == "extends_clause" else clause
+            base_node = clause.child_by_field_id(self.fields.value) if clause.type == "extends_clause" else clause
             base, _ = self.dotted(base_node, scope)
             if base is not None and "#" in base:
                 self.class_bases[cls] = base
         for member in body.named_children:
             if member.type == "public_field_definition":
-                prop = self.code.text(member.child_by_field_name("name") or member.child_by_field_name("property"))
-                value = unwrap(member.child_by_field_name("value"))
+                prop = self.code.text(
+                    member.child_by_field_id(self.fields.name) or member.child_by_field_id(self.fields.property)
+                )
+                value = unwrap(member.child_by_field_id(self.fields.value))
                 if value is None:
                     continue
                 if value.type in FUNCTIONS:
@@ -542,39 +545,41 @@ class FileAnalyzer(SiteLogic):
                     if type_name:
                         self.field_types[f"{cls}.{prop}"] = type_name
             elif member.type == "method_definition":
-                method = self.code.text(member.child_by_field_name("name")).lstrip("#")
+                method = self.code.text(member.child_by_field_id(self.fields.name)).lstrip("#")
                 if method == "constructor":
                     self.constructor_fields(member, cls)
                 if member.id not in self.claimed:
                     self.defer(member, f"{cls}.{method}", method, cls=cls)
             elif member.type == "class_static_block":
-                body_node = member.child_by_field_name("body")
+                body_node = member.child_by_field_id(self.fields.body)
                 if body_node is not None and member.id not in self.claimed:
                     self.defer(member, f"{cls}.<static>", "<static>", cls=cls)
 
     def constructor_fields(self, ctor: Node, cls: str) -> None:
-        params = ctor.child_by_field_name("parameters")
+        params = ctor.child_by_field_id(self.fields.parameters)
         for param in params.named_children if params is not None else []:
             if any(c.type == "accessibility_modifier" for c in param.named_children):
-                pattern = param.child_by_field_name("pattern")
-                type_name = self.type_name(param.child_by_field_name("type"))
+                pattern = param.child_by_field_id(self.fields.pattern)
+                type_name = self.type_name(param.child_by_field_id(self.fields.type))
                 if pattern is not None and type_name:
                     self.field_types[f"{cls}.{self.code.text(pattern)}"] = type_name
-        body = ctor.child_by_field_name("body")
+        body = ctor.child_by_field_id(self.fields.body)
         for stmt in body.named_children if body is not None else []:
             expr = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
             if expr is None or expr.type != "assignment_expression":
                 continue
-            left, right = expr.child_by_field_name("left"), unwrap(expr.child_by_field_name("right"))
+            left, right = expr.child_by_field_id(self.fields.left), unwrap(expr.child_by_field_id(self.fields.right))
             if left is None or right is None or left.type != "member_expression":
                 continue
-            if self.code.text(left.child_by_field_name("object")) == "this" and right.type in (
+            if self.code.text(left.child_by_field_id(self.fields.object)) == "this" and right.type in (
                 "new_expression",
                 "call_expression",
             ):
                 type_name, _ = self.dotted(right, None)
                 if type_name:
-                    self.field_types[f"{cls}.{self.code.text(left.child_by_field_name('property'))}"] = type_name
+                    self.field_types[f"{cls}.{self.code.text(left.child_by_field_id(self.fields.property))}"] = (
+                        type_name
+                    )
 
     def expr(self, node: Node | None, scope: Scope, active: frozenset[str]) -> Taint:
         """What may flow out of an expression, walking it for calls, functions and assignments."""
@@ -582,7 +587,7 @@ class FileAnalyzer(SiteLogic):
             return EMPTY
         kind = node.type
         while kind == "member_expression":  # what flows out of ``a.b.c`` is what flows out of ``a``
-            node = node.child_by_field_name("object")
+            node = node.child_by_field_id(self.fields.object)
             if node is None:
                 return EMPTY
             kind = node.type
@@ -606,14 +611,18 @@ class FileAnalyzer(SiteLogic):
         return taint
 
     def binary(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
-        operator = operator_of(node)
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        operator = self.code.operator_of(node)
+        left, right = node.child_by_field_id(self.fields.left), node.child_by_field_id(self.fields.right)
         if operator not in ("&&", "||"):
             # Long left-deep chains ("a" + b + "c" + ...) are walked iteratively, not recursively.
             rights: list[Node | None] = [right]
-            while left is not None and left.type == "binary_expression" and operator_of(left) not in ("&&", "||"):
-                rights.append(left.child_by_field_name("right"))
-                left = left.child_by_field_name("left")
+            while (
+                left is not None
+                and left.type == "binary_expression"
+                and self.code.operator_of(left) not in ("&&", "||")
+            ):
+                rights.append(left.child_by_field_id(self.fields.right))
+                left = left.child_by_field_id(self.fields.left)
             taint = self.expr(left, scope, active)
             for operand in reversed(rights):
                 taint |= self.expr(operand, scope, active)
@@ -624,11 +633,11 @@ class FileAnalyzer(SiteLogic):
         return taint | self.expr(right, scope, active)
 
     def ternary(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
-        condition = node.child_by_field_name("condition")
+        condition = node.child_by_field_id(self.fields.condition)
         self.expr(condition, scope, active)
         cond = self.cond(condition, scope)
-        return self.expr(node.child_by_field_name("consequence"), scope, active | cond.t) | self.expr(
-            node.child_by_field_name("alternative"), scope, active | cond.f
+        return self.expr(node.child_by_field_id(self.fields.consequence), scope, active | cond.t) | self.expr(
+            node.child_by_field_id(self.fields.alternative), scope, active | cond.f
         )
 
     def anonymous(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
@@ -649,7 +658,7 @@ class FileAnalyzer(SiteLogic):
             sub.taint[name] = param_taint
             sub.types.pop(name, None)
         sub.types.update(types)
-        body = node.child_by_field_name("body")
+        body = node.child_by_field_id(self.fields.body)
         if body is None:
             return EMPTY
         if body.type == "statement_block":
@@ -667,8 +676,8 @@ class FileAnalyzer(SiteLogic):
         for child in node.named_children:
             kind = child.type
             if kind == "pair":
-                key = child.child_by_field_name("key")
-                value = child.child_by_field_name("value")
+                key = child.child_by_field_id(self.fields.key)
+                value = child.child_by_field_id(self.fields.value)
                 inner = unwrap(value)
                 if inner is None:
                     continue
@@ -695,7 +704,7 @@ class FileAnalyzer(SiteLogic):
                     self.expr(key, scope, active)
                 taint |= self.expr(value, scope, active)
             elif kind == "method_definition":
-                method = self.code.text(child.child_by_field_name("name"))
+                method = self.code.text(child.child_by_field_id(self.fields.name))
                 if owner is not None and child.id not in self.claimed:
                     self.defer(child, f"{owner}{sep}{method}", method, cls=scope.cls)
                 else:
@@ -715,8 +724,8 @@ class FileAnalyzer(SiteLogic):
 
     def call(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
         is_new = node.type == "new_expression"
-        func = node.child_by_field_name("constructor" if is_new else "function")
-        args_node = node.child_by_field_name("arguments")
+        func = node.child_by_field_id(self.fields.constructor if is_new else self.fields.function)
+        args_node = node.child_by_field_id(self.fields.arguments)
         if args_node is None:
             args: list[Node] = []
         elif args_node.type == "template_string":  # a tagged template: $`ls ${dir}`
@@ -736,7 +745,7 @@ class FileAnalyzer(SiteLogic):
         if inner_func is not None:
             func_kind = inner_func.type
             if func_kind == "member_expression":
-                obj = inner_func.child_by_field_name("object")
+                obj = inner_func.child_by_field_id(self.fields.object)
                 receiver = self.expr(obj, scope, active)
                 inner_obj = unwrap(obj)
                 keyed = inner_obj is not None and inner_obj.type == "subscript_expression"

@@ -99,6 +99,7 @@ class AnalyzerBase:
     def __init__(self, path: str, code: Code, root: Node, rules: JsRules, imports: Imports) -> None:
         self.path = path
         self.code = code
+        self.fields = code.fields
         self.module = imports.module
         self.root = root
         self.rules = rules
@@ -158,26 +159,27 @@ class AnalyzerBase:
             base = self.class_bases.get(scope.cls) if scope is not None and scope.cls is not None else None
             return (base, True) if base is not None else (None, False)
         if kind == "member_expression":
-            base, ok = self.dotted(node.child_by_field_name("object"), scope, record)
+            base, ok = self.dotted(node.child_by_field_id(self.fields.object), scope, record)
             if base is None:
                 return None, False
-            prop = self.code.text(node.child_by_field_name("property")).lstrip("#")
+            prop = self.code.text(node.child_by_field_id(self.fields.property)).lstrip("#")
             joined = f"{base}{prop}" if base.endswith("#") else f"{base}.{prop}"
             return self.field_types.get(joined, joined), ok
         if kind == "call_expression":
             spec = require_spec(node, self.code)
             if spec is not None:  # require("fs").promises
                 return self.imports.namespace(spec), True
-            return self.callee(node, "function", scope, record)
+            return self.callee(node, self.fields.function, scope, record)
         if kind == "new_expression":
-            return self.callee(node, "constructor", scope, record)
+            return self.callee(node, self.fields.constructor, scope, record)
         if kind == "subscript_expression":
-            return self.dotted(node.child_by_field_name("object"), scope, record)
+            return self.dotted(node.child_by_field_id(self.fields.object), scope, record)
         return None, False
 
-    def callee(self, node: Node, field: str, scope: Scope | None, record: Callees | None) -> tuple[str | None, bool]:
-        """The resolved name of what a call (or ``new``) calls; kept in ``record`` when one is given."""
-        name, known = self.dotted(node.child_by_field_name(field), scope, record)
+    def callee(self, node: Node, field: int, scope: Scope | None, record: Callees | None) -> tuple[str | None, bool]:
+        """The resolved name of what a call (or ``new``) calls (its ``field``: function or constructor);
+        kept in ``record`` when one is given."""
+        name, known = self.dotted(node.child_by_field_id(field), scope, record)
         if record is not None:
             record[node.id] = (scope, name, known)
         return name, known
@@ -216,7 +218,7 @@ class AnalyzerBase:
             else annotation
         )
         if node.type == "generic_type":
-            node = node.child_by_field_name("name") or node
+            node = node.child_by_field_id(self.fields.name) or node
         if node.type in ("type_identifier", "identifier"):
             name = self.code.text(node)
             return self.imports.aliases.get(name) or self.imports.local_defs.get(name)

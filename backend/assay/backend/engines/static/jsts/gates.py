@@ -19,7 +19,7 @@ class GateLogic(AnalyzerBase):
             return None
         if node.id in self.call_gates:  # the call was already walked
             return self.call_gates[node.id]
-        name, _ = self.dotted(node.child_by_field_name("function"), scope)
+        name, _ = self.dotted(node.child_by_field_id(self.fields.function), scope)
         rule = self.rules.gate(name) if name else None
         if rule is None or name is None:
             return None
@@ -31,8 +31,8 @@ class GateLogic(AnalyzerBase):
         if node is None:
             return NO_COND
         kind = node.type
-        if kind == "unary_expression" and operator_of(node) == "!":
-            return self.cond(node.child_by_field_name("argument"), scope).negate()
+        if kind == "unary_expression" and self.code.operator_of(node) == "!":
+            return self.cond(node.child_by_field_id(self.fields.argument), scope).negate()
         if kind == "identifier":
             return scope.gate_vars.get(self.code.text(node), NO_COND)
         if kind == "call_expression":
@@ -41,8 +41,8 @@ class GateLogic(AnalyzerBase):
                 return Cond(t=frozenset({gate}))
             return self.membership(node, scope)
         if kind == "binary_expression":
-            operator = operator_of(node)
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            operator = self.code.operator_of(node)
+            left, right = node.child_by_field_id(self.fields.left), node.child_by_field_id(self.fields.right)
             if operator == "&&":
                 return self.cond(left, scope).both(self.cond(right, scope))
             if operator == "||":
@@ -51,7 +51,7 @@ class GateLogic(AnalyzerBase):
                 # ``ok === true``, ``answer !== "y"``: the gate of the compared value, or its negation.
                 for side, other in ((right, left), (left, right)):
                     if side is not None and side.type in ("true", "false", "string", "number"):
-                        inner = self.cond(_root_value(other), scope)
+                        inner = self.cond(self.root_value(other), scope)
                         positive = side.type != "false"
                         if operator in ("!==", "!="):
                             positive = not positive
@@ -63,17 +63,17 @@ class GateLogic(AnalyzerBase):
 
     def membership(self, node: Node, scope: Scope) -> Cond:
         """``ALLOWED.includes(x)`` / ``ALLOWLIST.has(x)``: an allowlist gate that also clears ``x``."""
-        func = node.child_by_field_name("function")
+        func = node.child_by_field_id(self.fields.function)
         if func is None or func.type != "member_expression":
             return NO_COND
-        if self.code.raw(func.child_by_field_name("property")) not in (b"includes", b"has"):
+        if self.code.raw(func.child_by_field_id(self.fields.property)) not in (b"includes", b"has"):
             return NO_COND
-        holder = self.code.text(func.child_by_field_name("object"))
+        holder = self.code.text(func.child_by_field_id(self.fields.object))
         rule = self.rules.allowlist(holder)
         if rule is None:
             return NO_COND
         gate = self.gate_site(scope, rule, node, holder)
-        args = node.child_by_field_name("arguments")
+        args = node.child_by_field_id(self.fields.arguments)
         checked = frozenset(
             self.code.text(a) for a in (args.named_children if args is not None else []) if a.type == "identifier"
         )
@@ -89,19 +89,14 @@ class GateLogic(AnalyzerBase):
                 return Cond(f=gate) if over else Cond(t=gate)
         return NO_COND
 
-
-def operator_of(node: Node) -> str:
-    operator = node.child_by_field_name("operator")
-    return operator.type if operator is not None else ""
-
-
-def _root_value(node: Node | None) -> Node | None:
-    """``answer`` for ``answer.trim().toLowerCase()``: the value a chain of calls and members starts from."""
-    node = unwrap(node)
-    while node is not None and node.type in ("call_expression", "member_expression"):
-        inner = node.child_by_field_name("function" if node.type == "call_expression" else "object")
-        inner = unwrap(inner)
-        if inner is None or (node.type == "call_expression" and inner.type != "member_expression"):
-            return node
-        node = inner
-    return node
+    def root_value(self, node: Node | None) -> Node | None:
+        """``answer`` for ``answer.trim().toLowerCase()``: the value a chain of calls and members starts from."""
+        node = unwrap(node)
+        fields = self.fields
+        while node is not None and node.type in ("call_expression", "member_expression"):
+            inner = node.child_by_field_id(fields.function if node.type == "call_expression" else fields.object)
+            inner = unwrap(inner)
+            if inner is None or (node.type == "call_expression" and inner.type != "member_expression"):
+                return node
+            node = inner
+        return node

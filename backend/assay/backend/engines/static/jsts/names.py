@@ -93,7 +93,7 @@ def collect_imports(root: Node, path: str, module: str, code: Code) -> Imports:
         target = node
         if node.type == "export_statement":
             _export(node, imports, renames, code)
-            decl = node.child_by_field_name("declaration")
+            decl = node.child_by_field_id(code.fields.declaration)
             if decl is not None:
                 target = decl
         kind = target.type
@@ -109,7 +109,7 @@ def collect_imports(root: Node, path: str, module: str, code: Code) -> Imports:
             "abstract_class_declaration",
             "generator_function_declaration",
         ):
-            name = code.text(target.child_by_field_name("name"))
+            name = code.text(target.child_by_field_id(code.fields.name))
             if name:
                 imports.local_defs.setdefault(name, f"{module}#{name}")
         elif kind == "expression_statement" and target.named_children:
@@ -121,7 +121,7 @@ def collect_imports(root: Node, path: str, module: str, code: Code) -> Imports:
 
 
 def _import(node: Node, imports: Imports, code: Code) -> None:
-    source = code.string_value(node.child_by_field_name("source"))
+    source = code.string_value(node.child_by_field_id(code.fields.source))
     if source is None:
         return
     for clause in node.named_children:
@@ -141,8 +141,8 @@ def _import(node: Node, imports: Imports, code: Code) -> None:
                 for spec in part.named_children:
                     if spec.type != "import_specifier":
                         continue
-                    name = code.text(spec.child_by_field_name("name"))
-                    alias = code.text(spec.child_by_field_name("alias")) or name
+                    name = code.text(spec.child_by_field_id(code.fields.name))
+                    alias = code.text(spec.child_by_field_id(code.fields.alias)) or name
                     imports.bind(alias, imports.member(source, name), source)
 
 
@@ -151,16 +151,16 @@ def require_spec(value: Node | None, code: Code) -> str | None:
     value = unwrap(value)
     if value is None or value.type != "call_expression":
         return None
-    func = value.child_by_field_name("function")
+    func = value.child_by_field_id(code.fields.function)
     if func is None or (func.type != "import" and code.raw(func) != b"require"):
         return None
-    args = value.child_by_field_name("arguments")
+    args = value.child_by_field_id(code.fields.arguments)
     return code.string_value(args.named_children[0]) if args is not None and args.named_children else None
 
 
 def _declarator(decl: Node, imports: Imports, code: Code) -> None:
-    name = decl.child_by_field_name("name")
-    value = decl.child_by_field_name("value")
+    name = decl.child_by_field_id(code.fields.name)
+    value = decl.child_by_field_id(code.fields.value)
     if name is None:
         return
     spec = require_spec(value, code)
@@ -174,8 +174,8 @@ def _declarator(decl: Node, imports: Imports, code: Code) -> None:
                 if part.type == "shorthand_property_identifier_pattern":
                     imports.bind(code.text(part), imports.member(spec, code.text(part)), spec)
                 elif part.type == "pair_pattern":
-                    key = code.text(part.child_by_field_name("key"))
-                    imports.bind(code.text(part.child_by_field_name("value")), imports.member(spec, key), spec)
+                    key = code.text(part.child_by_field_id(code.fields.key))
+                    imports.bind(code.text(part.child_by_field_id(code.fields.value)), imports.member(spec, key), spec)
         return
     inner = unwrap(value)
     if name.type == "identifier" and inner is not None and (inner.type in FUNCTIONS or inner.type == "object"):
@@ -188,24 +188,24 @@ def _declarator(decl: Node, imports: Imports, code: Code) -> None:
 def _export(node: Node, imports: Imports, renames: dict[str, str], code: Code) -> None:
     """``export default foo`` / ``export { foo as bar }``: the local function's exported name."""
     is_default = any(c.type == "default" for c in node.children)
-    value = node.child_by_field_name("value")
-    decl = node.child_by_field_name("declaration")
+    value = node.child_by_field_id(code.fields.value)
+    decl = node.child_by_field_id(code.fields.declaration)
     if is_default:
         target = decl if decl is not None else value
         if target is not None and target.type in ("identifier",):
             renames[code.text(target)] = "default"
         elif target is not None and target.type in ("function_declaration", "class_declaration", "function_expression"):
-            name = code.text(target.child_by_field_name("name"))
+            name = code.text(target.child_by_field_id(code.fields.name))
             if name:
                 renames[name] = "default"
         return
     for clause in node.named_children:
-        if clause.type != "export_clause" or node.child_by_field_name("source") is not None:
+        if clause.type != "export_clause" or node.child_by_field_id(code.fields.source) is not None:
             continue
         for spec in clause.named_children:
             if spec.type == "export_specifier":
-                local = code.text(spec.child_by_field_name("name"))
-                alias = code.text(spec.child_by_field_name("alias"))
+                local = code.text(spec.child_by_field_id(code.fields.name))
+                alias = code.text(spec.child_by_field_id(code.fields.alias))
                 if alias and local:
                     renames[local] = alias
 
@@ -214,6 +214,6 @@ def _commonjs_export(expr: Node, renames: dict[str, str], code: Code) -> None:
     """``module.exports = foo`` names ``foo`` ``default`` (what ``require`` returns)."""
     if expr.type != "assignment_expression":
         return
-    left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+    left, right = expr.child_by_field_id(code.fields.left), expr.child_by_field_id(code.fields.right)
     if code.text(left) in ("module.exports", "exports") and right is not None and right.type == "identifier":
         renames[code.text(right)] = "default"

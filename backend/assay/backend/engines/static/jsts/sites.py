@@ -35,8 +35,8 @@ class SiteLogic(GateLogic):
             return scope.types[self.code.text(arg)], None
         if arg.type != "new_expression":
             return None, None
-        command, _ = self.dotted(arg.child_by_field_name("constructor"), scope)
-        cargs = arg.child_by_field_name("arguments")
+        command, _ = self.dotted(arg.child_by_field_id(self.fields.constructor), scope)
+        cargs = arg.child_by_field_id(self.fields.arguments)
         return command, (cargs.named_children[0] if cargs is not None and cargs.named_children else None)
 
     def model(self, node: Node, name: str, command: str | None, args: list[Node], scope: Scope) -> Location | None:
@@ -122,9 +122,9 @@ class SiteLogic(GateLogic):
             return self.constant(args[0], scope)
         func = unwrap(func)
         if func is not None and func.type == "member_expression":
-            receiver = unwrap(func.child_by_field_name("object"))
+            receiver = unwrap(func.child_by_field_id(self.fields.object))
             if receiver is not None and receiver.type == "call_expression":
-                inner_args = receiver.child_by_field_name("arguments")
+                inner_args = receiver.child_by_field_id(self.fields.arguments)
                 if inner_args is not None and inner_args.named_children:
                     return self.constant(inner_args.named_children[0], scope)
         return None
@@ -137,14 +137,14 @@ class SiteLogic(GateLogic):
             return
         target = func
         if func.type == "member_expression":
-            target = unwrap(func.child_by_field_name("object")) or func
+            target = unwrap(func.child_by_field_id(self.fields.object)) or func
         if target.type == "identifier" and self.code.text(target) in scope.dispatch_vars:
             detail = f"{self.code.text(target)} holds a function looked up with a key chosen at run time"
         elif target.type == "subscript_expression":
-            index = target.child_by_field_name("index")
+            index = target.child_by_field_id(self.fields.index)
             if index is None or index.type in ("string", "number"):
                 return
-            detail = f"{self.code.text(target.child_by_field_name('object')) or 'a table'}[...] is called with a key chosen at run time"
+            detail = f"{self.code.text(target.child_by_field_id(self.fields.object)) or 'a table'}[...] is called with a key chosen at run time"
         else:
             return
         location = self.loc(node)
@@ -199,7 +199,7 @@ class SiteLogic(GateLogic):
             return  # (both cases below need one or the other; most calls on locals stop here)
         root = func
         while root.type == "member_expression":
-            root = unwrap(root.child_by_field_name("object")) or root
+            root = unwrap(root.child_by_field_id(self.fields.object)) or root
             if root.type != "member_expression":
                 break
         if root.type != "identifier":

@@ -45,14 +45,14 @@ class ToolRecognizer:
         if node is None or depth > 4:
             return None
         if node.type == "call_expression":
-            func = node.child_by_field_name("function")
-            args = node.child_by_field_name("arguments")
+            func = node.child_by_field_id(self.a.fields.function)
+            args = node.child_by_field_id(self.a.fields.arguments)
             first = args.named_children[0] if args is not None and args.named_children else None
             if func is not None and func.type == "member_expression":
-                method = self.a.code.text(func.child_by_field_name("property"))
+                method = self.a.code.text(func.child_by_field_id(self.a.fields.property))
                 if method in ("object", "strictObject", "looseObject") and first is not None:
                     return self.schema_keys(first, depth + 1)
-                return self.schema_keys(func.child_by_field_name("object"), depth + 1)
+                return self.schema_keys(func.child_by_field_id(self.a.fields.object), depth + 1)
             if self.a.code.text(func) in ("jsonSchema", "zodSchema", "Type.Object") and first is not None:
                 return self.schema_keys(first, depth + 1)
             return None
@@ -283,7 +283,7 @@ class ToolRecognizer:
         base_nodes: list[Node] = []
         for base in bases:
             if base.type == "extends_clause":
-                value = base.child_by_field_name("value")
+                value = base.child_by_field_id(self.a.fields.value)
                 base_nodes.extend([value] if value is not None else base.named_children[:1])
             else:
                 base_nodes.append(base)
@@ -295,8 +295,10 @@ class ToolRecognizer:
             fields: dict[str, Node] = {}
             for member in body.named_children:
                 if member.type == "public_field_definition":
-                    value = member.child_by_field_name("value")
-                    key = self.a.code.text(member.child_by_field_name("name") or member.child_by_field_name("property"))
+                    value = member.child_by_field_id(self.a.fields.value)
+                    key = self.a.code.text(
+                        member.child_by_field_id(self.a.fields.name) or member.child_by_field_id(self.a.fields.property)
+                    )
                     if value is not None:
                         fields[key] = value
             name = self.a.code.string_value(unwrap(fields.get("name")))
