@@ -66,8 +66,8 @@ _NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "w
 _NO_TAINT: frozenset[TaintOrigin] = frozenset()
 # Expressions that bind names of their own: lambdas and comprehensions.
 _SCOPED_EXPRESSIONS = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
-# Expressions whose only child is ``value``, read for it alone (an f-string's ``{x}`` too when it
-# has no format spec: ``_expr`` unwraps it then).
+# Expressions whose only child is ``value``, read for it alone. (``_expr`` reads an f-string's
+# ``{x}`` the same way when it has no format spec.)
 _WRAPPERS = frozenset({ast.Attribute, ast.Await, ast.Starred})
 # Every expression node class (``isinstance(x, ast.expr)`` as a set lookup on the exact type), and
 # the fields of each that may hold nodes.
