@@ -69,4 +69,13 @@ def test_every_fact_of_the_examples_and_fixtures_is_as_validated() -> None:
             _same_as_validated(model)
             kinds.add(type(model).__name__)
     # The models ``trusted`` builds are all among those checked.
-    assert {"Location", "CallFact", "ArgTaint", "ActionSite", "GateSite", "FunctionFacts"} <= kinds
+    assert {
+        "Location",
+        "CallFact",
+        "ArgTaint",
+        "ActionSite",
+        "GateSite",
+        "FunctionFacts",
+        "ModelSite",
+        "ToolDef",
+    } <= kinds

@@ -428,7 +428,8 @@ class _FileAnalyzer:
                     entry.add(self._gate(scope, self.rules.annotation_gate, call, detail))
         params = [p for p in scope.params if p not in _NON_TOOL_PARAMS]
         self.tools.append(
-            ToolDef(
+            trusted(
+                ToolDef,
                 id=short_id("tool", self.path, fn.lineno, name, rule.id),
                 name=name,
                 description=description,
@@ -1099,7 +1100,8 @@ class _FileAnalyzer:
 
     def _model(self, rule: Rule, provider: str, name: str, via: Literal["sdk", "http"], location: Location) -> None:
         self.models.append(
-            ModelSite(
+            trusted(
+                ModelSite,
                 id=short_id("mdl", self.path, location.line, location.column, rule.id),
                 provider=provider,
                 api=display_name(name),
