@@ -35,7 +35,6 @@ from assay.backend.engines.static.pyast.conditions import NOTHING, Condition, Ou
 from assay.backend.engines.static.pyast.literals import (
     annotation_type,
     bound_names,
-    call_operands,
     class_attr_str,
     constructed_type,
     docstring,
@@ -1112,7 +1111,8 @@ class _FileAnalyzer:
         )
 
     def _http_model(self, node: ast.Call) -> tuple[Rule, str] | None:
-        texts = [text for _, _, value in call_operands(node) if (text := string_text(value))]
+        # ``*args`` as written (a starred string is not a URL argument).
+        texts = [text for value in (*node.args, *(k.value for k in node.keywords)) if (text := string_text(value))]
         if not texts:
             return None
         for rule, hosts in self.rules.http_hosts:

@@ -56,16 +56,6 @@ def is_literal(node: ast.expr) -> bool:
     return isinstance(node, ast.Tuple | ast.List | ast.Set) and all(isinstance(e, ast.Constant) for e in node.elts)
 
 
-def call_operands(call: ast.Call) -> list[tuple[int | None, str | None, ast.expr]]:
-    """A call's arguments in order, each with its position or keyword (``*xs`` as ``xs``)."""
-    operands: list[tuple[int | None, str | None, ast.expr]] = [
-        (index, None, arg.value if type(arg) is ast.Starred else arg) for index, arg in enumerate(call.args)
-    ]
-    for kw in call.keywords:
-        operands.append((None, kw.arg, kw.value))
-    return operands
-
-
 def constructed_type(call: ast.Call, callee: str | None) -> str | None:
     """The type a call's value has: the callee's, but a boto3 client or resource by its service."""
     if callee is None or not callee.startswith("boto3"):
