@@ -837,11 +837,8 @@ class FileAnalyzer(SiteLogic):
                     callee=callee,
                     resolved=resolved,
                     dominatingGates=sorted(active),
-                    args=[
-                        trusted(ArgTaint, index=i, keyword=None, origins=sorted(t, key=origin_key))
-                        for i, t in arg_taints
-                        if t
-                    ],
+                    # Validated: an argument's keyword is left unset (as the facts have always had it).
+                    args=[ArgTaint(index=i, origins=sorted(t, key=origin_key)) for i, t in arg_taints if t],
                 )
             )
             return call_return_taint(callee) | receiver | returned
