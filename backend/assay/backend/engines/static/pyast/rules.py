@@ -39,6 +39,9 @@ class CallProfile:
 
 @dataclass(frozen=True)
 class CompiledRules:
+    """The Python rules of one rule pack by what they match, and answers per name, memoised (like the
+    ``RuleTable`` answers: kept for the life of the process, one entry per distinct name)."""
+
     models: RuleTable
     http_hosts: list[tuple[Rule, dict[str, str]]]
     actions: RuleTable
@@ -119,6 +122,7 @@ _COMPILED: dict[str, CompiledRules] = {}
 
 
 def compile_rules(rules: RulePack) -> CompiledRules:
+    """The compiled Python rules of a rule pack, made once per pack digest."""
     cached = _COMPILED.get(rules.digest)
     if cached is not None:
         return cached
