@@ -26,7 +26,7 @@ from assay.backend import models
 from assay.backend.collector import collector_paused
 from assay.backend.db import SessionFactory
 from assay.backend.evaluation.membership import make_membership
-from assay.backend.evaluation.methodology import evaluate
+from assay.backend.evaluation.methodology import EvaluationPayload, evaluate
 from assay.backend.runs.changes import RunChanges
 from assay.backend.runs.engines import EngineFailureError, static_evidence
 from assay.backend.runs.persist import FrozenEvaluation, freeze, persist_evaluation
@@ -72,10 +72,15 @@ class Worker:
         self._wake.set()
 
     async def run_forever(self) -> None:
-        """Recover abandoned runs, then claim and execute runs until cancelled."""
+        """Claim and execute runs until cancelled; beside that, recover abandoned runs every poll interval
+        (a recovery is a write transaction of its own, so a new run never waits for one)."""
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self._recover_forever)
+            await self._execute_forever()
+
+    async def _execute_forever(self) -> None:
         while True:
             try:
-                await self.recover()
                 while await self.run_once():
                     pass
             except (SQLAlchemyError, OSError):
@@ -85,6 +90,14 @@ class Worker:
             with anyio.move_on_after(self.settings.worker_poll_seconds):
                 await self._wake.wait()
             self._wake = anyio.Event()
+
+    async def _recover_forever(self) -> None:
+        while True:
+            try:
+                await self.recover()
+            except (SQLAlchemyError, OSError):
+                logger.exception("worker %s: recovery failed", self.worker_id)
+            await anyio.sleep(self.settings.worker_poll_seconds)
 
     async def run_once(self) -> bool:
         """Claim and execute one queued run; False when there was none."""
@@ -245,48 +258,55 @@ class Worker:
                 lease_expires_at=None,
             )
 
-    async def _evaluate(self, run_id: str, plan: RunPlan, organization_id: str) -> FrozenEvaluation:
-        """The engines' evidence, evaluated and frozen (CPU work in worker threads)."""
+    async def _evaluate(
+        self, run_id: str, plan: RunPlan, organization_id: str
+    ) -> tuple[FrozenEvaluation, list[object]]:
+        """The engines' evidence, evaluated and frozen (CPU work in worker threads), and the working data
+        built on the way (the bundle models, the payload), still alive: see ``_evaluate_and_persist``."""
         evidence = await static_evidence(self.sessions, plan, organization_id)
         membership = make_membership(evidence.items)
 
-        def evaluate_and_freeze() -> FrozenEvaluation:
+        def evaluate_and_freeze() -> tuple[FrozenEvaluation, EvaluationPayload]:
             payload = evaluate(
                 membership,
                 ai_system_id=plan.ai_system_id,
                 jurisdiction=plan.jurisdiction,
                 known_bundles=evidence.bundles,
             )
-            return freeze(membership, payload)
+            return freeze(membership, payload), payload
 
         refused: ValueError | None = None
         # The stage is written while the evaluation runs; both end before the Evaluation is persisted.
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(functools.partial(self._update_own, run_id, stage="evaluation"))
             try:
-                frozen = await anyio.to_thread.run_sync(evaluate_and_freeze, abandon_on_cancel=True)
+                frozen, payload = await anyio.to_thread.run_sync(evaluate_and_freeze, abandon_on_cancel=True)
             except ValueError as exc:
                 refused = exc
         if refused is not None:
             raise EngineFailureError(
                 "RUN_FAILED", "evaluation", f"The evaluation failed: {refused}", retryable=False
             ) from refused
-        return frozen
+        return frozen, [evidence, membership, payload]
 
     async def _evaluate_and_persist(self, run_id: str, plan: RunPlan, organization_id: str) -> str | None:
         """The new Evaluation's id, or None when the run was taken over meanwhile."""
-        frozen = await self._evaluate(run_id, plan, organization_id)
-        # Shielded: a worker asked to stop finishes this short transaction instead of abandoning it.
-        with anyio.CancelScope(shield=True):
-            persisted = await persist_evaluation(
-                self.sessions,
-                run_id=run_id,
-                worker_id=self.worker_id,
-                organization_id=organization_id,
-                ai_system_id=plan.ai_system_id,
-                frozen=frozen,
-                now=models.utcnow(),
-            )
+        frozen, working = await self._evaluate(run_id, plan, organization_id)
+        async with anyio.create_task_group() as tasks:
+            # Freeing the working data (millions of small objects) takes tens of milliseconds; a worker
+            # thread does it while the transaction writes (SQLite releases the GIL as it writes).
+            tasks.start_soon(anyio.to_thread.run_sync, working.clear)
+            # Shielded: a worker asked to stop finishes this short transaction instead of abandoning it.
+            with anyio.CancelScope(shield=True):
+                persisted = await persist_evaluation(
+                    self.sessions,
+                    run_id=run_id,
+                    worker_id=self.worker_id,
+                    organization_id=organization_id,
+                    ai_system_id=plan.ai_system_id,
+                    frozen=frozen,
+                    now=models.utcnow(),
+                )
         if persisted is not None:
             self._announce(run_id)
         return persisted
