@@ -1,4 +1,5 @@
-"""The loop reader: short reads on the event loop, the same answers as the session path, and no caching.
+"""The loop reader: short reads on the event loop, the same answers as the session path, kept only until
+the next commit.
 
 Revocation and expiry must hold on the very next request however the key is read, including when the
 change comes from another connection (``assay admin`` runs in another process).
@@ -108,6 +109,50 @@ async def test_revocation_through_another_connection_applies_on_the_next_request
     assert_error(await client.get("/api/v1/systems", headers=bearer(world.agent_key_a)), 401, "UNAUTHORIZED")
     assert (await client.get("/api/v1/systems", headers=bearer(world.agent_key_b))).status_code == 200
     assert _reader(app).fallbacks == 0
+
+
+async def test_any_commit_ends_the_kept_answers(
+    app: Starlette, client: httpx.AsyncClient, world: World, settings: ServiceSettings
+) -> None:
+    _without_sessions(app)
+    first = await client.get("/api/v1/systems", headers=bearer(world.agent_key_a))
+    assert first.content == await _reference_systems_body(world, world.org_a)
+    # Another connection of this process (the app's own pool) adds a system...
+    async with world.sessions() as session:
+        await provisioning.create_ai_system(session, world.org_a, "added later")
+        await session.commit()
+    second = await client.get("/api/v1/systems", headers=bearer(world.agent_key_a))
+    assert b"added later" in second.content
+    assert second.content == await _reference_systems_body(world, world.org_a)
+    # ...and a plain sqlite3 connection, as another process would, renames one.
+    database = settings.database_url.split("///", 1)[1]
+    other = sqlite3.connect(database, isolation_level=None)
+    try:
+        other.execute("UPDATE ai_system SET name = 'renamed elsewhere' WHERE id = ?", (world.system_a,))
+    finally:
+        other.close()
+    third = await client.get("/api/v1/systems", headers=bearer(world.agent_key_a))
+    assert b"renamed elsewhere" in third.content and b"added later" in third.content
+    assert _reader(app).fallbacks == 0
+
+
+async def test_a_repeated_read_runs_no_select_until_something_is_committed(app: Starlette, world: World) -> None:
+    reader = _reader(app)
+    params = {"organization_id": world.org_a}
+    statements: list[str] = []
+    reader._connection.set_trace_callback(statements.append)
+    first = reader.fetch_all(SYSTEMS_OF_ORGANIZATION, params)
+    assert any(s.startswith("SELECT") for s in statements)
+    statements.clear()
+    assert reader.fetch_all(SYSTEMS_OF_ORGANIZATION, params) == first
+    assert statements == ["PRAGMA data_version"]
+    async with world.sessions() as session:
+        await provisioning.create_ai_system(session, world.org_a, "one more")
+        await session.commit()
+    statements.clear()
+    after = reader.fetch_all(SYSTEMS_OF_ORGANIZATION, params)
+    assert any(s.startswith("SELECT") for s in statements)
+    assert after is not None and first is not None and len(after) == len(first) + 1
 
 
 async def test_a_key_is_refused_on_the_first_request_after_it_expires(

@@ -13,8 +13,14 @@ inside SQLite, so :class:`LoopReader` runs such reads on the loop itself, throug
   millisecond), so a listing that turned out large is never read on the loop.
 
 A read that fails any guard answers ``None`` and the caller runs the same statement through its normal
-(threaded, pooled) session instead. Nothing is cached: every read sees the latest committed data, so a
-key revoked by ``assay admin`` in another process is refused on the next request, as before.
+(threaded, pooled) session instead.
+
+Every read sees the latest committed data, so a key revoked by ``assay admin`` in another process is
+refused on the next request. The answers are kept only while nothing has been committed since:
+``PRAGMA data_version`` (a fraction of a SELECT's cost) changes whenever any other connection, in this
+process or another, commits to the database, and any change drops every kept answer. Under a read-heavy
+load (agents polling), each request then costs one such check instead of its selects. Rows are shared
+between the requests that read them, so callers never modify them.
 
 Statements are SQLAlchemy Core selects declared once (:class:`PreparedRead`), compiled once per dialect,
 and their values converted by the column types' own result processors, so both paths give the same
@@ -42,6 +48,8 @@ _PROGRESS_EVERY = 500
 # dozen rows a few hundred; 5,000 steps (a sorted listing of a few hundred rows) take about half a
 # millisecond, the most a read may hold the loop.
 MAX_VM_STEPS = 5_000
+# At most this many answers are kept between two commits (all are dropped when the limit is reached).
+MAX_KEPT_ANSWERS = 1_024
 
 Row = tuple[Any, ...]
 _Processor = Callable[[Any], Any] | None
@@ -120,6 +128,9 @@ class LoopReader:
         self._connection.set_progress_handler(self._progress, _PROGRESS_EVERY)
         self._steps = 0
         self._compiled: dict[PreparedRead, _Compiled] = {}
+        # Answers read since the database's data version was last seen to change (module docstring).
+        self._data_version: int | None = None
+        self._answers: dict[tuple[object, ...], list[Row]] = {}
         self.fallbacks = 0
 
     def _progress(self) -> int:
@@ -134,19 +145,31 @@ class LoopReader:
         """
         if threading.get_ident() != self._thread:
             return None
-        compiled = self._compiled.get(read)
-        if compiled is None:
-            compiled = self._compiled[read] = _compile(read, self._dialect)
-        arguments = compiled.arguments(params)
         self._steps = 0
         try:
-            rows: list[Row] = self._connection.execute(compiled.sql, arguments).fetchall()
+            version = self._connection.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._data_version:
+                self._answers.clear()
+                self._data_version = version
+            key = (read, *params.items())
+            kept = self._answers.get(key)
+            if kept is not None:
+                return kept
+            compiled = self._compiled.get(read)
+            if compiled is None:
+                compiled = self._compiled[read] = _compile(read, self._dialect)
+            self._steps = 0
+            rows: list[Row] = self._connection.execute(compiled.sql, compiled.arguments(params)).fetchall()
         except sqlite3.OperationalError:
             # SQLITE_BUSY/LOCKED (busy_timeout is 0) or SQLITE_INTERRUPT (the step cap): the session path
             # waits and reads without a cap, off the loop.
             self.fallbacks += 1
             return None
-        return compiled.convert(rows)
+        answer = compiled.convert(rows)
+        if len(self._answers) >= MAX_KEPT_ANSWERS:
+            self._answers.clear()
+        self._answers[key] = answer
+        return answer
 
     def close(self) -> None:
         """Close the connection (when no request uses it any more)."""
