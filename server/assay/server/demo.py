@@ -127,9 +127,10 @@ async def over_rest(out: Path) -> int:
                 summary = (await client.get(run["links"]["summary"], headers=headers)).json()
                 audit = (await client.get(run["links"]["agentAudit"], headers=headers)).json()["agentAudit"]
                 digest = summary["digests"]["coreTruthDigest"]
+                count = len(audit["verificationItems"])
                 print(
                     f"   examples/{name}: {summary['disposition']}  (evaluation {summary['evaluationId']}, "
-                    f"{len(audit['verificationItems'])} verification items, coreTruthDigest {digest[:19]}…)"
+                    f"{count} verification item{'' if count == 1 else 's'}, coreTruthDigest {digest[:19]}…)"
                 )
     return 0
 
