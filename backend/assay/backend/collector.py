@@ -5,7 +5,8 @@ them). Automatic collections triggered meanwhile traverse everything alive, the 
 included, and free next to nothing: a tenth of a second or more each, several times per run. Inside
 ``collector_paused`` they wait; ``collect_young`` frees the cycles made since its last call without
 traversing what earlier work left alive. The pause is process-wide and counted, so nested and
-concurrent users compose: collection resumes, if it was enabled, when the last one ends.
+concurrent users compose: collection resumes, if it was enabled, when the last one ends, with what
+survived the work counted as old (see ``_promote_survivors``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,19 @@ def collector_paused() -> Iterator[None]:
         with _lock:
             _pauses -= 1
             if _pauses == 0 and _was_enabled:
+                _promote_survivors()
                 gc.enable()
+
+
+def _promote_survivors() -> None:
+    # Everything that survived the paused work is long-lived (a returned bundle, caches). Left where it
+    # is, the first automatic collection after the pause is a middle-generation one that traverses all
+    # of it and frees nothing (a quarter of a second after a 200,000-line scan). gc.freeze then
+    # gc.unfreeze moves every tracked object to the oldest generation (two list splices), where only a
+    # full collection looks at it again. Skipped if the host application keeps objects frozen itself.
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def collect_young() -> None:

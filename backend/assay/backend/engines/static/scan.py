@@ -229,9 +229,9 @@ def _analyse(
         FileSummary(path=f.path, language=f.language, digest=f.digest, lines=f.lines, parseError=f.parseError)
         for f in facts
     ]
-    # The facts are the largest thing a scan holds: let them go before the bundle is put together.
+    # The facts are the largest thing a scan holds: let them go before the bundle is put together
+    # (reference counting frees them; a collection here would only traverse the link's live result).
     del facts
-    collect_young()
     if cache is not None:
         cache.put("tree", tree_key, LinkedTree(files=files, linked=linked).model_dump_json().encode("utf-8"))
     return files, linked
