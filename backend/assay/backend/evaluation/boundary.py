@@ -11,7 +11,7 @@ from typing import Any
 
 from assay.backend.bundle import Action
 from assay.backend.canonical import short_id
-from assay.backend.evaluation.questions import UNRESOLVED_KINDS, covering_declarations, planes
+from assay.backend.evaluation.questions import UNRESOLVED_KINDS, planes
 from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
 
 NEW_RUN = "then start a NEW run."
@@ -99,7 +99,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
 
     for action in view.actions.values():
         tools = view.tool_names(action)
-        covering = covering_declarations(view, action)
+        covering = view.covering_declarations(action)
         relations = findings_by_element.get(action.id, [])
         ref = [view.ref(action.id)]
         gated = bool(action.gateIds)

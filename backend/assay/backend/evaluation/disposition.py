@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.backend.evaluation.questions import UNRESOLVED_KINDS, coverage_complete, covering_declarations, planes
+from assay.backend.evaluation.questions import UNRESOLVED_KINDS, coverage_complete, planes
 from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
 
 _RANK = {"BLOCK": 0, "REVIEW": 1, "ALLOW": 2}
@@ -31,7 +31,7 @@ def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]
     for action in view.actions.values():
         where = f"{action.location.path}:{action.location.line}"
         tools = ", ".join(view.tool_names(action)) or "-"
-        covering = covering_declarations(view, action)
+        covering = view.covering_declarations(action)
         if action.actionClass in HIGH_IMPACT and action.reachedFrom and not action.gateIds and not covering:
             out.append(
                 _reason(

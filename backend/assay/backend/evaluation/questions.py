@@ -8,16 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.backend.bundle import Action, DeclaredAction
+from assay.backend.bundle import Action
 from assay.backend.evaluation.view import HIGH_IMPACT, EvidenceView
 
 UNRESOLVED_KINDS = frozenset({"dynamic_dispatch", "config_registered_tools", "runtime_registered_tools"})
 PLANES = ("REQUESTED", "POLICY_AUTHORIZED", "EFFECTIVELY_GRANTED", "CODE_CAPABLE", "OBSERVED")
-
-
-def covering_declarations(view: EvidenceView, action: Action) -> list[DeclaredAction]:
-    """Declared actions of the same class given to a tool that reaches the action (or to any tool)."""
-    return view.covering_declarations(action)
 
 
 def coverage_complete(view: EvidenceView) -> bool:
@@ -111,7 +106,7 @@ def differences(view: EvidenceView) -> list[dict[str, Any]]:
         return []
     out: list[dict[str, Any]] = []
     for action in view.actions.values():
-        if not covering_declarations(view, action):
+        if not view.covering_declarations(action):
             out.append(
                 {
                     "id": f"diff-undeclared-{action.id}",
@@ -161,7 +156,7 @@ def planes(view: EvidenceView, action: Action) -> dict[str, str]:
 
 def _planes(view: EvidenceView, action: Action) -> dict[str, str]:
     decl = view.declaration
-    covering = covering_declarations(view, action)
+    covering = view.covering_declarations(action)
     approval_required = any(d.requiresApproval for d in covering)
     approval_enforced = "human_approval" in view.gate_kinds(action)
     if decl is None:
@@ -192,7 +187,7 @@ def authority(view: EvidenceView) -> dict[str, Any]:
         state = planes(view, action)
         for plane, status in state.items():
             counts[plane][status] = counts[plane].get(status, 0) + 1
-        covering = covering_declarations(view, action)
+        covering = view.covering_declarations(action)
         entries.append(
             {
                 "actionId": action.id,
