@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
 
-from assay.backend.engines.static.scan import scan_tree
+from assay.backend.engines.static.scan import scan_tree, scan_tree_canonical
 from assay.backend.engines.static.walk import WalkError
 
 AGENT = b'''
@@ -127,3 +129,31 @@ def test_dependency_directories_are_not_scanned(tmp_path: Path) -> None:
     bundle = scan_tree(tmp_path)
     assert [s.path for s in bundle.coverage.skippedFiles] == ["node_modules"]
     assert all(not a.location.path.startswith("node_modules") for a in bundle.actions)
+
+
+def test_lone_surrogates_in_python_strings_are_replaced_not_a_crash(tmp_path: Path) -> None:
+    # Valid Python (an escape in a string), not valid Unicode text: JSON cannot hold it as it is.
+    (tmp_path / "agent.py").write_bytes(
+        AGENT.replace(b'"""Run a command."""', b'"""Run before\\udce4after, \\ud83d\\ude00."""')
+    )
+    first = scan_tree_canonical(tmp_path)
+    assert [t.description for t in first.bundle.tools] == ["Run before\ufffdafter, \U0001f600."]
+    assert first.canonical == scan_tree_canonical(tmp_path).canonical
+    assert json.loads(first.canonical)["contentHash"] == first.bundle.contentHash
+
+
+def test_paths_that_are_not_utf8_are_skipped_under_a_readable_name(tmp_path: Path) -> None:
+    (tmp_path / "agent.py").write_bytes(AGENT)
+    (tmp_path / os.fsdecode(b"caf\xe9.py")).write_bytes(AGENT)
+    odd_dir = tmp_path / os.fsdecode(b"pkg\xff")
+    odd_dir.mkdir()
+    (odd_dir / "tools.py").write_bytes(AGENT)
+    (odd_dir / "notes.txt").write_bytes(b"not code")
+    bundle = scan_tree_canonical(tmp_path).bundle
+    assert [f.path for f in bundle.coverage.files] == ["agent.py"]
+    assert {s.path: (s.reason, s.detail) for s in bundle.coverage.skippedFiles} == {
+        "caf\\xe9.py": ("invalid_encoding", "its path is not valid UTF-8"),
+        "pkg\\xff/tools.py": ("invalid_encoding", "its path is not valid UTF-8"),
+    }
+    assert bundle.coverage.complete is False
+    assert "2 source file(s) skipped (invalid encoding)." in bundle.limitations

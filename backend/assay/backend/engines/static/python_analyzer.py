@@ -43,6 +43,7 @@ from assay.backend.engines.static.pyast.literals import (
     kwarg_str,
     literal_dict,
     literal_str,
+    mend_surrogates,
     name_text,
     opens_for_writing,
     schema_params,
@@ -1387,6 +1388,7 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
                 )
             ],
         )
+    mend_surrogates(tree, source)
     analyzer = _FileAnalyzer(path, tree, rules)
     try:
         analyzer.run()

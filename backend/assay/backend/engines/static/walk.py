@@ -152,7 +152,8 @@ def walk_tree(root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Wa
     return walk
 
 
-def _walk_dir(walk: Walk, directory: Path, prefix: str, max_file_bytes: int) -> None:
+def _walk_dir(walk: Walk, directory: Path, prefix: str, max_file_bytes: int, *, exact: bool = True) -> None:
+    """Walk one directory. ``exact`` is False under a directory whose name is not valid UTF-8."""
     try:
         with os.scandir(directory) as it:
             entries = sorted(it, key=lambda e: e.name)
@@ -160,7 +161,9 @@ def _walk_dir(walk: Walk, directory: Path, prefix: str, max_file_bytes: int) -> 
         walk.skipped.append(Skipped(prefix.rstrip("/") or ".", "unreadable", exc.strerror or str(exc)))
         return
     for entry in entries:
-        rel = f"{prefix}{entry.name}"
+        name = _portable_name(entry.name)
+        rel = f"{prefix}{name}"
+        exact_path = exact and name == entry.name
         try:
             if entry.is_symlink():
                 _record_symlink(walk, Path(entry.path), rel)
@@ -168,11 +171,32 @@ def _walk_dir(walk: Walk, directory: Path, prefix: str, max_file_bytes: int) -> 
                 if entry.name in IGNORED_DIRECTORIES:
                     walk.skipped.append(Skipped(rel, "ignored_directory"))
                 else:
-                    _walk_dir(walk, Path(entry.path), f"{rel}/", max_file_bytes)
+                    _walk_dir(walk, Path(entry.path), f"{rel}/", max_file_bytes, exact=exact_path)
             elif entry.is_file(follow_symlinks=False):
-                _read_file(walk, Path(entry.path), rel, max_file_bytes)
+                if exact_path:
+                    _read_file(walk, Path(entry.path), rel, max_file_bytes)
+                else:
+                    _record_inexact_file(walk, Path(entry.path), rel)
         except OSError as exc:
             walk.skipped.append(Skipped(rel, "unreadable", exc.strerror or str(exc)))
+
+
+def _portable_name(name: str) -> str:
+    """A file name as text: itself, or, when its bytes are not valid UTF-8 (Python holds them as lone
+    surrogates, which no JSON document can), those bytes with each undecodable one written ``\\xNN``."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(name).decode("utf-8", "backslashreplace")
+    return name
+
+
+def _record_inexact_file(walk: Walk, path: Path, rel: str) -> None:
+    """A file whose path had to be rewritten (``_portable_name``): it counts in the workspace digest, but
+    its code is not analysed, since no location in the bundle could name it exactly."""
+    walk.workspace.append((rel, _digest_file(path)))
+    if _is_code(rel):
+        walk.skipped.append(Skipped(rel, "invalid_encoding", "its path is not valid UTF-8"))
 
 
 def _record_symlink(walk: Walk, path: Path, rel: str) -> None:

@@ -11,6 +11,24 @@ from collections.abc import Iterator
 from typing import Any
 
 _WRITE_MODES = re.compile(r"[wax+]")
+# The escapes that can put a surrogate code point in a Python string (``"\\udce4"``); the only way a
+# str from a source file that decoded as UTF-8 can hold one.
+_SURROGATE_ESCAPE = re.compile(rb"\\(?:u[dD][89a-fA-F]|U0000[dD][89a-fA-F])")
+
+
+def mend_surrogates(tree: ast.AST, source: bytes) -> None:
+    """Replace, in place, each unpaired surrogate in the string constants of ``tree`` with U+FFFD (a
+    pair written as two escapes becomes the character it encodes). Such a string is valid Python but
+    not Unicode text: JSON, and so a bundle, cannot hold it. Costs one search of ``source`` when, as
+    almost always, it has no surrogate escape."""
+    if _SURROGATE_ESCAPE.search(source) is None:
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node.value.encode("utf-8")
+            except UnicodeEncodeError:
+                node.value = node.value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def annotation_type(node: ast.expr | None) -> ast.expr | None:
