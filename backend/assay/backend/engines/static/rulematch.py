@@ -21,6 +21,17 @@ class Patterns:
     def matches(self, name: str) -> bool:
         return name in self.exact or (self.regex is not None and self.regex.match(name) is not None)
 
+    @classmethod
+    def union(cls, many: Iterable[Patterns]) -> Patterns:
+        """One set of patterns matching every name any of ``many`` matches: a name it does not match
+        is known, at the cost of one probe and at most one regex, to match none of them."""
+        items = list(many)
+        merged = cls(())
+        merged.exact = frozenset().union(*(p.exact for p in items))
+        wild = [p.regex.pattern for p in items if p.regex is not None]
+        merged.regex = re.compile("|".join(wild)) if wild else None
+        return merged
+
 
 def first_match(rules: Sequence[tuple[Rule, Patterns]], name: str) -> Rule | None:
     """The first rule whose patterns match ``name``, in rule-pack order."""

@@ -97,6 +97,22 @@ class JsRules:
         self.dispatch_rule = next((r for r in frontier if r.match.get("dynamic_dispatch")), None)
         self.config_rule = next((r for r in frontier if r.match.get("json_tool_imports")), None)
         self.classified: dict[str, Classified] = {}
+        # Every name ``classify`` could say something about, bar its three special cases.
+        self.any_call = Patterns.union(
+            patterns
+            for lookup in (
+                self.gate,
+                self.object_tool,
+                self.fn_tool,
+                self.model,
+                self.taint_source,
+                self.network,
+                self.frontier_tools,
+                self.action,
+            )
+            for _, patterns in lookup.table
+        )
+        self.config_reads = frozenset(self.config_rule.match.get("config_file_reads", []) if self.config_rule else [])
         self.unresolved_rule = next((r for r in frontier if r.match.get("unresolved_calls")), None)
         self.unresolved_skip = (
             frozenset(self.unresolved_rule.match.get("skip", [])) if self.unresolved_rule else frozenset()
@@ -120,7 +136,13 @@ def classify(rules: JsRules, name: str) -> Classified:
     found = memo.get(name)
     if found is None:
         owner, _, method = name.rpartition(".")
-        config = rules.config_rule
+        if (
+            not rules.any_call.matches(name)
+            and method not in ("tool", "registerTool", "send")
+            and name not in rules.config_reads
+        ):
+            memo[name] = NOTHING  # most names: no rule pattern could match them
+            return NOTHING
         found = Classified(
             gate=rules.gate(name),
             tool=rules.object_tool(name) is not None
@@ -130,7 +152,7 @@ def classify(rules: JsRules, name: str) -> Classified:
             taint_source=rules.taint_source(name),
             network=rules.network(name) is not None,
             frontier=rules.frontier_tools(name),
-            config_read=config is not None and name in config.match.get("config_file_reads", []),
+            config_read=name in rules.config_reads,
             action=rules.action(name),
             command=name.endswith(".send"),
         )
