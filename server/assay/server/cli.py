@@ -12,7 +12,8 @@ from importlib import import_module
 COMMAND_MODULES: tuple[str, ...] = ("scan", "serve", "admin", "worker", "mcp", "passport")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
+    """The parser of ``commands`` (all of them unless told otherwise)."""
     parser = argparse.ArgumentParser(
         prog="assay",
         description=(
@@ -21,13 +22,18 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMAND_MODULES:
+    for name in commands:
         import_module(f"assay.server.commands.{name}").register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # A command's module may import a lot (the service's web and database stack): only the command asked
+    # for is loaded, so ``assay scan`` does not pay for ``assay serve``. Anything else (no command, an
+    # unknown one, ``--help``) gets the whole parser, which lists and checks every command.
+    named = argv[0] if argv and argv[0] in COMMAND_MODULES else None
+    parser = build_parser((named,) if named is not None else COMMAND_MODULES)
     args = parser.parse_args(argv)
     handler = args.handler
     code: int = handler(args)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,12 +29,41 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--out", type=Path, metavar="FILE", help="also write the Evidence Bundle JSON to FILE")
     parser.add_argument("--no-cache", action="store_true", help="do not reuse or store per-file results")
     parser.add_argument(
+        "--jobs",
+        "-j",
+        type=_jobs,
+        default=available_cpus(),
+        metavar="N",
+        help=(
+            "analyse files in N processes (default: one per available CPU, here %(default)s); trees with "
+            "fewer than 64 files to analyse are analysed in this process. The bundle is the same for any N"
+        ),
+    )
+    parser.add_argument(
         "--cache-dir",
         type=Path,
         metavar="DIR",
         help=f"where per-file results are cached (default: {default_cache_dir()})",
     )
     parser.set_defaults(handler=run)
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity, which containers and taskset narrow)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"needs at least 1 process, got {value}")
+    return value
 
 
 def bundle_json(bundle: EvidenceBundle) -> str:
@@ -48,11 +78,12 @@ def run(args: argparse.Namespace) -> int:
 
     cache: FactsCache | None = None if args.no_cache else DirectoryCache(args.cache_dir or default_cache_dir())
     try:
-        bundle = scan_tree(args.path, cache=cache)
+        bundle = scan_tree(args.path, cache=cache, workers=args.jobs)
     except WalkError as exc:
         print(f"assay scan: {exc}", file=sys.stderr)
         return 2
-    text = bundle_json(bundle)
+    # The bundle's JSON text (tens of megabytes for a large tree) is made only when it is asked for.
+    text = bundle_json(bundle) if args.json or args.out is not None else ""
     if args.out is not None:
         try:
             args.out.parent.mkdir(parents=True, exist_ok=True)
