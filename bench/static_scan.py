@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import tree_sitter_typescript
@@ -52,52 +52,50 @@ def parse_only(root: Path) -> int:
     """The baseline: read and parse every source file, nothing more. Like the scan, it runs with the
     cyclic collector paused: otherwise the collections that parsing triggers, which traverse everything
     alive in the process, would be counted as parsing (a third of the time on the generated tree)."""
-    with collector_paused():
-        return _parse_only(root)
-
-
-def _parse_only(root: Path) -> int:
     ts_parser = Parser(Language(tree_sitter_typescript.language_typescript()))
     count = 0
-    for path in sorted(root.rglob("*")):
-        if path.suffix == ".py":
-            ast.parse(path.read_bytes(), filename=str(path))
-            count += 1
-        elif path.suffix == ".ts":
-            ts_parser.parse(path.read_bytes())
-            count += 1
+    with collector_paused():
+        for path in sorted(root.rglob("*")):
+            if path.suffix == ".py":
+                ast.parse(path.read_bytes(), filename=str(path))
+                count += 1
+            elif path.suffix == ".ts":
+                ts_parser.parse(path.read_bytes())
+                count += 1
     return count
 
 
-def parse_sources(root: Path) -> int:
-    """The baseline for any tree: read and parse each file the scan analyses, with its own grammar
-    (files Python cannot parse count their failed attempt)."""
-    sources = walk_tree(root).sources
+def parse_sources(root: Path, sources: Sequence[SourceFile]) -> None:
+    """The baseline for any tree: read and parse each file the scan analyses (``sources``, found once
+    beforehand), with its own grammar; a Python file that does not parse counts its failed attempt."""
     with collector_paused():
-        _parse_sources(root, sources)
-    return len(sources)
+        for src in sources:
+            data = (root / src.path).read_bytes()
+            if src.language == "python":
+                with contextlib.suppress(SyntaxError, ValueError):
+                    ast.parse(data, filename=src.path)
+            else:
+                parser(src.language).parse(data)
 
 
-def _parse_sources(root: Path, sources: list[SourceFile]) -> None:
-    for src in sources:
-        data = (root / src.path).read_bytes()
-        if src.language == "python":
-            with contextlib.suppress(SyntaxError, ValueError):
-                ast.parse(data, filename=src.path)
-        else:
-            parser(src.language).parse(data)
+def _scan_against_parse(root: Path, parse: Callable[[], object], workers: int) -> tuple[float, float, float]:
+    """Median seconds of figure 1's three timings: the baseline ``parse``, the scan in one process, and
+    the scan with ``workers`` processes."""
+    parse_s = _median_seconds(parse)
+    scan_s = _median_seconds(lambda: scan_tree(root))
+    parallel_s = _median_seconds(lambda: scan_tree(root, workers=workers))
+    return parse_s, scan_s, parallel_s
 
 
 def _ratios(root: Path, workers: int) -> None:
     """Figure 1 for one more tree."""
     scan_tree(root)  # once before timing, as the generated tree's scans are timed after a first one
-    files = parse_sources(root)
-    parse_s = _median_seconds(lambda: parse_sources(root))
-    scan_s = _median_seconds(lambda: scan_tree(root))
-    parallel_s = _median_seconds(lambda: scan_tree(root, workers=workers))
+    sources = walk_tree(root).sources
+    parse_s, scan_s, parallel_s = _scan_against_parse(root, lambda: parse_sources(root, sources), workers)
     print(
-        f"   {root.name}: {files} files, parse {parse_s:.2f}s, scan {scan_s:.2f}s -> ratio {scan_s / parse_s:.2f}; "
-        f"{workers} worker processes {parallel_s:.2f}s -> ratio {parallel_s / parse_s:.2f}"
+        f"   {root.name}: {len(sources)} files, parse {parse_s:.2f}s, scan {scan_s:.2f}s -> "
+        f"ratio {scan_s / parse_s:.2f}; {workers} worker processes {parallel_s:.2f}s -> "
+        f"ratio {parallel_s / parse_s:.2f}"
     )
 
 
@@ -134,9 +132,7 @@ def run() -> None:
         )
 
         workers = max(2, os.cpu_count() or 1)
-        parse_s = _median_seconds(lambda: parse_only(root))
-        scan_s = _median_seconds(lambda: scan_tree(root))
-        parallel_s = _median_seconds(lambda: scan_tree(root, workers=workers))
+        parse_s, scan_s, parallel_s = _scan_against_parse(root, lambda: parse_only(root), workers)
         print(
             f"1. parse only {parse_s:.2f}s, scan {scan_s:.2f}s -> "
             f"scan/parse ratio {scan_s / parse_s:.2f} in one process; "
