@@ -35,8 +35,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=available_cpus(),
         metavar="N",
         help=(
-            "analyse files in N processes (default: one per available CPU, here %(default)s); trees with "
-            "fewer than 64 files to analyse are analysed in this process. The bundle is the same for any N"
+            "analyse files in N processes (default: one per available CPU, here %(default)s); a small tree "
+            "is analysed in this process, where starting workers would cost more. The bundle is the same for any N"
         ),
     )
     parser.add_argument(
