@@ -19,10 +19,10 @@ from pathlib import Path
 import httpx
 
 from assay.backend import provisioning
-from assay.backend.app import create_app
-from assay.backend.db import sqlite_url_for
 from assay.backend.engines.static.scan import scan_tree
 from assay.backend.settings import RateLimitSettings, ServiceSettings
+from assay.backend.storage.db import sqlite_url_for
+from assay.backend.web.app import create_app
 from bench.gen_tree import generate
 
 REPEATS = 7

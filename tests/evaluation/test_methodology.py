@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from assay.backend.bundle import content_hash
 from assay.backend.canonical import canonical_bytes, digest_bytes, digest_json, reference_canonical_bytes
 from assay.backend.engines.static.scan import scan_tree
 from assay.backend.evaluation.agent_audit import ITEM_MEMBERS, build_agent_audit
 from assay.backend.evaluation.membership import make_membership, static_bundle_item
 from assay.backend.evaluation.methodology import METHODOLOGY_VERSION, EvaluationPayload, core_truth, evaluate
 from assay.backend.evaluation.summary import build_summary
+from assay.backend.scans.bundle import content_hash
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from assay.backend.db import sqlite_url_for
-from assay.backend.migrations import upgrade_database
 from assay.backend.settings import ServiceSettings
+from assay.backend.storage.db import sqlite_url_for
+from assay.backend.storage.migrations import upgrade_database
 
 
 @pytest.fixture(scope="session")

@@ -17,8 +17,8 @@ from mcp_helpers import ROOT, copy_example, data, error_text
 from subprocesses import HOST, child_env, free_port, running
 
 from assay.backend import provisioning
-from assay.backend.db import create_engine, create_session_factory
 from assay.backend.settings import ServiceSettings
+from assay.backend.storage.db import create_engine, create_session_factory
 from assay.server.embedded import STATE_FILE, open_remote
 from assay.server.mcp_app import build_mcp_server
 from mcp import Client, StdioServerParameters

@@ -20,10 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 from runs_helpers import provision_world
 from service_helpers import World
 
-from assay.backend.app import create_app
-from assay.backend.db import sqlite_url_for
-from assay.backend.migrations import upgrade_database
 from assay.backend.settings import RateLimitSettings, ServiceSettings
+from assay.backend.storage.db import sqlite_url_for
+from assay.backend.storage.migrations import upgrade_database
+from assay.backend.web.app import create_app
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ import httpx
 from service_helpers import World, bearer
 
 from assay.backend import provisioning
-from assay.backend.db import SessionFactory
+from assay.backend.storage.db import SessionFactory
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 RUNS = "/api/v1/assurance/runs"

@@ -12,8 +12,8 @@ from runs_helpers import EVALUATIONS, RUNS, STATIC, bind, copy_example, create, 
 from service_helpers import World, bearer
 from sqlmodel import select
 
-from assay.backend import models
 from assay.backend.evaluation.methodology import METHODOLOGY_VERSION
+from assay.backend.storage import models
 
 VERIFICATION_ITEM_MEMBERS = {
     "id",

@@ -14,9 +14,9 @@ from runs_helpers import RUNS, STATIC, bind, copy_example, create, wait
 from service_helpers import World, assert_error, bearer
 from sqlalchemy import update
 
-from assay.backend import models
 from assay.backend.runs.worker import Worker
 from assay.backend.settings import ServiceSettings
+from assay.backend.storage import models
 
 
 @pytest.fixture

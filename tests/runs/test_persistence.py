@@ -17,13 +17,13 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import col, select
 from starlette.applications import Starlette
 
-from assay.backend import models
 from assay.backend.canonical import canonical_bytes
 from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.methodology import evaluate
 from assay.backend.runs.persist import freeze, load_membership, persist_evaluation
 from assay.backend.runs.worker import Worker
 from assay.backend.settings import ServiceSettings
+from assay.backend.storage import models
 
 IMMUTABILITY_STATEMENTS = (
     "UPDATE evaluation SET disposition='ALLOW' WHERE id=:id",

@@ -20,9 +20,9 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
-from assay.backend.app import create_app
 from assay.backend.runs.worker import Worker
 from assay.backend.settings import RateLimitSettings, ServiceSettings
+from assay.backend.web.app import create_app
 
 pytestmark = pytest.mark.postgres
 ADMIN_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")

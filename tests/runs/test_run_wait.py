@@ -14,9 +14,9 @@ import pytest
 from runs_helpers import RUNS, STATIC, bind, copy_example, create, provision_world, wait
 from service_helpers import World, bearer
 
-from assay.backend.app import create_app
 from assay.backend.runs.worker import Worker
 from assay.backend.settings import ServiceSettings
+from assay.backend.web.app import create_app
 
 TERMINAL = ("COMPLETED", "FAILED")
 

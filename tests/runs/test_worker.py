@@ -18,12 +18,12 @@ from service_helpers import World
 from sqlalchemy import update
 from starlette.applications import Starlette
 
-from assay.backend import models
-from assay.backend.app import create_app
 from assay.backend.engines.static import scan as static_scan
 from assay.backend.runs import worker as worker_module
 from assay.backend.runs.worker import Worker
 from assay.backend.settings import ServiceSettings
+from assay.backend.storage import models
+from assay.backend.web.app import create_app
 
 
 @pytest.fixture

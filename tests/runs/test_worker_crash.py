@@ -16,9 +16,9 @@ import httpx
 import pytest
 from runs_helpers import STATIC, bind, copy_example, create, provision_world
 
-from assay.backend.app import create_app
-from assay.backend.db import sqlite_url_for
 from assay.backend.settings import RateLimitSettings, ServiceSettings
+from assay.backend.storage.db import sqlite_url_for
+from assay.backend.web.app import create_app
 
 pytestmark = pytest.mark.slow
 WRAPPER = Path(__file__).with_name("blocking_worker.py")

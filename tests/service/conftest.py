@@ -14,11 +14,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from assay.backend import provisioning
-from assay.backend.app import create_app
-from assay.backend.db import SessionFactory, sqlite_url_for
-from assay.backend.migrations import upgrade_database
-from assay.backend.routing import RequestContext, RouteSpec
 from assay.backend.settings import RateLimitSettings, ServiceSettings
+from assay.backend.storage.db import SessionFactory, sqlite_url_for
+from assay.backend.storage.migrations import upgrade_database
+from assay.backend.web.app import create_app
+from assay.backend.web.routing import RequestContext, RouteSpec
 
 
 async def _boom(request: Request, ctx: RequestContext) -> Response:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from assay.backend.bundle import (
+from assay.backend.canonical import digest_json
+from assay.backend.scans.bundle import (
     Action,
     AnalysedFile,
     Coverage,
@@ -18,7 +19,6 @@ from assay.backend.bundle import (
     Tool,
     content_hash,
 )
-from assay.backend.canonical import digest_json
 
 
 def make_bundle(

@@ -12,8 +12,8 @@ from dulwich import porcelain
 from dulwich.refs import HEADREF, Ref
 
 from assay.backend import provisioning
-from assay.backend.auth import ALL_SCOPES
-from assay.backend.db import SessionFactory
+from assay.backend.storage.db import SessionFactory
+from assay.backend.web.auth import ALL_SCOPES
 
 
 @dataclass

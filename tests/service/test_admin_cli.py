@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from assay.backend import provisioning
-from assay.backend.auth import is_well_formed_key
-from assay.backend.db import sqlite_url_for
+from assay.backend.storage.db import sqlite_url_for
+from assay.backend.web.auth import is_well_formed_key
 from assay.server.commands import admin
 from assay.server.settings import ENV_DATABASE_URL
 
@@ -84,7 +84,7 @@ def test_full_provisioning_flow_prints_one_json_object_each(
 
 
 def test_local_paths_are_stored_absolute_and_git_urls_as_given() -> None:
-    from assay.backend.sources import normalise_repo
+    from assay.backend.scans.sources import normalise_repo
 
     assert normalise_repo("https://example.com/a/b.git") == ("git", "https://example.com/a/b.git")
     assert normalise_repo("git@example.com:a/b.git") == ("git", "git@example.com:a/b.git")

@@ -8,7 +8,8 @@ from pathlib import Path
 import httpx
 from service_helpers import World, assert_error, bearer, make_git_tree
 
-from assay.backend import models, provisioning
+from assay.backend import provisioning
+from assay.backend.storage import models
 
 
 async def test_systems_lists_the_callers_systems_in_creation_order(client: httpx.AsyncClient, world: World) -> None:

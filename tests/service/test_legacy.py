@@ -13,10 +13,10 @@ from service_helpers import World, assert_error, bearer, make_git_tree
 
 from assay.backend import provisioning
 from assay.backend.api import legacy
-from assay.backend.bundle import EvidenceBundle
 from assay.backend.canonical import canonical_bytes
 from assay.backend.engines.static.scan import CanonicalBundle
-from assay.backend.sources import read_git_head
+from assay.backend.scans.bundle import EvidenceBundle
+from assay.backend.scans.sources import read_git_head
 
 
 @pytest.fixture

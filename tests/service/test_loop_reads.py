@@ -21,12 +21,13 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from sqlmodel import col
 from starlette.applications import Starlette
 
-from assay.backend import loop_reads, models, provisioning, schemas
+from assay.backend import provisioning, schemas
 from assay.backend.api.discovery import SYSTEMS_OF_ORGANIZATION, ai_system_out
-from assay.backend.auth import KEY_BY_HASH, hash_api_key
-from assay.backend.db import create_engine, create_session_factory
-from assay.backend.loop_reads import LoopReader, PreparedRead, fetch_all_in_session
 from assay.backend.settings import ServiceSettings
+from assay.backend.storage import loop_reads, models
+from assay.backend.storage.db import create_engine, create_session_factory
+from assay.backend.storage.loop_reads import LoopReader, PreparedRead, fetch_all_in_session
+from assay.backend.web.auth import KEY_BY_HASH, hash_api_key
 
 
 def _reader(app: Starlette) -> LoopReader:
@@ -161,7 +162,7 @@ async def test_a_key_is_refused_on_the_first_request_after_it_expires(
     key = await world.key(["system:read"], expires_in=timedelta(hours=1))
     assert (await client.get("/api/v1/systems", headers=bearer(key))).status_code == 200
     later = models.utcnow() + timedelta(hours=1, seconds=1)
-    monkeypatch.setattr("assay.backend.routing.utcnow", lambda: later)
+    monkeypatch.setattr("assay.backend.web.routing.utcnow", lambda: later)
     assert_error(await client.get("/api/v1/systems", headers=bearer(key)), 401, "UNAUTHORIZED")
 
 

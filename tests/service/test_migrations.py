@@ -11,10 +11,10 @@ from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
-from assay.backend.app import create_app
-from assay.backend.db import create_engine, sqlite_url_for
-from assay.backend.migrations import upgrade_database
 from assay.backend.settings import ServiceSettings
+from assay.backend.storage.db import create_engine, sqlite_url_for
+from assay.backend.storage.migrations import upgrade_database
+from assay.backend.web.app import create_app
 
 
 def _diff(connection: Connection) -> list[object]:

@@ -7,10 +7,10 @@ from openapi_spec_validator import validate
 from service_helpers import World, bearer
 from starlette.applications import Starlette
 
-from assay.backend.app import create_app, route_table
-from assay.backend.openapi import build_openapi
 from assay.backend.schemas import QualifiedScanSubmission
 from assay.backend.settings import ServiceSettings
+from assay.backend.web.app import create_app, route_table
+from assay.backend.web.openapi import build_openapi
 
 
 async def test_served_document_validates_and_lists_every_route(

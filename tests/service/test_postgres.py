@@ -17,8 +17,8 @@ from sqlalchemy.engine import Connection, make_url
 from sqlmodel import SQLModel
 
 from assay.backend import provisioning
-from assay.backend.app import create_app
 from assay.backend.settings import ServiceSettings
+from assay.backend.web.app import create_app
 
 pytestmark = pytest.mark.postgres
 ADMIN_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from assay.backend.errors import ApiError
-from assay.backend.ratelimit import TokenBucketLimiter
 from assay.backend.settings import RateLimitSettings
+from assay.backend.web.ratelimit import TokenBucketLimiter
 
 
 class Clock:

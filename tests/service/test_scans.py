@@ -12,9 +12,9 @@ from service_bundles import make_bundle, make_submission, rehash
 from service_helpers import World, assert_error, bearer
 from sqlmodel import select
 
-from assay.backend import models
-from assay.backend.bundle import content_hash
 from assay.backend.canonical import digest_json
+from assay.backend.scans.bundle import content_hash
+from assay.backend.storage import models
 
 
 async def _submit(client: httpx.AsyncClient, key: str, body: Any, **headers: str) -> httpx.Response:
@@ -188,7 +188,7 @@ async def test_bad_submission_is_400(client: httpx.AsyncClient, world: World, ca
 
 
 async def test_producer_must_match_the_bundle(client: httpx.AsyncClient, world: World) -> None:
-    from assay.backend.scan_intake import check_submission
+    from assay.backend.scans.scan_intake import check_submission
 
     # producerId is a one-value enum, so a mismatch can only come from a bundle that passes its own
     # schema with another producer id, which v1.0.0 forbids as well: both layers refuse it.

@@ -8,10 +8,10 @@ from pathlib import Path
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from assay.backend.app import create_app
-from assay.backend.checkpoints import WalCheckpointer
-from assay.backend.db import create_engine, sqlite_url_for
 from assay.backend.settings import RateLimitSettings, ServiceSettings
+from assay.backend.storage.checkpoints import WalCheckpointer
+from assay.backend.storage.db import create_engine, sqlite_url_for
+from assay.backend.web.app import create_app
 
 LARGE = "x" * (8 * 1024 * 1024)  # 2,000 pages: twice the log size at which SQLite checkpoints by default
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from assay.backend.bundle import EvidenceBundle
 from assay.backend.engines.static.scan import scan_tree
+from assay.backend.scans.bundle import EvidenceBundle
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pyfix import analyse
 
-from assay.backend.bundle import Location
 from assay.backend.canonical import digest_bytes
 from assay.backend.engines.static.facts import (
     ActionSite,
@@ -20,6 +19,7 @@ from assay.backend.engines.static.facts import (
 from assay.backend.engines.static.link import MAX_DEPTH, link
 from assay.backend.engines.static.python_analyzer import analyze_python
 from assay.backend.engines.static.rulepack import load_rule_pack
+from assay.backend.scans.bundle import Location
 
 TOOL = "from agents import function_tool\n"
 

@@ -10,11 +10,11 @@ import jsonschema
 import pytest
 from dulwich.repo import Repo
 
-from assay.backend.bundle import content_hash
-from assay.backend.bundle_schema import bundle_json_schema
 from assay.backend.canonical import canonical_bytes, reference_canonical_bytes
 from assay.backend.engines.static.cache import DirectoryCache, MemoryCache
 from assay.backend.engines.static.scan import scan_tree, scan_tree_canonical
+from assay.backend.scans.bundle import content_hash
+from assay.backend.scans.bundle_schema import bundle_json_schema
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXAMPLE_NAMES = ["ops-agent", "research-assistant", "support-agent-ts"]

@@ -61,7 +61,7 @@ def test_scan_does_not_load_the_service() -> None:
         "import sys\n"
         "from assay.server.cli import main\n"
         f"assert main(['scan', {str(EXAMPLE)!r}, '--no-cache']) == 0\n"
-        "print(sorted(m for m in ('assay.backend.app', 'sqlalchemy', 'uvicorn', 'mcp') if m in sys.modules))\n"
+        "print(sorted(m for m in ('assay.backend.web.app', 'sqlalchemy', 'uvicorn', 'mcp') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]"

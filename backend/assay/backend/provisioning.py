@@ -17,16 +17,8 @@ import anyio
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from assay.backend.auth import (
-    ALL_SCOPES,
-    PURPOSE_SCOPES,
-    Environment,
-    Purpose,
-    Scope,
-    generate_api_key,
-    hash_api_key,
-)
-from assay.backend.models import (
+from assay.backend.scans.sources import normalise_repo
+from assay.backend.storage.models import (
     SOURCE_STATUSES,
     AiSystem,
     ApiKey,
@@ -36,7 +28,15 @@ from assay.backend.models import (
     new_id,
     utcnow,
 )
-from assay.backend.sources import normalise_repo
+from assay.backend.web.auth import (
+    ALL_SCOPES,
+    PURPOSE_SCOPES,
+    Environment,
+    Purpose,
+    Scope,
+    generate_api_key,
+    hash_api_key,
+)
 
 ProvisioningErrorCode = Literal["NOT_FOUND", "INVALID", "CONFLICT"]
 _DURATION = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")

@@ -23,10 +23,10 @@ import httpx
 from mcp.types import CallToolResult, TextContent
 
 from assay.backend import provisioning
-from assay.backend.app import create_app
-from assay.backend.db import sqlite_url_for
 from assay.backend.passport.verify import verify_passport
 from assay.backend.settings import ServiceSettings
+from assay.backend.storage.db import sqlite_url_for
+from assay.backend.web.app import create_app
 from assay.server.embedded import open_embedded
 from mcp import Client, StdioServerParameters
 

@@ -28,13 +28,14 @@ import httpx
 from sqlalchemy.engine import make_url
 from starlette.applications import Starlette
 
-from assay.backend import models, provisioning
-from assay.backend.app import create_app
-from assay.backend.auth import authenticate
-from assay.backend.db import SessionFactory
+from assay.backend import provisioning
 from assay.backend.engines.static.cache import MemoryCache
 from assay.backend.errors import ApiError
 from assay.backend.settings import ServiceSettings
+from assay.backend.storage import models
+from assay.backend.storage.db import SessionFactory
+from assay.backend.web.app import create_app
+from assay.backend.web.auth import authenticate
 from assay.tools.client import AssayClient, RetryPolicy, Sleep
 from assay.tools.context import AssayBinding
 

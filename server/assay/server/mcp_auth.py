@@ -2,7 +2,7 @@
 
 A caller authenticates with an API key of the service; the tools then act with THAT key, so its
 organization and scopes apply exactly as on the REST API. Embedded, keys are checked against the
-service's key table (``assay.backend.auth``); remote, by one call to the service with the key.
+service's key table (``assay.backend.web.auth``); remote, by one call to the service with the key.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import time
 
 from mcp.server.auth.provider import AccessToken
 
-from assay.backend import models
-from assay.backend.auth import authenticate, is_well_formed_key
-from assay.backend.db import SessionFactory
 from assay.backend.errors import ApiError
+from assay.backend.storage import models
+from assay.backend.storage.db import SessionFactory
+from assay.backend.web.auth import authenticate, is_well_formed_key
 from assay.tools.client import AssayClient, AssayError
 
 

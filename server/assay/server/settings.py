@@ -15,8 +15,8 @@ from pathlib import Path
 
 import platformdirs
 
-from assay.backend.db import sqlite_url_for
 from assay.backend.settings import RateLimitSettings, ServiceSettings
+from assay.backend.storage.db import sqlite_url_for
 
 ENV_DATABASE_URL = "ASSAY_DATABASE_URL"
 ENV_DATA_DIR = "ASSAY_DATA_DIR"

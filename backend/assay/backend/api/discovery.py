@@ -11,12 +11,13 @@ from sqlmodel import col, select
 from starlette.requests import Request
 from starlette.responses import Response
 
-from assay.backend import models, schemas
+from assay.backend import schemas
 from assay.backend.errors import not_found
-from assay.backend.http_io import json_response
-from assay.backend.loop_reads import PreparedRead
-from assay.backend.routing import Parameter, RequestContext, RouteSpec
-from assay.backend.sources import Ineligibility, fresh_scan_ineligibility
+from assay.backend.scans.sources import Ineligibility, fresh_scan_ineligibility
+from assay.backend.storage import models
+from assay.backend.storage.loop_reads import PreparedRead
+from assay.backend.web.http_io import json_response
+from assay.backend.web.routing import Parameter, RequestContext, RouteSpec
 
 INTAKE = schemas.EvidenceIntake(
     authentication="bearer",

@@ -13,14 +13,12 @@ from sqlmodel import select
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from assay.backend import models
 from assay.backend.canonical import canonical_bytes
 from assay.backend.errors import ApiError, not_found
 from assay.backend.evaluation.agent_audit import build_agent_audit
 from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.methodology import EvaluationPayload
 from assay.backend.evaluation.summary import build_summary
-from assay.backend.http_io import JSON_MEDIA_TYPE, invalid
 from assay.backend.passport.dsse import sign_envelope
 from assay.backend.passport.keys import KeyStore
 from assay.backend.passport.statement import build_statement
@@ -30,9 +28,11 @@ from assay.backend.reports.legacy_document import evidence_document
 from assay.backend.reports.master import build_master_report
 from assay.backend.reports.master_document import master_document
 from assay.backend.reports.pdf import RendererUnavailableError, render_pdf
-from assay.backend.routing import Parameter, RequestContext, RouteSpec
 from assay.backend.runs import links
 from assay.backend.runs.persist import load_evaluation, load_membership
+from assay.backend.storage import models
+from assay.backend.web.http_io import JSON_MEDIA_TYPE, invalid
+from assay.backend.web.routing import Parameter, RequestContext, RouteSpec
 
 BASE = "/api/v1/assurance/evaluations/{evaluationId}"
 EVALUATION_PARAM = Parameter("evaluationId", "path", "The exact persisted Evaluation.")

@@ -9,8 +9,8 @@ from starlette.responses import Response
 
 from assay.backend import schemas
 from assay.backend.errors import ApiError
-from assay.backend.http_io import json_response
-from assay.backend.routing import RequestContext, RouteSpec
+from assay.backend.web.http_io import json_response
+from assay.backend.web.routing import RequestContext, RouteSpec
 
 
 async def healthz(request: Request, ctx: RequestContext) -> Response:

@@ -16,13 +16,14 @@ from sqlmodel import col, select
 from starlette.requests import Request
 from starlette.responses import Response
 
-from assay.backend import models, schemas
+from assay.backend import schemas
 from assay.backend.canonical import digest_bytes
 from assay.backend.errors import ApiError
-from assay.backend.http_io import json_response, read_json_object, validate_model
-from assay.backend.routing import RequestContext, RouteSpec
-from assay.backend.scan_store import LEGACY_PREFIX
-from assay.backend.sources import match_local_reference, read_git_head, repo_kind
+from assay.backend.scans.scan_store import LEGACY_PREFIX
+from assay.backend.scans.sources import match_local_reference, read_git_head, repo_kind
+from assay.backend.storage import models
+from assay.backend.web.http_io import json_response, read_json_object, validate_model
+from assay.backend.web.routing import RequestContext, RouteSpec
 
 if TYPE_CHECKING:  # the engine itself is imported when a scan runs
     from assay.backend.engines.static.scan import CanonicalBundle

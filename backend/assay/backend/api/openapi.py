@@ -5,8 +5,8 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from assay.backend.http_io import JSON_MEDIA_TYPE
-from assay.backend.routing import RequestContext, RouteSpec
+from assay.backend.web.http_io import JSON_MEDIA_TYPE
+from assay.backend.web.routing import RequestContext, RouteSpec
 
 
 async def openapi_document(request: Request, ctx: RequestContext) -> Response:

@@ -12,18 +12,8 @@ from sqlmodel import col, select
 from starlette.requests import Request
 from starlette.responses import Response
 
-from assay.backend import idempotency, models
 from assay.backend.canonical import canonical_bytes, digest_json
 from assay.backend.errors import ApiError, not_found
-from assay.backend.http_io import (
-    check_json_content_type,
-    invalid,
-    json_response,
-    read_json_object,
-    validate_model,
-)
-from assay.backend.loop_reads import PreparedRead, Row
-from assay.backend.routing import Parameter, RequestContext, RouteSpec
 from assay.backend.runs import links
 from assay.backend.runs.changes import RECHECK_SECONDS
 from assay.backend.runs.plan import plan_run
@@ -37,6 +27,17 @@ from assay.backend.runs.schemas import (
     RunListItem,
     SelfLink,
 )
+from assay.backend.storage import models
+from assay.backend.storage.loop_reads import PreparedRead, Row
+from assay.backend.web import idempotency
+from assay.backend.web.http_io import (
+    check_json_content_type,
+    invalid,
+    json_response,
+    read_json_object,
+    validate_model,
+)
+from assay.backend.web.routing import Parameter, RequestContext, RouteSpec
 
 ROUTE_KEY = "POST /api/v1/assurance/runs"
 MAX_LIMIT = 50

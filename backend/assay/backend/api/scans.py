@@ -9,11 +9,15 @@ from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 from starlette.responses import Response
 
-from assay.backend import idempotency, models, schemas
+from assay.backend import schemas
 from assay.backend.api.discovery import load_system
 from assay.backend.canonical import digest_json
 from assay.backend.errors import ApiError, not_found
-from assay.backend.http_io import (
+from assay.backend.scans.scan_intake import AcceptedSubmission, check_submission
+from assay.backend.scans.scan_store import QUALIFIED_PREFIX, attachment, load_scan, qualified_evidence, scan_record
+from assay.backend.storage import models
+from assay.backend.web import idempotency
+from assay.backend.web.http_io import (
     JSON_MEDIA_TYPE,
     check_json_content_type,
     invalid,
@@ -21,9 +25,7 @@ from assay.backend.http_io import (
     parse_json,
     read_body,
 )
-from assay.backend.routing import Parameter, RequestContext, RouteSpec
-from assay.backend.scan_intake import AcceptedSubmission, check_submission
-from assay.backend.scan_store import QUALIFIED_PREFIX, attachment, load_scan, qualified_evidence, scan_record
+from assay.backend.web.routing import Parameter, RequestContext, RouteSpec
 
 ROUTE_KEY = "POST /api/v1/scans"
 

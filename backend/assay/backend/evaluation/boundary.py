@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.backend.bundle import Action
 from assay.backend.canonical import short_id
 from assay.backend.evaluation.questions import UNRESOLVED_KINDS, planes
 from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
+from assay.backend.scans.bundle import Action
 
 NEW_RUN = "then start a NEW run."
 SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}

@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.backend.bundle import EvidenceBundle
 from assay.backend.canonical import canonical_bytes, digest_json, sha256_hex
+from assay.backend.scans.bundle import EvidenceBundle
 
 EvidenceKind = Literal["static_bundle"]
 

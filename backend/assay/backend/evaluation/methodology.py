@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.backend.bundle import EvidenceBundle
 from assay.backend.canonical import canonical_bytes, canonical_bytes_of_plain, canonical_object, digest_bytes
 from assay.backend.evaluation import boundary, disposition, questions, scenario
 from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.view import build_view
+from assay.backend.scans.bundle import EvidenceBundle
 
 METHODOLOGY_VERSION = "assay-methodology/1.0.0"
 JURISDICTIONS = ("nyc_ll144", "colorado_ai", "eu_ai_act")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.backend.bundle import Action
 from assay.backend.evaluation.view import HIGH_IMPACT, EvidenceView
+from assay.backend.scans.bundle import Action
 
 UNRESOLVED_KINDS = frozenset({"dynamic_dispatch", "config_registered_tools", "runtime_registered_tools"})
 PLANES = ("REQUESTED", "POLICY_AUTHORIZED", "EFFECTIVELY_GRANTED", "CODE_CAPABLE", "OBSERVED")

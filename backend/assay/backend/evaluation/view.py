@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from assay.backend.bundle import (
+from assay.backend.evaluation.membership import EvidenceMembership
+from assay.backend.scans.bundle import (
     Action,
     Coverage,
     Declaration,
@@ -20,7 +21,6 @@ from assay.backend.bundle import (
     TaintFlow,
     Tool,
 )
-from assay.backend.evaluation.membership import EvidenceMembership
 
 HIGH_IMPACT = frozenset({"shell.exec", "code.exec", "payment", "file.delete", "message.send", "privilege.change"})
 EXECUTION = frozenset({"shell.exec", "code.exec"})

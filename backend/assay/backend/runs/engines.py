@@ -15,13 +15,13 @@ from typing import Any
 
 import anyio
 
-from assay.backend import models
-from assay.backend.bundle import EvidenceBundle
-from assay.backend.db import SessionFactory
 from assay.backend.evaluation.membership import EvidenceItem, canonical_bundle_item
 from assay.backend.runs.plan import CODE_BY_REASON, RunPlan
-from assay.backend.scan_store import load_scan
-from assay.backend.sources import fresh_scan_ineligibility
+from assay.backend.scans.bundle import EvidenceBundle
+from assay.backend.scans.scan_store import load_scan
+from assay.backend.scans.sources import fresh_scan_ineligibility
+from assay.backend.storage import models
+from assay.backend.storage.db import SessionFactory
 
 logger = logging.getLogger(__name__)
 

@@ -15,10 +15,10 @@ from sqlalchemy import update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from assay.backend import models
-from assay.backend.db import SessionFactory
 from assay.backend.evaluation.membership import EvidenceItem, EvidenceMembership
 from assay.backend.evaluation.methodology import EvaluationPayload
+from assay.backend.storage import models
+from assay.backend.storage.db import SessionFactory
 
 EVALUATION_STATUS = "FINAL"
 

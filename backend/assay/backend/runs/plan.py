@@ -14,19 +14,19 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from assay.backend import models
 from assay.backend.api.discovery import load_system
 from assay.backend.errors import ApiError, ErrorCode, not_found
-from assay.backend.routing import RequestContext
 from assay.backend.runs.schemas import CreateRunRequest, StaticEngine
-from assay.backend.scan_store import load_scan
-from assay.backend.sources import (
+from assay.backend.scans.scan_store import load_scan
+from assay.backend.scans.sources import (
     Ineligibility,
     fresh_scan_ineligibility,
     match_local_reference,
     read_git_head,
     repo_kind,
 )
+from assay.backend.storage import models
+from assay.backend.web.routing import RequestContext
 
 # The contract's error code for each reason a source cannot be scanned (sources.fresh_scan_ineligibility).
 CODE_BY_REASON: dict[str, ErrorCode] = {

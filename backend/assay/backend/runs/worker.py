@@ -22,9 +22,7 @@ from sqlalchemy import func, literal, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col
 
-from assay.backend import models
 from assay.backend.collector import collector_paused
-from assay.backend.db import SessionFactory
 from assay.backend.evaluation.membership import make_membership
 from assay.backend.evaluation.methodology import EvaluationPayload, evaluate
 from assay.backend.runs.changes import RunChanges
@@ -32,6 +30,8 @@ from assay.backend.runs.engines import EngineFailureError, static_evidence
 from assay.backend.runs.persist import FrozenEvaluation, freeze, persist_evaluation
 from assay.backend.runs.plan import RunPlan
 from assay.backend.settings import ServiceSettings
+from assay.backend.storage import models
+from assay.backend.storage.db import SessionFactory
 
 logger = logging.getLogger(__name__)
 

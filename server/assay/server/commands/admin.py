@@ -18,9 +18,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from assay.backend import provisioning
-from assay.backend.auth import ALL_SCOPES, PURPOSE_SCOPES
-from assay.backend.db import DatabaseUrlError, create_engine, create_session_factory
-from assay.backend.migrations import upgrade_engine
+from assay.backend.storage.db import DatabaseUrlError, create_engine, create_session_factory
+from assay.backend.storage.migrations import upgrade_engine
+from assay.backend.web.auth import ALL_SCOPES, PURPOSE_SCOPES
 from assay.server.settings import SettingsError, database_url, read_environment
 
 Action = Callable[[AsyncSession, argparse.Namespace], Awaitable[dict[str, Any]]]

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from assay.backend.bundle import EvidenceBundle
 from assay.backend.engines.static.cache import DirectoryCache, FactsCache, default_cache_dir
+from assay.backend.scans.bundle import EvidenceBundle
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

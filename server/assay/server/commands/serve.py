@@ -9,8 +9,8 @@ import sys
 import uvicorn
 from sqlalchemy.engine import make_url
 
-from assay.backend.app import create_app
-from assay.backend.db import DatabaseUrlError, parse_database_url
+from assay.backend.storage.db import DatabaseUrlError, parse_database_url
+from assay.backend.web.app import create_app
 from assay.server.settings import SettingsError, read_environment, service_settings
 
 DEFAULT_HOST = "127.0.0.1"

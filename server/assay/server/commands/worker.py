@@ -10,16 +10,16 @@ from dataclasses import replace
 
 import anyio
 
-from assay.backend.checkpoints import WalCheckpointer
-from assay.backend.db import (
+from assay.backend.runs.worker import Worker
+from assay.backend.storage.checkpoints import WalCheckpointer
+from assay.backend.storage.db import (
     DatabaseUrlError,
     create_engine,
     create_session_factory,
     parse_database_url,
     sqlite_file_of,
 )
-from assay.backend.migrations import upgrade_engine
-from assay.backend.runs.worker import Worker
+from assay.backend.storage.migrations import upgrade_engine
 from assay.server.settings import SettingsError, read_environment, service_settings
 
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assay.backend.bundle import ActionClass, Declaration, DeclaredAction, DeclaredScenario
 from assay.backend.canonical import digest_bytes
+from assay.backend.scans.bundle import ActionClass, Declaration, DeclaredAction, DeclaredScenario
 
 DECLARATION_VERSION = "1"
 

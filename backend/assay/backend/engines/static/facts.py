@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.backend.bundle import (
+from assay.backend.scans.bundle import (
     ActionClass,
     FrontierKind,
     GateKind,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from assay.backend.bundle import (
+from assay.backend.canonical import short_id
+from assay.backend.scans.bundle import (
     Action,
     ActionClass,
     Declaration,
@@ -21,7 +22,6 @@ from assay.backend.bundle import (
     TaintFlow,
     Tool,
 )
-from assay.backend.canonical import short_id
 
 # The high-impact classes of the domain primer: execution, payment, deletion, outbound messaging,
 # privilege change.

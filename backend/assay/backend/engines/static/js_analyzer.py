@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.backend.bundle import Location
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import FileFacts, FrontierSite
 from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
@@ -33,6 +32,7 @@ from assay.backend.engines.static.jsts.names import canonical_module, collect_im
 from assay.backend.engines.static.jsts.rules import compile_rules
 from assay.backend.engines.static.jsts.syntax import Code, JsLanguage, error_bytes, field_ids, first_error, parser
 from assay.backend.engines.static.rulepack import RulePack
+from assay.backend.scans.bundle import Location
 
 __all__ = ["JsLanguage", "analyze_javascript", "module_path"]
 

@@ -26,16 +26,6 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from assay.backend.bundle import (
-    Action,
-    FrontierItem,
-    Gate,
-    Location,
-    ModelUse,
-    TaintFlow,
-    Tool,
-    ToolPath,
-)
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     ActionSite,
@@ -47,6 +37,16 @@ from assay.backend.engines.static.facts import (
     ToolDef,
 )
 from assay.backend.engines.static.rulepack import Rule, RulePack
+from assay.backend.scans.bundle import (
+    Action,
+    FrontierItem,
+    Gate,
+    Location,
+    ModelUse,
+    TaintFlow,
+    Tool,
+    ToolPath,
+)
 
 MAX_DEPTH = 12
 # Distinct sources kept per parameter: enough for every real tool graph, a bound for generated ones.

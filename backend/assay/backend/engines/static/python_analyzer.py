@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from assay.backend.bundle import FrontierKind, Location
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     ActionSite,
@@ -59,6 +58,7 @@ from assay.backend.engines.static.python_syntax import (
     statements_breadth_first,
 )
 from assay.backend.engines.static.rulepack import Rule, RulePack
+from assay.backend.scans.bundle import FrontierKind, Location
 
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
 _SQL_GRANT = re.compile(r"^\s*(grant|revoke)\b", re.I)

@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.backend.bundle import ActionClass, GateKind, Impact, RulePackRef
 from assay.backend.canonical import digest_json
+from assay.backend.scans.bundle import ActionClass, GateKind, Impact, RulePackRef
 
 RuleKind = Literal["model", "tool", "action", "gate", "taint_source", "frontier"]
 

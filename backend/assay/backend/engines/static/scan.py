@@ -29,19 +29,6 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import to_json
 
-from assay.backend.bundle import (
-    BUNDLE_TYPE,
-    SCHEMA_VERSION,
-    AnalysedFile,
-    Coverage,
-    EvidenceBundle,
-    FileSet,
-    FrontierItem,
-    Language,
-    Producer,
-    SkippedFile,
-    SourceIdentity,
-)
 from assay.backend.canonical import (
     DIGEST_PREFIX,
     canonical_bytes,
@@ -61,6 +48,19 @@ from assay.backend.engines.static.identity import GitIdentity, file_set_digest, 
 from assay.backend.engines.static.link import Linked, link
 from assay.backend.engines.static.rulepack import RulePack, load_rule_pack
 from assay.backend.engines.static.walk import DEFAULT_MAX_FILE_BYTES, Skipped, SourceFile, Walk, walk_tree
+from assay.backend.scans.bundle import (
+    BUNDLE_TYPE,
+    SCHEMA_VERSION,
+    AnalysedFile,
+    Coverage,
+    EvidenceBundle,
+    FileSet,
+    FrontierItem,
+    Language,
+    Producer,
+    SkippedFile,
+    SourceIdentity,
+)
 
 # The engine's own version: bump it whenever analysis changes what it reports for the same input.
 ENGINE_VERSION = "1.0.0"

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
 
-from assay.backend.bundle import Language, SkipReason
 from assay.backend.canonical import DIGEST_PREFIX
+from assay.backend.scans.bundle import Language, SkipReason
 
 # Directories that hold dependencies, build output or tool state rather than the system's own code.
 IGNORED_DIRECTORIES = frozenset(

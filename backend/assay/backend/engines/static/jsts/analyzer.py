@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 
 from tree_sitter import Node
 
-from assay.backend.bundle import Location
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     ActionSite,
@@ -32,6 +31,7 @@ from assay.backend.engines.static.jsts.sites import SiteLogic
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, Code, unwrap
 from assay.backend.engines.static.jsts.tools import ToolRecognizer
 from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.scans.bundle import Location
 
 _LITERALS = frozenset(
     {

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from assay.backend.bundle import Location
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     FrontierSite,
@@ -20,6 +19,7 @@ from assay.backend.engines.static.jsts.scope import Pending, Scope
 from assay.backend.engines.static.jsts.syntax import WRAPPERS, Code, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rulepack import Rule
+from assay.backend.scans.bundle import Location
 
 # Callee names resolved ahead, by call node id, with the scope they were resolved in (see ``dotted``).
 Callees = dict[int, tuple[Scope | None, str | None, bool]]

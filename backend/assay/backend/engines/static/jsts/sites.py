@@ -7,7 +7,6 @@ from typing import Literal
 
 from tree_sitter import Node
 
-from assay.backend.bundle import FrontierKind, Location
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     FrontierSite,
@@ -17,6 +16,7 @@ from assay.backend.engines.static.jsts.gates import GateLogic
 from assay.backend.engines.static.jsts.scope import Scope
 from assay.backend.engines.static.jsts.syntax import unwrap
 from assay.backend.engines.static.rulepack import Rule
+from assay.backend.scans.bundle import FrontierKind, Location
 
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
 

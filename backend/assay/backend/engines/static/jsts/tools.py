@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from assay.backend.bundle import Location
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import FrontierSite, GateSite, ToolDef
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
 from assay.backend.engines.static.rulepack import Rule
+from assay.backend.scans.bundle import Location
 
 if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.analyzer import FileAnalyzer

@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
-from assay.backend.bundle import EvidenceBundle
-from assay.backend.routing import RouteSpec
+from assay.backend.scans.bundle import EvidenceBundle
 from assay.backend.schemas import SCHEMA_REF_MARKER, ErrorEnvelope
+from assay.backend.web.routing import RouteSpec
 
 OPENAPI_VERSION = "3.1.0"
 API_VERSION = "1.0.0"

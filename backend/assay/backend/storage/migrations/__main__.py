@@ -1,4 +1,4 @@
-"""``python -m assay.backend.migrations revision MESSAGE``: autogenerate a revision from ``models.py``."""
+"""``python -m assay.backend.storage.migrations revision MESSAGE``: autogenerate a revision from ``models.py``."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 from alembic import command
 from sqlalchemy.engine import Connection
 
-from assay.backend.db import create_engine, sqlite_url_for
-from assay.backend.migrations import alembic_config, upgrade_engine
+from assay.backend.storage.db import create_engine, sqlite_url_for
+from assay.backend.storage.migrations import alembic_config, upgrade_engine
 
 
 def _revision(connection: Connection, message: str, rev_id: str | None) -> None:
@@ -30,7 +30,7 @@ async def _autogenerate(message: str, rev_id: str | None) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m assay.backend.migrations")
+    parser = argparse.ArgumentParser(prog="python -m assay.backend.storage.migrations")
     sub = parser.add_subparsers(dest="command", required=True)
     rev = sub.add_parser("revision", help="autogenerate a revision from the models")
     rev.add_argument("message")

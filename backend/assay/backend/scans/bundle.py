@@ -6,7 +6,7 @@ gives byte-identical bundles. ``contentHash`` is ``sha256:<hex>`` over the RFC 8
 the bundle without ``contentHash`` itself.
 
 The JSON Schema published under ``docs/evidence-bundle-1.0.0.schema.json`` is generated from these
-models (``assay.backend.bundle_schema``); a test keeps the two in step.
+models (``assay.backend.scans.bundle_schema``); a test keeps the two in step.
 """
 
 from __future__ import annotations

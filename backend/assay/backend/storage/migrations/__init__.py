@@ -2,7 +2,7 @@
 
 The app's lifespan and every ``assay admin`` command call these before touching the database, so a
 fresh database gets the schema and an existing one upgrades in place. To write a new revision after
-changing ``models.py``: ``python -m assay.backend.migrations revision "what changed"`` (autogenerates
+changing ``models.py``: ``python -m assay.backend.storage.migrations revision "what changed"`` (autogenerates
 against a scratch SQLite database at head), then review the generated file.
 """
 
@@ -17,7 +17,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from assay.backend.db import create_engine
+from assay.backend.storage.db import create_engine
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent
 HEAD = "head"

@@ -14,12 +14,12 @@ from typing import Any
 import jsonschema
 from pydantic import ValidationError
 
-from assay.backend.bundle import EvidenceBundle, content_hash
-from assay.backend.bundle_schema import bundle_json_schema
 from assay.backend.canonical import canonical_bytes, digest_bytes
 from assay.backend.errors import ApiError
-from assay.backend.http_io import describe_validation_error, validate_model
+from assay.backend.scans.bundle import EvidenceBundle, content_hash
+from assay.backend.scans.bundle_schema import bundle_json_schema
 from assay.backend.schemas import QualifiedScanSubmission
+from assay.backend.web.http_io import describe_validation_error, validate_model
 
 # Member names that carry source text. Compared after lowercasing and dropping '_' and '-'. A member
 # with one of these names holding a string (or strings) is raw source or a snippet, which the service

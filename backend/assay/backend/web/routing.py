@@ -4,7 +4,7 @@ Each module under ``api/`` exposes ``ROUTES: list[RouteSpec]``. :func:`to_starle
 handler with what every route shares, in this order: authentication, the scope check, the per-key rate
 limit, then the handler. Handlers never check scopes themselves. A request's database session is opened
 on first use of ``ctx.session`` and closed when the response is ready; short reads declared as
-:class:`~assay.backend.loop_reads.PreparedRead` go through ``ctx.fetch_all`` (on the event loop when the
+:class:`~assay.backend.storage.loop_reads.PreparedRead` go through ``ctx.fetch_all`` (on the event loop when the
 database allows it, else through the session). The OpenAPI document is generated from the same specs
 (``openapi.py``).
 """
@@ -25,14 +25,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from assay.backend.auth import Principal, Scope, authenticate_with, require_scope
-from assay.backend.db import SessionFactory
 from assay.backend.errors import ApiError, error_response, internal_error
-from assay.backend.loop_reads import LoopReader, PreparedRead, Row, fetch_all_in_session
-from assay.backend.models import utcnow
-from assay.backend.ratelimit import TokenBucketLimiter
 from assay.backend.runs.changes import RunChanges
 from assay.backend.settings import ServiceSettings
+from assay.backend.storage.db import SessionFactory
+from assay.backend.storage.loop_reads import LoopReader, PreparedRead, Row, fetch_all_in_session
+from assay.backend.storage.models import utcnow
+from assay.backend.web.auth import Principal, Scope, authenticate_with, require_scope
+from assay.backend.web.ratelimit import TokenBucketLimiter
 
 logger = logging.getLogger(__name__)
 

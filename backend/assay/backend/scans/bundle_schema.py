@@ -1,7 +1,7 @@
 """The JSON Schema of Evidence Bundle v1.0.0, generated from the pydantic models in ``bundle.py``.
 
 It is published as ``docs/evidence-bundle-1.0.0.schema.json`` (regenerate with
-``python -m assay.backend.bundle_schema > docs/evidence-bundle-1.0.0.schema.json``) and used to
+``python -m assay.backend.scans.bundle_schema > docs/evidence-bundle-1.0.0.schema.json``) and used to
 validate scan submissions, so producers that are not Assay get the same rules.
 """
 
@@ -11,7 +11,7 @@ import json
 from functools import cache
 from typing import Any
 
-from assay.backend.bundle import SCHEMA_VERSION, EvidenceBundle
+from assay.backend.scans.bundle import SCHEMA_VERSION, EvidenceBundle
 
 SCHEMA_ID = f"https://assay.dev/schemas/evidence-bundle-{SCHEMA_VERSION}.schema.json"
 

@@ -11,9 +11,9 @@ from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 from sqlmodel.sql.sqltypes import AutoString
 
-import assay.backend.models  # noqa: F401  (registers the tables on SQLModel.metadata)
-from assay.backend.db import create_engine
-from assay.backend.models import UTCDateTime
+import assay.backend.storage.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from assay.backend.storage.db import create_engine
+from assay.backend.storage.models import UTCDateTime
 
 config = context.config
 target_metadata = SQLModel.metadata

@@ -15,9 +15,9 @@ from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from starlette.requests import Request
 
-from assay.backend.auth import Principal
 from assay.backend.errors import ApiError
-from assay.backend.models import IdempotencyRecord
+from assay.backend.storage.models import IdempotencyRecord
+from assay.backend.web.auth import Principal
 
 HEADER = "idempotency-key"
 _KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,255}")

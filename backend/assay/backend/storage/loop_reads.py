@@ -40,7 +40,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from assay.backend.db import sqlite_file_of
+from assay.backend.storage.db import sqlite_file_of
 
 # SQLite calls the progress handler every this many VM steps...
 _PROGRESS_EVERY = 500

@@ -17,8 +17,8 @@ from dulwich.errors import NotGitRepository
 from dulwich.refs import HEADREF
 from dulwich.repo import Repo
 
-from assay.backend.models import RepoKind, SourceAsset
 from assay.backend.schemas import IneligibilityCode
+from assay.backend.storage.models import RepoKind, SourceAsset
 
 _URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _SCP_FORM = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:(?!//)")

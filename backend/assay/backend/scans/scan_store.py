@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from assay.backend import models, schemas
+from assay.backend import schemas
+from assay.backend.storage import models
 
 QUALIFIED_PREFIX = "scan"
 LEGACY_PREFIX = "lscan"

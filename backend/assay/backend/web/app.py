@@ -2,7 +2,7 @@
 
 ``create_app(settings)`` builds the routes from the route table of every module in ``ROUTE_MODULES``;
 its lifespan creates the database engine, brings the schema to the newest migration, and publishes a
-:class:`~assay.backend.routing.ServiceState` as ``app.state.services`` (also yielded as lifespan state
+:class:`~assay.backend.web.routing.ServiceState` as ``app.state.services`` (also yielded as lifespan state
 ``services``). A new route family is a new ``api/`` module with ``ROUTES`` added to ``ROUTE_MODULES``.
 """
 
@@ -21,16 +21,16 @@ from starlette.applications import Starlette
 
 from assay.backend.api import discovery, evaluations, health, legacy, runs, scans
 from assay.backend.api import openapi as openapi_routes
-from assay.backend.checkpoints import WalCheckpointer
-from assay.backend.db import create_engine, create_session_factory, sqlite_file_of
 from assay.backend.errors import install_error_handlers
-from assay.backend.loop_reads import open_loop_reader
-from assay.backend.migrations import upgrade_engine
-from assay.backend.openapi import build_openapi
-from assay.backend.ratelimit import TokenBucketLimiter
-from assay.backend.routing import RouteSpec, ServiceState, to_starlette_route
 from assay.backend.runs.worker import Worker
 from assay.backend.settings import ServiceSettings
+from assay.backend.storage.checkpoints import WalCheckpointer
+from assay.backend.storage.db import create_engine, create_session_factory, sqlite_file_of
+from assay.backend.storage.loop_reads import open_loop_reader
+from assay.backend.storage.migrations import upgrade_engine
+from assay.backend.web.openapi import build_openapi
+from assay.backend.web.ratelimit import TokenBucketLimiter
+from assay.backend.web.routing import RouteSpec, ServiceState, to_starlette_route
 
 logger = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
 from assay.backend.errors import ApiError
-from assay.backend.loop_reads import PreparedRead, Row, fetch_all_in_session
-from assay.backend.models import ApiKey
+from assay.backend.storage.loop_reads import PreparedRead, Row, fetch_all_in_session
+from assay.backend.storage.models import ApiKey
 
 Scope = Literal[
     "scan:submit",

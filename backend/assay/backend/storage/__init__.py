@@ -1,0 +1,1 @@
+"""Storage: the engine and sessions, tables, migrations, WAL checkpoints, loop reads."""

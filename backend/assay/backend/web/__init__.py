@@ -1,0 +1,1 @@
+"""The HTTP edge: the Starlette app, routing, request bodies, auth, rate limits, idempotency, OpenAPI."""
