@@ -32,6 +32,10 @@ ActionClass = Literal[
     "cloud.change",
     "privilege.change",
     "secret.access",
+    "sql.exec",
+    "file.read",
+    "db.read",
+    "credential.read",
 ]
 Impact = Literal["critical", "high", "medium", "low"]
 GateKind = Literal[
@@ -41,6 +45,10 @@ GateKind = Literal[
     "rate_limit",
     "spend_limit",
     "sandbox",
+    "path_containment",
+    "authentication",
+    # kept so bundles made before 1.0.0's engine update still validate; the engine no longer emits it:
+    # an MCP annotation is a disclosure, not a gate
     "tool_annotation",
 ]
 FrontierKind = Literal[
