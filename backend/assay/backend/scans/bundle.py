@@ -154,6 +154,9 @@ class ModelUse(_Model):
     via: Literal["sdk", "http"]
     ruleId: str
     location: Location
+    model: str | None = Field(
+        default=None, description="The model id behind the call when the code names it (a literal or a default)."
+    )
 
 
 class Tool(_Model):
