@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
@@ -15,11 +18,14 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.jsts.names import Imports, require_spec
 from assay.backend.engines.static.jsts.rules import JsRules
-from assay.backend.engines.static.jsts.scope import Pending, Scope
+from assay.backend.engines.static.jsts.scope import Pending, Scope, Taint
 from assay.backend.engines.static.jsts.syntax import WRAPPERS, Code, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rulepack import Rule
 from assay.backend.scans.bundle import Location
+
+if TYPE_CHECKING:
+    from assay.backend.engines.static.jsts.tools import ToolRecognizer
 
 # Callee names resolved ahead, by call node id, with the scope they were resolved in (see ``dotted``).
 Callees = dict[int, tuple[Scope | None, str | None, bool]]
@@ -123,6 +129,31 @@ class AnalyzerBase:
         # Functions of the tree named by a string: { get_weather: getWeather }, case "get_weather": ...
         self.named_impls: dict[str, str] = {}
         self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[], root=True)
+
+    if TYPE_CHECKING:
+        # The walk is layered (gates, sites, calls, bindings, expressions, statements, analyzer), each
+        # layer a subclass of the one before; these are the later layers' methods the earlier ones call.
+        tool_recognizer: ToolRecognizer
+
+        def defer(
+            self, node: Node, qualname: str, name: str, cls: str | None = None, gates: Sequence[GateSite] = ()
+        ) -> None: ...
+
+        def params(self, node: Node) -> tuple[list[str], dict[str, str]]: ...
+
+        def nested_qualname(self, scope: Scope, name: str) -> str: ...
+
+        def block(self, statements: Sequence[Node], scope: Scope, active: frozenset[str]) -> frozenset[str]: ...
+
+        def stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]: ...
+
+        def expr(self, node: Node | None, scope: Scope, active: frozenset[str]) -> Taint: ...
+
+        def inline(self, node: Node, scope: Scope, active: frozenset[str], param_taint: Taint) -> Taint: ...
+
+        def object(self, node: Node, scope: Scope, active: frozenset[str], owner: str | None = None) -> Taint: ...
+
+        def class_body(self, node: Node, scope: Scope, name: str) -> None: ...
 
     def loc(self, node: Node) -> Location:
         # A call site is often several facts at once (a gate and an action, a model and its taint):

@@ -35,6 +35,39 @@ WRAPPERS = frozenset(
         "type_assertion",
     }
 )
+# Nodes that hold no call, function or assignment: the walk skips them.
+LITERALS = frozenset(
+    {
+        "string",
+        "number",
+        "true",
+        "false",
+        "null",
+        "undefined",
+        "regex",
+        "comment",
+        "property_identifier",
+        "private_property_identifier",
+        "type_annotation",
+        "type_arguments",
+        "type_parameters",
+        "type_identifier",
+        "predefined_type",
+        "string_fragment",
+        "escape_sequence",
+        "jsx_text",
+        "this",
+        "super",
+        "import",
+        "meta_property",
+        "interface_declaration",
+        "type_alias_declaration",
+        "enum_declaration",
+        "abstract_class_declaration",
+        "ambient_declaration",
+        "hash_bang_line",
+    }
+)
 # Calls after which the statement list does not continue.
 _EXITS = frozenset({"process.exit", "process.abort"})
 

@@ -1,0 +1,223 @@
+"""Bindings: declarations, assignments and classes, i.e. what each name holds (a function of the tree,
+a typed client, a constant string, a gate's outcome, a function looked up by key, taint)."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from assay.backend.engines.static.jsts.calls import CallLogic
+from assay.backend.engines.static.jsts.names import require_spec
+from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
+
+# The expressions ``cond`` can read a gate from (anything else proves nothing).
+_CONDITIONS = frozenset({"unary_expression", "identifier", "call_expression", "binary_expression"})
+
+
+class BindingLogic(CallLogic):
+    """``const``/``let``/``var`` declarations, assignments, CommonJS exports, class bodies and fields."""
+
+    def declare(self, decl: Node, scope: Scope, active: frozenset[str]) -> None:
+        name_node = decl.child_by_field_id(self.fields.name)
+        value = decl.child_by_field_id(self.fields.value)
+        if name_node is None:
+            return
+        if value is None:
+            for name in self.code.pattern_names(name_node):
+                scope.taint[name] = EMPTY
+            return
+        inner = unwrap(value)
+        kind = inner.type if inner is not None else ""
+        is_ident = name_node.type == "identifier"
+        name_text = self.code.text(name_node) if is_ident else ""
+        if inner is not None and is_ident and kind in FUNCTIONS:
+            qualname = self.nested_qualname(scope, name_text)
+            if not scope.is_module:
+                scope.locals[name_text] = qualname
+            self.defer(inner, qualname, name_text, cls=scope.cls)
+            return
+        if inner is not None and is_ident and kind == "class":
+            self.class_body(inner, scope, name_text)
+            return
+        spec = require_spec(inner, self.code) if kind == "call_expression" else None
+        if spec is not None:
+            if not scope.is_module:  # a require inside a function: bind it like an import
+                if is_ident:
+                    scope.types[name_text] = self.imports.namespace(spec)
+                else:
+                    for part in name_node.named_children:
+                        if part.type == "shorthand_property_identifier_pattern":
+                            scope.types[self.code.text(part)] = self.imports.member(spec, self.code.text(part))
+            return
+        if inner is not None and is_ident and kind == "object" and scope.is_module:
+            taint = self.object(inner, scope, active, owner=self.nested_qualname(scope, name_text))
+        else:
+            taint = self.expr(value, scope, active)
+        if not is_ident:
+            for name in self.code.pattern_names(name_node):
+                scope.taint[name] = taint
+            return
+        scope.taint[name_text] = taint
+        if inner is None:
+            return
+        if kind in ("call_expression", "new_expression", "identifier", "member_expression"):
+            type_name, _ = self.dotted(inner, scope)
+            if type_name:
+                scope.types[name_text] = type_name
+                if scope.is_module:
+                    self.module_types[name_text] = type_name
+        elif kind in ("string", "template_string") and (
+            kind == "string"
+            or len(inner.named_children) == sum(1 for c in inner.named_children if c.type == "string_fragment")
+        ):
+            constant = self.code.string_value(inner)
+            if constant is not None:
+                scope.consts[name_text] = constant
+                if scope.is_module:
+                    self.module_consts[name_text] = constant
+        elif kind == "subscript_expression":
+            index = inner.child_by_field_id(self.fields.index)
+            if index is not None and index.type not in ("string", "number"):
+                scope.dispatch_vars.add(name_text)
+        if kind in _CONDITIONS:
+            cond = self.cond(inner, scope)
+            if cond:
+                scope.gate_vars[name_text] = cond
+
+    def assign(self, expr: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        left = expr.child_by_field_id(self.fields.left)
+        right = expr.child_by_field_id(self.fields.right)
+        inner = unwrap(right)
+        if left is not None and left.type == "member_expression" and scope.is_module and inner is not None:
+            target = self.commonjs_export(self.code.text(left))
+            if target is not None and inner.type in FUNCTIONS:
+                self.defer(inner, target, target.rsplit("#", 1)[1])
+                return EMPTY
+            if target is not None and inner.type == "object":
+                return self.object(inner, scope, active, owner=f"{self.module}#")
+        if (
+            left is not None
+            and left.type == "identifier"
+            and self.code.text(left) in ("exports",)
+            and inner is not None
+            and inner.type == "object"
+        ):
+            return self.object(inner, scope, active, owner=f"{self.module}#")
+        taint = self.expr(right, scope, active)
+        if expr.type == "augmented_assignment_expression" and left is not None and left.type == "identifier":
+            scope.taint[self.code.text(left)] = scope.taint_of(self.code.text(left)) | taint
+        elif left is not None and left.type == "identifier":
+            name = self.code.text(left)
+            scope.taint[name] = taint
+            if inner is not None and inner.type in ("call_expression", "new_expression"):
+                type_name, _ = self.dotted(inner, scope)
+                if type_name:
+                    scope.types[name] = type_name
+        elif left is not None and left.type in ("member_expression", "subscript_expression"):
+            base = left
+            while base.type in ("member_expression", "subscript_expression"):
+                base = base.child_by_field_id(self.fields.object) or base
+                if base.type not in ("member_expression", "subscript_expression"):
+                    break
+            if base.type == "identifier":
+                scope.taint[self.code.text(base)] = scope.taint_of(self.code.text(base)) | taint
+            if (
+                base.type == "this"
+                and scope.cls
+                and left.type == "member_expression"
+                and inner is not None
+                and inner.type in ("new_expression", "call_expression")
+            ):
+                type_name, _ = self.dotted(inner, scope)
+                prop = self.code.text(left.child_by_field_id(self.fields.property))
+                if type_name and left.child_by_field_id(self.fields.object) == base:
+                    self.field_types.setdefault(f"{scope.cls}.{prop}", type_name)
+        elif left is not None:
+            for name in self.code.pattern_names(left):
+                scope.taint[name] = taint
+        return taint
+
+    def commonjs_export(self, target: str) -> str | None:
+        """The qualname a CommonJS export assignment defines (``exports.run = ...`` -> ``mod#run``)."""
+        if target in ("module.exports", "exports"):
+            return f"{self.module}#default"
+        for prefix in ("module.exports.", "exports."):
+            if target.startswith(prefix) and "." not in target[len(prefix) :]:
+                return f"{self.module}#{target[len(prefix) :]}"
+        return None
+
+    def class_body(self, node: Node, scope: Scope, name: str) -> None:
+        """Methods become functions ``<module>#Class.method``; field and constructor-assigned types
+        (``this.client = new OpenAI()``) resolve ``this.client.…`` calls in every method."""
+        if not name:
+            name = self.code.enclosing_binding(node) or f"<class@{node.start_point[0] + 1}>"
+        cls = self.nested_qualname(scope, name)
+        body = node.child_by_field_id(self.fields.body)
+        if body is None:
+            return
+        self.tool_recognizer.class_tool(node, cls, body)
+        self.class_methods[cls] = {
+            self.code.text(m.child_by_field_id(self.fields.name) or m.child_by_field_id(self.fields.property)).lstrip(
+                "#"
+            )
+            for m in body.named_children
+            if m.type in ("method_definition", "public_field_definition")
+        }
+        heritage = next((c for c in node.named_children if c.type == "class_heritage"), None)
+        if heritage is not None and heritage.named_children:
+            clause = heritage.named_children[0]
+            base_node = clause.child_by_field_id(self.fields.value) if clause.type == "extends_clause" else clause
+            base, _ = self.dotted(base_node, scope)
+            if base is not None and "#" in base:
+                self.class_bases[cls] = base
+        for member in body.named_children:
+            if member.type == "public_field_definition":
+                prop = self.code.text(
+                    member.child_by_field_id(self.fields.name) or member.child_by_field_id(self.fields.property)
+                )
+                value = unwrap(member.child_by_field_id(self.fields.value))
+                if value is None:
+                    continue
+                if value.type in FUNCTIONS:
+                    if value.id not in self.claimed:
+                        self.defer(value, f"{cls}.{prop}", prop, cls=cls)
+                elif value.type in ("new_expression", "call_expression"):
+                    type_name, _ = self.dotted(value, scope)
+                    if type_name:
+                        self.field_types[f"{cls}.{prop}"] = type_name
+            elif member.type == "method_definition":
+                method = self.code.text(member.child_by_field_id(self.fields.name)).lstrip("#")
+                if method == "constructor":
+                    self.constructor_fields(member, cls)
+                if member.id not in self.claimed:
+                    self.defer(member, f"{cls}.{method}", method, cls=cls)
+            elif member.type == "class_static_block":
+                body_node = member.child_by_field_id(self.fields.body)
+                if body_node is not None and member.id not in self.claimed:
+                    self.defer(member, f"{cls}.<static>", "<static>", cls=cls)
+
+    def constructor_fields(self, ctor: Node, cls: str) -> None:
+        params = ctor.child_by_field_id(self.fields.parameters)
+        for param in params.named_children if params is not None else []:
+            if any(c.type == "accessibility_modifier" for c in param.named_children):
+                pattern = param.child_by_field_id(self.fields.pattern)
+                type_name = self.type_name(param.child_by_field_id(self.fields.type))
+                if pattern is not None and type_name:
+                    self.field_types[f"{cls}.{self.code.text(pattern)}"] = type_name
+        body = ctor.child_by_field_id(self.fields.body)
+        for stmt in body.named_children if body is not None else []:
+            expr = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
+            if expr is None or expr.type != "assignment_expression":
+                continue
+            left, right = expr.child_by_field_id(self.fields.left), unwrap(expr.child_by_field_id(self.fields.right))
+            if left is None or right is None or left.type != "member_expression":
+                continue
+            if self.code.text(left.child_by_field_id(self.fields.object)) == "this" and right.type in (
+                "new_expression",
+                "call_expression",
+            ):
+                type_name, _ = self.dotted(right, None)
+                if type_name:
+                    self.field_types[f"{cls}.{self.code.text(left.child_by_field_id(self.fields.property))}"] = (
+                        type_name
+                    )

@@ -1,0 +1,153 @@
+"""Calls: what a call calls, and what it is by the rules (a tool definition, a model use, an action with
+its gates and taint, a call into the tree, or something unresolved)."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import ActionSite, ArgTaint, CallFact, TaintOrigin
+from assay.backend.engines.static.jsts.base import origin_key
+from assay.backend.engines.static.jsts.rules import NOTHING, classify
+from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint
+from assay.backend.engines.static.jsts.sites import SiteLogic
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
+from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.scans.bundle import Location
+
+
+class CallLogic(SiteLogic):
+    """Call sites, walked with their receiver, arguments and callbacks."""
+
+    def callee_name(self, node: Node, func: Node | None, scope: Scope) -> tuple[str | None, bool]:
+        """What a call calls. Resolving the outer call of a chain ``a.b().c()`` resolves its inner calls
+        too; the walk then reaches each inner call through its receiver (member objects, wrappers,
+        subscript objects) before anything in the chain can bind a name, so those names still hold."""
+        known = self.known_callees.pop(node.id, None)
+        if known is not None and known[0] is scope:
+            return known[1], known[2]
+        return self.dotted(func, scope, self.known_callees)
+
+    def call(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        is_new = node.type == "new_expression"
+        func = node.child_by_field_id(self.fields.constructor if is_new else self.fields.function)
+        args_node = node.child_by_field_id(self.fields.arguments)
+        if args_node is None:
+            args: list[Node] = []
+        elif args_node.type == "template_string":  # a tagged template: $`ls ${dir}`
+            args = [args_node]
+        else:
+            args = args_node.named_children  # a fresh list each time, never changed here
+        name, resolved = self.callee_name(node, func, scope)
+        facts = classify(self.rules, name) if name else NOTHING
+        gate_id = self.gate_site(scope, facts.gate, node, name) if facts.gate is not None and name else None
+        self.call_gates[node.id] = gate_id
+        if facts.tool and name:
+            self.tool_recognizer.tool_call(node, name, args, scope)
+
+        receiver = EMPTY
+        keyed = False  # f[k](...) or f[k].m(...): a callee looked up by key
+        inner_func = unwrap(func)
+        if inner_func is not None:
+            func_kind = inner_func.type
+            if func_kind == "member_expression":
+                obj = inner_func.child_by_field_id(self.fields.object)
+                receiver = self.expr(obj, scope, active)
+                inner_obj = unwrap(obj)
+                keyed = inner_obj is not None and inner_obj.type == "subscript_expression"
+            elif func_kind in FUNCTIONS:  # (() => {...})()
+                receiver = self.inline(inner_func, scope, active, EMPTY)
+            elif func_kind != "identifier":
+                receiver = self.expr(inner_func, scope, active)
+                keyed = func_kind == "subscript_expression"
+        arg_taints: list[tuple[int, Taint]] = []
+        callbacks: list[Node] = []
+        all_args = receiver
+        for index, arg in enumerate(args):
+            inner = unwrap(arg) if arg.type in WRAPPERS else arg
+            if inner is not None and inner.type in FUNCTIONS:
+                callbacks.append(inner)
+            else:
+                taint = self.expr(arg, scope, active)
+                arg_taints.append((index, taint))
+                if taint:  # most arguments carry nothing: skip building a new set for them
+                    all_args = all_args | taint if all_args else taint
+        callback_active = active | {gate_id} if gate_id is not None else active
+        returned = EMPTY
+        for callback in callbacks:
+            returned |= self.inline(callback, scope, callback_active, all_args)
+        if inner_func is not None and (keyed or scope.dispatch_vars):
+            self.dispatch(inner_func, node, scope)
+        if not name:
+            return all_args | returned
+        if facts is NOTHING:  # most calls: the rules say nothing about them
+            return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
+
+        location: Location | None = None
+        command, command_args = self.command(name, args, scope) if facts.command else (None, None)
+        if facts.model is not None or facts.network or command is not None:
+            model = self.model(node, name, command, args, scope)
+            if model is not None:
+                return EMPTY if is_new else frozenset({TaintOrigin(kind="model_output", location=model)})
+        if facts.taint_source is not None:
+            return frozenset({TaintOrigin(kind="model_output", location=self.loc(node))}) | all_args
+
+        if facts.frontier is not None or facts.config_read:
+            self.frontier_tools(node, name, args, scope)
+        action_rule = (
+            self.action_rule(name, command, command_args, args, func, scope) if (facts.action or command) else None
+        )
+        if action_rule is not None:
+            location = self.loc(node)
+            target = command or name
+            gates = set(active)
+            sandbox = self.rules.sandbox_target(target)
+            if sandbox is not None:
+                gates.add(self.gate_site(scope, sandbox, node, f"runs inside {target.rsplit('.', 1)[0]}"))
+            scope.actions.append(
+                trusted(
+                    ActionSite,
+                    id=short_id("act", self.path, location.line, location.column, action_rule.id),
+                    actionClass=action_rule.actionClass or "network.egress",
+                    impact=action_rule.impact or "medium",
+                    ruleId=action_rule.id,
+                    target=target,
+                    location=location,
+                    dominatingGates=sorted(gates),
+                    taint=sorted(all_args, key=origin_key),
+                )
+            )
+            return all_args | returned
+        return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
+
+    def plain_call(
+        self,
+        node: Node,
+        func: Node | None,
+        name: str,
+        resolved: bool,
+        scope: Scope,
+        active: frozenset[str],
+        arg_taints: list[tuple[int, Taint]],
+        receiver: Taint,
+        returned: Taint,
+        all_args: Taint,
+    ) -> Taint:
+        """A call that is neither a model use nor an action: a call into the tree, or possibly unresolved."""
+        if "#" in name:
+            callee = self.inherited(f"{name}default" if name.endswith("#") else name)
+            scope.calls.append(
+                trusted(
+                    CallFact,
+                    location=self.loc(node),
+                    callee=callee,
+                    resolved=resolved,
+                    dominatingGates=sorted(active),
+                    # Validated: an argument's keyword is left unset (as the facts have always had it).
+                    args=[ArgTaint(index=i, origins=sorted(t, key=origin_key)) for i, t in arg_taints if t],
+                )
+            )
+            return call_return_taint(callee) | receiver | returned
+        if not resolved or self.imports.unresolvable:
+            self.unresolved(func, name, resolved, node, scope)
+        return all_args | returned

@@ -1,0 +1,163 @@
+"""Expressions: what may flow out of each (taint), walking it for calls, functions and assignments."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tree_sitter import Node
+
+from assay.backend.engines.static.jsts.bindings import BindingLogic
+from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
+
+
+class ExprLogic(BindingLogic):
+    """Expressions, operators with short-circuit gates, anonymous functions analysed in place, object literals."""
+
+    def expr(self, node: Node | None, scope: Scope, active: frozenset[str]) -> Taint:
+        """What may flow out of an expression, walking it for calls, functions and assignments."""
+        if node is None:
+            return EMPTY
+        kind = node.type
+        while kind == "member_expression":  # what flows out of ``a.b.c`` is what flows out of ``a``
+            node = node.child_by_field_id(self.fields.object)
+            if node is None:
+                return EMPTY
+            kind = node.type
+        if kind == "identifier" or kind == "shorthand_property_identifier":  # the commonest case by far
+            return scope.taint_of(self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace"))
+        handler = _EXPR_HANDLERS.get(kind)
+        if handler is not None:
+            return handler(self, node, scope, active)
+        if kind in LITERALS:
+            return EMPTY
+        return self.children_taint(node, scope, active)
+
+    def children_taint(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        """Any other expression (arrays, templates, unary and update operators, spreads...): the union of
+        what its parts carry."""
+        taint = EMPTY
+        for child in node.named_children:
+            found = self.expr(child, scope, active)
+            if found:  # most parts carry nothing: skip building a new set for them
+                taint = taint | found if taint else found
+        return taint
+
+    def binary(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        operator = self.code.operator_of(node)
+        left, right = node.child_by_field_id(self.fields.left), node.child_by_field_id(self.fields.right)
+        if operator not in ("&&", "||"):
+            # Long left-deep chains ("a" + b + "c" + ...) are walked iteratively, not recursively.
+            rights: list[Node | None] = [right]
+            while (
+                left is not None
+                and left.type == "binary_expression"
+                and self.code.operator_of(left) not in ("&&", "||")
+            ):
+                rights.append(left.child_by_field_id(self.fields.right))
+                left = left.child_by_field_id(self.fields.left)
+            taint = self.expr(left, scope, active)
+            for operand in reversed(rights):
+                taint |= self.expr(operand, scope, active)
+            return taint
+        taint = self.expr(left, scope, active)
+        cond = self.cond(left, scope)
+        active = active | (cond.t if operator == "&&" else cond.f)
+        return taint | self.expr(right, scope, active)
+
+    def ternary(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        condition = node.child_by_field_id(self.fields.condition)
+        self.expr(condition, scope, active)
+        cond = self.cond(condition, scope)
+        return self.expr(node.child_by_field_id(self.fields.consequence), scope, active | cond.t) | self.expr(
+            node.child_by_field_id(self.fields.alternative), scope, active | cond.f
+        )
+
+    def anonymous(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        return self.inline(node, scope, active, EMPTY)
+
+    def class_expr(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        del active
+        self.class_body(node, scope, "")
+        return EMPTY
+
+    def inline(self, node: Node, scope: Scope, active: frozenset[str], param_taint: Taint) -> Taint:
+        """Analyse an anonymous function where it is created; returns what it returns."""
+        if node.id in self.claimed:
+            return EMPTY
+        sub = scope.child()
+        names, types = self.params(node)
+        for name in names:
+            sub.taint[name] = param_taint
+            sub.types.pop(name, None)
+        sub.types.update(types)
+        body = node.child_by_field_id(self.fields.body)
+        if body is None:
+            return EMPTY
+        if body.type == "statement_block":
+            self.block(body.named_children, sub, active)
+        else:
+            sub.returns |= self.expr(body, sub, active)
+        return frozenset(sub.returns)
+
+    def object(self, node: Node, scope: Scope, active: frozenset[str], owner: str | None = None) -> Taint:
+        """An object literal: tool definitions in it, and functions in it (named ``owner.key`` when the
+        object is bound at the top level, so ``handlers.run(x)`` calls ``<module>#handlers.run``)."""
+        self.tool_recognizer.literal_tool(node, scope)
+        taint = EMPTY
+        sep = "" if owner is not None and owner.endswith("#") else "."
+        for child in node.named_children:
+            kind = child.type
+            if kind == "pair":
+                key = child.child_by_field_id(self.fields.key)
+                value = child.child_by_field_id(self.fields.value)
+                inner = unwrap(value)
+                if inner is None:
+                    continue
+                inner_kind = inner.type
+                if inner_kind == "identifier":
+                    key_text = self.code.key_name(key)
+                    self.tool_recognizer.rename(self.code.text(inner), key_text)
+                    target, _ = self.dotted(inner, scope)
+                    if key_text and target is not None and "#" in target:  # { get_weather: getWeather }
+                        self.named_impls.setdefault(key_text, target)
+                elif (
+                    inner_kind in FUNCTIONS
+                    and owner is not None
+                    and key is not None
+                    and key.type != "computed_property_name"
+                ):
+                    key_text = self.code.key_name(key)
+                    if inner.id not in self.claimed:
+                        self.defer(inner, f"{owner}{sep}{key_text}", key_text, cls=scope.cls)
+                        if key_text:
+                            self.named_impls.setdefault(key_text, f"{owner}{sep}{key_text}")
+                    continue
+                if key is not None and key.type == "computed_property_name":
+                    self.expr(key, scope, active)
+                taint |= self.expr(value, scope, active)
+            elif kind == "method_definition":
+                method = self.code.text(child.child_by_field_id(self.fields.name))
+                if owner is not None and child.id not in self.claimed:
+                    self.defer(child, f"{owner}{sep}{method}", method, cls=scope.cls)
+                else:
+                    self.inline(child, scope, active, EMPTY)
+            else:
+                taint |= self.expr(child, scope, active)
+        return taint
+
+
+# ``expr`` dispatches on the node type with one dict probe instead of a chain of comparisons. The table
+# holds plain functions, not bound methods: an analyzer holding its own bound methods would be a
+# reference cycle, kept (with its whole tree) until the cyclic collector runs.
+_EXPR_HANDLERS: dict[str, Callable[[ExprLogic, Node, Scope, frozenset[str]], Taint]] = {
+    "call_expression": ExprLogic.call,
+    "new_expression": ExprLogic.call,
+    "object": ExprLogic.object,
+    "assignment_expression": ExprLogic.assign,
+    "augmented_assignment_expression": ExprLogic.assign,
+    "binary_expression": ExprLogic.binary,
+    "ternary_expression": ExprLogic.ternary,
+    "class": ExprLogic.class_expr,
+    **dict.fromkeys(FUNCTIONS, ExprLogic.anonymous),
+}

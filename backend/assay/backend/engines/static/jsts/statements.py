@@ -1,0 +1,240 @@
+"""Statements, with structured gate dominance: which gates hold after each statement, per branch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from tree_sitter import Node
+
+from assay.backend.engines.static.jsts.expressions import ExprLogic
+from assay.backend.engines.static.jsts.scope import EMPTY, Scope
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
+
+_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
+
+
+class StmtLogic(ExprLogic):
+    """Blocks, branches, loops, switches, try, exports and declarations of functions and classes."""
+
+    def block(self, statements: Sequence[Node], scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        if not scope.is_module:
+            # Function declarations are hoisted: callable by name anywhere in the block.
+            for stmt in statements:
+                if stmt.type in ("function_declaration", "generator_function_declaration"):
+                    name = self.code.text(stmt.child_by_field_id(self.fields.name))
+                    scope.locals[name] = self.nested_qualname(scope, name)
+        for stmt in statements:
+            active = self.stmt(stmt, scope, active)
+        return active
+
+    def stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        """Walks one statement; returns the gates that hold after it."""
+        kind = stmt.type
+        handler = _STMT_HANDLERS.get(kind)
+        if handler is not None:
+            return handler(self, stmt, scope, active)
+        if kind in LITERALS:
+            return active
+        for child in stmt.named_children:
+            if child.type.endswith("statement") or child.type in (
+                "statement_block",
+                "switch_body",
+                "switch_case",
+                "switch_default",
+            ):
+                self.stmt(child, scope, active)
+            elif child.type in ("catch_clause", "finally_clause"):
+                continue
+            else:
+                self.expr(child, scope, active)
+        return active
+
+    def expression_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        expr = stmt.named_children[0] if stmt.named_children else None
+        if expr is None:
+            return active
+        self.expr(expr, scope, active)
+        gate = self.gate_call(expr, scope)
+        return active | {gate} if gate is not None else active
+
+    def declarations(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        for decl in stmt.named_children:
+            if decl.type == "variable_declarator":
+                self.declare(decl, scope, active)
+        return active
+
+    def return_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        for child in stmt.named_children:
+            scope.returns |= self.expr(child, scope, active)
+        return active
+
+    def statement_block(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        return self.block(stmt.named_children, scope, active)
+
+    def function_decl(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        name = self.code.text(stmt.child_by_field_id(self.fields.name))
+        self.defer(stmt, self.nested_qualname(scope, name), name, cls=scope.cls)
+        return active
+
+    def class_decl(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        self.class_body(stmt, scope, self.code.text(stmt.child_by_field_id(self.fields.name)))
+        return active
+
+    def loop_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        self.loop(stmt, scope, active)
+        return active
+
+    def export(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        decl = stmt.child_by_field_id(self.fields.declaration)
+        if decl is not None:
+            named = bool(self.code.text(decl.child_by_field_id(self.fields.name)))
+            if decl.type in ("function_declaration", "generator_function_declaration") and not named:
+                self.defer(decl, f"{self.module}#default", "default")  # export default function () {}
+                return active
+            if decl.type in ("class_declaration", "class") and not named:
+                self.class_body(decl, scope, "default")  # export default class {}
+                return active
+            return self.stmt(decl, scope, active)
+        value = stmt.child_by_field_id(self.fields.value)
+        inner = unwrap(value)
+        if inner is not None and inner.type in FUNCTIONS:
+            self.defer(inner, f"{self.module}#default", "default")
+        elif inner is not None and inner.type == "object":
+            self.object(inner, scope, active, owner=f"{self.module}#default")
+        elif inner is not None and inner.type == "class":
+            self.class_body(inner, scope, "default")
+        elif value is not None:
+            self.expr(value, scope, active)
+        return active
+
+    def switch(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        """Each case runs with the gates that hold before the switch; ``case "get_weather":`` names the
+        first function of the tree its body calls (how literal tools are often dispatched)."""
+        self.expr(stmt.child_by_field_id(self.fields.value), scope, active)
+        body = stmt.child_by_field_id(self.fields.body)
+        for case in body.named_children if body is not None else []:
+            value = case.child_by_field_id(self.fields.value)
+            before = len(scope.calls)
+            for child in case.named_children:
+                if child == value:
+                    self.expr(child, scope, active)
+                elif child.type.endswith(("statement", "declaration")) or child.type == "statement_block":
+                    self.stmt(child, scope, active)
+            self.name_case(self.code.string_value(value) if value is not None else None, scope, before)
+        return active
+
+    def compared_string(self, condition: Node | None) -> str | None:
+        """``"get_weather"`` for ``if (call.name === "get_weather")``."""
+        node = unwrap(condition)
+        if node is None or node.type != "binary_expression" or self.code.operator_of(node) not in ("===", "=="):
+            return None
+        for side in (node.child_by_field_id(self.fields.right), node.child_by_field_id(self.fields.left)):
+            if side is not None and side.type == "string":
+                return self.code.string_value(side)
+        return None
+
+    def name_case(self, label: str | None, scope: Scope, before: int) -> None:
+        if label and len(scope.calls) > before:
+            self.named_impls.setdefault(label, scope.calls[before].callee)
+
+    def loop(self, stmt: Node, scope: Scope, active: frozenset[str]) -> None:
+        body = stmt.child_by_field_id(self.fields.body)
+        if stmt.type == "for_in_statement":
+            left, right = stmt.child_by_field_id(self.fields.left), stmt.child_by_field_id(self.fields.right)
+            taint = self.expr(right, scope, active)
+            if left is not None:
+                for name in self.code.pattern_names(left):
+                    scope.taint[name] = taint
+        else:
+            for field in (self.fields.initializer, self.fields.condition, self.fields.increment):
+                part = stmt.child_by_field_id(field)
+                if part is not None:
+                    if part.type.endswith("declaration"):
+                        self.stmt(part, scope, active)
+                    else:
+                        self.expr(part, scope, active)
+        if body is not None:
+            self.stmt(body, scope, active)
+
+    def try_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        body = stmt.child_by_field_id(self.fields.body)
+        after = self.stmt(body, scope, active) if body is not None else active
+        handler = stmt.child_by_field_id(self.fields.handler)
+        if handler is not None:
+            parameter = handler.child_by_field_id(self.fields.parameter)
+            for name in self.code.pattern_names(parameter) if parameter is not None else []:
+                scope.taint[name] = EMPTY
+            handler_body = handler.child_by_field_id(self.fields.body)
+            if handler_body is not None:
+                self.stmt(handler_body, scope, active)
+        finalizer = stmt.child_by_field_id(self.fields.finalizer)
+        if finalizer is not None:
+            for child in finalizer.named_children:
+                self.stmt(child, scope, active)
+        # With a handler, control may continue after any statement of the body threw.
+        return active if handler is not None else after
+
+    def if_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        condition = stmt.child_by_field_id(self.fields.condition)
+        consequence = stmt.child_by_field_id(self.fields.consequence)
+        alternative = stmt.child_by_field_id(self.fields.alternative)
+        other = alternative.named_children[0] if alternative is not None and alternative.named_children else None
+        self.expr(condition, scope, active)
+        cond = self.cond(condition, scope)
+        then_ends, else_ends = self.code.terminates(consequence), self.code.terminates(other)
+        before = len(scope.calls)
+        after_then = self.branch(consequence, scope, active | cond.t, cond.t_clean, keep=else_ends and not then_ends)
+        self.name_case(self.compared_string(condition), scope, before)
+        if other is not None:
+            after_else = self.branch(other, scope, active | cond.f, cond.f_clean, keep=then_ends and not else_ends)
+        else:
+            after_else = active | cond.f
+            if then_ends:
+                self.clean(scope, cond.f_clean)
+        if then_ends and not else_ends:
+            return after_else
+        if else_ends and not then_ends:
+            return after_then
+        if then_ends and else_ends:
+            return active
+        return after_then & after_else
+
+    def branch(
+        self, node: Node | None, scope: Scope, active: frozenset[str], clean: frozenset[str], *, keep: bool
+    ) -> frozenset[str]:
+        if node is None:
+            return active
+        saved = {name: scope.taint[name] for name in clean if name in scope.taint}
+        self.clean(scope, clean)
+        after = self.stmt(node, scope, active)
+        if not keep:
+            scope.taint.update(saved)
+        return after
+
+    @staticmethod
+    def clean(scope: Scope, names: frozenset[str]) -> None:
+        for name in names:
+            if name in scope.taint:
+                scope.taint[name] = EMPTY
+
+
+# ``stmt`` dispatches the same way (statements not listed are walked part by part).
+_STMT_HANDLERS: dict[str, Callable[[StmtLogic, Node, Scope, frozenset[str]], frozenset[str]]] = {
+    "expression_statement": StmtLogic.expression_stmt,
+    "lexical_declaration": StmtLogic.declarations,
+    "variable_declaration": StmtLogic.declarations,
+    "if_statement": StmtLogic.if_stmt,
+    "return_statement": StmtLogic.return_stmt,
+    "statement_block": StmtLogic.statement_block,
+    "function_declaration": StmtLogic.function_decl,
+    "generator_function_declaration": StmtLogic.function_decl,
+    "export_statement": StmtLogic.export,
+    "class_declaration": StmtLogic.class_decl,
+    "abstract_class_declaration": StmtLogic.class_decl,
+    "try_statement": StmtLogic.try_stmt,
+    "switch_statement": StmtLogic.switch,
+    "import_statement": lambda self, stmt, scope, active: active,
+    "empty_statement": lambda self, stmt, scope, active: active,
+    "debugger_statement": lambda self, stmt, scope, active: active,
+    **dict.fromkeys(_LOOPS, StmtLogic.loop_stmt),
+}
