@@ -75,6 +75,13 @@ async def test_pagination_status_filter_and_bounds(
         {"limit": "ten"},
         {"page": 0},
         {"page": "1.5"},
+        # An offset beyond 64 bits, thousands of digits (int() refuses over 4,300), non-ASCII digits.
+        {"page": str(2**63)},
+        {"page": "9" * 5000},
+        {"page": "1000000001"},
+        {"page": "\uff11"},
+        {"limit": "\u0662"},
+        {"page": " 1"},
         {"status": "DONE"},
         {"status": ""},
     ):

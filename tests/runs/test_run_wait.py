@@ -95,6 +95,7 @@ async def test_an_ended_run_answers_at_once_and_odd_preferences_are_read_as_the_
     done = await wait(client, world.agent_key_a, run_id)
     for prefer, applied in [
         ("wait=999", "wait=20"),  # capped
+        ("wait=" + "9" * 5000, "wait=20"),  # capped, not a 500 (int() refuses over 4,300 digits)
         ("respond-async, wait=5", "wait=5"),
         ('wait="3"', "wait=3"),
         ("wait=soon", None),  # not understood: ignored

@@ -60,3 +60,12 @@ async def test_healthz_is_public(client: httpx.AsyncClient) -> None:
     response = await client.get("/healthz")
     assert response.status_code == 200
     assert response.json() == {"status": "ok", "database": "ok"}
+
+
+async def test_oversized_headers_are_an_enveloped_431(client: httpx.AsyncClient, world: World) -> None:
+    headers = {**bearer(world.agent_key_a), "X-Padding": "a" * 17_000}
+    error = assert_error(await client.get("/api/v1/systems", headers=headers), 431, "INVALID_REQUEST")
+    assert "16384 bytes" in error["message"] and "a" * 100 not in error["message"]
+    assert_error(await client.get("/healthz", headers={"X-Padding": "a" * 17_000}), 431, "INVALID_REQUEST")
+    headers = {**bearer(world.agent_key_a), "X-Padding": "a" * 15_000}
+    assert (await client.get("/api/v1/systems", headers=headers)).status_code == 200

@@ -145,9 +145,12 @@ async def test_branch_and_commit_must_match_the_work_tree(
 ) -> None:
     commit = make_git_tree(tmp_path / "repo", "main")
     await _bind(world, str(tmp_path / "repo"))
-    assert_error(
-        await _trigger(client, world, _body(str(tmp_path / "repo"), commit, branch="dev")), 409, "SOURCE_CONFLICTED"
+    error = assert_error(
+        await _trigger(client, world, _body(str(tmp_path / "repo"), commit, branch="dev-7f3a91")),
+        409,
+        "SOURCE_CONFLICTED",
     )
+    assert "7f3a91" not in error["message"]  # messages never echo submitted values (docs/api.md)
     assert_error(await _trigger(client, world, _body(str(tmp_path / "repo"), "0000000")), 409, "SOURCE_CONFLICTED")
     assert engine_calls == []
 
@@ -155,9 +158,12 @@ async def test_branch_and_commit_must_match_the_work_tree(
 async def test_source_bound_to_another_branch_is_refused(
     client: httpx.AsyncClient, world: World, tmp_path: Path, engine_calls: list[Path]
 ) -> None:
-    make_git_tree(tmp_path / "repo", "dev")
+    make_git_tree(tmp_path / "repo", "dev-7f3a91")
     await _bind(world, str(tmp_path / "repo"), branch="main")
-    assert_error(await _trigger(client, world, _body(str(tmp_path / "repo"), branch="dev")), 400, "INVALID_REQUEST")
+    error = assert_error(
+        await _trigger(client, world, _body(str(tmp_path / "repo"), branch="dev-7f3a91")), 400, "INVALID_REQUEST"
+    )
+    assert "7f3a91" not in error["message"]  # messages never echo submitted values (docs/api.md)
 
 
 async def test_repo_verified_for_two_systems_is_ambiguous(

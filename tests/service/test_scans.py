@@ -256,3 +256,20 @@ async def test_error_messages_do_not_echo_submitted_values(client: httpx.AsyncCl
     response = await _submit(client, world.agent_key_a, body)
     assert_error(response, 400, "INVALID_REQUEST")
     assert marker not in response.text
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"aiSystemId": "x", "SECRET_NAME_5521": 1, "SECRET_NAME_5521": 2}',  # a repeated member name
+        b'{"aiSystemId": "x", "n": 9007199254740993552100}',  # a number outside the RFC 8785 range
+    ],
+)
+async def test_syntax_errors_do_not_echo_submitted_values(
+    client: httpx.AsyncClient, world: World, content: bytes
+) -> None:
+    response = await client.post(
+        "/api/v1/scans", content=content, headers={**bearer(world.agent_key_a), "Content-Type": "application/json"}
+    )
+    assert_error(response, 400, "INVALID_REQUEST")
+    assert "5521" not in response.text

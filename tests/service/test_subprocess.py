@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -60,6 +61,10 @@ def test_serve_and_admin_as_subprocesses(tmp_path: Path) -> None:
     system = _admin(env, "system", "create", "--org", org, "--name", "Ops agent")["aiSystemId"]
     key = _admin(env, "key", "create", "--org", org, "--purpose", "assurance-agent")
     assert (data_dir / "assay.db").is_file()
+    # Owner-only whatever the umask (the test runs under the usual 022): the database holds every
+    # organization's Evaluations.
+    assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE((data_dir / "assay.db").stat().st_mode) == 0o600
 
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
@@ -76,6 +81,21 @@ def test_serve_and_admin_as_subprocesses(tmp_path: Path) -> None:
         systems = httpx.get(f"{base}/api/v1/systems", headers=headers, timeout=5.0)
         assert systems.status_code == 200
         assert [s["aiSystemId"] for s in systems.json()["systems"]] == [system]
+        # Requests uvicorn refuses before the app answer in the envelope too.
+        # Headers that arrive whole (the app refuses them) and headers too large for uvicorn's buffer.
+        for padding in (20_000, 2_000_000):
+            oversized = httpx.get(f"{base}/healthz", headers={"X-Padding": "a" * padding}, timeout=5.0)
+            assert oversized.status_code == 431
+            assert oversized.json()["error"]["code"] == "INVALID_REQUEST"
+            assert "16384 bytes" in oversized.json()["error"]["message"]
+        with socket.create_connection(("127.0.0.1", port), timeout=5.0) as raw:
+            raw.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nbad header line\r\n\r\n")
+            answer = b""
+            while chunk := raw.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400") and b"content-type: application/json" in head.lower()
+        assert json.loads(body)["error"]["code"] == "INVALID_REQUEST"
         _admin(env, "key", "revoke", key["keyId"])
         refused = httpx.get(f"{base}/api/v1/systems", headers=headers, timeout=5.0)
         assert refused.status_code == 401 and refused.json()["error"]["code"] == "UNAUTHORIZED"

@@ -40,6 +40,8 @@ class ServiceSettings:
     max_scan_body_bytes: int = 8 * MIB
     # Every other JSON body is small; bigger ones get 400 INVALID_REQUEST.
     max_json_body_bytes: int = 64 * 1024
+    # The request line and headers together; larger requests get 431 in the envelope.
+    max_header_bytes: int = 16 * 1024
     # Create or upgrade the schema (Alembic) when the app starts.
     migrate_on_start: bool = True
     # How long an Idempotency-Key is remembered (contract part 8: 24 hours).

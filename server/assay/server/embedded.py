@@ -126,7 +126,7 @@ async def provision_workspace(
     sessions: SessionFactory, database_url: str, data_dir: Path, workspace: Path, *, log: TextIO = sys.stderr
 ) -> WorkspaceRecord:
     """The organization, AI System, verified source and key of ``workspace``: reused, or provisioned now."""
-    await anyio.Path(data_dir).mkdir(parents=True, exist_ok=True)
+    await anyio.Path(data_dir).mkdir(mode=0o700, parents=True, exist_ok=True)
     path = data_dir / STATE_FILE
     shown = make_url(database_url).render_as_string(hide_password=True)
     with _state_lock(data_dir):

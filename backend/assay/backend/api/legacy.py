@@ -50,7 +50,7 @@ def choose_source(candidates: list[models.SourceAsset], branch: str) -> models.S
         )
     on_branch = [s for s in candidates if s.branch is None or s.branch == branch]
     if not on_branch:
-        raise ApiError("INVALID_REQUEST", f"The source is not bound for branch {branch!r}.")
+        raise ApiError("INVALID_REQUEST", "The source is not bound for the requested branch.")
     verified = [s for s in on_branch if s.status == "VERIFIED"]
     if not verified:
         statuses = {s.status for s in on_branch}
@@ -72,7 +72,7 @@ def _check_head(branch: str, commit_sha: str, head_commit: str | None, head_bran
     if head_branch != branch:
         raise ApiError(
             "SOURCE_CONFLICTED",
-            f"The source's work tree is on {head_branch or 'a detached HEAD'!s}, not on branch {branch!r}; "
+            f"The source's work tree is on {head_branch or 'a detached HEAD'!s}, not on the requested branch; "
             "the service never checks out.",
         )
     if head_commit is None or not head_commit.lower().startswith(commit_sha.lower()):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import anyio
 from sqlalchemy import bindparam, func
@@ -41,6 +42,11 @@ from assay.backend.web.routing import Parameter, RequestContext, RouteSpec
 
 ROUTE_KEY = "POST /api/v1/assurance/runs"
 MAX_LIMIT = 50
+# The highest page: (page - 1) * limit must stay a 64-bit offset for the database, and no one pages this far.
+MAX_PAGE = 1_000_000_000
+# ASCII digits only: str.isdigit() and int() also take fullwidth and other Unicode digits.
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,12}")
+_ASCII_DIGITS = re.compile(r"[0-9]+")
 # The longest wait a GET of a run may ask for with Prefer: wait=N.
 MAX_WAIT_SECONDS = 20
 TERMINAL_STATUSES = frozenset({"COMPLETED", "FAILED"})
@@ -169,20 +175,23 @@ async def create_run(request: Request, ctx: RequestContext) -> Response:
     return json_response(await read_envelope(ctx, run.id), status_code=202)
 
 
-def _int_param(request: Request, name: str, default: int, low: int, high: int | None) -> int:
+def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
     raw = request.query_params.get(name)
     if raw is None:
         return default
-    if not raw.isdigit():
-        raise invalid(f"{name} must be a whole number.")
+    # Longer than 12 digits is out of range whatever it says; int() of thousands of digits is refused.
+    if _WHOLE_NUMBER.fullmatch(raw) is None:
+        if raw.isascii() and raw.isdigit():
+            raise invalid(f"{name} must be between {low} and {high}.")
+        raise invalid(f"{name} must be a whole number written in ASCII digits.")
     value = int(raw)
-    if value < low or (high is not None and value > high):
-        raise invalid(f"{name} must be between {low} and {high}." if high else f"{name} must be at least {low}.")
+    if value < low or value > high:
+        raise invalid(f"{name} must be between {low} and {high}.")
     return value
 
 
 async def list_runs(request: Request, ctx: RequestContext) -> Response:
-    page = _int_param(request, "page", 1, 1, None)
+    page = _int_param(request, "page", 1, 1, MAX_PAGE)
     limit = _int_param(request, "limit", 20, 1, MAX_LIMIT)
     status = request.query_params.get("status")
     conditions = [models.Run.organization_id == ctx.organization_id]
@@ -240,7 +249,9 @@ def preferred_wait(prefer: str | None) -> int | None:
         name, _, value = preference.split(";")[0].partition("=")
         if name.strip().lower() == "wait":
             value = value.strip().strip('"')
-            return min(int(value), MAX_WAIT_SECONDS) if value.isdigit() else None
+            if _ASCII_DIGITS.fullmatch(value) is None:
+                return None
+            return MAX_WAIT_SECONDS if len(value) > 6 else min(int(value), MAX_WAIT_SECONDS)
     return None
 
 
@@ -293,7 +304,11 @@ ROUTES: list[RouteSpec] = [
         errors=(400, 401, 403, 429),
         parameters=(
             Parameter(
-                "page", "query", "Page, from 1.", required=False, schema={"type": "integer", "minimum": 1, "default": 1}
+                "page",
+                "query",
+                "Page, from 1.",
+                required=False,
+                schema={"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1},
             ),
             Parameter(
                 "limit",

@@ -95,16 +95,14 @@ def _branch_conflict(source: models.SourceAsset, branch: str) -> list[Ineligibil
     if source.branch is not None:
         if branch == source.branch:
             return []
-        return [
-            Ineligibility("conflicted", f"branch {branch!r} was asked for; the source is bound to {source.branch!r}.")
-        ]
+        return [Ineligibility("conflicted", f"Another branch was asked for; the source is bound to {source.branch!r}.")]
     if source.repo_kind != "local" or not Path(source.repo).is_dir():
         return []
     head = read_git_head(Path(source.repo))
     if head is not None and head.branch == branch:
         return []
     where = "not in a git repository" if head is None else f"on {head.branch or 'a detached HEAD'}"
-    return [Ineligibility("conflicted", f"branch {branch!r} was asked for; the source's tree is {where}.")]
+    return [Ineligibility("conflicted", f"The requested branch is not checked out; the source's tree is {where}.")]
 
 
 async def _resolve_source(ctx: RequestContext, system: models.AiSystem, static: StaticEngine) -> models.SourceAsset:

@@ -114,7 +114,7 @@ def check_submission(body: dict[str, Any]) -> AcceptedSubmission:
         recomputed = content_hash(bundle_dict)
         stored = canonical_bytes(bundle_dict)
     except ValueError as exc:  # rfc8785 refuses numbers outside the interoperable range
-        raise _invalid(f"The bundle cannot be canonicalised: {exc}.") from exc
+        raise _invalid("The bundle cannot be canonicalised: it holds a number outside the RFC 8785 range.") from exc
     if recomputed != bundle.contentHash:
         raise _invalid("The bundle's contentHash does not match its content.")
     if bundle.producer.id != submission.producerId:

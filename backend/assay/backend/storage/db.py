@@ -7,6 +7,7 @@ need I/O outside an ``await`` and fails under asyncio.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,19 @@ def sqlite_url_for(path: Path) -> str:
     return f"sqlite+aiosqlite:///{path.resolve()}"
 
 
+def create_private_file(path: Path) -> None:
+    """Create ``path`` (and its missing parent folder) readable by the owner only, whatever the umask:
+    the database holds every organization's Evaluations. SQLite gives its ``-wal`` and ``-shm`` files
+    the database file's permissions. An existing file or folder is left as it is (the operator chose)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return
+    # The mode given to open() is filtered by the umask; a umask never adds bits, but be exact.
+    path.chmod(0o600)
+
+
 def create_engine(
     database_url: str, *, sqlite_busy_timeout_ms: int = 5000, background_checkpoints: bool = False
 ) -> AsyncEngine:
@@ -51,7 +65,7 @@ def create_engine(
     if url.drivername.startswith("sqlite"):
         database = url.database
         if database and database != ":memory:" and not database.startswith("file:"):
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
+            create_private_file(Path(database))
         engine = create_async_engine(url, connect_args={"timeout": sqlite_busy_timeout_ms / 1000})
         _configure_sqlite(engine, sqlite_busy_timeout_ms, background_checkpoints)
         return engine

@@ -18,6 +18,7 @@ from typing import Any
 
 from anyio import CapacityLimiter
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 
 from assay.backend.api import discovery, evaluations, health, legacy, runs, scans
 from assay.backend.api import openapi as openapi_routes
@@ -28,6 +29,7 @@ from assay.backend.storage.checkpoints import WalCheckpointer
 from assay.backend.storage.db import create_engine, create_session_factory, sqlite_file_of
 from assay.backend.storage.loop_reads import open_loop_reader
 from assay.backend.storage.migrations import upgrade_engine
+from assay.backend.web.limits import HeaderLimitMiddleware
 from assay.backend.web.openapi import build_openapi
 from assay.backend.web.ratelimit import TokenBucketLimiter
 from assay.backend.web.routing import RouteSpec, ServiceState, to_starlette_route
@@ -112,7 +114,11 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
                 reader.close()
             await engine.dispose()
 
-    app = Starlette(routes=[to_starlette_route(spec) for spec in routes], lifespan=lifespan)
+    app = Starlette(
+        routes=[to_starlette_route(spec) for spec in routes],
+        lifespan=lifespan,
+        middleware=[Middleware(HeaderLimitMiddleware, limit=settings.max_header_bytes)],
+    )
     # A trailing-slash redirect would answer outside the error envelope; unknown paths are plain 404s.
     app.router.redirect_slashes = False
     install_error_handlers(app)

@@ -76,7 +76,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise ValueError(f"duplicate member name {key!r}")
+            raise ValueError("a member name is repeated in one object")
         result[key] = value
     return result
 

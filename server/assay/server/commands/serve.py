@@ -11,6 +11,7 @@ from sqlalchemy.engine import make_url
 
 from assay.backend.storage.db import DatabaseUrlError, parse_database_url
 from assay.backend.web.app import create_app
+from assay.server.http_protocol import EnvelopeH11Protocol
 from assay.server.settings import SettingsError, read_environment, service_settings
 
 DEFAULT_HOST = "127.0.0.1"
@@ -60,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         log_level=args.log_level,
         lifespan="on",
+        # Requests uvicorn refuses before the app (malformed, headers over the limit) answer in the envelope.
+        http=EnvelopeH11Protocol,
+        h11_max_incomplete_event_size=settings.max_header_bytes,
         # The Authorization header is never logged; uvicorn's access log prints only method, path and status.
         # Its lines are INFO: below that level they would be built for every request and then dropped.
         access_log=args.log_level in ("info", "debug"),
