@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.backend.canonical import short_id
-from assay.backend.evaluation.questions import UNRESOLVED_KINDS, planes
+from assay.backend.evaluation.questions import UNRESOLVED_KINDS, planes, unattributed
 from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
 from assay.backend.scans.bundle import Action
 
@@ -213,10 +213,56 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                     )
                 )
 
+    for action in unattributed(view):
+        items.append(
+            _item(
+                "unattributed_action",
+                "high",
+                action.id,
+                found=f"{action.actionClass} via {action.target} at {_where(action)} is code-capable, but no tool the "
+                "analysis recognised reaches it.",
+                establishes=f"The code can perform {action.actionClass}; which tool, if any, can make it happen is "
+                "not established.",
+                not_established="That no tool given to a model reaches it: a tool the analysis did not recognise, or "
+                "a call it could not follow, may.",
+                why="An action nobody attributed is reach nobody reviewed; absence of a path is not proof of none.",
+                needed=f"Show who can reach {action.target} at {_where(action)}: if a tool calls it, define that tool "
+                "with a supported framework API (docs/rule-pack.md) or make the call chain static so the tool is "
+                "attributed; if it is not part of the AI system (a script, a CLI, a migration), evaluate a tree "
+                f"that leaves it out; {NEW_RUN}",
+                questions=["reach", "proofBoundary"],
+                paths=[action.id],
+                refs=[view.ref(action.id)],
+                relations=findings_by_element.get(action.id, []),
+                boundary="Reach is UNKNOWN for this action; CODE_CAPABLE is ESTABLISHED.",
+            )
+        )
+
     for item in view.frontier.values():
         if item.kind not in UNRESOLVED_KINDS:
             continue
         where = f" at {item.location.path}:{item.location.line}" if item.location else ""
+        if item.kind == "unresolved_call":
+            items.append(
+                _item(
+                    "unresolved_reach",
+                    "medium",
+                    item.id,
+                    found=f"A call the analysis could not follow{where}, in code a tool reaches: {item.detail}.",
+                    establishes="A tool reaches code whose effect is not visible to static analysis.",
+                    not_established="What that call does: it may perform an action no rule saw.",
+                    why="Reach that analysis cannot see is reach nobody reviewed.",
+                    needed=f"Make the call{where} resolvable: give its receiver a type the analysis can follow "
+                    "(an annotated parameter or attribute, a direct import), or provide runtime traces "
+                    f"(OpenTelemetry GenAI `execute_tool` spans) of the tool that makes it; {NEW_RUN}",
+                    questions=["reach", "proofBoundary"],
+                    paths=[item.id],
+                    refs=[view.ref(item.id)],
+                    relations=findings_by_element.get(item.id, []),
+                    boundary="Reach is UNKNOWN beyond this call.",
+                )
+            )
+            continue
         items.append(
             _item(
                 "unresolved_reach",

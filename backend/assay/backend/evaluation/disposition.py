@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.backend.evaluation.questions import UNRESOLVED_KINDS, coverage_complete, planes
+from assay.backend.evaluation.questions import UNRESOLVED_KINDS, coverage_complete, planes, unattributed
 from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
 
 _RANK = {"BLOCK": 0, "REVIEW": 1, "ALLOW": 2}
@@ -61,6 +61,17 @@ def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]
                     [view.ref(action.id)],
                 )
             )
+    for action in unattributed(view):
+        out.append(
+            _reason(
+                "REVIEW-008",
+                "REVIEW",
+                f"Unresolved reach: {action.impact}-impact {action.actionClass} via {action.target} at "
+                f"{action.location.path}:{action.location.line} is code-capable, but no recognised tool reaches it "
+                "and nothing shows it is outside every tool's reach.",
+                [view.ref(action.id)],
+            )
+        )
     if view.declaration is not None and view.declaration.tools:
         for tool in view.tools.values():
             if tool.name not in view.declaration.tools:

@@ -11,8 +11,25 @@ from typing import Any
 from assay.backend.evaluation.view import HIGH_IMPACT, EvidenceView
 from assay.backend.scans.bundle import Action
 
-UNRESOLVED_KINDS = frozenset({"dynamic_dispatch", "config_registered_tools", "runtime_registered_tools"})
+# Frontier kinds that leave reach unknown: what runs there is decided at run time, or is a call the
+# analysis could not follow inside code a tool reaches (methodology 1.1.0: unresolved_call counts too).
+UNRESOLVED_KINDS = frozenset(
+    {"dynamic_dispatch", "config_registered_tools", "runtime_registered_tools", "unresolved_call"}
+)
+# The taxonomy's critical and high impact levels: an action of these levels that no recognised tool
+# reaches is unresolved reach in a system that calls models or gives them tools (REVIEW-008).
+UNATTRIBUTED_IMPACTS = frozenset({"critical", "high"})
 PLANES = ("REQUESTED", "POLICY_AUTHORIZED", "EFFECTIVELY_GRANTED", "CODE_CAPABLE", "OBSERVED")
+
+
+def unattributed(view: EvidenceView) -> list[Action]:
+    """Critical or high impact actions no recognised tool reaches, in a system with model calls or tools.
+
+    Nothing in a static bundle proves such an action outside every tool's reach (a tool the engine did
+    not recognise may call it), so it is unresolved reach, never absence."""
+    if not view.models and not view.tools:
+        return []
+    return [a for a in view.actions.values() if a.impact in UNATTRIBUTED_IMPACTS and not a.reachedFrom]
 
 
 def coverage_complete(view: EvidenceView) -> bool:
@@ -68,6 +85,17 @@ def reach(view: EvidenceView) -> dict[str, Any]:
         }
         for f in view.frontier.values()
     ]
+    unresolved.extend(
+        {
+            "id": a.id,
+            "kind": "unattributed_action",
+            "detail": f"{a.actionClass} via {a.target}: no recognised tool reaches it",
+            "location": view.location(a),
+            "path": None,
+            "evidenceRefs": [view.ref(a.id)],
+        }
+        for a in unattributed(view)
+    )
     return {
         "declared": declared,
         "codeCapable": {
@@ -91,7 +119,7 @@ def reach(view: EvidenceView) -> dict[str, Any]:
         },
         "unresolved": {
             "status": "UNKNOWN"
-            if any(u["kind"] in UNRESOLVED_KINDS for u in unresolved)
+            if any(u["kind"] in UNRESOLVED_KINDS or u["kind"] == "unattributed_action" for u in unresolved)
             else ("PARTIAL" if unresolved else "ESTABLISHED"),
             "items": unresolved,
         },
