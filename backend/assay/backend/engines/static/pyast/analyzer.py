@@ -1,0 +1,112 @@
+"""The walk over one file: its classes and functions, each body walked once (``FileAnalyzer``)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import (
+    FunctionFacts,
+)
+from assay.backend.engines.static.pyast.literals import (
+    annotation_type,
+)
+from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.pyast.scope import (
+    MODULE_PARAMS,
+    Definition,
+    Scope,
+    definitions,
+    origin_key,
+    param_taint,
+)
+from assay.backend.engines.static.pyast.statements import StatementLogic
+from assay.backend.engines.static.python_syntax import (
+    imports_breadth_first,
+)
+from assay.backend.scans.bundle import Location
+
+
+class FileAnalyzer(StatementLogic):
+    """Every function of the file, its tools, models and frontier, gathered by ``run``."""
+
+    def run(self) -> None:
+        # Imports are statements: reading the statements alone finds them all, in ``ast.walk`` order.
+        self._collect_imports(imports_breadth_first(self.tree))
+        self._collect_classes()
+        module_scope = Scope(qualname=f"{self.module}.<module>", params=MODULE_PARAMS)
+        # Module-level variable types first, so functions see ``client = OpenAI()`` defined anywhere.
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+                target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+                if isinstance(target, ast.Name) and isinstance(stmt.value, ast.Call | ast.BinOp):
+                    name, _ = self.dotted(stmt.value, None)
+                    if name:
+                        self.module_types[target.id] = name
+        self._walk_block(self.tree.body, module_scope, frozenset())
+        self.module_bound = frozenset(module_scope.taint)
+        self._finish(module_scope, ast.Module(body=[], type_ignores=[]), "<module>")
+        self._visit_defs(self.module_defs, self.module)
+        self._link_literal_tools()
+        defined = {t.function for t in self.tools}
+        for tool in self._listed_tools:
+            if tool.function not in defined:
+                defined.add(tool.function)
+                self.tools.append(tool)
+
+    def _visit_defs(self, defs: Sequence[Definition], prefix: str, outer: frozenset[str] = frozenset()) -> None:
+        for stmt in defs:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._function(stmt, f"{prefix}.{stmt.name}", outer)
+            elif isinstance(stmt, ast.ClassDef):
+                enclosing = self._class
+                self._class = stmt.name
+                self._collect_class_attrs(stmt)
+                self._class_tool(stmt, f"{prefix}.{stmt.name}")
+                # Methods do not see the class body's names, but do see the enclosing function's.
+                self._visit_defs(definitions(stmt.body), f"{prefix}.{stmt.name}", outer)
+                self._class = enclosing
+
+    def _function(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, outer: frozenset[str] = frozenset()
+    ) -> None:
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
+        if fn.args.vararg:
+            params.append(fn.args.vararg.arg)
+        if fn.args.kwarg:
+            params.append(fn.args.kwarg.arg)
+        scope = Scope(qualname=qualname, params=params, outer=outer)
+        for index, name in enumerate(params):
+            scope.taint[name] = param_taint(name, index)
+        for arg in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs):
+            # ``def tool(db: Session)``: the annotation types the parameter like an assignment would.
+            annotation = annotation_type(arg.annotation)
+            if annotation is not None:
+                typed, ok = self.dotted(annotation, None)
+                if ok and typed:
+                    scope.types[arg.arg] = typed
+        entry = self._decorators(fn, qualname, scope)
+        self._walk_block(fn.body, scope, entry)
+        self._finish(scope, fn, fn.name)
+        if scope.defines:
+            self._visit_defs(definitions(fn.body), qualname, outer | scope.taint.keys())
+
+    def _finish(self, scope: Scope, node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> None:
+        if isinstance(node, ast.Module) and not (scope.calls or scope.actions or scope.gates):
+            return
+        location = self.loc(node) if not isinstance(node, ast.Module) else Location(path=self.path, line=1, column=1)
+        self.functions.append(
+            trusted(
+                FunctionFacts,
+                id=short_id("fn", self.path, scope.qualname),
+                qualname=scope.qualname,
+                name=name,
+                location=location,
+                params=list(scope.params),
+                calls=scope.calls,
+                actions=scope.actions,
+                gates=sorted(scope.gates, key=lambda g: (g.location.line, g.location.column, g.id)),
+                returns=sorted(scope.returns, key=origin_key),
+            )
+        )

@@ -1,0 +1,230 @@
+"""State and name resolution shared by the parts of the Python analyzer (``AnalyzerBase``)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from assay.backend.engines.static.facts import (
+    FrontierSite,
+    FunctionFacts,
+    ModelSite,
+    ToolDef,
+)
+from assay.backend.engines.static.pyast.literals import (
+    constructed_type,
+)
+from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.pyast.names import BUILTINS, STDLIB_HEADS, module_name
+from assay.backend.engines.static.pyast.rules import compile_rules
+from assay.backend.engines.static.pyast.scope import NO_CALLEE, Scope, definitions
+from assay.backend.engines.static.python_syntax import (
+    statements_breadth_first,
+)
+from assay.backend.engines.static.rulepack import RulePack
+from assay.backend.scans.bundle import Location
+
+
+class AnalyzerBase:
+    """One file's state, and names resolved through imports, variable types and the file's classes."""
+
+    def __init__(self, path: str, tree: ast.Module, rules: RulePack) -> None:
+        self.path = path
+        self.module = module_name(path)
+        self.is_package = path.endswith("__init__.py")
+        self.tree = tree
+        self.rules = compile_rules(rules)
+        self.aliases: dict[str, str] = {}
+        self.local_defs: dict[str, str] = {}
+        self.module_types: dict[str, str] = {}
+        self.class_attr_types: dict[str, dict[str, str]] = {}
+        self.functions: list[FunctionFacts] = []
+        self.models: list[ModelSite] = []
+        self.tools: list[ToolDef] = []
+        self.frontier: list[FrontierSite] = []
+        # Built on first use: only files with literal tool definitions need it.
+        self._dispatch: dict[str, str] | None = None
+        # ``if name == "tool": impl(...)`` and ``case "tool": impl(...)``: literal name -> callee.
+        self.branch_dispatch: dict[str, str] = {}
+        # Literal tool definitions wait for the whole file, whose later code may dispatch them.
+        self._literal_tools: list[ToolDef] = []
+        # Plain functions listed as tools (``ToolNode([f])``): kept unless ``f`` is a tool already.
+        self._listed_tools: list[ToolDef] = []
+        self._class: str | None = None
+        self.module_bound: frozenset[str] = frozenset()
+        # Class name -> (its method names, its bases defined in this file).
+        self.classes: dict[str, tuple[frozenset[str], list[str]]] = {}
+        self.class_bases: dict[str, list[str]] = {}
+        self.extended: set[str] = set()  # classes of this file that other classes here extend
+        self.star_import = False
+        self.module_defs = definitions(tree.body)
+        self._user_callees: dict[tuple[str, bool], bool] = {}
+        # The call ``_call`` resolved last, with its scope and callee (see ``_callee``).
+        self._last_callee: tuple[ast.Call | None, Scope | None, str | None, bool] = NO_CALLEE
+
+    def loc(self, node: ast.expr | ast.stmt) -> Location:
+        line = node.lineno
+        return trusted(Location, path=self.path, line=line, column=node.col_offset + 1, endLine=node.end_lineno or line)
+
+    def _collect_imports(self, nodes: Iterable[ast.Import | ast.ImportFrom]) -> None:
+        package = self.module if self.is_package else self.module.rpartition(".")[0]
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.aliases[alias.asname] = alias.name
+                    else:
+                        head = alias.name.split(".")[0]
+                        self.aliases[head] = head
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".") if package else []
+                    keep = len(parts) - (node.level - 1)
+                    prefix = ".".join(parts[: max(keep, 0)])
+                    base = ".".join(p for p in (prefix, base) if p)
+                for alias in node.names:
+                    if alias.name == "*":
+                        self.star_import = True
+                    else:
+                        self.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+        for stmt in self.module_defs:
+            self.local_defs[stmt.name] = f"{self.module}.{stmt.name}"
+
+    def dotted(self, node: ast.AST, scope: Scope | None) -> tuple[str | None, bool]:
+        """The dotted name (or type) an expression denotes, and whether it was resolved."""
+        if isinstance(node, ast.Name):
+            name = node.id
+            if scope is not None and name in scope.types:
+                return scope.types[name], True
+            if name in self.module_types:
+                return self.module_types[name], True
+            if name in self.aliases:
+                return self.aliases[name], True
+            if name in self.local_defs:
+                return self.local_defs[name], True
+            if name in BUILTINS:
+                return name, True
+            return name, False
+        if isinstance(node, ast.Attribute):
+            # ``a.b.c``: the names after the base, innermost first, then the base resolved once.
+            attrs: list[str] = []
+            while True:
+                value = node.value
+                if isinstance(value, ast.Name) and value.id == "self" and self._class is not None:
+                    base: str | None = self._self_attribute(self._class, node.attr)
+                    ok = True
+                    break
+                attrs.append(node.attr)
+                if not isinstance(value, ast.Attribute):
+                    base, ok = self.dotted(value, scope)
+                    break
+                node = value
+            if not base:
+                return None, ok
+            return (".".join([base, *reversed(attrs)]) if attrs else base), ok
+        if isinstance(node, ast.Call):
+            callee, ok = self.dotted(node.func, scope)
+            return constructed_type(node, callee), ok
+        if isinstance(node, ast.Await):
+            return self.dotted(node.value, scope)
+        if isinstance(node, ast.Subscript):
+            return self.dotted(node.value, scope)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return self.dotted(node.left, scope)
+        return None, False
+
+    def _self_attribute(self, cls: str, attr: str) -> str:
+        """What ``self.attr`` denotes in a method of ``cls``: an attribute's type, or a method."""
+        attrs = self.class_attr_types.get(cls, {})
+        if attr in attrs:
+            return attrs[attr]
+        owner = self._method_owner(cls, attr) or cls
+        return f"{self.module}.{owner}.{attr}"
+
+    def _callee(self, call: ast.Call, scope: Scope) -> tuple[str | None, bool]:
+        """``dotted(call.func, scope)``. Statements ask it of the call they have just walked, which
+        ``_call`` resolved already: that answer is reused unless a name was bound since."""
+        last, last_scope, name, resolved = self._last_callee
+        if last is call and last_scope is scope:
+            return name, resolved
+        return self.dotted(call.func, scope)
+
+    def _type_of(self, node: ast.expr, scope: Scope) -> str | None:
+        """``dotted(node, scope)``, through ``_callee`` for a call."""
+        if type(node) is ast.Call:
+            return constructed_type(node, self._callee(node, scope)[0])
+        return self.dotted(node, scope)[0]
+
+    def _collect_classes(self) -> None:
+        """Methods and same-file bases of the module's classes, so ``self.m()`` finds an inherited ``m``."""
+        for stmt in self.module_defs:
+            if isinstance(stmt, ast.ClassDef):
+                methods = frozenset(
+                    d.name for d in definitions(stmt.body) if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef)
+                )
+                prefix = self.module + "."
+                bases = [b for b in (self.dotted(base, None)[0] for base in stmt.bases) if b]
+                local = [b.removeprefix(prefix) for b in bases if b.startswith(prefix)]
+                self.classes[stmt.name] = (methods, local)
+                self.class_bases[stmt.name] = bases
+                self.extended.update(local)
+
+    def _ancestors(self, cls: str) -> set[str]:
+        """Every base of ``cls`` by dotted name, through the classes of this file."""
+        out: set[str] = set()
+        stack = [cls]
+        seen: set[str] = set()
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            for base in self.class_bases.get(current, ()):
+                out.add(base)
+                local = base.removeprefix(self.module + ".")
+                if local != base:
+                    stack.append(local)
+        return out
+
+    def _method_owner(self, cls: str, method: str) -> str | None:
+        """The class of this file whose ``method`` a ``cls`` instance runs: ``cls`` or a base, depth first."""
+        seen: set[str] = set()
+        stack = [cls]
+        while stack:
+            current = stack.pop()
+            if current in seen or current not in self.classes:
+                continue
+            seen.add(current)
+            methods, bases = self.classes[current]
+            if method in methods:
+                return current
+            stack.extend(reversed(bases))
+        return None
+
+    def _collect_class_attrs(self, cls: ast.ClassDef) -> None:
+        attrs: dict[str, str] = {}
+        for node in statements_breadth_first(cls):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                for target in node.targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
+                        name, _ = self.dotted(node.value, None)
+                        if name:
+                            attrs[target.attr] = name
+        self.class_attr_types[cls.name] = attrs
+
+
+def is_user_callee(name: str, resolved: bool, analyzer: AnalyzerBase) -> bool:
+    """Calls the linker may resolve to code in the repository (not the standard library or SDKs)."""
+    if name in BUILTINS:
+        return False
+    head = name.split(".", 1)[0]
+    if name.startswith(analyzer.module + ".") or head in analyzer.local_defs:
+        return True
+    if not resolved:
+        return "." not in name or name.count(".") <= 3
+    return head not in STDLIB_HEADS

@@ -1,0 +1,88 @@
+"""What one function body knows while the analyzer walks it, and the taint values it holds."""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from assay.backend.engines.static.facts import (
+    ActionSite,
+    CallFact,
+    GateSite,
+    TaintOrigin,
+)
+
+NO_TAINT: frozenset[TaintOrigin] = frozenset()
+MODULE_PARAMS: list[str] = []
+
+
+@dataclass(slots=True)
+class Scope:
+    """What one function body knows while it is walked."""
+
+    qualname: str
+    params: list[str]
+    types: dict[str, str] = field(default_factory=dict)
+    taint: dict[str, frozenset[TaintOrigin]] = field(default_factory=dict)
+    gate_vars: dict[str, tuple[str, str]] = field(default_factory=dict)  # var -> (gate id, polarity)
+    # Gates that hold from the point they are reached, even when their result is only assigned.
+    unconditional: set[str] = field(default_factory=set)
+    gate_ids: set[str] = field(default_factory=set)
+    # Names bound in enclosing functions (closures), and bare callees already reported unresolved.
+    outer: frozenset[str] = frozenset()
+    reported: set[str] = field(default_factory=set)
+    calls: list[CallFact] = field(default_factory=list)
+    actions: list[ActionSite] = field(default_factory=list)
+    gates: list[GateSite] = field(default_factory=list)
+    returns: set[TaintOrigin] = field(default_factory=set)
+    # Whether the body defines functions or classes (``_walk_block`` meets every one ``definitions``
+    # finds): most do not, and need no search for them.
+    defines: bool = False
+
+
+NO_CALLEE: tuple[None, None, None, bool] = (None, None, None, False)
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+_BLOCK_KINDS = frozenset({ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While})
+DEFINITION_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+
+
+def definitions(body: Sequence[ast.stmt]) -> list[Definition]:
+    """The functions and classes a block defines, including those under ``if``/``try``/``with``/loops
+    (``if TYPE_CHECKING:``, ``try: ... except ImportError: def f(): ...``), not those inside them."""
+    found: list[Definition] = []
+    _add_definitions(body, found)
+    return found
+
+
+def _add_definitions(body: Sequence[ast.stmt], found: list[Definition]) -> None:
+    for stmt in body:
+        kind = type(stmt)
+        if kind in DEFINITION_KINDS:
+            found.append(stmt)  # type: ignore[arg-type]
+        elif kind in _BLOCK_KINDS:
+            for name in ("body", "orelse", "finalbody"):
+                _add_definitions(getattr(stmt, name, ()), found)
+            for handler in getattr(stmt, "handlers", ()):
+                _add_definitions(handler.body, found)
+        elif kind is ast.Match:
+            for case in stmt.cases:  # type: ignore[attr-defined]
+                _add_definitions(case.body, found)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def param_taint(name: str, index: int) -> frozenset[TaintOrigin]:
+    """A parameter's own taint (shared: parameter names and positions repeat across a tree)."""
+    return frozenset({TaintOrigin(kind="param", param=name, index=index)})
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def call_return(callee: str) -> frozenset[TaintOrigin]:
+    """The taint of a value returned by ``callee`` (shared: callees repeat across a tree)."""
+    return frozenset({TaintOrigin(kind="call_return", callee=callee)})
+
+
+def origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:
+    loc = origin.location
+    return (origin.kind, loc.line if loc else 0, loc.column if loc else 0, origin.param or "", origin.callee or "")

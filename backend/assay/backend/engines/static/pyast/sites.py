@@ -1,0 +1,200 @@
+"""Call sites that are facts: model uses, actions (sinks), run-time tools, dynamic dispatch, unresolved calls."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import (
+    ActionSite,
+    FrontierSite,
+    ModelSite,
+    TaintOrigin,
+)
+from assay.backend.engines.static.pyast.gates import GateLogic
+from assay.backend.engines.static.pyast.literals import (
+    name_text,
+    opens_for_writing,
+    string_text,
+)
+from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.pyast.names import PY_BUILTINS
+from assay.backend.engines.static.pyast.rules import CallProfile, display_name
+from assay.backend.engines.static.pyast.scope import Scope, origin_key
+from assay.backend.engines.static.rulepack import Rule
+from assay.backend.scans.bundle import FrontierKind, Location
+
+_SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
+_SQL_GRANT = re.compile(r"^\s*(grant|revoke)\b", re.I)
+
+
+class SiteLogic(GateLogic):
+    """What a call is when the rules name it: a model call, an action, a run-time tool source."""
+
+    def _model_call(self, node: ast.Call, name: str, profile: CallProfile) -> frozenset[TaintOrigin] | None:
+        """A model API call (an SDK's or an HTTP call to a model host): recorded, and the origin of its
+        value; ``None`` for other calls."""
+        model_rule = profile.model
+        if model_rule is None:
+            http = self._http_model(node) if profile.http_egress else None
+            if http is None:
+                return None
+            model_rule, provider = http
+            location = self.loc(node)
+            self._model(model_rule, provider, name, "http", location)
+            return frozenset({TaintOrigin(kind="model_output", location=location)})
+        provider = model_rule.match.get("providers", {}).get(name, model_rule.provider or "unknown")
+        location = self.loc(node)
+        self._model(model_rule, provider, name, "sdk", location)
+        return frozenset({TaintOrigin(kind="model_output", location=location)})
+
+    def _frontier_tools(self, node: ast.Call, name: str, rules: Sequence[Rule]) -> None:
+        for rule in rules:
+            location = self.loc(node)
+            runtime = self.rules.frontier_runtime[rule.id]
+            kind: FrontierKind = "runtime_registered_tools" if name in runtime else "config_registered_tools"
+            self.frontier.append(
+                FrontierSite(
+                    id=short_id("fr", kind, self.path, location.line, location.column),
+                    kind=kind,
+                    detail=f"tools obtained at run time through {name}; their reach is not visible to analysis",
+                    location=location,
+                    ruleId=rule.id,
+                )
+            )
+
+    def _action(
+        self,
+        node: ast.Call,
+        name: str,
+        profile: CallProfile,
+        rule: Rule,
+        tainted: frozenset[TaintOrigin],
+        scope: Scope,
+        active: frozenset[str],
+    ) -> None:
+        location = self.loc(node)
+        gates = sorted(active)
+        sandbox = profile.gate
+        if sandbox is not None and sandbox.gateKind == "sandbox":
+            # ``client.containers.run(image, cmd)``: the execution target is the sandbox itself.
+            gates = sorted({*gates, self._gate(scope, sandbox, node, name)})
+        scope.actions.append(
+            trusted(
+                ActionSite,
+                id=short_id("act", self.path, location.line, location.column, rule.id),
+                actionClass=rule.actionClass or "network.egress",
+                impact=rule.impact or "medium",
+                ruleId=rule.id,
+                target=profile.display,
+                location=location,
+                dominatingGates=gates,
+                taint=sorted(tainted, key=origin_key),
+            )
+        )
+
+    def _model(self, rule: Rule, provider: str, name: str, via: Literal["sdk", "http"], location: Location) -> None:
+        self.models.append(
+            trusted(
+                ModelSite,
+                id=short_id("mdl", self.path, location.line, location.column, rule.id),
+                provider=provider,
+                api=display_name(name),
+                via=via,
+                ruleId=rule.id,
+                location=location,
+            )
+        )
+
+    def _http_model(self, node: ast.Call) -> tuple[Rule, str] | None:
+        # ``*args`` as written (a starred string is not a URL argument).
+        texts = [text for value in (*node.args, *(k.value for k in node.keywords)) if (text := string_text(value))]
+        if not texts:
+            return None
+        for rule, hosts in self.rules.http_hosts:
+            for host, provider in hosts.items():
+                for text in texts:
+                    if host in text:
+                        return rule, provider
+        return None
+
+    def _action_rule(self, node: ast.Call, profile: CallProfile) -> Rule | None:
+        display = profile.display
+        for rule in profile.actions:
+            match = rule.match
+            if match.get("write_mode") and not opens_for_writing(node):
+                continue
+            if "nonliteral_arg" in match:
+                index = match["nonliteral_arg"]
+                if len(node.args) > index and isinstance(node.args[index], ast.Constant):
+                    continue
+            if match.get("sql_write"):
+                sql = string_text(node.args[0]) if node.args else None
+                if sql is not None and self.rules.sql_grant is not None and _SQL_GRANT.match(sql):
+                    return self.rules.sql_grant
+                if sql is not None and not _SQL_WRITE.match(sql):
+                    continue
+            excluded = match.get("exclude_services")
+            if excluded and display.startswith("boto3.client:"):
+                service = display.split(":", 1)[1].split(".", 1)[0]
+                if service in excluded:
+                    continue
+            return rule
+        return None
+
+    def _unresolved(self, node: ast.Call, name: str, profile: CallProfile, scope: Scope) -> None:
+        """One ``unresolved_call`` per function and name, for a bare name bound nowhere in the file."""
+        rule = self.rules.unresolved_rule
+        if (
+            rule is None
+            or self.star_import
+            or name in scope.reported
+            or name in scope.taint
+            or name in scope.outer
+            or name in self.module_bound
+            or name in PY_BUILTINS
+            or name in self.rules.unresolved_skip
+            or profile.gate is not None
+        ):
+            return
+        scope.reported.add(name)
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "unresolved_call", self.path, scope.qualname, name),
+                kind="unresolved_call",
+                detail=f"{name} is not defined, imported or a builtin in this file; what it runs is not visible",
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
+    def _dynamic_dispatch(self, node: ast.Call, scope: Scope) -> None:
+        rule = self.rules.dispatch_rule
+        if rule is None:
+            return
+        func = node.func
+        detail: str | None = None
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr":
+            if len(func.args) >= 2 and not isinstance(func.args[1], ast.Constant):
+                detail = "getattr(...) with a name chosen at run time is called"
+        elif isinstance(func, ast.Subscript) and not isinstance(func.slice, ast.Constant):
+            detail = f"{name_text(func.value) or 'a table'}[...] is called with a key chosen at run time"
+        if detail is None:
+            return
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "dynamic_dispatch", self.path, location.line, location.column),
+                kind="dynamic_dispatch",
+                detail=detail,
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
+
+# ----- helpers -------------------------------------------------------------------------------------

@@ -1,0 +1,198 @@
+"""Expressions: every call in them recorded, and the taint origins their values carry (``ExpressionLogic``)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from assay.backend.engines.static.facts import (
+    ArgTaint,
+    CallFact,
+    TaintOrigin,
+)
+from assay.backend.engines.static.pyast.base import is_user_callee
+from assay.backend.engines.static.pyast.literals import (
+    bound_names,
+)
+from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.pyast.scope import NO_CALLEE, NO_TAINT, Scope, call_return, origin_key
+from assay.backend.engines.static.pyast.tools import ToolLogic
+from assay.backend.engines.static.python_syntax import (
+    node_fields,
+)
+
+_NO_TAINT: frozenset[TaintOrigin] = frozenset()
+# Expressions that bind names of their own: lambdas and comprehensions.
+_SCOPED_EXPRESSIONS = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp})
+# Expressions whose only child is ``value``, read for it alone. (``_expr`` reads an f-string's
+# ``{x}`` the same way when it has no format spec.)
+_WRAPPERS = frozenset({ast.Attribute, ast.Await, ast.Starred})
+# Every expression node class (``isinstance(x, ast.expr)`` as a set lookup on the exact type), and
+# the fields of each that may hold nodes.
+_EXPRESSIONS = frozenset(cls for cls in vars(ast).values() if isinstance(cls, type) and issubclass(cls, ast.expr))
+_EXPRESSION_FIELDS = {cls: node_fields(cls) for cls in _EXPRESSIONS}
+
+
+class ExpressionLogic(ToolLogic):
+    """Expressions and assignments: calls recorded as facts, taint carried by values and names."""
+
+    def _expr(self, node: ast.expr, scope: Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
+        """Record every call in ``node``; return the taint origins its value may carry."""
+        kind = type(node)
+        # ``a.b.c``, ``await x``, ``*x``, ``{x}``: one child, nothing of their own to record.
+        while kind in _WRAPPERS or (kind is ast.FormattedValue and node.format_spec is None):  # type: ignore[attr-defined]
+            node = node.value  # type: ignore[attr-defined]
+            kind = type(node)
+        if kind is ast.Name:
+            return scope.taint.get(node.id, NO_TAINT)  # type: ignore[attr-defined]
+        if kind is ast.Call:
+            return self._call(node, scope, active)  # type: ignore[arg-type]
+        if kind is ast.Constant:
+            return NO_TAINT
+        if kind in _SCOPED_EXPRESSIONS:
+            return self._scoped(node, scope, active)
+        if kind is ast.Dict:
+            self._dict_tool(node, scope)  # type: ignore[arg-type]
+        # Children in ``_fields`` order, as ``ast.iter_child_nodes`` gives them; names and constants
+        # (half of all children) are read here rather than through a call each.
+        taint = NO_TAINT
+        names = scope.taint
+        for attr in _EXPRESSION_FIELDS[kind]:
+            value = getattr(node, attr)
+            for child in value if type(value) is list else (value,):
+                child_kind = type(child)
+                while child_kind in _WRAPPERS:
+                    child = child.value
+                    child_kind = type(child)
+                if child_kind is ast.Name:
+                    found = names.get(child.id, NO_TAINT)
+                elif child_kind is ast.Call:
+                    found = self._call(child, scope, active)
+                elif child_kind is ast.Constant or child_kind not in _EXPRESSIONS:
+                    continue
+                else:
+                    found = self._expr(child, scope, active)
+                if found:
+                    taint = taint | found if taint else found
+        return taint
+
+    def _scoped(self, node: ast.expr, scope: Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
+        """A lambda or comprehension: its loop variables and parameters are bound names, and the
+        element is read before the loop variable is bound (``_fields`` order)."""
+        for bound in bound_names(node):
+            scope.taint.setdefault(bound, NO_TAINT)
+        taint = NO_TAINT
+        for attr in node_fields(type(node)):
+            value = getattr(node, attr)
+            for child in value if type(value) is list else (value,):
+                if isinstance(child, ast.expr):
+                    found = self._expr(child, scope, active)
+                elif isinstance(child, ast.comprehension):
+                    found = self._expr(child.iter, scope, active)
+                    if found:
+                        taint = taint | found if taint else found
+                    self._assign(child.target, taint, None, scope)
+                    continue
+                else:
+                    continue
+                if found:
+                    taint = taint | found if taint else found
+        return taint
+
+    def _call(self, node: ast.Call, scope: Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
+        func = node.func
+        func_kind = type(func)
+        receiver_taint = NO_TAINT
+        if func_kind is ast.Attribute:
+            receiver_taint = self._expr(func.value, scope, active)  # type: ignore[attr-defined]
+        elif func_kind is not ast.Name:
+            receiver_taint = self._expr(func, scope, active)
+        # The tainted arguments, by position or keyword, and the union of their taints.
+        arg_taints: list[tuple[int | None, str | None, frozenset[TaintOrigin]]] = []
+        all_args = NO_TAINT
+        names = scope.taint
+        # Positional arguments first, so an operand's position is its index.
+        operands: Sequence[ast.expr | ast.keyword] = [*node.args, *node.keywords] if node.keywords else node.args
+        for position, operand in enumerate(operands):
+            index: int | None
+            if isinstance(operand, ast.keyword):
+                index, keyword, value = None, operand.arg, operand.value
+            else:
+                index, keyword = position, None
+                value = operand.value if isinstance(operand, ast.Starred) else operand
+            # Most arguments are names or constants: read here rather than through ``_expr``.
+            kind = type(value)
+            if kind is ast.Name:
+                found = names.get(value.id, NO_TAINT)  # type: ignore[attr-defined]
+            elif kind is ast.Constant:
+                continue
+            else:
+                found = self._expr(value, scope, active)
+            if found:
+                arg_taints.append((index, keyword, found))
+                all_args = all_args | found if all_args else found
+
+        if func_kind is ast.Call or func_kind is ast.Subscript:
+            self._dynamic_dispatch(node, scope)
+        name, resolved = self.dotted(func, scope)
+        self._last_callee = (node, scope, name, resolved)
+        if not name:
+            return all_args | receiver_taint
+        profile = self.rules.profile(name)
+        if profile.model is not None or profile.http_egress:
+            model = self._model_call(node, name, profile)
+            if model is not None:
+                return model
+        if profile.frontier:
+            self._frontier_tools(node, name, profile.frontier)
+        if profile.tool_call is not None:
+            self._call_tool(node, profile.tool_call, scope)
+        if profile.tool_list:
+            self._tool_list(node, name, scope)
+        if not resolved and func_kind is ast.Name:
+            self._unresolved(node, func.id, profile, scope)  # type: ignore[attr-defined]
+
+        action_rule = self._action_rule(node, profile) if profile.actions else None
+        if action_rule is not None:
+            tainted = all_args | receiver_taint
+            self._action(node, name, profile, action_rule, tainted, scope, active)
+            return tainted
+        if self._user_callee(name, resolved):
+            scope.calls.append(
+                trusted(
+                    CallFact,
+                    location=self.loc(node),
+                    callee=name,
+                    resolved=resolved,
+                    dominatingGates=sorted(active),
+                    args=[
+                        trusted(ArgTaint, index=i, keyword=k, origins=sorted(t, key=origin_key))
+                        for i, k, t in arg_taints
+                    ],
+                )
+            )
+            return call_return(name) | receiver_taint
+        return all_args | receiver_taint
+
+    def _user_callee(self, name: str, resolved: bool) -> bool:
+        """``is_user_callee``, memoised for the file: most calls in a file repeat a few names."""
+        key = (name, resolved)
+        found = self._user_callees.get(key)
+        if found is None:
+            found = self._user_callees[key] = is_user_callee(name, resolved, self)
+        return found
+
+    def _assign(self, target: ast.expr, taint: frozenset[TaintOrigin], type_name: str | None, scope: Scope) -> None:
+        if isinstance(target, ast.Name):
+            self._last_callee = NO_CALLEE  # the name may have been its receiver
+            scope.taint[target.id] = taint
+            scope.gate_vars.pop(target.id, None)
+            if type_name:
+                scope.types[target.id] = type_name
+            else:
+                scope.types.pop(target.id, None)
+        elif isinstance(target, ast.Tuple | ast.List):
+            for element in target.elts:
+                self._assign(element, taint, None, scope)
+        elif isinstance(target, ast.Starred):
+            self._assign(target.value, taint, None, scope)
