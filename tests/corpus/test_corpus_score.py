@@ -1,0 +1,260 @@
+"""The corpus scorer's rules (bench/corpus), on hand-made bundles and labels: CI has no mirrors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench.corpus.labels import LabelError, check_label, load_units
+from bench.corpus.matching import score_unit, total
+from bench.corpus.mirror import NotMaterialisedError, materialise
+from bench.corpus.score import as_json, main, run_unit
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def loc(path: str, line: int, end: int | None = None) -> dict[str, Any]:
+    return {"path": path, "line": line, "column": 1, "endLine": end}
+
+
+def label(**lists: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "id": "py-demo",
+        "repo": "acme/demo",
+        "commit": COMMIT,
+        "root": "",
+        "language": "python",
+        "frameworks": [],
+        "notes": "",
+    }
+    return base | lists
+
+
+def bundle(**lists: Any) -> dict[str, Any]:
+    base: dict[str, list[Any]] = {"tools": [], "actions": [], "gates": [], "taintFlows": [], "models": []}
+    return base | lists
+
+
+def tool(tid: str, name: str, line: int, end: int | None = None, path: str = "srv.py") -> dict[str, Any]:
+    return {"id": tid, "name": name, "framework": "mcp", "location": loc(path, line, end)}
+
+
+def action(aid: str, cls: str, line: int, tools: list[str], gates: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "id": aid,
+        "actionClass": cls,
+        "target": "subprocess.run",
+        "location": loc("srv.py", line),
+        "reachedFrom": [{"toolId": t, "calls": [], "gateIds": gates or []} for t in tools],
+        "gateIds": [],
+    }
+
+
+def test_tools_match_by_name_path_and_line_tolerance_or_span_one_to_one() -> None:
+    lab = label(
+        tools=[
+            {"name": "run", "path": "srv.py", "line": 10},
+            {"name": "read", "path": "srv.py", "line": 40},
+            {"name": "far", "path": "srv.py", "line": 70},
+            {"name": "elsewhere", "path": "srv.py", "line": 90},
+        ]
+    )
+    bun = bundle(
+        tools=[
+            tool("t1", "run", 13),  # 3 lines off: a match
+            tool("t2", "run", 13),  # the same tool reported twice: the second counts against precision
+            tool("t3", "read", 35, 45),  # label line inside the span
+            tool("t4", "far", 74),  # 4 lines off, no span: a miss and an extra tool
+            tool("t5", "elsewhere", 90, path="other.py"),  # another file
+        ]
+    )
+    score = score_unit(lab, bun)
+    assert (score.tools.found, score.tools.total) == (2, 4)
+    assert (score.tool_precision.found, score.tool_precision.total) == (2, 5)
+    assert any(m.startswith("tool far ") and "srv.py:74" in m for m in score.misses)
+    assert any(m.startswith("extra tool run at srv.py:13") for m in score.misses)
+
+
+def test_an_action_counts_only_when_reached_from_the_labelled_tool() -> None:
+    lab = label(
+        tools=[{"name": "run", "path": "srv.py", "line": 10}, {"name": "other", "path": "srv.py", "line": 30}],
+        actions=[
+            {"tool": "run", "class": "shell.exec", "path": "srv.py", "line": 20},
+            {"tool": "run", "class": "file.write", "path": "srv.py", "line": 22},
+            {"tool": "other", "class": "shell.exec", "path": "srv.py", "line": 50},
+            {"tool": "run", "class": "shell.exec", "path": "srv.py", "line": 60},
+        ],
+    )
+    bun = bundle(
+        tools=[tool("t1", "run", 10), tool("t2", "other", 30)],
+        actions=[
+            action("a1", "shell.exec", 21, ["t1"]),  # within 2 lines, reached from run
+            action("a2", "file.delete", 22, ["t1"]),  # wrong class
+            action("a3", "shell.exec", 50, ["t1"]),  # right place, reached from the wrong tool
+            action("a4", "shell.exec", 63, ["t1"]),  # 3 lines off: outside the action tolerance
+        ],
+    )
+    score = score_unit(lab, bun)
+    assert (score.actions.found, score.actions.total) == (1, 4)
+    assert any("file.write at srv.py:22" in m and "file.delete" in m for m in score.misses)
+    assert any("srv.py:50" in m and "not reached from the tool" in m for m in score.misses)
+
+
+def test_a_gate_counts_only_where_it_dominates_an_action_of_the_tool() -> None:
+    lab = label(
+        tools=[{"name": "run", "path": "srv.py", "line": 10}, {"name": "other", "path": "srv.py", "line": 30}],
+        gates=[
+            {"kind": "allowlist", "path": "srv.py", "line": 15, "tool": "run"},
+            {"kind": "allowlist", "path": "srv.py", "line": 15, "tool": "other"},
+            {"kind": "human_approval", "path": "srv.py", "line": 16},
+        ],
+    )
+    gates = [
+        {"id": "g1", "kind": "allowlist", "location": loc("srv.py", 14)},
+        {"id": "g2", "kind": "human_approval", "location": loc("srv.py", 17)},
+    ]
+    actions = [action("a1", "shell.exec", 20, ["t1"], gates=["g1"]), action("a2", "shell.exec", 40, ["t2"])]
+    score = score_unit(
+        lab, bundle(tools=[tool("t1", "run", 10), tool("t2", "other", 30)], actions=actions, gates=gates)
+    )
+    assert (score.gates.found, score.gates.total) == (2, 3)
+    assert any("for tool other" in m and "dominates no action" in m for m in score.misses)
+
+
+def test_taint_providers_model_ids_and_decoys() -> None:
+    lab = label(
+        taint=[
+            {"class": "shell.exec", "path": "srv.py", "line": 20},
+            {"class": "sql.exec", "path": "srv.py", "line": 40},
+        ],
+        providers=[
+            {"provider": "anthropic", "model": "claude-sonnet-4-5", "path": "agent.py", "line": 5},
+            {"provider": "openai", "model": "gpt-4.1", "path": "agent.py", "line": 9},
+            {"provider": "openai", "model": None, "path": "agent.py", "line": 30},
+            {"provider": "google", "model": None, "path": "agent.py", "line": 50},
+        ],
+        decoys=[
+            {"class": "file.write", "path": "setup.py", "line": 7},
+            {"class": "shell.exec", "path": "setup.py", "line": 20},
+        ],
+    )
+    flows = [
+        {"id": "f1", "actionClass": "shell.exec", "sink": loc("srv.py", 22), "source": loc("srv.py", 1)},
+        {"id": "f2", "actionClass": "shell.exec", "sink": loc("srv.py", 40), "source": loc("srv.py", 1)},
+    ]
+    models = [
+        {"id": "m1", "provider": "anthropic", "model": "claude-sonnet-4-5", "location": loc("agent.py", 3)},
+        {"id": "m2", "provider": "openai", "model": None, "location": loc("agent.py", 8)},
+        {"id": "m3", "provider": "openai", "location": loc("agent.py", 33)},
+        {"id": "m4", "provider": "openai", "model": None, "location": loc("agent.py", 50)},
+    ]
+    reached = action("a1", "file.write", 8, ["t1"]) | {"location": loc("setup.py", 8)}
+    unreached = action("a2", "shell.exec", 20, []) | {"location": loc("setup.py", 20)}
+    bun = bundle(tools=[tool("t1", "run", 1)], taintFlows=flows, models=models, actions=[reached, unreached])
+    score = score_unit(lab, bun)
+    assert (score.taint.found, score.taint.total) == (1, 2)
+    assert any("sql.exec to srv.py:40" in m and "shell.exec flow there" in m for m in score.misses)
+    assert (score.providers.found, score.providers.total) == (3, 4)
+    assert (score.model_ids.found, score.model_ids.total) == (1, 2)  # only labelled model ids that matched
+    assert any("labelled 'gpt-4.1', engine None" in m for m in score.misses)
+    assert any("provider google" in m and "the engine says openai" in m for m in score.misses)
+    assert (score.decoys.found, score.decoys.total) == (1, 2)
+    assert any("decoy file.write at setup.py:7 is attributed to run" in m for m in score.misses)
+    summed = total([score, score])
+    assert (summed.providers.found, summed.providers.total) == (6, 8)
+
+
+def test_labels_are_checked_against_the_vocabulary(tmp_path: Path) -> None:
+    good = label(
+        tools=[{"name": "run", "path": "a/srv.py", "line": 3}],
+        actions=[{"tool": "run", "class": "shell.exec", "path": "a/srv.py", "line": 5}],
+    )
+    assert check_label(good, tmp_path / "py-demo.json").id == "py-demo"
+    bad_cases = [
+        (label(actions=[{"tool": "run", "class": "shell", "path": "a.py", "line": 1}]), "unknown action class"),
+        (label(gates=[{"kind": "tool_annotation", "path": "a.py", "line": 1}]), "unknown gate kind"),
+        (label(providers=[{"provider": "acme", "model": None, "path": "a.py", "line": 1}]), "unknown provider"),
+        (label(tools=[{"name": "run", "path": "/abs.py", "line": 1}]), "relative"),
+        (label(tools=[{"name": "run", "path": "a.py", "line": 0}]), "positive"),
+        (label(actions=[{"tool": "ghost", "class": "file.read", "path": "a.py", "line": 1}]), "not among"),
+        (label(commit="abc"), "40 lower-case hex"),
+    ]
+    for data, message in bad_cases:
+        with pytest.raises(LabelError, match=message):
+            check_label(data, tmp_path / "py-demo.json")
+    with pytest.raises(LabelError, match="must be named"):
+        check_label(good, tmp_path / "py-other.json")
+
+
+def test_every_committed_label_is_well_formed() -> None:
+    units = load_units()
+    assert all(u.label["commit"] and u.language in ("python", "typescript") for u in units)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_unit_is_materialised_from_a_bare_mirror_and_scored(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    (work / "svc" / "tests").mkdir(parents=True)
+    (work / "other").mkdir()
+    server = (
+        "import subprocess\n"
+        "from mcp.server.fastmcp import FastMCP\n"
+        "mcp = FastMCP('demo')\n"
+        "@mcp.tool()\n"
+        "def run(cmd: str) -> str:\n"
+        "    return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout\n"
+    )
+    (work / "svc" / "server.py").write_text(server)
+    (work / "svc" / "tests" / "test_server.py").write_text("def test_x():\n    pass\n")
+    (work / "other" / "x.py").write_text("x = 1\n")
+
+    def git(*args: str, cwd: Path = work) -> str:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x")
+    commit = git("rev-parse", "HEAD")
+    mirrors = tmp_path / "mirrors"
+    (mirrors / "acme+demo").mkdir(parents=True)
+    git("clone", "-q", "--bare", str(work), str(mirrors / "acme+demo" / "repo"), cwd=tmp_path)
+
+    units_dir = tmp_path / "units"
+    units_dir.mkdir()
+    data = label(
+        commit=commit,
+        root="svc",
+        exclude=["tests"],
+        tools=[{"name": "run", "path": "server.py", "line": 5}],
+    )
+    (units_dir / "py-demo.json").write_text(json.dumps(data))
+    absent = label(id="py-absent", repo="acme/absent")
+    (units_dir / "py-absent.json").write_text(json.dumps(absent))
+    unit, missing = sorted(load_units(units_dir), key=lambda u: u.id != "py-demo")
+
+    cache = tmp_path / "cache"
+    root = materialise(unit, mirrors, cache)
+    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    assert files == ["server.py"]  # root prefix stripped, tests excluded, other directories left out
+    with pytest.raises(NotMaterialisedError, match="no mirror"):
+        materialise(missing, mirrors, cache)
+
+    result = run_unit(unit, mirrors, cache)
+    assert result.score is not None and result.files == 1 and not result.missing_paths
+    report = as_json([result, run_unit(missing, mirrors, cache)])
+    assert report["size"] == {
+        "units": 1,
+        "unitsListed": 2,
+        "repositories": 1,
+        "byLanguage": {"python": 1},
+        "repositoriesByLanguage": {"python": 1},
+    }
+    assert report["units"][1]["notMaterialised"].startswith("no mirror of acme/absent")
+    assert (
+        main(["--units-dir", str(units_dir), "--mirrors", str(mirrors), "--cache", str(cache), "--unit", "nope"]) == 2
+    )
