@@ -10,11 +10,20 @@ from __future__ import annotations
 from typing import Any
 
 from assay.backend.canonical import short_id
+from assay.backend.evaluation.observed import observed_tools, outside_declared_reach
 from assay.backend.evaluation.questions import UNRESOLVED_KINDS, planes, unattributed
 from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
 from assay.backend.scans.bundle import Action
 
 NEW_RUN = "then start a NEW run."
+RUNTIME_EVIDENCE_HOWTO = (
+    "Record the system's tool calls as OpenTelemetry GenAI spans (`execute_tool` spans with `gen_ai.tool.name`; "
+    "enable the instrumentation of the framework in use, with OTEL_SEMCONV_STABILITY_OPT_IN="
+    "gen_ai_latest_experimental, or OpenInference), export them over OTLP/HTTP to `POST /api/otlp/v1/traces` "
+    "with the header `X-Binder-Id` of a binder created by `assay admin binder create --adapter otlp`, and "
+    "attach the receipt's producerRunId to a NEW run as externalEvidenceAttachments "
+    '[{"producer": "structured-ingress", "producerRunId": ...}] (docs/intake.md).'
+)
 SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 
 
@@ -347,7 +356,8 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
             )
         )
 
-    if view.actions:
+    items.extend(_observed_items(view))
+    if view.actions and not view.runtime.present:
         items.append(
             _item(
                 "runtime_evidence_needed",
@@ -357,8 +367,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                 establishes="What the code can do, not what it was seen doing.",
                 not_established="Which actions the system performs at run time, and how often.",
                 why="Observed behaviour outside the declared reach is the strongest signal of misuse.",
-                needed="Provide runtime traces of the system's tool calls (OpenTelemetry GenAI `execute_tool` spans) "
-                "through an evidence binder and attach their producerRunId to a NEW run.",
+                needed=RUNTIME_EVIDENCE_HOWTO,
                 questions=["observed"],
                 paths=[],
                 refs=[view.ref(a) for a in sorted(view.actions)][:20],
@@ -368,6 +377,55 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
         )
 
     return sorted(items, key=lambda i: (SEVERITY_ORDER[i["severity"]], i["kind"], i["id"]))
+
+
+def _observed_items(view: EvidenceView) -> list[dict[str, Any]]:
+    items = []
+    for observed in observed_tools(view):
+        refs = [c.evidence_ref for c in observed.calls[:10]]
+        for action_class in outside_declared_reach(view, observed):
+            items.append(
+                _item(
+                    "observed_outside_declared_reach",
+                    "critical",
+                    f"{observed.name}:{action_class}",
+                    found=f"Tool `{observed.name}` was seen performing {action_class} in {len(observed.calls)} "
+                    "recorded call(s), which the declaration does not cover for it.",
+                    establishes=f"The system did perform {action_class} at run time, outside its declared reach.",
+                    not_established="Who authorized it, and whether it was harmful.",
+                    why="A high-impact action observed outside the declared reach is the strongest sign of misuse.",
+                    needed=f"Stop tool `{observed.name}` from performing {action_class} (remove the capability or "
+                    f"gate it), or, if it is intended, declare {action_class} for tool `{observed.name}` in "
+                    f"assay.toml with requires_approval = true; {NEW_RUN}",
+                    questions=["observed", "authority"],
+                    paths=list(observed.action_ids),
+                    refs=refs,
+                    relations=[],
+                    boundary="OBSERVED is ESTABLISHED; POLICY_AUTHORIZED is MISSING.",
+                )
+            )
+        if not observed.tool_ids:
+            items.append(
+                _item(
+                    "observed_tool_not_in_code",
+                    "medium",
+                    observed.name,
+                    found=f"Tool `{observed.name}` was seen called {len(observed.calls)} time(s) at run time, but "
+                    "the analysed code defines no tool of that name.",
+                    establishes="The running system has a tool the evaluated code does not show.",
+                    not_established="What that tool can do.",
+                    why="A tool that runs but was never analysed is reach nobody reviewed.",
+                    needed=f"Evaluate the code that defines tool `{observed.name}` (include it in the evaluated "
+                    "tree, or define it with a framework API the static engine recognises), or list it in "
+                    f"assay.toml `tools` if it comes from an MCP server at run time; {NEW_RUN}",
+                    questions=["reach", "observed"],
+                    paths=[],
+                    refs=refs,
+                    relations=[],
+                    boundary="Reach is UNKNOWN for this tool; OBSERVED is ESTABLISHED.",
+                )
+            )
+    return items
 
 
 def proof_boundary(view: EvidenceView, items: list[dict[str, Any]]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.backend.evaluation.observed import observed_tools, outside_declared_reach
 from assay.backend.evaluation.questions import UNRESOLVED_KINDS, coverage_complete, planes, unattributed
 from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
 
@@ -59,6 +60,28 @@ def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]
                     f"High-impact {action.actionClass} at {where} lacks established authority "
                     f"(POLICY_AUTHORIZED is {planes(view, action)['POLICY_AUTHORIZED']}).",
                     [view.ref(action.id)],
+                )
+            )
+    for observed in observed_tools(view):
+        refs = [c.evidence_ref for c in observed.calls[:10]]
+        for action_class in outside_declared_reach(view, observed):
+            out.append(
+                _reason(
+                    "BLOCK-003",
+                    "BLOCK",
+                    f"Tool {observed.name} was observed performing high-impact {action_class} outside the declared "
+                    f"reach ({len(observed.calls)} call(s) in the runtime evidence).",
+                    refs,
+                )
+            )
+        if not observed.tool_ids:
+            out.append(
+                _reason(
+                    "REVIEW-009",
+                    "REVIEW",
+                    f"Tool {observed.name} was observed called ({len(observed.calls)} call(s)) but is not in the "
+                    "code-capable reach: the analysed code does not define it.",
+                    refs,
                 )
             )
     for action in unattributed(view):

@@ -7,7 +7,8 @@ Evaluation) depends only on which evidence is in it, never on order, run or time
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -15,7 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from assay.backend.canonical import canonical_bytes, digest_json, sha256_hex
 from assay.backend.scans.bundle import EvidenceBundle
 
-EvidenceKind = Literal["static_bundle"]
+# static_bundle: an Evidence Bundle (a fresh scan's or an attached qualified scan's).
+# runtime_batch: an ingested batch's normalized records (structured-ingress: OTLP, structured, log intake),
+#   payload ``{"adapter": ..., "signal": ..., "records": [...]}`` (docs/intake.md).
+# sarif_report: an ingested SARIF 2.1.0 log (sarif-import), payload ``{"sarif": {...}}``.
+EvidenceKind = Literal["static_bundle", "runtime_batch", "sarif_report"]
 
 
 class EvidenceItem(BaseModel):
@@ -57,6 +62,36 @@ class EvidenceMembership(BaseModel):
             for i in self.items
             if i.kind == "static_bundle"
         ]
+
+    def runtime_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(evidenceId, record)`` for every record of every runtime batch, items in membership order and
+        records in the order the batch holds them."""
+        for item in self.items:
+            if item.kind == "runtime_batch":
+                for record in json.loads(item.payloadJson).get("records", []):
+                    yield item.evidenceId, record
+
+    def sarif_logs(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(evidenceId, SARIF log)`` for every sarif_report item, in membership order."""
+        for item in self.items:
+            if item.kind == "sarif_report":
+                yield item.evidenceId, json.loads(item.payloadJson)["sarif"]
+
+
+def ingested_item(
+    kind: Literal["runtime_batch", "sarif_report"], producer_id: str, payload: dict[str, Any]
+) -> EvidenceItem:
+    """An evidence item for an ingested batch, identified by the digest of its canonical payload (which
+    holds no receipt id, binder id or time, so the same evidence always has the same id)."""
+    canonical = canonical_bytes(payload)
+    digest = f"sha256:{sha256_hex(canonical)}"
+    return EvidenceItem(
+        evidenceId=f"ev-{sha256_hex(f'{kind}:{digest}'.encode())[:16]}",
+        kind=kind,
+        producerId=producer_id,
+        contentDigest=digest,
+        payloadJson=canonical.decode("utf-8"),
+    )
 
 
 def static_bundle_item(bundle: dict[str, Any], producer_id: str = "assay-static") -> EvidenceItem:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.backend.evaluation.observed import observed_plane, observed_question
 from assay.backend.evaluation.view import HIGH_IMPACT, EvidenceView
 from assay.backend.scans.bundle import Action
 
@@ -203,8 +204,8 @@ def _planes(view: EvidenceView, action: Action) -> dict[str, str]:
         # Static analysis cannot see which credentials a deployment wires in.
         "EFFECTIVELY_GRANTED": "EVIDENCE_NEEDED",
         "CODE_CAPABLE": "ESTABLISHED",
-        # No runtime evidence kind is in the membership: never "did not happen".
-        "OBSERVED": "EVIDENCE_NEEDED",
+        # Only from observed tool calls (evaluation/observed.py); never MISSING: not seen is not "did not happen".
+        "OBSERVED": observed_plane(view, action),
     }
 
 
@@ -250,10 +251,4 @@ def authority(view: EvidenceView) -> dict[str, Any]:
 
 
 def observed(view: EvidenceView) -> dict[str, Any]:
-    del view  # only static evidence kinds exist in this methodology version
-    return {
-        "status": "EVIDENCE_NEEDED",
-        "actions": [],
-        "note": "No runtime evidence is in this Evaluation's membership: observed actions are EVIDENCE_NEEDED, "
-        "never reported as not having occurred.",
-    }
+    return observed_question(view)

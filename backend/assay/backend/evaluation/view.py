@@ -1,4 +1,4 @@
-"""One merged, read-only view of the static evidence in a membership, each element tagged with the
+"""One merged, read-only view of the evidence in a membership (static bundles merged, runtime records read), each element tagged with the
 evidence item it came from (``evidenceRefs`` are ``<evidenceId>#<element id>``)."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from assay.backend.evaluation.membership import EvidenceMembership
+from assay.backend.evaluation.runtime import RuntimeEvidence, read_runtime
 from assay.backend.scans.bundle import (
     Action,
     Coverage,
@@ -38,6 +39,8 @@ class EvidenceView:
     frontier: dict[str, FrontierItem] = field(default_factory=dict)
     findings: dict[str, Finding] = field(default_factory=dict)
     coverages: list[Coverage] = field(default_factory=list)
+    runtime: RuntimeEvidence = field(default_factory=RuntimeEvidence)
+    sarif: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (evidenceId, SARIF log)
     declaration: Declaration | None = None
     declaration_conflict: bool = False
     limitations: set[str] = field(default_factory=set)
@@ -48,6 +51,7 @@ class EvidenceView:
     _covering: dict[str, list[DeclaredAction]] = field(default_factory=dict)
     planes_by_action: dict[str, dict[str, str]] = field(default_factory=dict)  # filled by questions.planes
     _locations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    observed_cache: list[Any] | None = None  # the observed tools, filled by observed.observed_tools
 
     def ref(self, element_id: str) -> str:
         return f"{self.origin[element_id]}#{element_id}"
@@ -112,6 +116,8 @@ def build_view(membership: EvidenceMembership, known: Mapping[str, EvidenceBundl
                 view.origin[f"declaration:{bundle.declaration.digest}"] = item.evidenceId
             elif view.declaration.digest != bundle.declaration.digest:
                 view.declaration_conflict = True
+    view.runtime = read_runtime(membership.runtime_records())
+    view.sarif = list(membership.sarif_logs())
     return view
 
 
