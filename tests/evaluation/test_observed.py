@@ -262,7 +262,7 @@ def test_scenario_divergence_is_by_trace_structure_never_timestamps(bundle: dict
         "declaredPosition": 1,
         "evidenceRefs": [f"{item.evidenceId}#span:t7:f1"],
     }
-    t6 = [s for s in snapshot["scenarios"] if s["scenarioId"] == "refund"][0]
+    (t6,) = snapshot["scenarios"]
     assert ("verify_identity", "issue_refund", False) in [
         (t["from"], t["to"], t["inDeclaredOrder"]) for t in t6["transitions"]
     ]
