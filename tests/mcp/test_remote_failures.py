@@ -175,3 +175,50 @@ def test_retry_after_reads_seconds_and_http_dates() -> None:
     assert retry_after_seconds("Thu, 01 Jan 2026 11:00:00 GMT", now) == 0.0
     assert retry_after_seconds("soon", now) is None and retry_after_seconds(None) is None
     assert retry_after_seconds("nan") is None
+
+
+async def test_a_large_body_goes_to_a_remote_service_gzip_compressed() -> None:
+    import gzip
+    import json
+
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(201, json={"ok": True})
+
+    api = AssayClient("http://remote.test", "svc_live_" + "k" * 43, transport=httpx.MockTransport(handler))
+    large = {"bundle": ["x" * 100] * 20_000}  # about 2 MB of JSON
+    await api.post_json("/api/v1/scans", large, idempotency_key="k1")
+    await api.post_json("/api/v1/scans", {"small": True})
+    await api.aclose()
+    assert seen[0].headers["Content-Encoding"] == "gzip" and seen[0].headers["Idempotency-Key"] == "k1"
+    assert seen[0].headers["Content-Type"] == "application/json"
+    assert json.loads(gzip.decompress(seen[0].content)) == large and len(seen[0].content) < 100_000
+    assert "Content-Encoding" not in seen[1].headers and json.loads(seen[1].content) == {"small": True}
+
+
+async def test_a_413_advises_on_the_size_limit_not_the_arguments(tmp_path: Path) -> None:
+    (tmp_path / "agent.py").write_text("import subprocess\n\ndef run(cmd):\n    return subprocess.run(cmd)\n")
+    message = (
+        "The body, decompressed, is larger than the limit of 167772160 bytes (160 MiB); the service's operator "
+        "can raise it with ASSAY_MAX_SCAN_BODY_BYTES."
+    )
+    handler, _ = _sequence(_error(413, "INVALID_REQUEST", message))
+    result, _ = await _call(tmp_path, handler, "assay_assess_workspace")
+    assert result.is_error
+    text = error_text(result)
+    assert "ASSAY_MAX_SCAN_BODY_BYTES" in text and "size limit" in text and "operator" in text
+    assert "correct the arguments" not in text
+    # Without the envelope (a proxy's 413) the advice is the same.
+    handler, _ = _sequence(httpx.Response(413, text="Request Entity Too Large"))
+    result, _ = await _call(tmp_path, handler, "assay_assess_workspace")
+    assert "size limit" in error_text(result) and "correct the arguments" not in error_text(result)
+
+
+async def test_a_refused_bundle_is_not_blamed_on_the_arguments(tmp_path: Path) -> None:
+    (tmp_path / "agent.py").write_text("import subprocess\n\ndef run(cmd):\n    return subprocess.run(cmd)\n")
+    handler, _ = _sequence(_error(400, "INVALID_REQUEST", "The bundle does not match Evidence Bundle v1.0.0."))
+    result, _ = await _call(tmp_path, handler, "assay_assess_workspace")
+    text = error_text(result)
+    assert "not your arguments" in text and "correct the arguments" not in text

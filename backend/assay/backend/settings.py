@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MIB = 1024 * 1024
+DEFAULT_MAX_SCAN_BODY_BYTES = 160 * MIB
+# How an operator changes it (ASSAY_MAX_SCAN_BODY_BYTES, read by the command line): errors name it.
+MAX_SCAN_BODY_SETTING = "ASSAY_MAX_SCAN_BODY_BYTES"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +39,10 @@ class ServiceSettings:
     database_url: str
     data_dir: Path | None = None
     rate_limit: RateLimitSettings = field(default_factory=RateLimitSettings)
-    # POST /api/v1/scans carries a whole Evidence Bundle; bigger bodies get 413.
-    max_scan_body_bytes: int = 8 * MIB
+    # POST /api/v1/scans carries a whole Evidence Bundle; bigger bodies get 413, on the wire and again
+    # after gzip decompression. The generated bench tree (a tool every 25 lines, denser than real code)
+    # makes 111 bytes of bundle per line: a 1,000,000-line repository is about 111 MB, with headroom.
+    max_scan_body_bytes: int = DEFAULT_MAX_SCAN_BODY_BYTES
     # Every other JSON body is small; bigger ones get 400 INVALID_REQUEST.
     max_json_body_bytes: int = 64 * 1024
     # The request line and headers together; larger requests get 431 in the envelope.

@@ -4,6 +4,7 @@ Environment variables:
 - ``ASSAY_DATABASE_URL``: the service database (default: a SQLite file in the data directory).
 - ``ASSAY_DATA_DIR``: the data directory (default: ``platformdirs.user_data_dir("assay")``).
 - ``ASSAY_RATE_LIMIT_BURST``, ``ASSAY_RATE_LIMIT_PER_SECOND``: per-key token bucket (0 burst disables).
+- ``ASSAY_MAX_SCAN_BODY_BYTES``: the largest scan submission, on the wire and decompressed.
 """
 
 from __future__ import annotations
@@ -15,13 +16,19 @@ from pathlib import Path
 
 import platformdirs
 
-from assay.backend.settings import RateLimitSettings, ServiceSettings
+from assay.backend.settings import (
+    DEFAULT_MAX_SCAN_BODY_BYTES,
+    MAX_SCAN_BODY_SETTING,
+    RateLimitSettings,
+    ServiceSettings,
+)
 from assay.backend.storage.db import sqlite_url_for
 
 ENV_DATABASE_URL = "ASSAY_DATABASE_URL"
 ENV_DATA_DIR = "ASSAY_DATA_DIR"
 ENV_RATE_LIMIT_BURST = "ASSAY_RATE_LIMIT_BURST"
 ENV_RATE_LIMIT_PER_SECOND = "ASSAY_RATE_LIMIT_PER_SECOND"
+ENV_MAX_SCAN_BODY_BYTES = MAX_SCAN_BODY_SETTING
 DEFAULT_DATABASE_FILE = "assay.db"
 
 
@@ -36,6 +43,7 @@ class Environment:
     database_url: str | None
     data_dir: Path
     rate_limit: RateLimitSettings
+    max_scan_body_bytes: int = DEFAULT_MAX_SCAN_BODY_BYTES
 
 
 def default_data_dir() -> Path:
@@ -68,7 +76,15 @@ def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
         if burst == 0 or per_second == 0
         else RateLimitSettings(enabled=True, burst=burst, per_second=per_second)
     )
-    return Environment(database_url=env.get(ENV_DATABASE_URL) or None, data_dir=data_dir, rate_limit=rate_limit)
+    max_scan_body = int(_number(env, ENV_MAX_SCAN_BODY_BYTES, DEFAULT_MAX_SCAN_BODY_BYTES))
+    if max_scan_body < 1024:
+        raise SettingsError(f"{ENV_MAX_SCAN_BODY_BYTES} must be at least 1024 (bytes)")
+    return Environment(
+        database_url=env.get(ENV_DATABASE_URL) or None,
+        data_dir=data_dir,
+        rate_limit=rate_limit,
+        max_scan_body_bytes=max_scan_body,
+    )
 
 
 def database_url(cli_value: str | None, environment: Environment) -> str:
@@ -82,4 +98,5 @@ def service_settings(cli_database_url: str | None, environment: Environment) -> 
         database_url=database_url(cli_database_url, environment),
         data_dir=environment.data_dir,
         rate_limit=environment.rate_limit,
+        max_scan_body_bytes=environment.max_scan_body_bytes,
     )

@@ -86,7 +86,19 @@ async def submit_scan(api: AssayClient, ai_system_id: str, bundle: dict[str, Any
         submission["commitSha"] = identity["gitCommit"]
     if identity.get("branch"):
         submission["branch"] = identity["branch"]
-    scan: dict[str, Any] = await api.post_json(SCANS, submission, idempotency_key=bundle["contentHash"])
+    try:
+        scan: dict[str, Any] = await api.post_json(SCANS, submission, idempotency_key=bundle["contentHash"])
+    except AssayError as exc:
+        if exc.code == "INVALID_REQUEST" and exc.status == 400:
+            # The tool built this body from its own scan: the caller's arguments are not what is wrong.
+            raise AssayError(
+                exc.code,
+                exc.message,
+                status=exc.status,
+                next_step="the service refused the Evidence Bundle this tool made, not your arguments: check that "
+                "the service runs the same Assay version as this MCP server, and report the message if it does.",
+            ) from exc
+        raise
     return scan
 
 

@@ -15,11 +15,14 @@ from assay.backend.canonical import digest_json
 from assay.backend.errors import ApiError, not_found
 from assay.backend.scans.scan_intake import AcceptedSubmission, check_submission
 from assay.backend.scans.scan_store import QUALIFIED_PREFIX, attachment, load_scan, qualified_evidence, scan_record
+from assay.backend.settings import MAX_SCAN_BODY_SETTING
 from assay.backend.storage import models
 from assay.backend.web import idempotency
 from assay.backend.web.http_io import (
     JSON_MEDIA_TYPE,
     check_json_content_type,
+    content_encoding,
+    gunzip_bounded,
     invalid,
     json_response,
     parse_json,
@@ -58,10 +61,16 @@ def _accepted(row: models.QualifiedScan, accepted: AcceptedSubmission) -> schema
 
 async def submit_scan(request: Request, ctx: RequestContext) -> Response:
     check_json_content_type(request)
+    encoding = content_encoding(request, ("identity", "gzip"))
     key = idempotency.idempotency_key(request)
-    raw = await read_body(request, ctx.settings.max_scan_body_bytes, too_large_status=413)
+    limit = ctx.settings.max_scan_body_bytes
+    raw = await read_body(request, limit, too_large_status=413, setting=MAX_SCAN_BODY_SETTING)
+    if encoding == "gzip":
+        # Decompression of a hundred megabytes is CPU work as well; its output is bounded as it grows.
+        raw = await to_thread.run_sync(gunzip_bounded, raw, limit, 413, MAX_SCAN_BODY_SETTING)
     # Parsing, schema validation and hashing of a bundle of megabytes is CPU work: off the event loop.
     body, request_digest = await to_thread.run_sync(_parse_and_digest, raw)
+    del raw  # the parsed body is what is kept; a large bundle is not held twice from here on
     if key is not None:
         answer = await idempotency.lookup(
             ctx.session,
@@ -131,12 +140,20 @@ ROUTES: list[RouteSpec] = [
         description=(
             "Validates the Evidence Bundle against its schema, recomputes its contentHash, checks the producer, "
             "the AI System binding and the local workspace identity, rejects raw source, and stores an "
-            "attachable scan. Honours Idempotency-Key. Bodies over the size limit get 413."
+            "attachable scan. Honours Idempotency-Key. The body may be sent with Content-Encoding: gzip. Bodies "
+            "over the size limit (on the wire or decompressed) get 413."
         ),
         scope="scan:submit",
         tags=("scans",),
         request_model=schemas.QualifiedScanSubmission,
         parameters=(
+            Parameter(
+                "Content-Encoding",
+                "header",
+                "gzip for a compressed body; identity (or no header) for plain JSON.",
+                required=False,
+                schema={"type": "string", "enum": ["identity", "gzip"]},
+            ),
             Parameter(
                 "Idempotency-Key",
                 "header",

@@ -8,6 +8,7 @@ against a pydantic model. Every failure is an :class:`ApiError` with code INVALI
 from __future__ import annotations
 
 import json
+import zlib
 from typing import Any, NoReturn, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -20,6 +21,7 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 JSON_MEDIA_TYPE = "application/json"
 _MAX_REPORTED_ERRORS = 5
+MIB = 1024 * 1024
 
 
 def json_response(model: BaseModel, status_code: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -43,13 +45,57 @@ def check_json_content_type(request: Request) -> None:
             raise invalid("JSON bodies must be UTF-8.")
 
 
-async def read_body(request: Request, limit: int, too_large_status: int = 400) -> bytes:
+def _size(limit: int) -> str:
+    return f"{limit} bytes ({limit / MIB:.0f} MiB)" if limit >= MIB else f"{limit} bytes"
+
+
+def too_large_error(limit: int, status: int, setting: str | None = None, decompressed: bool = False) -> ApiError:
+    """The refusal of a body over ``limit``: it names the limit, and the setting that changes it."""
+    what = "The body, decompressed," if decompressed else "The body"
+    message = f"{what} is larger than the limit of {_size(limit)}."
+    if setting is not None:
+        message = f"{message[:-1]}; the service's operator can raise it with {setting}."
+    return ApiError("INVALID_REQUEST", message, status=status)
+
+
+def content_encoding(request: Request, accepted: tuple[str, ...] = ("identity",)) -> str:
+    """The body's ``Content-Encoding`` (lowercase; ``identity`` when absent); 400 unless in ``accepted``."""
+    value = request.headers.get("content-encoding", "identity").strip().lower() or "identity"
+    if value not in accepted:
+        raise invalid(f"Content-Encoding must be one of: {', '.join(accepted)}.")
+    return value
+
+
+def gunzip_bounded(data: bytes, limit: int, status: int, setting: str | None = None) -> bytes:
+    """``data`` (one or more gzip members) decompressed, refusing more than ``limit`` bytes of output as
+    it goes: a small body that inflates without bound (a "zip bomb") costs at most ``limit`` bytes."""
+    parts: list[bytes] = []
+    total = 0
+    remaining = data
+    while remaining:
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        pending = remaining
+        try:
+            while pending and not inflater.eof:
+                out = inflater.decompress(pending, limit - total + 1)
+                total += len(out)
+                if total > limit:
+                    raise too_large_error(limit, status, setting, decompressed=True)
+                parts.append(out)
+                pending = inflater.unconsumed_tail
+            if not inflater.eof:
+                raise invalid("The gzip body is truncated.")
+        except zlib.error as exc:
+            raise invalid("The body is not valid gzip.") from exc
+        remaining = inflater.unused_data
+    return b"".join(parts)
+
+
+async def read_body(request: Request, limit: int, too_large_status: int = 400, setting: str | None = None) -> bytes:
     """The raw body, at most ``limit`` bytes; larger bodies get INVALID_REQUEST with ``too_large_status``."""
 
     def too_large() -> NoReturn:
-        raise ApiError(
-            "INVALID_REQUEST", f"The body is larger than the limit of {limit} bytes.", status=too_large_status
-        )
+        raise too_large_error(limit, too_large_status, setting)
 
     declared = request.headers.get("content-length")
     if declared is not None:
