@@ -149,9 +149,15 @@ def test_action_classes(code: str, action_class: str) -> None:
     assert [a.actionClass for a in analyse({"src/m.ts": code}).actions] == [action_class]
 
 
-def test_select_is_not_a_write() -> None:
-    code = 'import { Pool } from "pg";\nconst pool = new Pool();\nawait pool.query("SELECT 1");\n'
-    assert analyse({"src/m.ts": code}).actions == []
+def test_sql_text_decides_read_write_or_verbatim_execution() -> None:
+    """Fixed SQL is a read or a write by its verb; SQL that is not fixed in the code is executed verbatim."""
+    code = (
+        'import { Pool } from "pg";\nconst pool = new Pool();\nawait pool.query("SELECT 1");\n'
+        "await pool.query(`UPDATE t SET a = ${a}`);\nexport const run = (q: string) => pool.query(q);\n"
+        'await pool.query("BEGIN");\n'
+    )
+    found = [(a.actionClass, a.location.line) for a in analyse({"src/m.ts": code}).actions]
+    assert found == [("db.read", 3), ("db.write", 4), ("sql.exec", 5)]
 
 
 VERCEL = 'import {{ tool }} from "ai";\nimport {{ exec }} from "child_process";\nexport const tools = {{ run: tool({{ description: "Run", inputSchema: {{}}, execute: async ({{ cmd }}) => {{\n{body}\n}} }}) }};\n'
@@ -184,14 +190,14 @@ def test_gates_that_do_not_dominate(body: str) -> None:
     assert gate_kinds(analyse({"src/a.ts": VERCEL.format(body=body)}), "shell.exec") == set()
 
 
-def test_needs_approval_and_mcp_annotations_are_gates() -> None:
+def test_needs_approval_is_a_gate_and_mcp_annotations_are_not() -> None:
     code = 'import { tool } from "@openai/agents";\nimport fs from "fs";\nconst t = tool({ name: "wipe", description: "W", parameters: {}, needsApproval: true, execute: async ({ p }) => fs.rmSync(p) });\n'
     assert gate_kinds(analyse({"src/a.ts": code}), "file.delete") == {"human_approval"}
     mcp = TOOLS["mcp-register"][0].replace("({ content: [] })", "{ fs.rmSync(p); return { content: [] }; }")
     mcp = 'import fs from "fs";\n' + mcp
     linked = analyse({"src/s.ts": mcp})
     assert linked.tools[0].annotations == {"destructiveHint": True}
-    assert gate_kinds(linked, "file.delete") == {"tool_annotation"}
+    assert gate_kinds(linked, "file.delete") == set()  # a disclosure, never a gate
 
 
 def test_taint_tool_argument_to_exec_across_files_via_relative_import() -> None:

@@ -69,7 +69,7 @@ def test_agents_langchain_and_mcp_tools() -> None:
     assert actions(facts) == {("file.delete", 12), ("file.delete", 29), ("file.delete", 47)}
 
 
-def test_approval_flag_and_annotations_gate_the_handler() -> None:
+def test_approval_flag_gates_the_handler_and_annotations_do_not() -> None:
     facts = fixture("tools_frameworks.ts", "src/tools.ts")
     by_name = {f.qualname: f for f in facts.functions}
     refund = by_name["src/tools#tool:refund"]
@@ -78,10 +78,9 @@ def test_approval_flag_and_annotations_gate_the_handler() -> None:
     ]
     assert refund.actions[0].dominatingGates == [refund.gates[0].id]
     delete = by_name["src/tools#tool:delete_file"]
-    assert [(g.kind, g.detail) for g in delete.gates] == [
-        ("tool_annotation", "readOnlyHint=false, destructiveHint=true")
-    ]
-    assert delete.actions[0].dominatingGates == [delete.gates[0].id]
+    assert delete.gates == [] and delete.actions[0].dominatingGates == []
+    (tool,) = [t for t in facts.tools if t.name == "delete_file"]
+    assert tool.annotations == {"readOnlyHint": False, "destructiveHint": True}
 
 
 def test_literal_tools_are_dispatched_at_run_time() -> None:
@@ -115,6 +114,9 @@ def test_every_action_class_typescript() -> None:
         "file.write": "medium",
         "network.egress": "medium",
         "secret.access": "medium",
+        "credential.read": "medium",
+        "sql.exec": "high",
+        "db.read": "low",
     }
 
 
@@ -148,7 +150,7 @@ def test_literal_tools_resolved_through_a_handler_map_or_a_switch() -> None:
         ("run_shell", "openai", "src/agent#runShell"),
         ("lookup_order", "openai", "src/orders#lookupOrder"),
         ("mystery", "openai", None),
-        ("delete_file", "anthropic", "src/agent#removeFile"),
+        ("delete_file", "anthropic", "src/agent#claudeLoop.case:delete_file"),  # the branch that calls removeFile
     }
     # Only the unresolved literal and the handler looked up by a run-time key stay on the frontier.
     assert {(f.kind, f.location.line) for f in facts.frontier if f.location} == {

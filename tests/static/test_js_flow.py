@@ -195,4 +195,8 @@ def test_inherited_methods_resolve_to_the_defining_class() -> None:
     assert calls == {
         "src/a#A.run": ["src/base#Base.helper", "src/base#Base.run", "src/a#A.own"],
         "src/a#B.go": ["src/base#Base.helper", "src/a#A.own"],
+        # Overrides: a call typed by the base class reaches the subclass's method too.
+        "src/base#Base.run": ["src/a#A.run"],
+        "src/base#Base.own": ["src/a#A.own"],
+        "src/a#A.go": ["src/a#B.go"],
     }

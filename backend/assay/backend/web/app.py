@@ -23,7 +23,6 @@ from starlette.middleware import Middleware
 from assay.backend.api import discovery, evaluations, health, legacy, runs, scans
 from assay.backend.api import openapi as openapi_routes
 from assay.backend.errors import install_error_handlers
-from assay.backend.intake import routes as intake_routes
 from assay.backend.runs.worker import Worker
 from assay.backend.settings import ServiceSettings
 from assay.backend.storage.checkpoints import WalCheckpointer
@@ -37,16 +36,7 @@ from assay.backend.web.routing import RouteSpec, ServiceState, to_starlette_rout
 
 logger = logging.getLogger(__name__)
 
-ROUTE_MODULES: tuple[ModuleType, ...] = (
-    health,
-    discovery,
-    scans,
-    legacy,
-    runs,
-    evaluations,
-    intake_routes,
-    openapi_routes,
-)
+ROUTE_MODULES: tuple[ModuleType, ...] = (health, discovery, scans, legacy, runs, evaluations, openapi_routes)
 
 
 def route_table(extra: Sequence[RouteSpec] = ()) -> list[RouteSpec]:

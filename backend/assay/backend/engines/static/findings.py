@@ -95,13 +95,16 @@ def compute_findings(
                     [flow.id, flow.actionId],
                 )
             )
-        elif flow.actionClass == "db.write" and action_rules.get(flow.actionId) in RAW_SQL_RULES:
+        elif flow.actionClass == "sql.exec" or (
+            flow.actionClass == "db.write" and action_rules.get(flow.actionId) in RAW_SQL_RULES
+        ):
+            what = "SQL executed verbatim" if flow.actionClass == "sql.exec" else "a database write"
             findings.append(
                 _finding(
                     RULE_TAINT_SQL,
                     "model_output_to_execution",
                     "high",
-                    f"{origin} at {_where(flow.source)} reaches a database write at {_where(flow.sink)}",
+                    f"{origin} at {_where(flow.source)} reaches {what} at {_where(flow.sink)}",
                     [flow.source, flow.sink],
                     [flow.id, flow.actionId],
                 )

@@ -51,7 +51,7 @@ from assay.backend.scans.bundle import (
 MAX_DEPTH = 12
 # Distinct sources kept per parameter: enough for every real tool graph, a bound for generated ones.
 MAX_SOURCES = 32
-EXECUTION_SINKS = frozenset({"shell.exec", "code.exec", "db.write"})
+EXECUTION_SINKS = frozenset({"shell.exec", "code.exec", "sql.exec", "db.write"})
 TAINT_EXEC_RULE = "TAINT-EXEC-001"
 TAINT_ACTION_RULE = "TAINT-ACTION-001"
 # Parameters that never carry model-chosen values into a tool's function.
@@ -97,10 +97,15 @@ class _Resolver:
 
     def __init__(self, functions: dict[str, _Fn]) -> None:
         self.exact: dict[str, str] = {}
+        # Qualnames defined in several files: a method of an interface or base class, defined by each
+        # implementing class (JS/TS), is called on all of them.
+        self.every: dict[str, list[str]] = {}
         self.suffix: dict[str, list[str]] = {}
         for fid in sorted(functions):
             qualname = functions[fid].facts.qualname
-            self.exact.setdefault(qualname, fid)
+            first = self.exact.setdefault(qualname, fid)
+            if first != fid and "#" in qualname:
+                self.every.setdefault(qualname, [first]).append(fid)
             if "#" in qualname:
                 continue
             parts = qualname.split(".")
@@ -170,7 +175,8 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                 fn.targets[call.callee] = resolver.resolve(call.callee, fn.facts.qualname)
             target = fn.targets[call.callee]
             if target is not None:
-                fn.edges.append((target, call))
+                for each in resolver.every.get(functions[target].facts.qualname, (target,)):
+                    fn.edges.append((each, call))
             fn.by_callee.setdefault(call.callee, []).append(call)
         for origin in (*fn.returns, *(o for a in fn.actions for o in a.taint)):
             if origin.kind == "call_return" and origin.callee and origin.callee not in fn.targets:
@@ -231,10 +237,22 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         for m in f.models
     ]
     bundle_tools = [_tool(t, tool_fn.get(t.id), functions) for t in tools]
+    # A literal tool's dispatch frontier item is answered once a branch in another file implements it.
+    answered = {
+        (t.location.path, t.location.line, f"tool {t.name} is defined as a literal")
+        for t in tools
+        if t.function is None and tool_fn.get(t.id) is not None
+    }
     frontier = [
         FrontierItem(id=s.id, kind=s.kind, detail=s.detail, location=s.location, path=f.path, ruleId=s.ruleId)
         for f in ordered
         for s in f.frontier
+        if not (
+            answered
+            and s.kind == "dynamic_dispatch"
+            and s.location is not None
+            and (f.path, s.location.line, s.detail.split(";", 1)[0]) in answered
+        )
     ]
     frontier.extend(_unresolved(functions, reached, rules))
 
@@ -288,6 +306,10 @@ def _tools(
     tool_fn = {
         t.id: resolver.resolve(t.function, modules.get(t.location.path, "")) if t.function else None for t in defined
     }
+    branches = _dispatch_branches(resolver.functions)
+    for tool in defined:
+        if tool_fn[tool.id] is None and tool.function is None:
+            tool_fn[tool.id] = _branch_for(tool, branches.get(tool.name, []), resolver.functions)
     defining = {tool_fn[t.id] for t in defined if t.ruleId not in listed_rules}
     kept: list[ToolDef] = []
     listed: set[str | None] = set()
@@ -299,6 +321,25 @@ def _tools(
             listed.add(fid)
         kept.append(tool)
     return kept, {t.id: tool_fn[t.id] for t in kept}
+
+
+def _dispatch_branches(functions: dict[str, _Fn]) -> dict[str, list[str]]:
+    """Branches of a dispatch on a tool's name (functions named ``case:<tool name>``), by tool name."""
+    out: dict[str, list[str]] = {}
+    for fid in sorted(functions):
+        name = functions[fid].facts.name
+        if name.startswith("case:"):
+            out.setdefault(name[len("case:") :], []).append(fid)
+    return out
+
+
+def _branch_for(tool: ToolDef, candidates: list[str], functions: dict[str, _Fn]) -> str | None:
+    """The dispatch branch implementing a tool defined without a function (an MCP tool listed as a
+    literal, dispatched by name in another file): the only one, or the only one in the tool's file."""
+    if len(candidates) == 1:
+        return candidates[0]
+    local = [fid for fid in candidates if functions[fid].path == tool.location.path]
+    return local[0] if len(local) == 1 else None
 
 
 def _tool(tool: ToolDef, fid: str | None, functions: dict[str, _Fn]) -> Tool:

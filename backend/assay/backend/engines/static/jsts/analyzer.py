@@ -104,9 +104,10 @@ class FileAnalyzer(StmtLogic):
                     types[name] = type_name
         return names, types
 
-    def emit(self, scope: Scope, node: Node | None, name: str) -> None:
+    def emit(self, scope: Scope, node: Node | None, name: str) -> str:
+        """Records the function ``scope`` walked; returns its qualname (made unique in the file)."""
         if node is None and not (scope.calls or scope.actions or scope.gates):
-            return
+            return scope.qualname
         location = self.loc(node) if node is not None else Location(path=self.path, line=1, column=1)
         qualname = scope.qualname
         if qualname in self.emitted:  # a getter and its setter, a redeclared function: keep both
@@ -126,6 +127,7 @@ class FileAnalyzer(StmtLogic):
                 returns=sorted(scope.returns, key=origin_key),
             )
         )
+        return qualname
 
     def nested_qualname(self, scope: Scope, name: str) -> str:
         if scope.is_module:

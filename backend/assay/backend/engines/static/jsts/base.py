@@ -149,11 +149,15 @@ class AnalyzerBase:
 
         def expr(self, node: Node | None, scope: Scope, active: frozenset[str]) -> Taint: ...
 
-        def inline(self, node: Node, scope: Scope, active: frozenset[str], param_taint: Taint) -> Taint: ...
+        def inline(
+            self, node: Node, scope: Scope, active: frozenset[str], param_taint: Taint, *, own: bool = False
+        ) -> Taint: ...
 
         def object(self, node: Node, scope: Scope, active: frozenset[str], owner: str | None = None) -> Taint: ...
 
         def class_body(self, node: Node, scope: Scope, name: str) -> None: ...
+
+        def emit(self, scope: Scope, node: Node | None, name: str) -> str: ...
 
     def loc(self, node: Node) -> Location:
         # A call site is often several facts at once (a gate and an action, a model and its taint):
@@ -248,6 +252,12 @@ class AnalyzerBase:
             if annotation.type == "type_annotation" and annotation.named_children
             else annotation
         )
+        if node.type == "union_type":  # ``DbAdapter | null``: the first member that names a type
+            for member in node.named_children:
+                found = self.type_name(member)
+                if found:
+                    return found
+            return None
         if node.type == "generic_type":
             node = node.child_by_field_id(self.fields.name) or node
         if node.type in ("type_identifier", "identifier"):
@@ -267,6 +277,8 @@ class AnalyzerBase:
         if node.type == "identifier":
             name = self.code.text(node)
             return scope.consts.get(name, self.module_consts.get(name))
+        if node.type == "member_expression":  # ToolName.ECHO, TOOLS.READ
+            return self.imports.consts.get(self.code.text(node))
         if node.type == "template_string":
             parts: list[str] = []
             for child in node.named_children:

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import ArgTaint, CallFact, FunctionFacts
+from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.calls import CallLogic
 from assay.backend.engines.static.jsts.names import require_spec
-from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint
+from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint, param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
+from assay.backend.engines.static.pyast.models import trusted
 
 # The expressions ``cond`` can read a gate from (anything else proves nothing).
 _CONDITIONS = frozenset({"unary_expression", "identifier", "call_expression", "binary_expression"})
@@ -25,6 +29,8 @@ class BindingLogic(CallLogic):
         if value is None:
             for name in self.code.pattern_names(name_node):
                 scope.taint[name] = EMPTY
+            if name_node.type == "identifier":  # ``let manager: GraphManager;``, assigned later
+                self.declared_type(self.code.text(name_node), decl, scope)
             return
         inner = unwrap(value)
         kind = inner.type if inner is not None else ""
@@ -60,8 +66,15 @@ class BindingLogic(CallLogic):
         scope.taint[name_text] = taint
         if inner is None:
             return
-        if kind in ("call_expression", "new_expression", "identifier", "member_expression"):
+        if self.declared_type(name_text, decl, scope):
+            pass
+        elif kind in ("call_expression", "new_expression", "identifier", "member_expression"):
             type_name, _ = self.dotted(inner, scope)
+            if type_name == "util.promisify" and kind == "call_expression":
+                # ``const run = promisify(exec)``: ``run`` runs what ``exec`` runs.
+                args = inner.child_by_field_id(self.fields.arguments)
+                wrapped = args.named_children[0] if args is not None and args.named_children else None
+                type_name = self.dotted(wrapped, scope)[0] if wrapped is not None else None
             if type_name:
                 scope.types[name_text] = type_name
                 if scope.is_module:
@@ -83,6 +96,16 @@ class BindingLogic(CallLogic):
             cond = self.cond(inner, scope)
             if cond:
                 scope.gate_vars[name_text] = cond
+
+    def declared_type(self, name: str, decl: Node, scope: Scope) -> bool:
+        """Binds ``name`` to the class or interface of its TypeScript annotation (``let db: DbAdapter | null``)."""
+        type_name = self.type_name(decl.child_by_field_id(self.fields.type))
+        if not type_name:
+            return False
+        scope.types[name] = type_name
+        if scope.is_module:
+            self.module_types[name] = type_name
+        return True
 
     def assign(self, expr: Node, scope: Scope, active: frozenset[str]) -> Taint:
         left = expr.child_by_field_id(self.fields.left)
@@ -170,6 +193,7 @@ class BindingLogic(CallLogic):
             base, _ = self.dotted(base_node, scope)
             if base is not None and "#" in base:
                 self.class_bases[cls] = base
+            self.overrides(cls, body, heritage, base if base is not None and "#" in base else None)
         for member in body.named_children:
             if member.type == "public_field_definition":
                 prop = self.code.text(
@@ -221,3 +245,52 @@ class BindingLogic(CallLogic):
                     self.field_types[f"{cls}.{self.code.text(left.child_by_field_id(self.fields.property))}"] = (
                         type_name
                     )
+
+    def overrides(self, cls: str, body: Node, heritage: Node, base: str | None) -> None:
+        """A call typed by an interface or a base class (``adapter: DbAdapter``, ``adapter.all(q)``) runs
+        the method of whichever class implements it: for each method of ``cls``, a function named as the
+        supertype's method (``<module>#DbAdapter.all``) that calls ``cls``'s. The linker joins those of
+        every implementing class, in every file, so the call reaches them all."""
+        supertypes = [base] if base is not None else []
+        for clause in heritage.named_children:
+            if clause.type == "implements_clause":
+                for item in clause.named_children:
+                    name = self.type_name(item)
+                    if name and "#" in name:
+                        supertypes.append(name)
+        if not supertypes:
+            return
+        for member in body.named_children:
+            if member.type != "method_definition":
+                continue
+            method = self.code.text(member.child_by_field_id(self.fields.name)).lstrip("#")
+            if method in ("constructor", "") or any(c.type == "static" for c in member.children):
+                continue
+            params, _ = self.params(member)
+            target = f"{cls}.{method}"
+            call = trusted(
+                CallFact,
+                location=self.loc(member),
+                callee=target,
+                resolved=True,
+                dominatingGates=[],
+                args=[
+                    ArgTaint(index=i, origins=sorted(param_taint(p, i), key=origin_key)) for i, p in enumerate(params)
+                ],
+            )
+            for supertype in supertypes:
+                qualname = f"{supertype}.{method}"
+                self.functions.append(
+                    trusted(
+                        FunctionFacts,
+                        id=short_id("fn", self.path, qualname),
+                        qualname=qualname,
+                        name=method,
+                        location=self.loc(member),
+                        params=list(params),
+                        calls=[call],
+                        actions=[],
+                        gates=[],
+                        returns=sorted(call_return_taint(target), key=origin_key),
+                    )
+                )

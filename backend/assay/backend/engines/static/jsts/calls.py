@@ -5,15 +5,13 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ActionSite, ArgTaint, CallFact, TaintOrigin
+from assay.backend.engines.static.facts import ArgTaint, CallFact, TaintOrigin
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.rules import NOTHING, classify
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint
 from assay.backend.engines.static.jsts.sites import SiteLogic
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
-from assay.backend.scans.bundle import Location
 
 
 class CallLogic(SiteLogic):
@@ -74,8 +72,9 @@ class CallLogic(SiteLogic):
                     all_args = all_args | taint if all_args else taint
         callback_active = active | {gate_id} if gate_id is not None else active
         returned = EMPTY
+        own = bool(callbacks) and name is not None and self.rules.request_handler(name) is not None
         for callback in callbacks:
-            returned |= self.inline(callback, scope, callback_active, all_args)
+            returned |= self.inline(callback, scope, callback_active, all_args, own=own)
         if inner_func is not None and (keyed or scope.dispatch_vars):
             self.dispatch(inner_func, node, scope)
         if not name:
@@ -83,7 +82,6 @@ class CallLogic(SiteLogic):
         if facts is NOTHING:  # most calls: the rules say nothing about them
             return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
 
-        location: Location | None = None
         command, command_args = self.command(name, args, scope) if facts.command else (None, None)
         if facts.model is not None or facts.network or command is not None:
             model = self.model(node, name, command, args, scope)
@@ -98,25 +96,14 @@ class CallLogic(SiteLogic):
             self.action_rule(name, command, command_args, args, func, scope) if (facts.action or command) else None
         )
         if action_rule is not None:
-            location = self.loc(node)
             target = command or name
-            gates = set(active)
             sandbox = self.rules.sandbox_target(target)
-            if sandbox is not None:
-                gates.add(self.gate_site(scope, sandbox, node, f"runs inside {target.rsplit('.', 1)[0]}"))
-            scope.actions.append(
-                trusted(
-                    ActionSite,
-                    id=short_id("act", self.path, location.line, location.column, action_rule.id),
-                    actionClass=action_rule.actionClass or "network.egress",
-                    impact=action_rule.impact or "medium",
-                    ruleId=action_rule.id,
-                    target=target,
-                    location=location,
-                    dominatingGates=sorted(gates),
-                    taint=sorted(all_args, key=origin_key),
-                )
+            gates = (
+                (self.gate_site(scope, sandbox, node, f"runs inside {target.rsplit('.', 1)[0]}"),)
+                if sandbox is not None
+                else ()
             )
+            self.add_action(action_rule, node, target, scope, active, all_args, gates)
             return all_args | returned
         return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
 

@@ -8,6 +8,7 @@ from tree_sitter import Node
 
 from assay.backend.engines.static.jsts.bindings import BindingLogic
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint
+from assay.backend.engines.static.jsts.scope import param_taint as own_param
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
 
 
@@ -19,13 +20,17 @@ class ExprLogic(BindingLogic):
         if node is None:
             return EMPTY
         kind = node.type
+        member = kind == "member_expression"
         while kind == "member_expression":  # what flows out of ``a.b.c`` is what flows out of ``a``
             node = node.child_by_field_id(self.fields.object)
             if node is None:
                 return EMPTY
             kind = node.type
         if kind == "identifier" or kind == "shorthand_property_identifier":  # the commonest case by far
-            return scope.taint_of(self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace"))
+            name = self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+            if member and name == "process":
+                self.env_read(node, scope, active)
+            return scope.taint_of(name)
         handler = _EXPR_HANDLERS.get(kind)
         if handler is not None:
             return handler(self, node, scope, active)
@@ -81,14 +86,18 @@ class ExprLogic(BindingLogic):
         self.class_body(node, scope, "")
         return EMPTY
 
-    def inline(self, node: Node, scope: Scope, active: frozenset[str], param_taint: Taint) -> Taint:
-        """Analyse an anonymous function where it is created; returns what it returns."""
+    def inline(
+        self, node: Node, scope: Scope, active: frozenset[str], param_taint: Taint, *, own: bool = False
+    ) -> Taint:
+        """Analyse an anonymous function where it is created; returns what it returns. With ``own``
+        (a request handler's callback), each parameter carries itself, for the tool branches inside."""
         if node.id in self.claimed:
             return EMPTY
         sub = scope.child()
         names, types = self.params(node)
-        for name in names:
-            sub.taint[name] = param_taint
+        sub.inner_params = names
+        for index, name in enumerate(names):
+            sub.taint[name] = param_taint | own_param(name, index) if own else param_taint
             sub.types.pop(name, None)
         sub.types.update(types)
         body = node.child_by_field_id(self.fields.body)

@@ -60,6 +60,11 @@ class Imports:
     unresolvable: set[str] = field(default_factory=set)  # local names bound to project-alias imports
     local_defs: dict[str, str] = field(default_factory=dict)
     json_imports: dict[str, int] = field(default_factory=dict)  # local name -> line, for `import x from "./a.json"`
+    # Strings named by a dotted constant: enum members and keys of top-level object constants
+    # (``ToolName.ECHO`` for ``enum ToolName { ECHO = "echo" }``), known before any use.
+    consts: dict[str, str] = field(default_factory=dict)
+    # Top-level object literals bound to a name (``const config = { description, inputSchema }``).
+    objects: dict[str, Node] = field(default_factory=dict)
 
     def resolve_spec(self, spec: str) -> tuple[str, bool]:
         """A module specifier -> (name prefix, is a file of the tree)."""
@@ -114,6 +119,8 @@ def collect_imports(root: Node, path: str, module: str, code: Code) -> Imports:
                 imports.local_defs.setdefault(name, f"{module}#{name}")
         elif kind == "expression_statement" and target.named_children:
             _commonjs_export(target.named_children[0], renames, code)
+        elif kind == "enum_declaration":
+            _enum(target, imports, code)
     for local, exported in renames.items():
         if local in imports.local_defs:
             imports.local_defs[local] = f"{module}#{exported}"
@@ -178,11 +185,30 @@ def _declarator(decl: Node, imports: Imports, code: Code) -> None:
                     imports.bind(code.text(part.child_by_field_id(code.fields.value)), imports.member(spec, key), spec)
         return
     inner = unwrap(value)
+    if name.type == "identifier" and inner is not None and inner.type == "object":
+        local = code.text(name)
+        imports.objects.setdefault(local, inner)
+        for key, item in code.props(inner).items():
+            text = code.string_value(unwrap(item))
+            if text is not None:
+                imports.consts.setdefault(f"{local}.{key}", text)
     if name.type == "identifier" and inner is not None and (inner.type in FUNCTIONS or inner.type == "object"):
         # Functions and object literals of functions are called by name from this and other files.
         imports.local_defs.setdefault(code.text(name), f"{imports.module}#{code.text(name)}")
     elif name.type == "identifier" and inner is not None and inner.type == "class":
         imports.local_defs.setdefault(code.text(name), f"{imports.module}#{code.text(name)}")
+
+
+def _enum(node: Node, imports: Imports, code: Code) -> None:
+    """``enum ToolName { ECHO = "echo" }``: ``ToolName.ECHO`` is ``"echo"`` (string members only)."""
+    name = code.text(node.child_by_field_id(code.fields.name))
+    body = node.child_by_field_id(code.fields.body)
+    for member in body.named_children if body is not None and name else []:
+        if member.type == "enum_assignment":
+            key = code.text(member.child_by_field_id(code.fields.name))
+            text = code.string_value(unwrap(member.child_by_field_id(code.fields.value)))
+            if key and text is not None:
+                imports.consts.setdefault(f"{name}.{key}", text)
 
 
 def _export(node: Node, imports: Imports, renames: dict[str, str], code: Code) -> None:

@@ -86,17 +86,23 @@ class JsRules:
         self.allowlist = _Lookup(pats(gates, "membership_names"))
         self.spend = _Lookup(pats(gates, "comparison_names"))
         self.sandbox_target = _Lookup(pats(gates, "sandbox_targets"))
-        self.annotation_gate = next((r for r in gates if "annotation_hints" in r.match), None)
         self.tool_property_gate = next((r for r in gates if "tool_property" in r.match), None)
         self.object_tool = _Lookup(pats(tools, "object_tool_calls"))
         self.fn_tool = _Lookup(pats(tools, "fn_tool_calls"))
         self.mcp_server = _Lookup(pats(tools, "mcp_server_types"))
         self.class_tool = _Lookup(pats(tools, "class_tool_bases"))
         self.literal_tools = [r for r in tools if "object_literal" in r.match]
+        # Calls whose callback receives what the model sends a tool (MCP ``setRequestHandler``).
+        self.request_handler = _Lookup(pats(tools, "request_handlers"))
         self.frontier_tools = _Lookup(pats(frontier, "calls"))
         self.dispatch_rule = next((r for r in frontier if r.match.get("dynamic_dispatch")), None)
         self.config_rule = next((r for r in frontier if r.match.get("json_tool_imports")), None)
         self.classified: dict[str, Classified] = {}
+        self.by_id = {r.id: r for r in actions}
+        self.message_hosts = [(r, tuple(r.match["http_hosts"])) for r in actions if "http_hosts" in r.match]
+        self.credential = next((r for r in actions if "env_names" in r.match), None)
+        self.credential_env = Patterns(self.credential.match["env_names"] if self.credential is not None else [])
+        self.env_memo: dict[str, bool] = {}
         # Every name ``classify`` could say something about, bar its three special cases.
         self.any_call = Patterns.union(
             patterns

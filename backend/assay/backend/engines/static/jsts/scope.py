@@ -84,6 +84,9 @@ class Scope:
     # (a file with thousands of top-level names and route handlers would otherwise copy quadratically).
     root: bool = False
     outer: dict[str, Taint] | None = None
+    # The parameters of the innermost function being walked, when it is a callback analysed in place
+    # (``params`` are then those of the function that owns the facts).
+    inner_params: list[str] | None = None
     # The top level's scope or one of its callbacks' (asked for every declaration: computed once).
     is_module: bool = field(init=False)
 
@@ -108,6 +111,23 @@ class Scope:
             gates=self.gates,
             gate_ids=self.gate_ids,
             reported=self.reported,
+        )
+
+    def detached(self, qualname: str, params: list[str]) -> Scope:
+        """A function of its own inside this one (a tool's branch of a dispatch): this scope's bindings,
+        its own facts, ``params`` as its parameters."""
+        fresh = self.root
+        return Scope(
+            qualname=qualname,
+            params=params,
+            cls=self.cls,
+            types={} if fresh else dict(self.types),
+            taint={} if fresh else dict(self.taint),
+            outer=self.taint if fresh else self.outer,
+            gate_vars={} if fresh else dict(self.gate_vars),
+            consts={} if fresh else dict(self.consts),
+            locals={} if fresh else dict(self.locals),
+            dispatch_vars=set() if fresh else set(self.dispatch_vars),
         )
 
     def declared(self, name: str) -> bool:

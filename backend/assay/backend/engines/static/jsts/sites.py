@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import (
-    FrontierSite,
-    ModelSite,
-)
+from assay.backend.engines.static.facts import ActionSite, FrontierSite, ModelSite
+from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.gates import GateLogic
-from assay.backend.engines.static.jsts.scope import Scope
+from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint
 from assay.backend.engines.static.jsts.syntax import unwrap
+from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rulepack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
 
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
+_SQL_READ = re.compile(r"^\s*(select|with|show|pragma|describe|desc|explain|values|table)\b", re.I)
 
 
 class SiteLogic(GateLogic):
@@ -110,11 +111,84 @@ class SiteLogic(GateLogic):
                     return None
             return rule
         rule = self.rules.action(name)
-        if rule is not None and rule.match.get("sql_write"):
+        if rule is None:
+            return None
+        if rule.match.get("sql_write"):
+            if name in rule.match.get("tagged_only", ()) and not (len(args) == 1 and args[0].type == "template_string"):
+                return None  # ``postgres(url)`` makes the client; ``sql`...` `` runs a query
             sql = self.sql_text(args, func, scope)
-            if sql is not None and not _SQL_WRITE.match(sql):
-                return None
+            if sql is None:  # SQL not fixed in the code: executed verbatim, whatever it says
+                dynamic = rule.match.get("sql_dynamic_rule")
+                return self.rules.by_id.get(dynamic, rule) if dynamic else rule
+            if _SQL_WRITE.match(sql):
+                return rule
+            read = rule.match.get("sql_read_rule")
+            return self.rules.by_id.get(read) if read and _SQL_READ.match(sql) else None
+        if rule.actionClass == "network.egress" and args and self.rules.message_hosts:
+            url = self.constant(args[0], scope)
+            if url:
+                for message_rule, hosts in self.rules.message_hosts:
+                    if any(host in url for host in hosts):
+                        return message_rule
         return rule
+
+    def env_read(self, root: Node, scope: Scope, active: frozenset[str]) -> None:
+        """``process.env.GITHUB_TOKEN`` / ``process.env["API_KEY"]``: a credential read when the
+        variable is named like one (``root`` is the ``process`` of the expression)."""
+        rule = self.rules.credential
+        env = root.parent
+        if (
+            rule is None
+            or env is None
+            or env.type != "member_expression"
+            or self.code.raw(env.child_by_field_id(self.fields.property)) != b"env"
+        ):
+            return
+        holder = env.parent
+        key: str | None = None
+        if (
+            holder is not None
+            and holder.type == "member_expression"
+            and holder.child_by_field_id(self.fields.object) == env
+        ):
+            key = self.code.text(holder.child_by_field_id(self.fields.property))
+        elif holder is not None and holder.type == "subscript_expression":
+            key = self.constant(holder.child_by_field_id(self.fields.index), scope)
+        if not key or not self.credential_name(key):
+            return
+        self.add_action(rule, holder or env, f"process.env.{key}", scope, active, EMPTY)
+
+    def credential_name(self, key: str) -> bool:
+        memo = self.rules.env_memo
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self.rules.credential_env.matches(key.upper())
+        return found
+
+    def add_action(
+        self,
+        rule: Rule,
+        node: Node,
+        target: str,
+        scope: Scope,
+        active: frozenset[str],
+        taint: Taint,
+        gates: Iterable[str] = (),
+    ) -> None:
+        location = self.loc(node)
+        scope.actions.append(
+            trusted(
+                ActionSite,
+                id=short_id("act", self.path, location.line, location.column, rule.id),
+                actionClass=rule.actionClass or "network.egress",
+                impact=rule.impact or "medium",
+                ruleId=rule.id,
+                target=target,
+                location=location,
+                dominatingGates=sorted(set(active) | set(gates)),
+                taint=sorted(taint, key=origin_key),
+            )
+        )
 
     def sql_text(self, args: list[Node], func: Node | None, scope: Scope) -> str | None:
         """The SQL of ``query(sql)``, or of ``prepare(sql)`` for ``db.prepare(sql).run()``."""

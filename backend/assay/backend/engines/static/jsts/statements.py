@@ -6,9 +6,12 @@ from collections.abc import Callable, Sequence
 
 from tree_sitter import Node
 
+from assay.backend.engines.static.facts import ArgTaint, CallFact
+from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.expressions import ExprLogic
-from assay.backend.engines.static.jsts.scope import EMPTY, Scope
+from assay.backend.engines.static.jsts.scope import EMPTY, Scope, call_return_taint, param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
+from assay.backend.engines.static.pyast.models import trusted
 
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 
@@ -108,30 +111,92 @@ class StmtLogic(ExprLogic):
         return active
 
     def switch(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
-        """Each case runs with the gates that hold before the switch; ``case "get_weather":`` names the
-        first function of the tree its body calls (how literal tools are often dispatched)."""
-        self.expr(stmt.child_by_field_id(self.fields.value), scope, active)
+        """Each case runs with the gates that hold before the switch. A switch on a tool's name
+        (``switch (request.params.name)``) makes each ``case "read_file":`` a function of its own,
+        ``<function>.case:read_file``, which implements the tool of that name; on anything else,
+        ``case "get_weather":`` names the first function of the tree its body calls."""
+        value_node = stmt.child_by_field_id(self.fields.value)
+        self.expr(value_node, scope, active)
+        on_name = self.names_tool(value_node)
         body = stmt.child_by_field_id(self.fields.body)
         for case in body.named_children if body is not None else []:
             value = case.child_by_field_id(self.fields.value)
+            label = self.constant(value, scope) if value is not None else None
+            statements = [
+                c
+                for c in case.named_children
+                if c != value and (c.type.endswith(("statement", "declaration")) or c.type == "statement_block")
+            ]
+            if value is not None:
+                self.expr(value, scope, active)
+            if on_name and label:
+                self.case_function(case, statements, label, scope, active)
+                continue
             before = len(scope.calls)
-            for child in case.named_children:
-                if child == value:
-                    self.expr(child, scope, active)
-                elif child.type.endswith(("statement", "declaration")) or child.type == "statement_block":
-                    self.stmt(child, scope, active)
-            self.name_case(self.code.string_value(value) if value is not None else None, scope, before)
+            for child in statements:
+                self.stmt(child, scope, active)
+            self.name_case(label, scope, before)
         return active
 
-    def compared_string(self, condition: Node | None) -> str | None:
-        """``"get_weather"`` for ``if (call.name === "get_weather")``."""
+    def names_tool(self, node: Node | None) -> bool:
+        """Whether an expression reads a tool's name (``request.params.name``, ``toolName``, ``call.name``)."""
+        node = unwrap(node)
+        if node is None or node.type not in ("identifier", "member_expression"):
+            return False
+        text = self.code.raw(node.child_by_field_id(self.fields.property) if node.type == "member_expression" else node)
+        return text.lower().endswith(b"name")
+
+    def case_function(
+        self, node: Node, statements: Sequence[Node], label: str, scope: Scope, active: frozenset[str]
+    ) -> frozenset[str]:
+        """Walks the branch taken for the tool ``label`` as a function of its own, called from ``scope``
+        where the branch is (with the gates that hold there), so that what the branch does is reached
+        from that tool only. Returns the gates that hold after the branch."""
+        # The branch's parameters are those of the function it sits in (the handler's ``request``):
+        # what the model sends the tool.
+        params = scope.inner_params if scope.inner_params is not None else scope.params
+        sub = scope.detached(f"{scope.qualname}.case:{label}", params)
+        for index, param in enumerate(params):
+            sub.taint[param] = param_taint(param, index)
+        after = active
+        for child in statements:
+            after = self.stmt(child, sub, after)
+        qualname = self.emit(sub, node, f"case:{label}")
+        self.named_impls[label] = qualname
+        scope.calls.append(
+            trusted(
+                CallFact,
+                location=self.loc(node),
+                callee=qualname,
+                resolved=True,
+                dominatingGates=sorted(active),
+                args=[
+                    ArgTaint(index=i, origins=sorted(scope.taint_of(p), key=origin_key))
+                    for i, p in enumerate(params)
+                    if scope.taint_of(p)
+                ],
+            )
+        )
+        if sub.returns:
+            scope.returns |= call_return_taint(qualname)
+        return after
+
+    def compared_string(self, condition: Node | None, scope: Scope) -> tuple[str | None, bool]:
+        """``("get_weather", True)`` for ``if (call.name === "get_weather")`` (or a constant naming it);
+        the flag says whether the other side reads a tool's name."""
         node = unwrap(condition)
         if node is None or node.type != "binary_expression" or self.code.operator_of(node) not in ("===", "=="):
-            return None
-        for side in (node.child_by_field_id(self.fields.right), node.child_by_field_id(self.fields.left)):
-            if side is not None and side.type == "string":
-                return self.code.string_value(side)
-        return None
+            return None, False
+        right, left = node.child_by_field_id(self.fields.right), node.child_by_field_id(self.fields.left)
+        for side, other in ((right, left), (left, right)):
+            inner = unwrap(side)
+            if inner is not None and inner.type in ("string", "template_string", "identifier", "member_expression"):
+                if inner.type != "string" and self.names_tool(inner):
+                    continue
+                value = self.constant(inner, scope)
+                if value is not None:
+                    return value, self.names_tool(other)
+        return None, False
 
     def name_case(self, label: str | None, scope: Scope, before: int) -> None:
         if label and len(scope.calls) > before:
@@ -183,8 +248,14 @@ class StmtLogic(ExprLogic):
         cond = self.cond(condition, scope)
         then_ends, else_ends = self.code.terminates(consequence), self.code.terminates(other)
         before = len(scope.calls)
-        after_then = self.branch(consequence, scope, active | cond.t, cond.t_clean, keep=else_ends and not then_ends)
-        self.name_case(self.compared_string(condition), scope, before)
+        label, on_name = self.compared_string(condition, scope)
+        if on_name and label and consequence is not None:
+            after_then = self.case_function(consequence, [consequence], label, scope, active | cond.t)
+        else:
+            after_then = self.branch(
+                consequence, scope, active | cond.t, cond.t_clean, keep=else_ends and not then_ends
+            )
+            self.name_case(label, scope, before)
         if other is not None:
             after_else = self.branch(other, scope, active | cond.f, cond.f_clean, keep=then_ends and not else_ends)
         else:

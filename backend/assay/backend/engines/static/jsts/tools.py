@@ -110,18 +110,19 @@ class ToolRecognizer:
         if method in ("tool", "registerTool") and args:
             rule = rules.mcp_server(owner)
             if rule is not None:
-                self.mcp_tool(rule, node, method, args)
+                self.mcp_tool(rule, node, method, args, scope)
 
-    def mcp_tool(self, rule: Rule, node: Node, method: str, args: list[Node]) -> None:
+    def mcp_tool(self, rule: Rule, node: Node, method: str, args: list[Node], scope: Scope) -> None:
         """``server.tool(name, [description], [schema], [annotations], handler)`` and
-        ``server.registerTool(name, { title, description, inputSchema, annotations }, handler)``."""
-        tool_name = self.a.code.string_value(unwrap(args[0]))
+        ``server.registerTool(name, { title, description, inputSchema, annotations }, handler)``; the
+        name may be a constant and the configuration an object bound at the top level."""
+        tool_name = self.a.constant(args[0], scope)
         config: dict[str, Node] = {}
         description: str | None = None
         schema: Node | None = None
-        middle = [unwrap(a) for a in args[1:-1]]
+        middle = [self.top_object(a) for a in args[1:-1]]
         if method == "registerTool":
-            config = self.a.code.object_props(args[1]) if len(args) > 2 else {}
+            config = self.a.code.object_props(middle[0]) if middle else {}
             description = self.a.code.string_value(unwrap(config.get("description")))
             schema = config.get("inputSchema")
         else:
@@ -135,6 +136,13 @@ class ToolRecognizer:
                 elif schema is None:
                     schema = obj
         self.register(rule, node, tool_name, description, args[-1], config, schema)
+
+    def top_object(self, node: Node | None) -> Node | None:
+        """An argument as written, or the top-level object literal a name is bound to."""
+        inner = unwrap(node)
+        if inner is not None and inner.type == "identifier":
+            return self.a.imports.objects.get(self.a.code.text(inner), inner)
+        return inner
 
     def register(
         self,
@@ -150,9 +158,7 @@ class ToolRecognizer:
             return
         location = self.a.loc(node)
         annotations: dict[str, bool] = {}
-        for key, value in self.a.code.object_props(fields.get("annotations")).items():
-            if value.type in ("true", "false"):
-                annotations[key] = value.type == "true"
+        annotations = self.annotations(fields.get("annotations"))
         entry: list[GateSite] = []
         approval = rule.match.get("approval_property")
         gate_rule = self.a.rules.tool_property_gate
@@ -160,11 +166,6 @@ class ToolRecognizer:
             flag = fields.get(approval)
             if flag is not None and flag.type != "false":
                 entry.append(self.a.make_gate(gate_rule, flag, approval))
-        ann_rule = self.a.rules.annotation_gate
-        hints = [k for k in ann_rule.match["annotation_hints"] if k in annotations] if ann_rule is not None else []
-        if hints and ann_rule is not None:
-            detail = ", ".join(f"{k}={str(annotations[k]).lower()}" for k in hints)
-            entry.append(self.a.make_gate(ann_rule, fields.get("annotations") or node, detail))
         function: str | None = None
         params = self.schema_keys(schema)
         handler_node = unwrap(handler)
@@ -191,6 +192,15 @@ class ToolRecognizer:
             )
         )
 
+    def annotations(self, node: Node | None) -> dict[str, bool]:
+        """MCP annotations (``readOnlyHint: true``...): what the tool says of itself, a disclosure
+        checked against what it reaches, never a gate."""
+        return {
+            key: value.type == "true"
+            for key, value in self.a.code.object_props(self.top_object(node)).items()
+            if value.type in ("true", "false")
+        }
+
     def rename(self, variable: str, key: str) -> None:
         """``tools: { weather: weatherTool }``: the model sees the tool under the key."""
         index = self.tool_vars.pop(variable, None)
@@ -203,7 +213,6 @@ class ToolRecognizer:
     def literal_tool(self, node: Node, scope: Scope) -> None:
         """OpenAI function tools and Anthropic tools written as object literals. Their implementation
         is chosen at run time by name (a dynamic-dispatch frontier item)."""
-        del scope
         fields: dict[str, Node] | None = None
         for rule in self.a.rules.literal_tools:
             if fields is None:
@@ -213,6 +222,20 @@ class ToolRecognizer:
             kind = rule.match["object_literal"]
             name = description = None
             schema: Node | None = None
+            annotations: dict[str, bool] = {}
+            if kind == "mcp_tool" and "inputSchema" in fields:
+                name = self.a.constant(fields["name"], scope)
+                description = self.a.constant(fields.get("description"), scope)
+                schema = fields["inputSchema"]
+                annotations = self.annotations(fields.get("annotations"))
+                if not name:
+                    if unwrap(fields["name"]) is not None and unwrap(fields["name"]).type in (  # type: ignore[union-attr]
+                        "identifier",
+                        "member_expression",
+                        "shorthand_property_identifier",
+                    ):  # (not a schema: ``name: z.string()``)
+                        self.unnamed_tool(node, fields["name"], rule)
+                    return
             if kind == "openai_function" and self.a.code.string_value(unwrap(fields.get("type"))) == "function":
                 inner = unwrap(fields.get("function"))
                 source = self.a.code.props(inner) if inner is not None and inner.type == "object" else fields
@@ -239,10 +262,30 @@ class ToolRecognizer:
                     ruleId=rule.id,
                     location=location,
                     parameters=self.schema_keys(schema) or [],
+                    annotations=annotations,
                 )
             )
             self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
             return
+
+    def unnamed_tool(self, node: Node, name: Node, rule: Rule) -> None:
+        """A tool definition whose name analysis cannot read (a parameter, a constant of another file):
+        a frontier item, never a silent miss."""
+        del rule
+        dispatch = self.a.rules.dispatch_rule
+        if dispatch is None:
+            return
+        location = self.a.loc(node)
+        self.a.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "dynamic_dispatch", self.a.path, location.line, location.column, "unnamed"),
+                kind="dynamic_dispatch",
+                detail=f"a tool is defined here whose name ({self.a.code.text(name)[:60]}) is known only at run "
+                "time; what it reaches is not attributed to it",
+                location=location,
+                ruleId=dispatch.id,
+            )
+        )
 
     def literal_frontier(self, name: str, location: Location) -> str | None:
         rule = self.a.rules.dispatch_rule

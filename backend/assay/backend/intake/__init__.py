@@ -1,1 +1,0 @@
-"""Evidence intake: binders, adapters, the intake routes and their receipts (docs/intake.md)."""

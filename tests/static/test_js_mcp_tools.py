@@ -1,0 +1,54 @@
+"""MCP servers in TypeScript (issue 13): the low-level ``Server`` with tools listed as object literals
+(names from strings, constants and enums) and dispatched by name in the CallTool handler, each branch's
+actions attributed to its tool; the high-level ``registerTool`` with a constant name and configuration;
+annotations as disclosures, never gates."""
+
+from __future__ import annotations
+
+from jsfix import FIXTURES
+
+from assay.backend.engines.static.scan import scan_tree
+from assay.backend.scans.bundle import EvidenceBundle
+
+
+def _reach(bundle: EvidenceBundle) -> set[tuple[str, str, int, tuple[str, ...]]]:
+    names = {t.id: t.name for t in bundle.tools}
+    return {
+        (a.actionClass, a.location.path, a.location.line, tuple(sorted(names[p.toolId] for p in a.reachedFrom)))
+        for a in bundle.actions
+    }
+
+
+def test_lowlevel_tools_named_by_enum_and_constant_and_dispatched_per_branch() -> None:
+    bundle = scan_tree(FIXTURES / "mcp_lowlevel")
+    tools = {(t.name, t.location.path, t.location.line, t.framework) for t in bundle.tools}
+    assert tools == {
+        ("read_note", "src/tools.ts", 11, "mcp"),
+        ("run_script", "src/tools.ts", 17, "mcp"),
+        ("delete_note", "src/tools.ts", 22, "mcp"),
+    }
+    read = next(t for t in bundle.tools if t.name == "read_note")
+    assert read.annotations == {"readOnlyHint": True}
+    assert read.parameters == ["path"]
+    # Each branch of the switch (and of the if on the name) is reached from its own tool only.
+    assert _reach(bundle) == {
+        ("file.read", "src/server.ts", 15, ("read_note",)),
+        ("shell.exec", "src/server.ts", 19, ("run_script",)),
+        ("file.delete", "src/server.ts", 27, ("delete_note",)),
+    }
+    flows = {(f.actionClass, f.sink.line, f.sourceKind) for f in bundle.taintFlows}
+    assert ("shell.exec", 19, "tool_argument") in flows
+    # The literal tools' dispatch items are answered by the branches; a tool named at run time is not.
+    dispatch = [(f.path, f.location.line if f.location else 0) for f in bundle.frontier if f.kind == "dynamic_dispatch"]
+    assert dispatch == [("src/tools.ts", 31)]
+
+
+def test_registertool_with_constant_name_and_config_and_annotations_are_not_gates() -> None:
+    bundle = scan_tree(FIXTURES / "mcp_highlevel")
+    (tool,) = bundle.tools
+    assert (tool.name, tool.description, tool.parameters) == ("save-file", "Writes a file", ["path", "body"])
+    assert tool.annotations == {"readOnlyHint": True}
+    (action,) = bundle.actions
+    assert action.actionClass == "file.write"
+    assert [p.toolId for p in action.reachedFrom] == [tool.id]
+    assert action.gateIds == [] and bundle.gates == []
