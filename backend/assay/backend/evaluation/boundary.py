@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.backend.canonical import short_id
+from assay.backend.evaluation.imported import imported_errors
 from assay.backend.evaluation.observed import observed_tools, outside_declared_reach
 from assay.backend.evaluation.questions import UNRESOLVED_KINDS, planes, unattributed
 from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
@@ -357,6 +358,30 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
         )
 
     items.extend(_observed_items(view))
+    for (scanner, rule), group in imported_errors(view).items():
+        where = ", ".join(f"{f.path}:{f.line}" for f in group[:5]) + (
+            f" and {len(group) - 5} more" if len(group) > 5 else ""
+        )
+        items.append(
+            _item(
+                "imported_finding",
+                "high",
+                f"{scanner}:{rule}",
+                found=f"{scanner} reported {len(group)} error-level result(s) of rule {rule} on code a tool reaches: "
+                f"{where} ({group[0].message or 'no message'}).",
+                establishes="Another scanner found an error in code the AI system's tools run.",
+                not_established="Whether the error can be triggered through a tool.",
+                why="A defect in code a model can drive is reachable by whoever steers the model.",
+                needed=f"Fix the {scanner} result(s) of rule {rule} at {where}, or suppress them in {scanner} with a "
+                f"justification; run {scanner} again, ingest its SARIF through a sarif binder and attach the receipt "
+                'as {"producer": "sarif-import", "producerRunId": ...} to a NEW run.',
+                questions=["reach", "proofBoundary"],
+                paths=[],
+                refs=[f.evidence_ref for f in group[:10]],
+                relations=[f.id for f in group[:10]],
+                boundary="CODE_CAPABLE is ESTABLISHED for the affected files; exploitability is UNKNOWN.",
+            )
+        )
     if view.actions and not view.runtime.present:
         items.append(
             _item(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.backend.evaluation.imported import imported_errors
 from assay.backend.evaluation.observed import observed_tools, outside_declared_reach
 from assay.backend.evaluation.questions import UNRESOLVED_KINDS, coverage_complete, planes, unattributed
 from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
@@ -84,6 +85,17 @@ def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]
                     refs,
                 )
             )
+    for (scanner, rule), group in imported_errors(view).items():
+        first = group[0]
+        out.append(
+            _reason(
+                "REVIEW-010",
+                "REVIEW",
+                f"{len(group)} error-level {scanner} result(s) of rule {rule} on code a tool reaches "
+                f"(first at {first.path}:{first.line}).",
+                [f.evidence_ref for f in group[:10]],
+            )
+        )
     for action in unattributed(view):
         out.append(
             _reason(

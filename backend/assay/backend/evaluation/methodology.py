@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.backend.canonical import canonical_bytes, canonical_bytes_of_plain, canonical_object, digest_bytes
-from assay.backend.evaluation import boundary, disposition, questions, scenario
+from assay.backend.evaluation import boundary, disposition, imported, questions, scenario
 from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.view import build_view
 from assay.backend.scans.bundle import EvidenceBundle
@@ -87,6 +87,7 @@ def evaluate(
     if jurisdiction is not None and jurisdiction not in JURISDICTIONS:
         raise ValueError(f"unknown jurisdiction {jurisdiction!r}")
     view = build_view(membership, known_bundles)
+    view.imported, imported_total = imported.imported_findings(view)
     items = boundary.verification_items(view, jurisdiction)
     found = disposition.reasons(view, jurisdiction)
     limitations = set(view.limitations)
@@ -94,6 +95,11 @@ def evaluate(
     limitations.add(
         "EFFECTIVELY_GRANTED is EVIDENCE_NEEDED: static analysis cannot see the credentials a deployment wires in."
     )
+    if imported_total > len(view.imported):
+        limitations.add(
+            f"{imported_total - len(view.imported)} of {imported_total} imported SARIF results are not listed: an "
+            f"Evaluation holds the first {imported.MAX_IMPORTED} (errors on reachable code first)."
+        )
     if jurisdiction is not None:
         limitations.add(
             f"Jurisdiction {jurisdiction}: controls NOT_ASSESSED (the wizard engine is not in this deployment)."
@@ -114,6 +120,7 @@ def evaluate(
         },
         "evaluationScenarioSnapshot": scenario.scenario_snapshot(view),
         "verificationItems": items,
+        "importedFindings": [f.to_json() for f in view.imported],
         "limitations": sorted(limitations),
     }
     # Each member encoded once: the core truth and the whole payload share most of their bytes. The

@@ -52,6 +52,7 @@ class EvidenceView:
     planes_by_action: dict[str, dict[str, str]] = field(default_factory=dict)  # filled by questions.planes
     _locations: dict[str, dict[str, Any]] = field(default_factory=dict)
     observed_cache: list[Any] | None = None  # the observed tools, filled by observed.observed_tools
+    imported: list[Any] = field(default_factory=list)  # imported (SARIF) findings, set by the methodology
 
     def ref(self, element_id: str) -> str:
         return f"{self.origin[element_id]}#{element_id}"
