@@ -22,7 +22,7 @@ from assay.backend.storage import models
 @pytest.fixture
 def settings(settings: ServiceSettings) -> ServiceSettings:
     # Runs stay QUEUED (no worker): the race below measures run creation only.
-    return replace(settings, run_worker=False)
+    return replace(settings, run_workers=0)
 
 
 async def _total(client: httpx.AsyncClient, key: str) -> int:

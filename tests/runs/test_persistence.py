@@ -37,7 +37,7 @@ IMMUTABILITY_STATEMENTS = (
 @pytest.fixture
 def settings(settings: ServiceSettings) -> ServiceSettings:
     # The tests run the worker themselves (Worker.run_once), one step at a time.
-    return replace(settings, run_worker=False)
+    return replace(settings, run_workers=0)
 
 
 async def _evaluation_rows(

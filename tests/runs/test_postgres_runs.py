@@ -70,7 +70,7 @@ async def test_chain_immutability_and_concurrent_claims(pg_settings: ServiceSett
                     await connection.execute(text(statement), {"id": evaluation_id})
 
     # Eight queued runs, four workers claiming at once: every run is claimed exactly once.
-    quiet = create_app(replace(pg_settings, run_worker=False))
+    quiet = create_app(replace(pg_settings, run_workers=0))
     async with quiet.router.lifespan_context(quiet):
         sessions = quiet.state.services.session_factory
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=quiet), base_url="http://pg") as client:
@@ -94,7 +94,7 @@ async def test_chain_immutability_and_concurrent_claims(pg_settings: ServiceSett
 async def test_fifty_simultaneous_identical_requests_create_one_run(
     pg_settings: ServiceSettings, tmp_path: Path
 ) -> None:
-    app = create_app(replace(pg_settings, run_worker=False))
+    app = create_app(replace(pg_settings, run_workers=0))
     async with app.router.lifespan_context(app):
         world = await provision_world(app.state.services.session_factory)
         await bind(world.sessions, world.org_a, world.system_a, copy_example("research-assistant", tmp_path))

@@ -31,7 +31,7 @@ LIST_ITEM_MEMBERS = {
 @pytest.fixture
 def settings(settings: ServiceSettings) -> ServiceSettings:
     # No in-process worker: the tests decide which runs execute (Worker.run_once), so statuses are exact.
-    return replace(settings, run_worker=False)
+    return replace(settings, run_workers=0)
 
 
 async def test_pagination_status_filter_and_bounds(

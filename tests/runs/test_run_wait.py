@@ -55,7 +55,7 @@ async def test_each_waiting_read_answers_the_next_state_of_a_run(
 @pytest.fixture
 async def no_worker_app(settings: ServiceSettings) -> AsyncIterator[tuple[httpx.AsyncClient, World]]:
     """The service without its in-process worker: runs wait for a worker of another process."""
-    app = create_app(replace(settings, run_worker=False))
+    app = create_app(replace(settings, run_workers=0))
     async with app.router.lifespan_context(app):
         world = await provision_world(app.state.services.session_factory)
         transport = httpx.ASGITransport(app=app)

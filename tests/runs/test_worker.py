@@ -28,7 +28,7 @@ from assay.backend.web.app import create_app
 
 @pytest.fixture
 def settings(settings: ServiceSettings) -> ServiceSettings:
-    return replace(settings, run_worker=False)
+    return replace(settings, run_workers=0)
 
 
 @pytest.fixture
@@ -169,7 +169,7 @@ async def test_a_stopped_worker_hands_its_run_back(
 
 async def test_run_creation_wakes_the_embedded_worker(world: World, settings: ServiceSettings, tmp_path: Path) -> None:
     # A poll interval far beyond the deadline: only the wake-up on creation can finish the run in time.
-    app: Starlette = create_app(replace(settings, run_worker=True, worker_poll_seconds=600))
+    app: Starlette = create_app(replace(settings, run_workers=1, worker_poll_seconds=600))
     async with app.router.lifespan_context(app):
         await bind(world.sessions, world.org_a, world.system_a, copy_example("research-assistant", tmp_path))
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
@@ -182,7 +182,7 @@ async def test_the_embedded_worker_releases_its_run_on_shutdown(
     world: World, settings: ServiceSettings, tmp_path: Path, blocked_scan: tuple[threading.Event, threading.Event]
 ) -> None:
     entered, _ = blocked_scan
-    app: Starlette = create_app(replace(settings, run_worker=True))
+    app: Starlette = create_app(replace(settings, run_workers=1))
     async with app.router.lifespan_context(app):
         await bind(world.sessions, world.org_a, world.system_a, copy_example("research-assistant", tmp_path))
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:

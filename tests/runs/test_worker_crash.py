@@ -47,7 +47,7 @@ def _until(predicate: Callable[[], bool], seconds: float, process: subprocess.Po
 def _create_run(db: Path, tree_parent: Path) -> str:
     """Provision a world and create one run through the API, with no worker in the process."""
     settings = ServiceSettings(
-        database_url=sqlite_url_for(db), run_worker=False, rate_limit=RateLimitSettings(enabled=False)
+        database_url=sqlite_url_for(db), run_workers=0, rate_limit=RateLimitSettings(enabled=False)
     )
 
     async def go() -> str:

@@ -148,12 +148,27 @@ def test_human_output_shows_the_key_once(capsys: pytest.CaptureFixture[str], db_
     assert captured.out.count("svc_live_") == 1 and "shown once" in captured.err
 
 
-@pytest.mark.parametrize(("text", "seconds"), [("90m", 5400), ("12h", 43200), ("30d", 2592000), ("2w", 1209600)])
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("90m", 5400),
+        ("12h", 43200),
+        ("30d", 2592000),
+        ("2w", 1209600),
+        ("30s", 30),
+        ("1h30m", 5400),
+        ("1d12h", 129600),
+        ("2w1d1h1m1s", 1299661),
+        (" 1H30M ", 5400),
+    ],
+)
 def test_durations(text: str, seconds: int) -> None:
     assert provisioning.parse_duration(text).total_seconds() == seconds
 
 
-@pytest.mark.parametrize("text", ["", "0d", "10", "5y", "-1d", "1.5h"])
+@pytest.mark.parametrize(
+    "text", ["", "0d", "10", "5y", "-1d", "1.5h", "0h0m", "30m1h", "1h1h", "\uff13\uff10s", "1 h", "999999999w"]
+)
 def test_bad_durations(text: str) -> None:
     with pytest.raises(provisioning.ProvisioningError):
         provisioning.parse_duration(text)

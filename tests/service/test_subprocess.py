@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -109,6 +110,10 @@ def test_serve_and_admin_as_subprocesses(tmp_path: Path) -> None:
     output = stdout + stderr
     assert "GET /api/v1/systems" in output  # the access log ran...
     assert key["apiKey"] not in output  # ...and never printed the key
+    # The log is JSON, one object per line (--log-format json is the default), uvicorn's lines included.
+    records = [json.loads(line) for line in stderr.splitlines() if line.strip()]
+    assert any(r.get("event") == "serve.starting" and r.get("workers") == 1 for r in records)
+    assert any(r["logger"] == "uvicorn.access" and "GET /api/v1/systems" in r["message"] for r in records)
 
 
 @pytest.mark.slow
@@ -122,3 +127,67 @@ def test_serve_refuses_an_unsupported_database_url(tmp_path: Path) -> None:
         timeout=60,
     )
     assert proc.returncode == 2 and "unsupported database driver" in proc.stderr
+
+
+def _one_line_failure(proc: subprocess.CompletedProcess[str], exit_code: int, *phrases: str) -> None:
+    assert proc.returncode == exit_code, (proc.returncode, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    for phrase in phrases:
+        assert phrase in lines[0], lines[0]
+
+
+@pytest.mark.slow
+def test_startup_failures_are_one_line_with_a_documented_exit_status(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+    env["ASSAY_DATA_DIR"] = str(tmp_path / "data")
+    unreachable = "postgresql+asyncpg://postgres@127.0.0.1:9/test"  # the discard port: nothing listens
+    for command in ("serve", "worker"):
+        proc = subprocess.run(
+            [*CLI, command, "--database-url", unreachable], env=env, capture_output=True, text=True, timeout=60
+        )
+        _one_line_failure(proc, 3, f"assay {command}: cannot open the database", "127.0.0.1:9")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run([*CLI, "serve", "--port", str(port)], env=env, capture_output=True, text=True, timeout=60)
+    _one_line_failure(proc, 4, f"cannot listen on 127.0.0.1:{port}", "in use")
+    proc = subprocess.run([*CLI, "serve", "--workers", "-1"], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--workers" in proc.stderr
+    env["ASSAY_MAX_SCAN_BODY_BYTES"] = "lots"
+    proc = subprocess.run([*CLI, "serve"], env=env, capture_output=True, text=True, timeout=60)
+    _one_line_failure(proc, 2, "ASSAY_MAX_SCAN_BODY_BYTES")
+
+
+@pytest.mark.slow
+def test_a_worker_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+    env["ASSAY_DATA_DIR"] = str(tmp_path / "data")
+    worker = subprocess.Popen(
+        [*CLI, "worker", "--log-level", "info"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert worker.stderr is not None
+        # Lines until the worker says it started (the migrations log first); every line is JSON.
+        for _ in range(50):
+            started = json.loads(worker.stderr.readline())
+            if started.get("event") == "worker.started":
+                break
+        assert started["event"] == "worker.started" and started["workerId"].startswith("wrk_")
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=30) == 0
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+        worker.communicate(timeout=5)
+    assert stat.S_IMODE((tmp_path / "data").stat().st_mode) == 0o700
+
+
+def test_metrics_can_be_switched_off_from_the_environment() -> None:
+    from assay.server.settings import SettingsError, read_environment
+
+    assert read_environment({}).metrics_enabled is True
+    assert read_environment({"ASSAY_METRICS": "off"}).metrics_enabled is False
+    with pytest.raises(SettingsError, match="ASSAY_METRICS"):
+        read_environment({"ASSAY_METRICS": "sometimes"})

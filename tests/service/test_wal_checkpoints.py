@@ -54,7 +54,7 @@ async def test_without_a_checkpointer_sqlite_checkpoints_in_the_commit(tmp_path:
 async def test_the_service_runs_a_checkpointer_for_a_database_file_only(tmp_path: Path) -> None:
     for url, expected in [(sqlite_url_for(tmp_path / "svc.db"), 0), ("sqlite+aiosqlite:///:memory:", 1000)]:
         settings = ServiceSettings(
-            database_url=url, data_dir=tmp_path, run_worker=False, rate_limit=RateLimitSettings(enabled=False)
+            database_url=url, data_dir=tmp_path, run_workers=0, rate_limit=RateLimitSettings(enabled=False)
         )
         app = create_app(settings)
         async with app.router.lifespan_context(app):

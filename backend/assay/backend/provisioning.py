@@ -39,8 +39,9 @@ from assay.backend.web.auth import (
 )
 
 ProvisioningErrorCode = Literal["NOT_FOUND", "INVALID", "CONFLICT"]
-_DURATION = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
-_DURATION_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+# Units largest first, each at most once, ASCII digits only: 30s, 90m, 12h, 30d, 2w, 1h30m, 1d12h.
+_DURATION = re.compile(r"(?:([0-9]{1,9})w)?(?:([0-9]{1,9})d)?(?:([0-9]{1,9})h)?(?:([0-9]{1,9})m)?(?:([0-9]{1,9})s)?")
+_DURATION_UNITS = ("weeks", "days", "hours", "minutes", "seconds")
 _MAX_NAME = 200
 
 
@@ -62,11 +63,24 @@ class IssuedKey:
 
 
 def parse_duration(text: str) -> timedelta:
-    """``90m``, ``12h``, ``30d`` or ``2w`` as a timedelta (positive)."""
-    match = _DURATION.match(text)
-    if match is None or int(match.group(1)) == 0:
-        raise ProvisioningError("INVALID", f"not a duration: {text!r} (use a positive number with m, h, d or w)")
-    return timedelta(**{_DURATION_UNITS[match.group(2)]: int(match.group(1))})
+    """A positive duration: whole numbers with units ``w``, ``d``, ``h``, ``m``, ``s``, largest first,
+    alone or compound (``30s``, ``90m``, ``1h30m``, ``2w3d``), as a timedelta."""
+    match = _DURATION.fullmatch(text.strip().lower())
+    parts = (
+        {unit: int(value) for unit, value in zip(_DURATION_UNITS, match.groups(), strict=True) if value}
+        if match
+        else {}
+    )
+    try:
+        duration = timedelta(**parts)
+    except OverflowError:
+        duration = timedelta(0)
+    if duration <= timedelta(0):
+        raise ProvisioningError(
+            "INVALID",
+            f"not a duration: {text!r} (use whole numbers with w, d, h, m or s, largest first: 30s, 90m, 1h30m, 30d)",
+        )
+    return duration
 
 
 def _name(value: str, what: str) -> str:

@@ -55,12 +55,15 @@ class ServiceSettings:
     max_concurrent_scans: int = 2
     # SQLite only: how long a writer waits for a lock before failing.
     sqlite_busy_timeout_ms: int = 5000
-    # Runs: the app starts one in-process worker unless disabled (separate `assay worker` processes scale out).
-    run_worker: bool = True
+    # Runs: the app starts this many in-process workers; 0 makes an API-only replica (`assay serve
+    # --workers 0`), whose runs are executed by other replicas or `assay worker` processes.
+    run_workers: int = 1
     # A claimed run's lease; the worker renews it while it works. An expired lease means the worker died.
     run_lease_seconds: float = 60.0
     # Fallback poll when no in-process wake-up arrives (other processes creating runs).
     worker_poll_seconds: float = 1.0
+    # GET /metrics (Prometheus), public on the listen address; False does not mount it.
+    metrics_enabled: bool = True
     # A run interrupted this many times is failed (retryable) instead of being picked up again.
     max_run_attempts: int = 2
 

@@ -5,6 +5,7 @@ Environment variables:
 - ``ASSAY_DATA_DIR``: the data directory (default: ``platformdirs.user_data_dir("assay")``).
 - ``ASSAY_RATE_LIMIT_BURST``, ``ASSAY_RATE_LIMIT_PER_SECOND``: per-key token bucket (0 burst disables).
 - ``ASSAY_MAX_SCAN_BODY_BYTES``: the largest scan submission, on the wire and decompressed.
+- ``ASSAY_METRICS``: ``on`` (default) or ``off``: whether ``GET /metrics`` is served.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ ENV_DATA_DIR = "ASSAY_DATA_DIR"
 ENV_RATE_LIMIT_BURST = "ASSAY_RATE_LIMIT_BURST"
 ENV_RATE_LIMIT_PER_SECOND = "ASSAY_RATE_LIMIT_PER_SECOND"
 ENV_MAX_SCAN_BODY_BYTES = MAX_SCAN_BODY_SETTING
+ENV_METRICS = "ASSAY_METRICS"
+_SWITCH = {"on": True, "true": True, "1": True, "yes": True, "off": False, "false": False, "0": False, "no": False}
 DEFAULT_DATABASE_FILE = "assay.db"
 
 
@@ -44,6 +47,7 @@ class Environment:
     data_dir: Path
     rate_limit: RateLimitSettings
     max_scan_body_bytes: int = DEFAULT_MAX_SCAN_BODY_BYTES
+    metrics_enabled: bool = True
 
 
 def default_data_dir() -> Path:
@@ -79,7 +83,11 @@ def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
     max_scan_body = int(_number(env, ENV_MAX_SCAN_BODY_BYTES, DEFAULT_MAX_SCAN_BODY_BYTES))
     if max_scan_body < 1024:
         raise SettingsError(f"{ENV_MAX_SCAN_BODY_BYTES} must be at least 1024 (bytes)")
+    metrics = _SWITCH.get(env.get(ENV_METRICS, "on").strip().lower() or "on")
+    if metrics is None:
+        raise SettingsError(f"{ENV_METRICS} must be on or off")
     return Environment(
+        metrics_enabled=metrics,
         database_url=env.get(ENV_DATABASE_URL) or None,
         data_dir=data_dir,
         rate_limit=rate_limit,
@@ -99,4 +107,5 @@ def service_settings(cli_database_url: str | None, environment: Environment) -> 
         data_dir=environment.data_dir,
         rate_limit=environment.rate_limit,
         max_scan_body_bytes=environment.max_scan_body_bytes,
+        metrics_enabled=environment.metrics_enabled,
     )

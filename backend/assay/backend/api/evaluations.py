@@ -209,9 +209,19 @@ ROUTES: list[RouteSpec] = [
         parameters=(Parameter("detail", "query", "bounded (default) or full.", required=False),),
     ),
     _route(
-        "/master-report/html", master_report_html, "getMasterReportHtml", "Master Assurance Report as one HTML page"
+        "/master-report/html",
+        master_report_html,
+        "getMasterReportHtml",
+        "Master Assurance Report as one HTML page",
+        content_type="text/html",
     ),
-    _route("/master-report/pdf", master_report_pdf, "getMasterReportPdf", "Master Assurance Report as PDF"),
+    _route(
+        "/master-report/pdf",
+        master_report_pdf,
+        "getMasterReportPdf",
+        "Master Assurance Report as PDF",
+        content_type="application/pdf",
+    ),
     _route(
         "/report",
         evidence_report,
@@ -223,6 +233,7 @@ ROUTES: list[RouteSpec] = [
         evidence_report_pdf,
         "getEvidenceReportPdf",
         "Assurance Evidence Report PDF by profile",
+        content_type="application/pdf",
         parameters=(
             Parameter("profile", "query", "executive (default), technical or auditor.", required=False),
             Parameter("pageSize", "query", "A4 (default) or LETTER.", required=False),

@@ -151,6 +151,7 @@ async def trigger_scan(request: Request, ctx: RequestContext) -> Response:
         framework=row.framework,
         createdAt=row.created_at,
     )
+    ctx.services.metrics.record_ingest("legacy-scan", 1)
     return json_response(record, status_code=201)
 
 

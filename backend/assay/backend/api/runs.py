@@ -169,8 +169,8 @@ async def create_run(request: Request, ctx: RequestContext) -> Response:
         if winner is None:
             raise ApiError("INTERNAL_ERROR", "The run could not be stored. Try again.") from exc
         return await _replay(ctx, winner)
-    worker = getattr(request.app.state, "run_worker", None)
-    if worker is not None:
+    # Every idle worker of this process looks at once; one claims the run, the others find nothing.
+    for worker in getattr(request.app.state, "run_workers", ()):
         worker.wake()
     return json_response(await read_envelope(ctx, run.id), status_code=202)
 

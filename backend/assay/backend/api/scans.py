@@ -120,6 +120,7 @@ async def submit_scan(request: Request, ctx: RequestContext) -> Response:
         if winner is None:
             raise ApiError("INTERNAL_ERROR", "The scan could not be stored. Try again.") from exc
         return _replay(winner)
+    ctx.services.metrics.record_ingest("scan", 1)
     return Response(response_body, status_code=201, media_type=JSON_MEDIA_TYPE)
 
 

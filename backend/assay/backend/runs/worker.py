@@ -6,6 +6,11 @@ several worker processes on one database (``assay worker``). A claim is one atom
 A claimed run carries a lease the worker renews while it works. A run whose lease expired belonged to a
 worker that died: it is queued again, or failed with ``retryable: true`` once it has been interrupted
 ``max_run_attempts`` times. A worker that is stopped (cancelled) hands its run back to the queue at once.
+
+Every step is logged as an event with structured fields (``event``, ``runId``, ``workerId``, and
+``evaluationId``, ``stage``, ``code``, ``durationSeconds`` where they apply): ``run.claimed``,
+``run.stage``, ``run.completed``, ``run.failed``, ``run.released``, ``run.taken_over``,
+``runs.recovered``. No key and no evidence is ever logged.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import functools
 import json
 import logging
 import secrets
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -25,6 +31,7 @@ from sqlmodel import col
 from assay.backend.collector import collector_paused
 from assay.backend.evaluation.membership import make_membership
 from assay.backend.evaluation.methodology import EvaluationPayload, evaluate
+from assay.backend.metrics import RunOutcome, ServiceMetrics
 from assay.backend.runs.changes import RunChanges
 from assay.backend.runs.engines import EngineFailureError, static_evidence
 from assay.backend.runs.persist import FrozenEvaluation, freeze, persist_evaluation
@@ -59,13 +66,37 @@ class Worker:
         worker_id: str | None = None,
         *,
         changes: RunChanges | None = None,
+        metrics: ServiceMetrics | None = None,
     ) -> None:
         self.sessions = session_factory
         self.settings = settings
         self.worker_id = worker_id or f"wrk_{secrets.token_hex(6)}"
         # Told of every status or stage change this worker commits (requests of this process wait on it).
         self.changes = changes
+        self.metrics = metrics
         self._wake = anyio.Event()
+
+    def _event(self, level: int, event: str, message: str, run_id: str | None = None, **fields: Any) -> None:
+        """One structured log record: ``event`` and the ids as fields, beside a readable message."""
+        extra: dict[str, Any] = {"event": event, "workerId": self.worker_id}
+        if run_id is not None:
+            extra["runId"] = run_id
+        extra.update(fields)
+        logger.log(level, message, extra=extra)
+
+    def _finished(self, run_id: str, outcome: RunOutcome, started: float, **fields: Any) -> None:
+        seconds = time.monotonic() - started
+        if self.metrics is not None:
+            self.metrics.run_finished(outcome, seconds)
+        level = logging.WARNING if outcome in ("failed", "taken_over") else logging.INFO
+        self._event(
+            level,
+            f"run.{outcome}",
+            f"run {run_id} {outcome.replace('_', ' ')}",
+            run_id,
+            durationSeconds=round(seconds, 3),
+            **fields,
+        )
 
     def wake(self) -> None:
         """Called when a run is created in this process: no poll delay on the hot path."""
@@ -86,7 +117,11 @@ class Worker:
             except (SQLAlchemyError, OSError):
                 # The database was unreachable or locked beyond its timeout: keep the worker alive and
                 # try again after the poll interval; queued runs wait in the database meanwhile.
-                logger.exception("worker %s: database step failed", self.worker_id)
+                logger.exception(
+                    "worker %s: database step failed",
+                    self.worker_id,
+                    extra={"event": "worker.database_error", "workerId": self.worker_id},
+                )
             with anyio.move_on_after(self.settings.worker_poll_seconds):
                 await self._wake.wait()
             self._wake = anyio.Event()
@@ -96,7 +131,11 @@ class Worker:
             try:
                 await self.recover()
             except (SQLAlchemyError, OSError):
-                logger.exception("worker %s: recovery failed", self.worker_id)
+                logger.exception(
+                    "worker %s: recovery failed",
+                    self.worker_id,
+                    extra={"event": "worker.database_error", "workerId": self.worker_id},
+                )
             await anyio.sleep(self.settings.worker_poll_seconds)
 
     async def run_once(self) -> bool:
@@ -143,8 +182,12 @@ class Worker:
                 await session.commit()
         if row is None:
             return None
-        self._announce(str(row[0]))
-        return str(row[0])
+        run_id = str(row[0])
+        if self.metrics is not None:
+            self.metrics.run_claimed()
+        self._event(logging.INFO, "run.claimed", f"run {run_id} claimed", run_id, stage="static")
+        self._announce(run_id)
+        return run_id
 
     def _announce(self, run_id: str) -> None:
         if self.changes is not None:
@@ -175,11 +218,12 @@ class Worker:
             )
             await session.commit()
         if failed.rowcount or requeued.rowcount:
-            logger.warning(
-                "worker %s: %d abandoned run(s) re-queued, %d failed",
-                self.worker_id,
-                requeued.rowcount,
-                failed.rowcount,
+            self._event(
+                logging.WARNING,
+                "runs.recovered",
+                f"{requeued.rowcount} abandoned run(s) re-queued, {failed.rowcount} failed",
+                requeued=requeued.rowcount,
+                failed=failed.rowcount,
             )
 
     async def _update_own(self, run_id: str, **values: Any) -> bool:
@@ -187,6 +231,10 @@ class Worker:
         with anyio.CancelScope(shield=True):
             changed = await self._update_own_now(run_id, values)
         if changed and ("status" in values or "stage" in values):
+            if values.get("stage") is not None:
+                self._event(
+                    logging.INFO, "run.stage", f"run {run_id} stage {values['stage']}", run_id, stage=values["stage"]
+                )
             self._announce(run_id)
         return changed
 
@@ -224,12 +272,19 @@ class Worker:
                 await self._update_own(run_id, lease_expires_at=self._lease(models.utcnow()))
             except SQLAlchemyError:
                 # One missed renewal is not fatal (the lease spans three); the next one may succeed.
-                logger.warning("worker %s: lease renewal of %s failed", self.worker_id, run_id, exc_info=True)
+                logger.warning(
+                    "worker %s: lease renewal of %s failed",
+                    self.worker_id,
+                    run_id,
+                    exc_info=True,
+                    extra={"event": "run.lease_renewal_failed", "workerId": self.worker_id, "runId": run_id},
+                )
 
     # ----- execution -----------------------------------------------------------------------------
 
     async def execute(self, run_id: str) -> None:
         """Execute a run this worker has claimed; it ends COMPLETED or FAILED, or back in the queue if stopped."""
+        started = time.monotonic()
         try:
             async with self.sessions() as session:
                 run = await session.get(models.Run, run_id)
@@ -240,16 +295,17 @@ class Worker:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(self._heartbeat, run_id)
                 try:
-                    failure = await self._produce(run_id, plan, organization_id)
+                    failure, evaluation_id = await self._produce(run_id, plan, organization_id)
                 finally:
                     tasks.cancel_scope.cancel()
         except anyio.get_cancelled_exc_class():
             # Stopped between the claim and the end: hand the run back now rather than after its lease.
             with anyio.CancelScope(shield=True):
                 await self._release(run_id)
+                self._finished(run_id, "released", started)
             raise
         if failure is not None:
-            await self._update_own(
+            failed = await self._update_own(
                 run_id,
                 status="FAILED",
                 stage=None,
@@ -257,6 +313,21 @@ class Worker:
                 completed_at=models.utcnow(),
                 lease_expires_at=None,
             )
+            if failed:
+                self._finished(
+                    run_id,
+                    "failed",
+                    started,
+                    code=failure.get("code"),
+                    engine=failure.get("engine"),
+                    retryable=failure.get("retryable"),
+                )
+            else:
+                self._finished(run_id, "taken_over", started)
+        elif evaluation_id is not None:
+            self._finished(run_id, "completed", started, evaluationId=evaluation_id)
+        else:
+            self._finished(run_id, "taken_over", started)
 
     async def _evaluate(
         self, run_id: str, plan: RunPlan, organization_id: str
@@ -311,8 +382,11 @@ class Worker:
             self._announce(run_id)
         return persisted
 
-    async def _produce(self, run_id: str, plan: RunPlan, organization_id: str) -> dict[str, Any] | None:
-        """Run the engines and the evaluation and persist the Evaluation; the run's failure, or None."""
+    async def _produce(
+        self, run_id: str, plan: RunPlan, organization_id: str
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        """Run the engines and the evaluation and persist the Evaluation: the run's failure or the
+        Evaluation's id (neither when the run was taken over meanwhile)."""
         try:
             # The engines, the evaluation and the persisted texts build and drop millions of acyclic
             # objects; automatic full collections in the middle traverse all of them and free nothing (a
@@ -320,15 +394,17 @@ class Worker:
             # dropped, so the collector resumes with next to nothing young to look at.
             with collector_paused():
                 persisted = await self._evaluate_and_persist(run_id, plan, organization_id)
-            if persisted is None:
-                logger.warning("worker %s: run %s was taken over; its result is discarded", self.worker_id, run_id)
-            return None
+            return None, persisted
         except EngineFailureError as exc:
-            return exc.failure
+            return exc.failure, None
         except Exception:
             # The top-level boundary of run execution: log everything, fail the run with no internals.
-            logger.exception("run %s failed unexpectedly", run_id)
-            return dict(UNEXPECTED_FAILURE)
+            logger.exception(
+                "run %s failed unexpectedly",
+                run_id,
+                extra={"event": "run.error", "workerId": self.worker_id, "runId": run_id},
+            )
+            return dict(UNEXPECTED_FAILURE), None
 
 
 def _coalesce_started(now: datetime) -> Any:

@@ -21,14 +21,17 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
 from assay.backend.api import discovery, evaluations, health, legacy, runs, scans
+from assay.backend.api import metrics as metrics_routes
 from assay.backend.api import openapi as openapi_routes
 from assay.backend.errors import install_error_handlers
+from assay.backend.metrics import ServiceMetrics
 from assay.backend.runs.worker import Worker
 from assay.backend.settings import ServiceSettings
 from assay.backend.storage.checkpoints import WalCheckpointer
 from assay.backend.storage.db import create_engine, create_session_factory, sqlite_file_of
 from assay.backend.storage.loop_reads import open_loop_reader
 from assay.backend.storage.migrations import upgrade_engine
+from assay.backend.web.http_metrics import HttpMetricsMiddleware
 from assay.backend.web.limits import HeaderLimitMiddleware
 from assay.backend.web.openapi import build_openapi
 from assay.backend.web.ratelimit import TokenBucketLimiter
@@ -36,7 +39,16 @@ from assay.backend.web.routing import RouteSpec, ServiceState, to_starlette_rout
 
 logger = logging.getLogger(__name__)
 
-ROUTE_MODULES: tuple[ModuleType, ...] = (health, discovery, scans, legacy, runs, evaluations, openapi_routes)
+ROUTE_MODULES: tuple[ModuleType, ...] = (
+    health,
+    metrics_routes,
+    discovery,
+    scans,
+    legacy,
+    runs,
+    evaluations,
+    openapi_routes,
+)
 
 
 def route_table(extra: Sequence[RouteSpec] = ()) -> list[RouteSpec]:
@@ -69,6 +81,10 @@ def _start(work: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
 def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] = ()) -> Starlette:
     """The service as an ASGI app. Nothing touches the database until the lifespan starts."""
     routes = route_table(extra_routes)
+    if not settings.metrics_enabled:
+        routes = [spec for spec in routes if spec.path != "/metrics"]
+    # Made here, not in the lifespan: the HTTP middleware observes into it from the first request.
+    metrics = ServiceMetrics()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, ServiceState]]:
@@ -87,6 +103,7 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
                 await upgrade_engine(engine)
             reader = open_loop_reader(engine)
             services = ServiceState(
+                metrics=metrics,
                 settings=settings,
                 engine=engine,
                 session_factory=create_session_factory(engine),
@@ -95,14 +112,23 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
                 reader=reader,
             )
             app.state.services = services
-            app.state.run_worker = None
+            workers: list[Worker] = []
+            app.state.run_workers = workers
             if database_file is not None:
                 tasks.append(_start(WalCheckpointer(database_file).run_forever(), "assay-wal-checkpointer"))
-            if settings.run_worker:
-                # One in-process worker claims queued runs; run creation wakes it at once.
-                worker = Worker(services.session_factory, settings, changes=services.run_changes)
-                app.state.run_worker = worker
-                tasks.append(_start(worker.run_forever(), "assay-run-worker"))
+            for number in range(settings.run_workers):
+                # In-process workers claim queued runs; run creation wakes them at once.
+                worker = Worker(
+                    services.session_factory, settings, changes=services.run_changes, metrics=services.metrics
+                )
+                workers.append(worker)
+                tasks.append(_start(worker.run_forever(), f"assay-run-worker-{number}"))
+            if workers:
+                logger.info(
+                    "%d run worker(s) started",
+                    len(workers),
+                    extra={"event": "workers.started", "workers": len(workers)},
+                )
             yield {"services": services}
         finally:
             for task in tasks:
@@ -117,7 +143,10 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
     app = Starlette(
         routes=[to_starlette_route(spec) for spec in routes],
         lifespan=lifespan,
-        middleware=[Middleware(HeaderLimitMiddleware, limit=settings.max_header_bytes)],
+        middleware=[
+            Middleware(HttpMetricsMiddleware, metrics=metrics),
+            Middleware(HeaderLimitMiddleware, limit=settings.max_header_bytes),
+        ],
     )
     # A trailing-slash redirect would answer outside the error envelope; unknown paths are plain 404s.
     app.router.redirect_slashes = False

@@ -100,7 +100,11 @@ def _operation(spec: RouteSpec, refs: dict[RefKey, dict[str, Any]]) -> dict[str,
             "content": {"application/json": {"schema": refs[(model, "serialization")]}},
         }
     if not responses:
-        responses["200"] = {"description": "Success", "content": {"application/json": {"schema": {"type": "object"}}}}
+        media_type = spec.content_type.split(";")[0].strip()
+        schema: dict[str, Any] = {"type": "object"} if media_type == "application/json" else {"type": "string"}
+        if media_type == "application/pdf":
+            schema = {"type": "string", "format": "binary"}
+        responses["200"] = {"description": "Success", "content": {media_type: {"schema": schema}}}
     # What the route table implies is always documented, whatever the spec lists.
     statuses = set(spec.errors)
     if not spec.public:

@@ -26,6 +26,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from assay.backend.errors import ApiError, error_response, internal_error
+from assay.backend.metrics import ServiceMetrics
 from assay.backend.runs.changes import RunChanges
 from assay.backend.settings import ServiceSettings
 from assay.backend.storage.db import SessionFactory
@@ -52,6 +53,8 @@ class ServiceState:
     reader: LoopReader | None = None
     # Runs this process's worker changed, for requests waiting on them (Prefer: wait).
     run_changes: RunChanges = field(default_factory=RunChanges)
+    # This process's Prometheus metrics (GET /metrics); intake code counts what it accepts here.
+    metrics: ServiceMetrics = field(default_factory=ServiceMetrics)
 
 
 @dataclass(slots=True)
@@ -122,7 +125,8 @@ class RouteSpec:
 
     ``scope=None`` with ``public=False`` needs any valid key; ``public=True`` needs none.
     ``responses`` maps success statuses to their body models; ``errors`` lists the error statuses
-    the route can answer (all use the envelope).
+    the route can answer (all use the envelope). A route without ``responses`` answers 200 with a body of
+    ``content_type`` (a PDF, HTML, the metrics text).
     """
 
     method: HttpMethod
@@ -139,6 +143,7 @@ class RouteSpec:
     responses: Mapping[int, type[BaseModel]] = field(default_factory=dict)
     errors: tuple[int, ...] = ()
     parameters: tuple[Parameter, ...] = ()
+    content_type: str = "application/json"
 
     def __post_init__(self) -> None:
         if self.public and (self.scope is not None or self.rate_limited):

@@ -102,7 +102,7 @@ def register(subparsers: _SubParsers) -> None:
     grant = p.add_mutually_exclusive_group(required=True)
     grant.add_argument("--purpose", choices=sorted(PURPOSE_SCOPES), help="a purpose profile")
     grant.add_argument("--scopes", help="comma-separated scopes")
-    p.add_argument("--expires-in", metavar="DURATION", help="lifetime such as 90m, 12h, 30d, 2w (default: none)")
+    p.add_argument("--expires-in", metavar="DURATION", help="lifetime such as 30s, 90m, 1h30m, 30d, 2w (default: none)")
     p.add_argument("--test", action="store_true", help="issue an svc_test_ key instead of svc_live_")
     p.set_defaults(handler=run, action_fn=_key_create)
     p = key.add_parser("revoke", help="revoke an API key at once", parents=[leaf])

@@ -8,7 +8,6 @@ remote mode, and the service settings (``ASSAY_DATABASE_URL``, ``ASSAY_DATA_DIR`
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from collections.abc import AsyncIterator, Mapping
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from assay.backend.settings import ServiceSettings
+from assay.server.logs import add_logging_options, configure_logging
 from assay.server.settings import SettingsError, read_environment, service_settings
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--system-id", default=None, help=f"remote: the workspace's AI System (default: ${ENV_SYSTEM_ID})"
     )
+    add_logging_options(parser, default_level="warning", default_format="text")
     parser.set_defaults(handler=run)
 
 
@@ -98,7 +99,7 @@ def resolve_options(args: argparse.Namespace, environ: Mapping[str, str]) -> Mcp
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(args.log_level, args.log_format)
     try:
         options = resolve_options(args, os.environ)
         environment = read_environment()

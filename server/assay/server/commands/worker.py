@@ -1,11 +1,17 @@
-"""``assay worker``: a run worker process, for scaling out beside ``assay serve`` on one database."""
+"""``assay worker``: a run worker process, for scaling out beside ``assay serve`` on one database.
+
+Exit status: 0 stopped; 1 failed after starting; 2 a usage or configuration error; 3 the database could not
+be opened or its schema upgraded (one line on stderr, never a traceback).
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import logging
+import signal
 import sys
+from collections.abc import AsyncIterator
 from dataclasses import replace
 
 import anyio
@@ -20,7 +26,9 @@ from assay.backend.storage.db import (
     sqlite_file_of,
 )
 from assay.backend.storage.migrations import upgrade_engine
+from assay.server.logs import add_logging_options, configure_logging
 from assay.server.settings import SettingsError, read_environment, service_settings
+from assay.server.startup import EXIT_CONFIG, StartupError, check_database
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +46,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--poll-seconds", type=float, default=1.0, help="how often to look for queued runs (default: 1)"
     )
+    add_logging_options(parser, default_level="info", default_format="json")
     parser.set_defaults(handler=run)
+
+
+async def _stop_on(signals: AsyncIterator[int], scope: anyio.CancelScope) -> None:
+    async for _ in signals:
+        logging.getLogger(__name__).info("worker stopping", extra={"event": "worker.stopping"})
+        scope.cancel()
+        return
 
 
 async def _serve(args: argparse.Namespace) -> None:
@@ -53,22 +69,35 @@ async def _serve(args: argparse.Namespace) -> None:
     try:
         await upgrade_engine(engine)
         worker = Worker(create_session_factory(engine), settings)
-        logging.getLogger(__name__).info("worker %s started", worker.worker_id)
-        async with anyio.create_task_group() as tasks:
-            if database_file is not None:
-                tasks.start_soon(WalCheckpointer(database_file).run_forever)
-            await worker.run_forever()
+        # SIGTERM (systemd, docker stop) and SIGINT cancel the worker, which hands its run back first.
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(_stop_on, signals, tasks.cancel_scope)
+                if database_file is not None:
+                    tasks.start_soon(WalCheckpointer(database_file).run_forever)
+                logging.getLogger(__name__).info(
+                    "worker %s started",
+                    worker.worker_id,
+                    extra={"event": "worker.started", "workerId": worker.worker_id},
+                )
+                await worker.run_forever()
     finally:
         await engine.dispose()
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
+    configure_logging(args.log_level, args.log_format)
     try:
-        parse_database_url(service_settings(args.database_url, read_environment()).database_url)
+        settings = service_settings(args.database_url, read_environment())
+        parse_database_url(settings.database_url)
     except (SettingsError, DatabaseUrlError) as exc:
         print(f"assay worker: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CONFIG
+    try:
+        asyncio.run(check_database(settings))
+    except StartupError as exc:
+        print(f"assay worker: {exc.message}", file=sys.stderr)
+        return exc.exit_code
     try:
         asyncio.run(_serve(args))
     except KeyboardInterrupt:

@@ -1,0 +1,75 @@
+"""Logging of the long-running commands (``assay serve``, ``assay worker``, ``assay mcp``).
+
+``json`` (the default of ``serve`` and ``worker``) writes one JSON object per line on stderr
+(python-json-logger): ``time``, ``level``, ``logger``, ``message``, and the structured fields a record
+carries (the run worker's ``event``, ``runId``, ``evaluationId``, ``workerId``, ``stage``, ``code``,
+``durationSeconds``). ``text`` writes readable lines with the same fields appended. uvicorn's own loggers
+(``uvicorn.error``, ``uvicorn.access``) go through the same handler.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any, Literal, TextIO
+
+from pythonjsonlogger.json import JsonFormatter
+
+LogFormat = Literal["json", "text"]
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+LOG_FORMATS: tuple[LogFormat, ...] = ("json", "text")
+
+# Attributes every LogRecord has; anything else on a record is a structured field passed in ``extra``.
+_STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "color_message", "taskName"}
+
+
+class _TextWithFields(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        fields = {k: v for k, v in record.__dict__.items() if k not in _STANDARD}
+        if fields:
+            line += " " + " ".join(f"{k}={v}" for k, v in fields.items())
+        return line
+
+
+def _json_formatter() -> logging.Formatter:
+    return JsonFormatter(
+        "%(asctime)s %(levelname)s %(name)s %(message)s",
+        rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+        datefmt="%Y-%m-%dT%H:%M:%S%z",
+        # uvicorn adds a colored copy of its message; it is noise in a log pipeline.
+        reserved_attrs=[*logging.makeLogRecord({}).__dict__, "color_message"],
+    )
+
+
+def configure_logging(level: str, log_format: LogFormat, stream: TextIO | None = None) -> None:
+    """Route every logger (ours and uvicorn's) to one stderr handler at ``level`` in ``log_format``."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    formatter: logging.Formatter = (
+        _json_formatter()
+        if log_format == "json"
+        else _TextWithFields("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    )
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    for existing in list(root.handlers):
+        root.removeHandler(existing)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        uvicorn_logger = logging.getLogger(name)
+        uvicorn_logger.handlers.clear()
+        uvicorn_logger.propagate = True
+
+
+def add_logging_options(parser: Any, *, default_level: str, default_format: LogFormat) -> None:
+    """``--log-level`` and ``--log-format``, the same on every long-running command."""
+    parser.add_argument(
+        "--log-level", default=default_level, choices=LOG_LEVELS, help=f"log level (default: {default_level})"
+    )
+    parser.add_argument(
+        "--log-format",
+        default=default_format,
+        choices=LOG_FORMATS,
+        help=f"json: one JSON object per line; text: readable lines (default: {default_format})",
+    )
