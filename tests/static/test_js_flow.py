@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from jsfix import FIXTURES, actions, expected, facts_of, fixture, gated, gates, tainted
 
-from assay.backend.engines.static.facts import FunctionFacts
+from assay.backend.engines.static.facts import EXIT, FunctionFacts
 from assay.backend.engines.static.link import link
 from assay.backend.engines.static.rulepack import load_rule_pack
 
@@ -61,7 +61,7 @@ def test_relative_imports_resolve_to_qualnames() -> None:
         (0, [("param", "command")])
     ]
     save = functions["src/agent#tool:save"]
-    assert {c.callee for c in save.calls} == {
+    assert {c.callee for c in save.calls if c.callee != EXIT} == {
         "src/tools/files#writeNote",  # namespace import
         "src/lib#default",  # default import of ./lib, defined as `export default function cleanup`
         "src/agent/core#Agent",  # constructor
@@ -69,7 +69,7 @@ def test_relative_imports_resolve_to_qualnames() -> None:
     }
     assert "src/lib#default" in functions  # the default export's qualname
     step = functions["src/agent/core#Agent.step"]
-    assert [c.callee for c in step.calls] == ["src/agent/core#Agent.run"]  # this.run(...)
+    assert [c.callee for c in step.calls if c.callee != EXIT] == ["src/agent/core#Agent.run"]  # this.run(...)
     assert [a.origins[0].kind for c in step.calls for a in c.args] == ["model_output"]
 
 
@@ -165,7 +165,7 @@ def test_class_qualnames_default_exports_and_duplicates() -> None:
         b"class Bar {\n  get v() { return 1; }\n  set v(x) {}\n  static { boot(); }\n  go() { new Foo().run(); this.v; }\n}\n"
     )
     facts = facts_of("src/k.ts", code)
-    assert [(f.qualname, [c.callee for c in f.calls]) for f in facts.functions] == [
+    assert [(f.qualname, [c.callee for c in f.calls if c.callee != EXIT]) for f in facts.functions] == [
         ("src/k#default.run", []),
         ("src/k#Bar.v", []),
         ("src/k#Bar.v@6:3", []),
@@ -191,7 +191,11 @@ def test_inherited_methods_resolve_to_the_defining_class() -> None:
         b"class A extends Base {\n  run() { this.helper(); super.run(); this.own(); }\n  own() {}\n}\n"
         b"class B extends A {\n  go() { this.helper(); this.own(); }\n}\n"
     )
-    calls = {f.qualname: [c.callee for c in f.calls] for f in facts_of("src/a.ts", code).functions if f.calls}
+    calls = {
+        f.qualname: [c.callee for c in f.calls if c.callee != EXIT]
+        for f in facts_of("src/a.ts", code).functions
+        if f.calls
+    }
     assert calls == {
         "src/a#A.run": ["src/base#Base.helper", "src/base#Base.run", "src/a#A.own"],
         "src/a#B.go": ["src/base#Base.helper", "src/a#A.own"],

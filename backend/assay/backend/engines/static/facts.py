@@ -32,6 +32,12 @@ from assay.backend.scans.bundle import (
 
 FACTS_VERSION = "1"
 
+# A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
+# ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
+# hold after a call to ``<callee>`` returned (the linker replaces it by the callee's ``EXIT`` gates).
+EXIT = "<exit>"
+AFTER = "after:"
+
 
 class _Facts(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -28,6 +28,8 @@ from pydantic import BaseModel, ConfigDict
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
+    AFTER,
+    EXIT,
     ActionSite,
     ArgTaint,
     CallFact,
@@ -173,6 +175,9 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         for call in fn.calls:
             if call.callee not in fn.targets:
                 fn.targets[call.callee] = resolver.resolve(call.callee, fn.facts.qualname)
+    _after_calls(functions)
+    for fn in functions.values():
+        for call in fn.calls:
             target = fn.targets[call.callee]
             if target is not None:
                 for each in resolver.every.get(functions[target].facts.qualname, (target,)):
@@ -295,6 +300,47 @@ def _functions(files: Sequence[FileFacts]) -> dict[str, _Fn]:
                 known.actions.extend(function.actions)
                 known.returns.extend(function.returns)
     return functions
+
+
+def _after_calls(functions: dict[str, _Fn]) -> None:
+    """Replaces each ``after:<callee>`` gate id by the gates that hold whenever that callee returns
+    (its ``<exit>`` call's gates, themselves expanded), so a validator that throws unless its check
+    passes gates what its caller does after calling it."""
+    exits: dict[str, frozenset[str]] = {}
+    for fid, fn in functions.items():
+        for call in fn.calls:
+            if call.callee == EXIT:
+                exits[fid] = frozenset(call.dominatingGates)
+
+    def expand(fn: _Fn, ids: Iterable[str], depth: int) -> set[str]:
+        out: set[str] = set()
+        for gate in ids:
+            if not gate.startswith(AFTER):
+                out.add(gate)
+                continue
+            target = fn.targets.get(gate[len(AFTER) :])
+            if target is not None and target in exits and depth < MAX_DEPTH:
+                out |= expand(functions[target], exits[target], depth + 1)
+        return out
+
+    def changed(ids: list[str]) -> bool:
+        return any(g.startswith(AFTER) for g in ids)
+
+    for fn in functions.values():
+        if any(changed(c.dominatingGates) for c in fn.calls):
+            fn.calls = [
+                c.model_copy(update={"dominatingGates": sorted(expand(fn, c.dominatingGates, 0))})
+                if changed(c.dominatingGates)
+                else c
+                for c in fn.calls
+            ]
+        if any(changed(a.dominatingGates) for a in fn.actions):
+            fn.actions = [
+                a.model_copy(update={"dominatingGates": sorted(expand(fn, a.dominatingGates, 0))})
+                if changed(a.dominatingGates)
+                else a
+                for a in fn.actions
+            ]
 
 
 def _tools(

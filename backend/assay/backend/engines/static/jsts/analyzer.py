@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import FunctionFacts, GateSite
+from assay.backend.engines.static.facts import EXIT, CallFact, FunctionFacts, GateSite
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.names import Imports
 from assay.backend.engines.static.jsts.rules import JsRules
@@ -71,12 +71,30 @@ class FileAnalyzer(StmtLogic):
         body = item.node.child_by_field_id(self.fields.body)
         try:
             if body is not None and body.type == "statement_block":
-                self.block(body.named_children, scope, entry)
+                end = self.block(body.named_children, scope, entry)
+                exits = end if scope.exits is None else scope.exits & end
+                if exits - entry:
+                    self.exit_gates(scope, item.node, exits)
             elif body is not None:  # an arrow function's expression body is its return value
                 scope.returns |= self.expr(body, scope, entry)
         except RecursionError:
             self.too_deep(item.node)
         self.emit(scope, item.node, item.name)
+
+    def exit_gates(self, scope: Scope, node: Node, exits: frozenset[str]) -> None:
+        """The gates that hold whenever the function returns normally (a validator that throws unless
+        its check passes), as a call to ``<exit>``: the linker gives them to every statement after a
+        call to this function (see ``StmtLogic.after_call``)."""
+        scope.calls.append(
+            trusted(
+                CallFact,
+                location=self.loc(node),
+                callee=EXIT,
+                resolved=True,
+                dominatingGates=sorted(exits),
+                args=[],
+            )
+        )
 
     def params(self, node: Node) -> tuple[list[str], dict[str, str]]:
         """A function's parameter names (destructured names flattened) and the TypeScript types of

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from assay.backend.engines.static.facts import ArgTaint, CallFact, TaintOrigin
+from assay.backend.engines.static.facts import AFTER, ArgTaint, CallFact, TaintOrigin
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.rules import NOTHING, classify
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint
@@ -61,6 +61,7 @@ class CallLogic(SiteLogic):
         arg_taints: list[tuple[int, Taint]] = []
         callbacks: list[Node] = []
         all_args = receiver
+        before = len(scope.calls)
         for index, arg in enumerate(args):
             inner = unwrap(arg) if arg.type in WRAPPERS else arg
             if inner is not None and inner.type in FUNCTIONS:
@@ -70,6 +71,8 @@ class CallLogic(SiteLogic):
                 arg_taints.append((index, taint))
                 if taint:  # most arguments carry nothing: skip building a new set for them
                     all_args = all_args | taint if all_args else taint
+        if len(scope.calls) > before:
+            active = self.after_args(args, scope, before, active)
         callback_active = active | {gate_id} if gate_id is not None else active
         returned = EMPTY
         own = bool(callbacks) and name is not None and self.rules.request_handler(name) is not None
@@ -106,6 +109,19 @@ class CallLogic(SiteLogic):
             self.add_action(action_rule, node, target, scope, active, all_args, gates)
             return all_args | returned
         return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
+
+    def after_args(self, args: list[Node], scope: Scope, before: int, active: frozenset[str]) -> frozenset[str]:
+        """``fs.rm(checkedJoin(p))``: an argument's call to a function of the tree has returned before
+        the call runs, so what holds when that function returns holds here (``after:<callee>``)."""
+        for arg in args:
+            inner = unwrap(arg)
+            location = self.locations.get(inner.id) if inner is not None and inner.type == "call_expression" else None
+            if location is None:
+                continue
+            for call in scope.calls[before:]:
+                if call.location is location:
+                    active = active | {AFTER + call.callee}
+        return active
 
     def plain_call(
         self,

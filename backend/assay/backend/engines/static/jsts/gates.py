@@ -8,6 +8,8 @@ from assay.backend.engines.static.jsts.base import AnalyzerBase
 from assay.backend.engines.static.jsts.scope import NO_COND, Cond, Scope
 from assay.backend.engines.static.jsts.syntax import unwrap
 
+_CHECKS = frozenset({b"includes", b"has", b"test", b"startsWith"})
+
 
 class GateLogic(AnalyzerBase):
     """Gate calls, allowlist membership, spend ceilings, and their combinations with ``!``/``&&``/``||``."""
@@ -52,6 +54,8 @@ class GateLogic(AnalyzerBase):
                 for side, other in ((right, left), (left, right)):
                     if side is not None and side.type in ("true", "false", "string", "number"):
                         inner = self.cond(self.root_value(other), scope)
+                        if not inner and side.type == "string":
+                            inner = self.literal_comparison(other, scope)
                         positive = side.type != "false"
                         if operator in ("!==", "!="):
                             positive = not positive
@@ -62,22 +66,68 @@ class GateLogic(AnalyzerBase):
         return NO_COND
 
     def membership(self, node: Node, scope: Scope) -> Cond:
-        """``ALLOWED.includes(x)`` / ``ALLOWLIST.has(x)``: an allowlist gate that also clears ``x``."""
+        """Checks of a value against what is allowed: ``ALLOWED.includes(x)`` / ``ALLOWLIST.has(x)`` by the
+        holder's name, and, on a model-chosen value, membership in any collection, a regular expression's
+        ``test``, a literal prefix (``query.startsWith("select")``): allowlist gates that clear ``x``;
+        ``resolved.startsWith(root)`` and ``relative.startsWith("..")``: path containment."""
         func = node.child_by_field_id(self.fields.function)
         if func is None or func.type != "member_expression":
             return NO_COND
-        if self.code.raw(func.child_by_field_id(self.fields.property)) not in (b"includes", b"has"):
+        method = self.code.raw(func.child_by_field_id(self.fields.property))
+        if method not in _CHECKS:
             return NO_COND
-        holder = self.code.text(func.child_by_field_id(self.fields.object))
-        rule = self.rules.allowlist(holder)
-        if rule is None:
-            return NO_COND
-        gate = self.gate_site(scope, rule, node, holder)
+        receiver = func.child_by_field_id(self.fields.object)
         args = node.child_by_field_id(self.fields.arguments)
+        first = unwrap(args.named_children[0]) if args is not None and args.named_children else None
+        if method == b"startsWith":
+            return self.prefix_check(node, receiver, first, scope)
         checked = frozenset(
             self.code.text(a) for a in (args.named_children if args is not None else []) if a.type == "identifier"
         )
+        holder = self.code.text(receiver)
+        if method != b"test":
+            rule = self.rules.allowlist(holder)
+            if rule is not None:
+                return Cond(t=frozenset({self.gate_site(scope, rule, node, holder)}), t_clean=checked)
+        rule = self.rules.value_check
+        if rule is None or first is None or first.type in ("string", "template_string", "number"):
+            return NO_COND
+        pattern = unwrap(receiver)
+        if method == b"test" and (pattern is None or pattern.type not in ("regex", "identifier", "member_expression")):
+            return NO_COND
+        if not self.model_chosen(first, scope):
+            return NO_COND
+        gate = self.gate_site(scope, rule, node, f"{holder[:60]}.{method.decode()}")
         return Cond(t=frozenset({gate}), t_clean=checked)
+
+    def prefix_check(self, node: Node, receiver: Node | None, prefix: Node | None, scope: Scope) -> Cond:
+        if prefix is None or not self.model_chosen(receiver, scope):
+            return NO_COND
+        literal = self.code.string_value(prefix) if prefix.type == "string" else None
+        if literal is None or literal.startswith(".."):
+            rule = self.rules.path_check
+            if rule is None:
+                return NO_COND
+            gate = frozenset({self.gate_site(scope, rule, node, self.code.text(node)[:80])})
+            # ``rel.startsWith("..")`` holds when the path escapes: contained when it is false.
+            return Cond(f=gate) if literal is not None else Cond(t=gate)
+        rule = self.rules.value_check
+        if rule is None:
+            return NO_COND
+        return Cond(t=frozenset({self.gate_site(scope, rule, node, self.code.text(node)[:80])}))
+
+    def model_chosen(self, node: Node | None, scope: Scope) -> bool:
+        """Whether a checked value may carry model-chosen data (its root variable is tainted)."""
+        root = self.root_value(node)
+        return root is not None and root.type == "identifier" and bool(scope.taint_of(self.code.text(root)))
+
+    def literal_comparison(self, value: Node | None, scope: Scope) -> Cond:
+        """``cmd === "ls"`` / ``mode !== "read"`` on a model-chosen value: an allowlist of one."""
+        rule = self.rules.value_check
+        if rule is None or value is None or not self.model_chosen(value, scope):
+            return NO_COND
+        node = value.parent if value.parent is not None else value
+        return Cond(t=frozenset({self.gate_site(scope, rule, node, self.code.text(node)[:80])}))
 
     def ceiling(self, node: Node, operator: str, left: Node | None, right: Node | None, scope: Scope) -> Cond:
         """``amount > MAX_REFUND``: a spend limit, passed when the comparison says the value is within it."""

@@ -85,6 +85,8 @@ class JsRules:
         self.gate = _Lookup(pats(gates, "calls") + pats(gates, "name_patterns"))
         self.allowlist = _Lookup(pats(gates, "membership_names"))
         self.spend = _Lookup(pats(gates, "comparison_names"))
+        self.value_check = next((r for r in gates if r.match.get("value_checks")), None)
+        self.path_check = next((r for r in gates if r.match.get("prefix_checks")), None)
         self.sandbox_target = _Lookup(pats(gates, "sandbox_targets"))
         self.tool_property_gate = next((r for r in gates if "tool_property" in r.match), None)
         self.object_tool = _Lookup(pats(tools, "object_tool_calls"))

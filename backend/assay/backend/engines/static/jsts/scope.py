@@ -87,6 +87,8 @@ class Scope:
     # The parameters of the innermost function being walked, when it is a callback analysed in place
     # (``params`` are then those of the function that owns the facts).
     inner_params: list[str] | None = None
+    # The gates that hold at every ``return`` walked so far (None: no return yet).
+    exits: frozenset[str] | None = None
     # The top level's scope or one of its callbacks' (asked for every declaration: computed once).
     is_module: bool = field(init=False)
 

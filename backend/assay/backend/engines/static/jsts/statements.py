@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from tree_sitter import Node
 
-from assay.backend.engines.static.facts import ArgTaint, CallFact
+from assay.backend.engines.static.facts import AFTER, ArgTaint, CallFact
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.expressions import ExprLogic
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, call_return_taint, param_taint
@@ -56,19 +56,35 @@ class StmtLogic(ExprLogic):
         expr = stmt.named_children[0] if stmt.named_children else None
         if expr is None:
             return active
+        before = len(scope.calls)
         self.expr(expr, scope, active)
         gate = self.gate_call(expr, scope)
+        active = self.after_call(expr, scope, before, active)
         return active | {gate} if gate is not None else active
 
     def declarations(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         for decl in stmt.named_children:
             if decl.type == "variable_declarator":
+                before = len(scope.calls)
                 self.declare(decl, scope, active)
+                active = self.after_call(decl.child_by_field_id(self.fields.value), scope, before, active)
         return active
+
+    def after_call(self, value: Node | None, scope: Scope, before: int, active: frozenset[str]) -> frozenset[str]:
+        """After ``await validatePath(p);`` or ``const safe = await validatePath(p)``: whatever gates
+        hold when that function of the tree returns (resolved by the linker: ``after:<callee>``)."""
+        node = unwrap(value)
+        if node is None or node.type != "call_expression" or len(scope.calls) <= before:
+            return active
+        call = scope.calls[-1]
+        if call.location is not self.loc(node):
+            return active
+        return active | {AFTER + call.callee}
 
     def return_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         for child in stmt.named_children:
             scope.returns |= self.expr(child, scope, active)
+        scope.exits = active if scope.exits is None else scope.exits & active
         return active
 
     def statement_block(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
