@@ -7,10 +7,10 @@ Evaluation) depends only on which evidence is in it, never on order, run or time
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.backend.canonical import canonical_bytes, digest_json, sha256_hex
@@ -68,14 +68,14 @@ class EvidenceMembership(BaseModel):
         records in the order the batch holds them."""
         for item in self.items:
             if item.kind == "runtime_batch":
-                for record in json.loads(item.payloadJson).get("records", []):
+                for record in orjson.loads(item.payloadJson).get("records", []):
                     yield item.evidenceId, record
 
     def sarif_logs(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """``(evidenceId, SARIF log)`` for every sarif_report item, in membership order."""
         for item in self.items:
             if item.kind == "sarif_report":
-                yield item.evidenceId, json.loads(item.payloadJson)["sarif"]
+                yield item.evidenceId, orjson.loads(item.payloadJson)["sarif"]
 
 
 def ingested_item(

@@ -49,7 +49,6 @@ class ToolCall:
     trace: str
     error: str | None
     vocabulary: str
-    arguments: str | None = None
     # Action classes evidenced by spans under this call (semantic-convention attributes), sorted.
     action_classes: tuple[str, ...] = ()
 
@@ -71,9 +70,9 @@ class RuntimeEvidence:
 
     calls: list[ToolCall] = field(default_factory=list)
     gates: list[ObservedGate] = field(default_factory=list)
-    # (trace, state name, evidence ref) in trace order: every tool call (its tool name) and every
+    # Per trace, (state name, evidence ref) in trace order: every tool call (its tool name) and every
     # structured ``state`` record, for the scenario snapshot.
-    steps: list[tuple[str, str, str]] = field(default_factory=list)
+    steps: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     agent_runs: int = 0
     spans: int = 0
     records: int = 0
@@ -84,14 +83,17 @@ class RuntimeEvidence:
 
     def add_call(self, call: ToolCall) -> None:
         self.calls.append(call)
-        self.steps.append((call.trace, call.tool, call.evidence_ref))
+        self.add_step(call.trace, call.tool, call.evidence_ref)
+
+    def add_step(self, trace: str, name: str, ref: str) -> None:
+        steps = self.steps.get(trace)
+        if steps is None:
+            steps = self.steps[trace] = []
+        steps.append((name, ref))
 
     def state_sequences(self) -> dict[str, list[tuple[str, str]]]:
         """Per trace (sorted by id), the states seen in trace order as (name, evidence ref)."""
-        grouped: dict[str, list[tuple[str, str]]] = {}
-        for trace, name, ref in self.steps:
-            grouped.setdefault(trace, []).append((name, ref))
-        return dict(sorted(grouped.items()))
+        return dict(sorted(self.steps.items()))
 
 
 def _text(value: Any) -> str | None:
@@ -123,14 +125,6 @@ def _tool_of(span: dict[str, Any]) -> tuple[str, str] | None:
     if _text(attrs.get("traceloop.span.kind")) == "tool":
         tool = _text(attrs.get("traceloop.entity.name")) or name
         return (tool, "openllmetry") if tool else None
-    return None
-
-
-def _arguments(span: dict[str, Any]) -> str | None:
-    attrs: dict[str, Any] = span.get("attributes") or {}
-    for key in ("gen_ai.tool.call.arguments", "tool.parameters", "traceloop.entity.input"):
-        if attrs.get(key) is not None:
-            return _text(attrs[key])
     return None
 
 
@@ -182,90 +176,132 @@ def _guardrail(span: dict[str, Any]) -> tuple[str, str | None] | None:
     return (verdict or "unknown").lower(), target
 
 
-def _action_classes(span: dict[str, Any]) -> set[str]:
-    attrs: dict[str, Any] = span.get("attributes") or {}
+_ACTION_KEYS = frozenset(key for key, _ in _ACTION_ATTRIBUTES)
+# The attributes that can make a span a tool call, an agent run or a guardrail: a span with none of them
+# (most spans of a trace: HTTP, database, model calls) is only walked for its place in the tree.
+_ROLE_KEYS = frozenset({"gen_ai.operation.name", "mcp.method.name", "openinference.span.kind", "traceloop.span.kind"})
+
+
+def _action_classes(attrs: dict[str, Any]) -> set[str]:
     found: set[str] = set()
     for key, action_class in _ACTION_ATTRIBUTES:
         value = attrs.get(key)
         if value is None:
             continue
-        if action_class == "db.write" and _text(value) and _text(value).lstrip().upper().startswith(_READ_VERBS):  # type: ignore[union-attr]
+        if action_class == "db.write" and isinstance(value, str) and value.lstrip().upper().startswith(_READ_VERBS):
             found.add("db.read")
         else:
             found.add(action_class)
     return found
 
 
-def _trace_order(spans: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any], list[str]]]:
-    """Spans of one trace depth first from its roots, siblings in evidence order, each with its
-    ancestors' span ids (nearest first)."""
-    by_id = {s.get("spanId"): i for i, (_, s) in enumerate(spans)}
+def _trace_order(spans: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """A trace's spans depth first from its roots, siblings in evidence order: (span index, parent's
+    position in the returned order, or -1 for a root)."""
+    by_id: dict[Any, int] = {}
+    for i, span in enumerate(spans):
+        by_id.setdefault(span.get("spanId"), i)
     children: dict[int, list[int]] = {}
     roots: list[int] = []
-    for i, (_, span) in enumerate(spans):
-        parent = span.get("parentSpanId")
-        if parent and parent in by_id and by_id[parent] != i:
-            children.setdefault(by_id[parent], []).append(i)
-        else:
+    for i, span in enumerate(spans):
+        parent = by_id.get(span.get("parentSpanId"))
+        if parent is None or parent == i:
             roots.append(i)
-    out: list[tuple[str, dict[str, Any], list[str]]] = []
+        else:
+            children.setdefault(parent, []).append(i)
+    out: list[tuple[int, int]] = []
     seen: set[int] = set()
-    stack: list[tuple[int, list[str]]] = [(r, []) for r in reversed(roots)]
+    stack: list[tuple[int, int]] = [(r, -1) for r in reversed(roots)]
     while stack:
-        index, ancestors = stack.pop()
+        index, parent_position = stack.pop()
         if index in seen:  # a cycle in parent ids: each span once
             continue
         seen.add(index)
-        ref, span = spans[index]
-        out.append((ref, span, ancestors))
-        below = [str(span.get("spanId")), *ancestors]
-        stack.extend((c, below) for c in reversed(children.get(index, [])))
+        position = len(out)
+        out.append((index, parent_position))
+        below = children.get(index)
+        if below:
+            stack.extend((c, position) for c in reversed(below))
+    if len(out) < len(spans):  # spans on a cycle of parents: no root reaches them; keep evidence order
+        out.extend((i, -1) for i in range(len(spans)) if i not in seen)
     return out
 
 
 def read_runtime(records: Iterable[tuple[str, dict[str, Any]]]) -> RuntimeEvidence:
     """Runtime evidence from ``(evidenceId, record)`` pairs in membership order."""
     evidence = RuntimeEvidence()
-    traces: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    traces: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
     for evidence_id, record in records:
         evidence.records += 1
-        kind = record.get("kind")
-        if kind == "span":
-            evidence.spans += 1
+        if record.get("kind") == "span":
             trace = str(record.get("traceId") or "")
-            ref = f"{evidence_id}#span:{trace}:{record.get('spanId')}"
-            traces.setdefault(trace, []).append((ref, record))
+            entry = traces.get(trace)
+            if entry is None:
+                entry = traces[trace] = ([], [])
+            entry[0].append(evidence_id)
+            entry[1].append(record)
         else:
             _structured(evidence, evidence_id, record)
-    for trace, spans in sorted(traces.items()):
-        ordered = _trace_order(spans)
-        classes_under: dict[str, set[str]] = {}
-        for _, span, ancestors in ordered:
-            found = _action_classes(span)
-            if found:
-                for ancestor in ancestors:
-                    classes_under.setdefault(ancestor, set()).update(found)
-        for ref, span, _ in ordered:
-            if _is_agent(span):
-                evidence.agent_runs += 1
-            tool = _tool_of(span)
-            if tool is not None:
-                evidence.add_call(
-                    ToolCall(
-                        tool=tool[0],
-                        evidence_ref=ref,
-                        trace=trace,
-                        error=_error(span),
-                        vocabulary=tool[1],
-                        arguments=_arguments(span),
-                        action_classes=tuple(sorted(classes_under.get(str(span.get("spanId")), set()))),
-                    )
-                )
-                continue
-            guard = _guardrail(span)
-            if guard is not None:
-                evidence.gates.append(ObservedGate("guardrail", guard[0], guard[1], ref, trace))
+    for trace in sorted(traces):
+        evidence_ids, spans = traces[trace]
+        evidence.spans += len(spans)
+        _read_trace(evidence, trace, evidence_ids, spans)
     return evidence
+
+
+def _read_trace(evidence: RuntimeEvidence, trace: str, evidence_ids: list[str], spans: list[dict[str, Any]]) -> None:
+    order = _trace_order(spans)
+    # Action classes shown by spans at or below each position (children come after their parent in
+    # depth-first order, so one backward pass carries them up).
+    below: dict[int, set[str]] = {}
+    for position in range(len(order) - 1, -1, -1):
+        index, parent = order[position]
+        attrs = spans[index].get("attributes") or {}
+        own = _action_classes(attrs) if not _ACTION_KEYS.isdisjoint(attrs) else None
+        mine = below.get(position)
+        if own:
+            mine = own if mine is None else mine | own
+        if mine and parent >= 0:
+            below.setdefault(parent, set()).update(mine)
+    for position, (index, _) in enumerate(order):
+        span = spans[index]
+        attrs = span.get("attributes") or {}
+        if _ROLE_KEYS.isdisjoint(attrs) and not str(span.get("name") or "").startswith(
+            ("execute_tool", "run_guardrail")
+        ):
+            continue
+        if _is_agent(span):
+            evidence.agent_runs += 1
+            continue
+        tool = _tool_of(span)
+        ref = f"{evidence_ids[index]}#span:{trace}:{span.get('spanId')}"
+        if tool is not None:
+            # classes evidenced by spans strictly below the call
+            under: set[str] = set()
+            for child_position, (_, parent) in enumerate(order[position + 1 :], start=position + 1):
+                if parent < position:
+                    break
+                if parent == position:
+                    under |= below.get(child_position, set()) | _own_classes(spans[order[child_position][0]])
+            evidence.add_call(
+                ToolCall(
+                    tool=tool[0],
+                    evidence_ref=ref,
+                    trace=trace,
+                    error=_error(span),
+                    vocabulary=tool[1],
+                    action_classes=tuple(sorted(under)) if under else (),
+                )
+            )
+            continue
+        guard = _guardrail(span)
+        if guard is not None:
+            evidence.gates.append(ObservedGate("guardrail", guard[0], guard[1], ref, trace))
+
+
+def _own_classes(span: dict[str, Any]) -> set[str]:
+    attrs = span.get("attributes") or {}
+    return _action_classes(attrs) if not _ACTION_KEYS.isdisjoint(attrs) else set()
 
 
 def _structured(evidence: RuntimeEvidence, evidence_id: str, record: dict[str, Any]) -> None:
@@ -285,12 +321,11 @@ def _structured(evidence: RuntimeEvidence, evidence_id: str, record: dict[str, A
                 trace=f"record:{trace}",
                 error=_text(fields.get("error") or fields.get("error.type")),
                 vocabulary="structured",
-                arguments=_text(fields.get("arguments")),
                 action_classes=(str(classes),) if isinstance(classes, str) else (),
             )
         )
     elif kind in ("state", "transition") and _text(fields.get("state")):
-        evidence.steps.append((f"record:{trace}", str(_text(fields.get("state"))), ref))
+        evidence.add_step(f"record:{trace}", str(_text(fields.get("state"))), ref)
     elif kind in ("approval", "human_approval", "guardrail"):
         verdict = _text(fields.get("verdict") or fields.get("decision") or fields.get("outcome")) or "unknown"
         evidence.gates.append(
