@@ -41,6 +41,13 @@ SCOPED_ROUTES: dict[tuple[str, str], str] = {
             "/passport",
         )
     },
+    ("GET", "/api/v1/evidence/binders/{binderId}/receipts"): "source:read",
+    ("POST", "/api/ingest/structured"): "evidence:ingest",
+    ("POST", "/api/ingest/log"): "evidence:ingest",
+    ("POST", "/api/ingest/sarif"): "evidence:ingest",
+    ("POST", "/api/otlp/v1/traces"): "evidence:ingest",
+    ("POST", "/api/otlp/v1/metrics"): "evidence:ingest",
+    ("POST", "/api/otlp/v1/logs"): "evidence:ingest",
     ("GET", "/api/v1/_test/boom"): "system:read",
     ("GET", "/api/v1/_test/limited"): "system:read",
 }
@@ -52,6 +59,7 @@ def _request(world: World, method: str, template: str) -> tuple[str, dict[str, A
         .replace("{scanId}", "scan_0000")
         .replace("{runId}", "run_0000")
         .replace("{evaluationId}", "eval_0000")
+        .replace("{binderId}", "bnd_0000")
     )
     body: dict[str, Any] | None = None
     if template == "/api/v1/scans":

@@ -47,6 +47,13 @@ class ServiceSettings:
     max_json_body_bytes: int = 64 * 1024
     # The request line and headers together; larger requests get 431 in the envelope.
     max_header_bytes: int = 16 * 1024
+    # Intake bodies (structured, log, OTLP), after gunzip; streamed to a spool file, so this bounds disk, not
+    # memory. Bigger bodies get 413.
+    max_intake_body_bytes: int = 128 * MIB
+    # A SARIF log is validated against its schema whole, in memory: a tighter bound.
+    max_sarif_body_bytes: int = 32 * MIB
+    # The largest normalized intake record when the binder sets no maxRecordBytes.
+    max_intake_record_bytes: int = MIB
     # Create or upgrade the schema (Alembic) when the app starts.
     migrate_on_start: bool = True
     # How long an Idempotency-Key is remembered (contract part 8: 24 hours).

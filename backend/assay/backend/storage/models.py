@@ -181,7 +181,50 @@ class EvidenceBinder(SQLModel, table=True):
     require_event_id: bool = Field(default=False)
     max_record_bytes: int | None = Field(default=None)
     limitations: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSON)
+    # How the adapter reads this source's records (the log adapter's line regex): never returned by the API.
+    mapping: dict[str, Any] | None = Field(default=None, sa_type=JSON)
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class IntakeBatch(SQLModel, table=True):
+    """One accepted intake batch (its id is the receipt's ``producerRunId``). Immutable: triggers refuse
+    every UPDATE and DELETE, like Evaluations."""
+
+    __tablename__ = "intake_batch"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    binder_id: str = Field(foreign_key="evidence_binder.id", index=True, max_length=64)
+    ai_system_id: str | None = Field(default=None, foreign_key="ai_system.id", max_length=64)
+    api_key_id: str = Field(max_length=64)
+    # structured-ingress or sarif-import: the producerId a run attaches it with.
+    producer_id: str = Field(max_length=40)
+    # What the records are: otlp-traces, otlp-metrics, otlp-logs, structured, log, sarif.
+    producer_kind: str = Field(max_length=40)
+    adapter_id: str = Field(max_length=100)
+    adapter_version: str = Field(max_length=40)
+    record_count: int
+    duplicate_count: int
+    content_digest: str = Field(max_length=80)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class IntakeRecord(SQLModel, table=True):
+    """One normalized record of an intake batch, as RFC 8785 canonical JSON. Immutable like its batch.
+
+    ``event_id`` is unique per binder: a record whose event id the binder has already taken is a duplicate
+    and is not stored again."""
+
+    __tablename__ = "intake_record"
+    __table_args__ = (UniqueConstraint("binder_id", "event_id", name="uq_intake_record_event"),)
+
+    # No foreign key: the records are written before their batch row, whose counts and digest are known
+    # only at the end (and which can never be updated); one transaction holds them together.
+    batch_id: str = Field(primary_key=True, max_length=64)
+    seq: int = Field(primary_key=True)
+    binder_id: str = Field(max_length=64)
+    event_id: str | None = Field(default=None, max_length=255)
+    record_json: str = Field(sa_type=Text)
 
 
 class IdempotencyRecord(SQLModel, table=True):

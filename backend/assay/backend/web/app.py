@@ -24,6 +24,7 @@ from assay.backend.api import discovery, evaluations, health, legacy, runs, scan
 from assay.backend.api import metrics as metrics_routes
 from assay.backend.api import openapi as openapi_routes
 from assay.backend.errors import install_error_handlers
+from assay.backend.intake import routes as intake_routes
 from assay.backend.metrics import ServiceMetrics
 from assay.backend.runs.worker import Worker
 from assay.backend.settings import ServiceSettings
@@ -47,6 +48,7 @@ ROUTE_MODULES: tuple[ModuleType, ...] = (
     legacy,
     runs,
     evaluations,
+    intake_routes,
     openapi_routes,
 )
 

@@ -1,4 +1,5 @@
-"""``assay admin``: provision the service database directly (organizations, AI Systems, sources, API keys).
+"""``assay admin``: provision the service database directly (organizations, AI Systems, sources, API keys,
+evidence binders).
 
 Acts on ``--database-url`` or ``ASSAY_DATABASE_URL`` (else the default SQLite file), creating or
 upgrading the schema first. With ``--json`` each command prints exactly one JSON object on stdout, also
@@ -18,6 +19,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from assay.backend import provisioning
+from assay.backend.intake import binders
+from assay.backend.intake.adapters import ADAPTERS
 from assay.backend.storage.db import DatabaseUrlError, create_engine, create_session_factory
 from assay.backend.storage.migrations import upgrade_engine
 from assay.backend.web.auth import ALL_SCOPES, PURPOSE_SCOPES
@@ -109,6 +112,35 @@ def register(subparsers: _SubParsers) -> None:
     p.add_argument("key_id", metavar="KEYID")
     p.set_defaults(handler=run, action_fn=_key_revoke)
 
+    binder = groups.add_parser("binder", help="evidence binders (intake sources)").add_subparsers(
+        dest="action", metavar="ACTION", required=True
+    )
+    p = binder.add_parser(
+        "create",
+        help="configure an evidence source for the intake routes",
+        parents=[leaf],
+        description="Create an active evidence binder; intake requests name it by its id (docs/intake.md).",
+    )
+    p.add_argument("--org", required=True, help="organization id")
+    p.add_argument(
+        "--source-system", required=True, metavar="NAME", help="what sends the evidence, e.g. ops-agent-prod"
+    )
+    p.add_argument("--adapter", required=True, choices=sorted(ADAPTERS), help="how records are read")
+    p.add_argument("--system", help="AI System id the binder's batches are bound to")
+    p.add_argument("--domain", help="free text, e.g. payments")
+    p.add_argument("--authority-role", metavar="ROLE", help="authority ceiling of the binder's records")
+    p.add_argument("--classes", nargs="+", metavar="CLASS", help="evidence classes (default: all of the adapter's)")
+    p.add_argument("--max-record-bytes", type=int, metavar="N", help="largest normalized record accepted")
+    p.add_argument("--require-event-id", action="store_true", help="refuse records without an event id")
+    p.add_argument("--line-regex", metavar="REGEX", help="log adapter: Python regex with named groups per line")
+    p.set_defaults(handler=run, action_fn=_binder_create)
+    p = binder.add_parser("list", help="list binders", parents=[leaf])
+    p.add_argument("--org", help="organization id (default: all)")
+    p.set_defaults(handler=run, action_fn=_binder_list)
+    p = binder.add_parser("deactivate", help="make a binder refuse intake", parents=[leaf])
+    p.add_argument("binder_id", metavar="ID")
+    p.set_defaults(handler=run, action_fn=_binder_deactivate)
+
 
 async def _org_create(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
     org = await provisioning.create_organization(session, args.name)
@@ -162,6 +194,32 @@ async def _key_revoke(session: AsyncSession, args: argparse.Namespace) -> dict[s
     return {"keyId": record.id, "revokedAt": record.revoked_at.isoformat().replace("+00:00", "Z")}
 
 
+async def _binder_create(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    created = await binders.create_binder(
+        session,
+        args.org,
+        source_system=args.source_system,
+        adapter_id=args.adapter,
+        ai_system_id=args.system,
+        domain=args.domain,
+        authority_role=args.authority_role,
+        classes=args.classes,
+        max_record_bytes=args.max_record_bytes,
+        require_event_id=args.require_event_id,
+        line_regex=args.line_regex,
+    )
+    return binders.binder_summary(created)
+
+
+async def _binder_list(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    return {"binders": [binders.binder_summary(b) for b in await binders.list_binders(session, args.org)]}
+
+
+async def _binder_deactivate(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    binder = await binders.deactivate_binder(session, args.binder_id)
+    return {"binderId": binder.id, "active": binder.active}
+
+
 async def _execute(url: str, action: Action, args: argparse.Namespace) -> dict[str, Any]:
     engine = create_engine(url)
     try:
@@ -182,6 +240,13 @@ def _fail(args: argparse.Namespace, code: str, message: str, exit_code: int) -> 
 
 
 def _print_human(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    if "binders" in result:
+        for item in result["binders"]:
+            state = "active" if item["active"] else "inactive"
+            print(
+                f"{item['binderId']}  {item['adapterId']}  {item['sourceSystem']}  {item['aiSystemId'] or '-'}  {state}"
+            )
+        return
     for name, value in result.items():
         print(f"{name}: {value}")
     if "apiKey" in result:
