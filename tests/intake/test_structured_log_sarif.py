@@ -52,8 +52,8 @@ async def test_json_envelope_with_binder_in_body(client: httpx.AsyncClient, iw: 
         "attach",
     }
     assert await _batch_records(iw, receipt) == [
-        {"kind": "event", "eventId": "e1", "event": events[0]},
-        {"kind": "event", "eventId": None, "event": events[1]},
+        {"kind": "event", "eventId": "e1", "fields": events[0]},
+        {"kind": "event", "eventId": None, "fields": events[1]},
     ]
 
 
@@ -75,7 +75,7 @@ async def test_jsonl_and_csv_and_dedupe_across_batches(client: httpx.AsyncClient
     assert second.status_code == 201, second.text
     assert second.json()["recordCount"] == 1 and second.json()["duplicateCount"] == 1
     assert await _batch_records(iw, second.json()) == [
-        {"kind": "event", "eventId": "c", "event": {"eventId": "c", "tool": "refund", "approved": "no"}}
+        {"kind": "event", "eventId": "c", "fields": {"eventId": "c", "tool": "refund", "approved": "no"}}
     ]
 
 

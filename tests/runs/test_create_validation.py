@@ -85,9 +85,9 @@ from assay.backend import provisioning
                 **STATIC,
                 "externalEvidenceAttachments": [{"producerId": "structured-ingress", "producerRunId": "p1"}],
             },
-            400,
-            "INVALID_REQUEST",
-            "intake routes",
+            404,
+            "RESOURCE_NOT_FOUND",
+            "attached evidence",
         ),
         (
             {
@@ -95,9 +95,9 @@ from assay.backend import provisioning
                 **STATIC,
                 "externalEvidenceAttachments": [{"producerId": "sarif-import", "producerRunId": "p1"}],
             },
-            400,
-            "INVALID_REQUEST",
-            "SARIF import is not available",
+            404,
+            "RESOURCE_NOT_FOUND",
+            "attached evidence",
         ),
         (
             {
@@ -105,9 +105,9 @@ from assay.backend import provisioning
                 **STATIC,
                 "externalEvidenceAttachments": [{"producerId": "ci-cd-scanner", "producerRunId": "p1"}],
             },
-            400,
-            "INVALID_REQUEST",
-            "attachedScanId",
+            404,
+            "RESOURCE_NOT_FOUND",
+            "attached evidence",
         ),
         (
             {

@@ -83,7 +83,14 @@ def ingested_item(
 ) -> EvidenceItem:
     """An evidence item for an ingested batch, identified by the digest of its canonical payload (which
     holds no receipt id, binder id or time, so the same evidence always has the same id)."""
-    canonical = canonical_bytes(payload)
+    return ingested_item_of_canonical(kind, producer_id, canonical_bytes(payload))
+
+
+def ingested_item_of_canonical(
+    kind: Literal["runtime_batch", "sarif_report"], producer_id: str, canonical: bytes
+) -> EvidenceItem:
+    """:func:`ingested_item` of a payload already written as RFC 8785 bytes (an attached batch's, built
+    from its stored record texts without parsing them)."""
     digest = f"sha256:{sha256_hex(canonical)}"
     return EvidenceItem(
         evidenceId=f"ev-{sha256_hex(f'{kind}:{digest}'.encode())[:16]}",

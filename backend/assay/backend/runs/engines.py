@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 
 from assay.backend.evaluation.membership import EvidenceItem, canonical_bundle_item
+from assay.backend.intake.attachments import attached_items
 from assay.backend.runs.plan import CODE_BY_REASON, RunPlan
 from assay.backend.scans.bundle import EvidenceBundle
 from assay.backend.scans.scan_store import load_scan
@@ -113,3 +114,17 @@ async def static_evidence(sessions: SessionFactory, plan: RunPlan, organization_
         item, bundle = await _fresh_scan(plan)
         return StaticEvidence(items=[item], bundles={item.evidenceId: bundle})
     return StaticEvidence(items=[await _attached_scan(sessions, plan, organization_id)], bundles={})
+
+
+async def attached_evidence(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> list[EvidenceItem]:
+    """The evidence items of the run's frozen externalEvidenceAttachments (batches and scans are
+    immutable, so these are exactly what was checked when the run was created)."""
+    if not plan.attachments:
+        return []
+    async with sessions() as session:
+        try:
+            return await attached_items(session, organization_id, plan.attachments)
+        except LookupError as exc:
+            raise EngineFailureError(
+                "RESOURCE_NOT_FOUND", "evaluation", "An attached evidence item no longer exists.", retryable=False
+            ) from exc

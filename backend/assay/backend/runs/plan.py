@@ -8,7 +8,7 @@ Engines this deployment does not have are refused with a message that says so, n
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from sqlmodel import col, select
 
 from assay.backend.api.discovery import load_system
 from assay.backend.errors import ApiError, ErrorCode, not_found
+from assay.backend.intake.attachments import check_attachments
 from assay.backend.runs.schemas import CreateRunRequest, StaticEngine
 from assay.backend.scans.scan_store import load_scan
 from assay.backend.scans.sources import (
@@ -38,15 +39,6 @@ CODE_BY_REASON: dict[str, ErrorCode] = {
 }
 
 
-# Producers of externalEvidenceAttachments this deployment cannot take yet, and what to do instead.
-_UNSUPPORTED_PRODUCER: dict[str, str] = {
-    "structured-ingress": "External evidence from structured-ingress cannot be attached: this deployment has no "
-    "evidence intake routes yet, so there is no intake receipt to attach.",
-    "sarif-import": "External evidence from sarif-import cannot be attached: SARIF import is not available in "
-    "this deployment.",
-}
-
-
 @dataclass(frozen=True, slots=True)
 class RunPlan:
     """Everything a worker needs to execute a run, fixed when the run is created (stored as JSON)."""
@@ -57,6 +49,8 @@ class RunPlan:
     source_path: str | None
     attached_scan_id: str | None
     jurisdiction: str | None
+    # The checked externalEvidenceAttachments ({producerId, producerRunId}), frozen at creation.
+    attachments: list[dict[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -150,13 +144,7 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
         raise _refuse("The runtime engine is not available in this deployment; remove engines.runtime.")
     if engines.wizard is not None and engines.wizard.enabled is not False:
         raise _refuse("The wizard engine is not available in this deployment; remove engines.wizard.")
-    for attachment in request.externalEvidenceAttachments:
-        if attachment.producerId == "ci-cd-scanner":
-            raise _refuse(
-                "Attach a qualified scan through engines.static.attachedScanId with executionMode ci-attached, "
-                "not as an external evidence attachment."
-            )
-        raise _refuse(_UNSUPPORTED_PRODUCER[attachment.producerId])
+    attached = await _attachments(ctx, system, request)
     static = engines.static
     if static is None or static.enabled is False:
         raise _refuse("No engine is enabled: enable engines.static (this deployment's only engine).")
@@ -167,7 +155,7 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
         if static.attachedScanId is not None:
             raise _refuse("executionMode api makes a fresh scan; attachedScanId goes with ci-attached or reused.")
         source = await _resolve_source(ctx, system, static)
-        return RunPlan(system.id, mode, source.id, source.repo, None, request.jurisdiction)
+        return RunPlan(system.id, mode, source.id, source.repo, None, request.jurisdiction, attached)
     if static.attachedScanId is None:
         raise _refuse(f"executionMode {mode!r} needs engines.static.attachedScanId.")
     if static.sourceAssetId is not None or static.repositoryUrl is not None or static.branch is not None:
@@ -180,4 +168,9 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
         raise not_found(what="scan")
     if scan.ai_system_id != system.id:
         raise _refuse("The attached scan belongs to another AI System.")
-    return RunPlan(system.id, mode, None, None, scan.id, request.jurisdiction)
+    return RunPlan(system.id, mode, None, None, scan.id, request.jurisdiction, attached)
+
+
+async def _attachments(ctx: RequestContext, system: models.AiSystem, request: CreateRunRequest) -> list[dict[str, str]]:
+    pairs = [(a.producerId, a.producerRunId) for a in request.externalEvidenceAttachments]
+    return await check_attachments(ctx.session, ctx.organization_id, system.id, pairs)

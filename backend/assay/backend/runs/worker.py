@@ -33,7 +33,7 @@ from assay.backend.evaluation.membership import make_membership
 from assay.backend.evaluation.methodology import EvaluationPayload, evaluate
 from assay.backend.metrics import RunOutcome, ServiceMetrics
 from assay.backend.runs.changes import RunChanges
-from assay.backend.runs.engines import EngineFailureError, static_evidence
+from assay.backend.runs.engines import EngineFailureError, attached_evidence, static_evidence
 from assay.backend.runs.persist import FrozenEvaluation, freeze, persist_evaluation
 from assay.backend.runs.plan import RunPlan
 from assay.backend.settings import ServiceSettings
@@ -335,7 +335,8 @@ class Worker:
         """The engines' evidence, evaluated and frozen (CPU work in worker threads), and the working data
         built on the way (the bundle models, the payload), still alive: see ``_evaluate_and_persist``."""
         evidence = await static_evidence(self.sessions, plan, organization_id)
-        membership = make_membership(evidence.items)
+        attached = await attached_evidence(self.sessions, plan, organization_id)
+        membership = make_membership([*evidence.items, *attached])
 
         def evaluate_and_freeze() -> tuple[FrozenEvaluation, EvaluationPayload]:
             payload = evaluate(

@@ -1,6 +1,7 @@
 """The ``structured`` adapter: events the system (or a gateway, an approval tool) records itself, sent as a
 JSON array, JSON Lines or CSV with a header row. Each event becomes ``{"kind": "event", "eventId",
-"event"}``; its ``eventId`` member, when present, identifies it (docs/intake.md)."""
+"fields"}`` (``fields``: the event object as sent); its ``eventId`` member, when present, identifies it
+(docs/intake.md)."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def event_record(event: Any, where: str) -> Normalized:
     if event_id is not None and (isinstance(event_id, bool) or not isinstance(event_id, str | int) or event_id == ""):
         raise invalid(f"{where}: eventId must be a non-empty string or an integer.")
     identifier = None if event_id is None else str(event_id)
-    return identifier, {"kind": "event", "eventId": identifier, "event": event}
+    return identifier, {"kind": "event", "eventId": identifier, "fields": event}
 
 
 def envelope_members(file: IO[bytes]) -> dict[str, Any]:
