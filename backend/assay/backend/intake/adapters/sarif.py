@@ -100,15 +100,23 @@ def sarif_records(document: dict[str, Any]) -> Iterator[Normalized]:
         for result in run.get("results") or []:
             rule_id = result.get("ruleId")
             index = result.get("ruleIndex")
-            if rule_id is None and isinstance(index, int) and 0 <= index < len(rules):
-                rule_id = rules[index].get("id")
+            rule: dict[str, Any] = {}
+            if isinstance(index, int) and 0 <= index < len(rules):
+                rule = rules[index]
+            elif rule_id is not None:
+                rule = next((r for r in rules if r.get("id") == rule_id), {})
+            if rule_id is None:
+                rule_id = rule.get("id")
+            kind = result.get("kind", "fail")
+            # SARIF 3.27.10: the result's level, else its rule's default, else warning (none unless a failure).
+            level = result.get("level") or (rule.get("defaultConfiguration") or {}).get("level")
             message = result.get("message", {})
             record = {
                 "kind": "sarifResult",
                 "tool": tool,
                 "ruleId": rule_id,
-                "level": result.get("level", "warning"),
-                "resultKind": result.get("kind", "fail"),
+                "level": level or ("warning" if kind == "fail" else "none"),
+                "resultKind": kind,
                 "message": message.get("text", message.get("id")),
                 "locations": [_location(loc) for loc in result.get("locations", [])],
                 "partialFingerprints": result.get("partialFingerprints", {}),
