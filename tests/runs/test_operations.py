@@ -9,6 +9,8 @@ import logging
 from dataclasses import replace
 from pathlib import Path
 
+import anyio
+import anyio.lowlevel
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -109,6 +111,11 @@ async def test_the_worker_logs_each_step_with_its_ids(
 ) -> None:
     with caplog.at_level(logging.INFO, logger="assay.backend.runs.worker"):
         done = await completed_run(client, world, tmp_path, "research-assistant")
+        # The run reads COMPLETED as soon as its transaction commits; the worker logs the completion
+        # right after, on its own task: let it get there (checkpoints only, bounded).
+        with anyio.fail_after(10):
+            while not any(getattr(r, "event", None) == "run.completed" for r in caplog.records):
+                await anyio.lowlevel.checkpoint()
     events = [r for r in caplog.records if getattr(r, "event", None)]
     by_event = {r.event: r for r in events}  # type: ignore[attr-defined]
     assert {"run.claimed", "run.stage", "run.completed"} <= set(by_event)
