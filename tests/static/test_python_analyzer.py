@@ -137,6 +137,7 @@ def test_parameter_annotations_type_their_values() -> None:
     )
     linked = analyse({"a.py": code})
     assert sorted((a.target, a.location.line) for a in linked.actions) == [
+        ("redis.Redis.get", 8),  # a read: db.read
         ("sqlalchemy.orm.Session.add", 6),
         ("sqlalchemy.orm.Session.delete", 7),
     ]
@@ -165,7 +166,8 @@ def test_django_querysets_and_entry_point_tools() -> None:
         "TOOLS = [e.load() for e in entry_points(group='agent.tools')]\n"
     )
     linked = analyse({"a.py": code})
-    assert [(a.actionClass, a.location.line) for a in linked.actions] == [("db.write", 5)]
+    # ``filter`` builds a lazy queryset; ``delete()`` writes and ``first()`` reads.
+    assert [(a.actionClass, a.location.line) for a in linked.actions] == [("db.write", 5), ("db.read", 6)]
     assert [(f.kind, f.location.line if f.location else 0) for f in linked.frontier] == [("config_registered_tools", 8)]
 
 

@@ -175,7 +175,7 @@ def test_literal_tool_without_implementation_is_frontier() -> None:
     assert [f.kind for f in linked.frontier] == ["dynamic_dispatch"]
 
 
-def test_mcp_annotations_are_recorded_and_gate() -> None:
+def test_mcp_annotations_are_recorded_never_a_gate() -> None:
     code = (
         "from mcp.server.fastmcp import FastMCP\nfrom mcp.types import ToolAnnotations\nimport os\nmcp = FastMCP('x')\n\n"
         "@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))\n"
@@ -183,8 +183,9 @@ def test_mcp_annotations_are_recorded_and_gate() -> None:
     )
     linked = analyse({"s.py": code})
     assert linked.tools[0].annotations == {"readOnlyHint": False, "destructiveHint": True}
-    kinds = {g.id: g.kind for g in linked.gates}
-    assert [kinds[g] for g in linked.actions[0].gateIds] == ["tool_annotation"]
+    # An annotation is what the server says of its tool, not a check: it excuses nothing.
+    assert linked.actions[0].gateIds == []
+    assert linked.gates == []
 
 
 ACTION_FIXTURES = [
@@ -224,16 +225,19 @@ def test_action_classes(code: str, action_class: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "code",
+    ("code", "classes"),
     [
-        "open('in.txt').read()\n",
-        "import sqlite3\nc = sqlite3.connect('x')\nc.execute('SELECT 1')\n",
-        "import os\nos.environ.get('HOME')\n",
-        "import boto3\ns3 = boto3.client('s3')\ns3.get_object(Bucket='b', Key='k')\n",
+        ("open('in.txt').read()\n", ["file.read"]),
+        ("import sqlite3\nc = sqlite3.connect('x')\nc.execute('SELECT 1')\n", ["db.read"]),
+        ("import os\nos.environ.get('HOME')\n", []),
+        ("import os\nos.environ.get('GITHUB_TOKEN')\nos.environ['OPENAI_API_KEY']\n", ["credential.read"] * 2),
+        ("import boto3\ns3 = boto3.client('s3')\ns3.get_object(Bucket='b', Key='k')\n", []),
     ],
 )
-def test_reads_are_not_actions(code: str) -> None:
-    assert analyse({"m.py": code}).actions == []
+def test_reads_have_their_own_classes(code: str, classes: list[str]) -> None:
+    """File, database and credential reads are actions of their own (low or medium impact); other
+    reads (an environment variable that holds no credential, an object download) are not actions."""
+    assert [a.actionClass for a in analyse({"m.py": code}).actions] == classes
 
 
 def test_actions_reached_across_files_with_the_call_chain() -> None:

@@ -271,6 +271,7 @@ class Finding(_Model):
         "undeclared_tool",
         "approval_declared_not_enforced",
         "unresolved_reach",
+        "annotation_contradicted",
     ]
     severity: Severity
     message: str

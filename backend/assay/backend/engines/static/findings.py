@@ -41,6 +41,11 @@ RULE_DECLARED_NOT_FOUND = "F-DECLARED-NOT-FOUND"
 RULE_UNDECLARED_TOOL = "F-UNDECLARED-TOOL"
 RULE_APPROVAL_NOT_ENFORCED = "F-APPROVAL-NOT-ENFORCED"
 RULE_UNRESOLVED_REACH = "F-UNRESOLVED-REACH"
+RULE_READONLY_WRITES = "F-READONLY-WRITES"
+# Classes that change the world: a tool that says it is read-only (MCP ``readOnlyHint``) must reach none.
+WRITE_CLASSES: frozenset[ActionClass] = frozenset(
+    {"file.write", "file.delete", "db.write", "payment", "message.send", "cloud.change", "privilege.change"}
+)
 
 
 def _where(loc: Location) -> str:
@@ -110,7 +115,22 @@ def compute_findings(
                 )
             )
 
+    read_only = {t.id: t for t in tools if t.annotations.get("readOnlyHint") is True}
     for action in actions:
+        if action.actionClass in WRITE_CLASSES:
+            for tool_id in sorted({p.toolId for p in action.reachedFrom} & read_only.keys()):
+                tool = read_only[tool_id]
+                findings.append(
+                    _finding(
+                        RULE_READONLY_WRITES,
+                        "annotation_contradicted",
+                        "high",
+                        f"tool {tool.name} at {_where(tool.location)} is annotated readOnlyHint=true but reaches "
+                        f"{action.actionClass} via {action.target} at {_where(action.location)}",
+                        [tool.location, action.location],
+                        [tool.id, action.id],
+                    )
+                )
         reaching = sorted({tool_names.get(p.toolId, p.toolId) for p in action.reachedFrom})
         via = f" reached from tool(s) {', '.join(reaching)}" if reaching else ""
         if action.actionClass in HIGH_IMPACT_CLASSES and action.reachedFrom and not action.gateIds:

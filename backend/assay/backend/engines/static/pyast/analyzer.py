@@ -9,9 +9,6 @@ from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     FunctionFacts,
 )
-from assay.backend.engines.static.pyast.literals import (
-    annotation_type,
-)
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import (
     MODULE_PARAMS,
@@ -19,7 +16,6 @@ from assay.backend.engines.static.pyast.scope import (
     Scope,
     definitions,
     origin_key,
-    param_taint,
 )
 from assay.backend.engines.static.pyast.statements import StatementLogic
 from assay.backend.engines.static.python_syntax import (
@@ -71,21 +67,7 @@ class FileAnalyzer(StatementLogic):
     def _function(
         self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, outer: frozenset[str] = frozenset()
     ) -> None:
-        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
-        if fn.args.vararg:
-            params.append(fn.args.vararg.arg)
-        if fn.args.kwarg:
-            params.append(fn.args.kwarg.arg)
-        scope = Scope(qualname=qualname, params=params, outer=outer)
-        for index, name in enumerate(params):
-            scope.taint[name] = param_taint(name, index)
-        for arg in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs):
-            # ``def tool(db: Session)``: the annotation types the parameter like an assignment would.
-            annotation = annotation_type(arg.annotation)
-            if annotation is not None:
-                typed, ok = self.dotted(annotation, None)
-                if ok and typed:
-                    scope.types[arg.arg] = typed
+        scope = self._function_scope(fn, qualname, outer)
         entry = self._decorators(fn, qualname, scope)
         self._walk_block(fn.body, scope, entry)
         self._finish(scope, fn, fn.name)
@@ -96,17 +78,17 @@ class FileAnalyzer(StatementLogic):
         if isinstance(node, ast.Module) and not (scope.calls or scope.actions or scope.gates):
             return
         location = self.loc(node) if not isinstance(node, ast.Module) else Location(path=self.path, line=1, column=1)
-        self.functions.append(
-            trusted(
-                FunctionFacts,
-                id=short_id("fn", self.path, scope.qualname),
-                qualname=scope.qualname,
-                name=name,
-                location=location,
-                params=list(scope.params),
-                calls=scope.calls,
-                actions=scope.actions,
-                gates=sorted(scope.gates, key=lambda g: (g.location.line, g.location.column, g.id)),
-                returns=sorted(scope.returns, key=origin_key),
-            )
+        facts = trusted(
+            FunctionFacts,
+            id=short_id("fn", self.path, scope.qualname),
+            qualname=scope.qualname,
+            name=name,
+            location=location,
+            params=list(scope.params),
+            calls=scope.calls,
+            actions=scope.actions,
+            gates=sorted(scope.gates, key=lambda g: (g.location.line, g.location.column, g.id)),
+            returns=sorted(scope.returns, key=origin_key),
         )
+        self.functions.append(facts)
+        self._keep_branches(scope, facts)

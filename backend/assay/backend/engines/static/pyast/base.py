@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from assay.backend.engines.static.facts import (
     FrontierSite,
     FunctionFacts,
+    GateSite,
     ModelSite,
     ToolDef,
 )
@@ -17,7 +18,7 @@ from assay.backend.engines.static.pyast.literals import (
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import BUILTINS, STDLIB_HEADS, module_name
 from assay.backend.engines.static.pyast.rules import compile_rules
-from assay.backend.engines.static.pyast.scope import NO_CALLEE, Scope, definitions
+from assay.backend.engines.static.pyast.scope import NO_CALLEE, Branch, Scope, definitions
 from assay.backend.engines.static.python_syntax import (
     statements_breadth_first,
 )
@@ -31,6 +32,7 @@ class AnalyzerBase:
     def __init__(self, path: str, tree: ast.Module, rules: RulePack) -> None:
         self.path = path
         self.module = module_name(path)
+        self.module_prefix = self.module + "."
         self.is_package = path.endswith("__init__.py")
         self.tree = tree
         self.rules = compile_rules(rules)
@@ -44,8 +46,15 @@ class AnalyzerBase:
         self.frontier: list[FrontierSite] = []
         # Built on first use: only files with literal tool definitions need it.
         self._dispatch: dict[str, str] | None = None
-        # ``if name == "tool": impl(...)`` and ``case "tool": impl(...)``: literal name -> callee.
-        self.branch_dispatch: dict[str, str] = {}
+        # Module string constants and class string attributes, read when a tool's name needs them.
+        self._constants: dict[str, str] | None = None
+        self._collections: dict[str, bool] | None = None  # module names bound to literal collections
+        # Gates each function of the file holds on return (``_exit_gates``), and its functions by qualname.
+        self._summaries: dict[str, tuple[GateSite, ...]] = {}
+        self._defs: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]] | None = None
+        self._class_strings: dict[str, dict[str, str]] = {}
+        # Functions with named branches, kept until the file's literal tools are known.
+        self._branch_scopes: list[tuple[FunctionFacts, list[Branch]]] = []
         # Literal tool definitions wait for the whole file, whose later code may dispatch them.
         self._literal_tools: list[ToolDef] = []
         # Plain functions listed as tools (``ToolNode([f])``): kept unless ``f`` is a tool already.

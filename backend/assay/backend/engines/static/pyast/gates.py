@@ -26,7 +26,6 @@ _ORDERING: dict[type[ast.cmpop], bool] = {ast.Gt: True, ast.GtE: True, ast.Lt: F
 _EQUALITY: dict[type[ast.cmpop], bool] = {
     ast.Eq: True, ast.NotEq: False, ast.In: True, ast.NotIn: False, ast.Is: True, ast.IsNot: False
 }  # fmt: skip
-# Statement class -> its walker (``FileAnalyzer._walk_block``); others are ``FileAnalyzer._plain``.
 
 
 class GateLogic(AnalyzerBase):
@@ -51,14 +50,17 @@ class GateLogic(AnalyzerBase):
             )
         return gate_id
 
-    def _gate_of_expr(self, node: ast.expr, scope: Scope) -> str | None:
-        """The id of the gate a call is (approval, permission, limit check, sandbox), if it is one."""
+    def _gate_of_expr(self, node: ast.expr, scope: Scope, compared: bool = False) -> str | None:
+        """The id of the gate a call is (approval, permission, limit check, sandbox), if it is one.
+        A call whose answer must be compared to count (``input()``) is one only when ``compared``."""
         if isinstance(node, ast.Await):
             node = node.value
         if not isinstance(node, ast.Call):
             return None
         name, _ = self._callee(node, scope)
         if not name:
+            return None
+        if not compared and name in self.rules.compared_gates:
             return None
         profile = self.rules.profile(name)
         # An action that runs in a sandbox is gated where it runs (``_call``), not after it.
@@ -85,7 +87,7 @@ class GateLogic(AnalyzerBase):
             if isinstance(node, ast.Name):
                 found = scope.gate_vars.get(node.id)
                 return found[0] if found is not None else None
-            gate = self._gate_of_expr(node, scope)
+            gate = self._gate_of_expr(node, scope, compared=True)
             if gate is not None:
                 return gate
             if isinstance(node, ast.Await):
@@ -109,11 +111,44 @@ class GateLogic(AnalyzerBase):
             return combined
         if isinstance(test, ast.Name):
             found = scope.gate_vars.get(test.id)
-            return gate_when(found[0], found[1] == "positive") if found is not None else NOTHING
+            if found is None or found[1] == "compared":
+                return NOTHING  # ``if answer:`` accepts any answer: nothing was compared
+            return gate_when(found[0], found[1] == "positive")
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             return self._comparison(test, scope)
-        gate = self._gate_of_expr(test, scope)
+        gate = self._gate_of_expr(test, scope) or self._prefix_gate(test, scope)
         return gate_when(gate, True) if gate is not None else NOTHING
+
+    def _prefix_gate(self, node: ast.expr, scope: Scope) -> str | None:
+        """``str(target.resolve()).startswith(str(root))``: a path checked against a directory prefix.
+        Counts only when the prefix is not a literal and the test speaks of paths (``resolve``,
+        ``realpath``, ``root``, ``allowed``...): ``name.startswith("-")`` checks a flag, not a place."""
+        found = self.rules.prefix_gate
+        if found is None or not isinstance(node, ast.Call):
+            return None
+        rule, methods, words = found
+        func = node.func
+        args = node.args
+        if not (isinstance(func, ast.Attribute) and func.attr in methods and args) or is_literal(args[0]):
+            return None
+        text = f"{ast.unparse(func.value)} {ast.unparse(args[0])}".lower()
+        if not any(word in text for word in words):
+            return None
+        return self._gate(scope, rule, node, f"{name_text(func) or 'path'}(...)")
+
+    def _collection_gate(self, node: ast.expr, scope: Scope) -> Rule | None:
+        """Membership in (or a lookup of) a module-level collection written out in the code: a fixed
+        set of values, whatever its name (``COMMANDS = {"ls": ..., "cat": ...}``)."""
+        rule = self.rules.collection_gate
+        if rule is None or not isinstance(node, ast.Name):
+            return None
+        return rule if node.id in self._literal_collections() else None
+
+    def _literal_collections(self) -> dict[str, bool]:
+        """Module names bound to literal collections, each with whether it is a dict."""
+        if self._collections is None:
+            self._collections = _literal_collection_names(self.tree.body)
+        return self._collections
 
     def _comparison(self, node: ast.Compare, scope: Scope) -> Condition:
         op = type(node.ops[0])
@@ -121,7 +156,7 @@ class GateLogic(AnalyzerBase):
         passes = _MEMBERSHIP.get(op)
         if passes is not None:
             ref = name_text(right)
-            rule = self.rules.allowlist.first(ref) if ref else None
+            rule = (self.rules.allowlist.first(ref) if ref else None) or self._collection_gate(right, scope)
             if rule is not None:
                 gate = self._gate(scope, rule, node, ref or "allowlist")
                 condition = gate_when(gate, passes)
@@ -152,3 +187,35 @@ class GateLogic(AnalyzerBase):
                     if answer is not None:
                         return gate_when(answer, positive)
         return NOTHING
+
+
+def _literal_collection_names(body: list[ast.stmt]) -> dict[str, bool]:
+    """Module names bound to a literal list, tuple, set or dict of constants (or ``frozenset({...})``),
+    each with whether it is a dict."""
+    out: dict[str, bool] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target: ast.expr = stmt.targets[0]
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            target = stmt.target
+        else:
+            continue
+        value = stmt.value
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and len(value.args) == 1
+            and value.func.id in ("frozenset", "set", "tuple", "list", "dict")
+        ):
+            value = value.args[0]
+        if isinstance(target, ast.Name) and _literal_collection(value):
+            out[target.id] = isinstance(value, ast.Dict)
+    return out
+
+
+def _literal_collection(value: ast.expr | None) -> bool:
+    if isinstance(value, ast.List | ast.Tuple | ast.Set):
+        return bool(value.elts) and all(isinstance(e, ast.Constant) for e in value.elts)
+    if isinstance(value, ast.Dict):
+        return bool(value.keys) and all(isinstance(k, ast.Constant) for k in value.keys)
+    return False

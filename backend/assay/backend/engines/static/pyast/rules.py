@@ -8,7 +8,6 @@ probe instead of a lookup in each table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from assay.backend.engines.static.rulematch import Patterns, RuleTable
 from assay.backend.engines.static.rulepack import Rule, RuleKind, RulePack
@@ -31,10 +30,12 @@ class CallProfile:
     frontier: tuple[Rule, ...]  # frontier rules: tools obtained at run time through the call
     tool_call: Rule | None  # a call that registers a tool (``StructuredTool.from_function(f)``)
     tool_list: bool  # a call that may be given a list of tools
+    tool_object: Rule | None  # a tool object dispatched by its name (``mcp.types.Tool(name=...)``)
     actions: tuple[Rule, ...]  # action rules for the displayed name, in rule-pack order
     gate: Rule | None  # the first gate rule for the name
     action_gate: Rule | None  # ``gate`` unless the call is an action too (then it is gated where it runs)
     unconditional: bool  # a gate that holds from where it runs, even when its result is only assigned
+    held: bool  # a gate that holds after the statement it runs in, in any expression (``interrupt``)
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,8 @@ class CompiledRules:
     sql_grant: Rule | None
     gates: RuleTable  # call rules first, then name-pattern rules
     gate_decorators: list[tuple[Rule, Patterns]]
-    gate_kwargs: list[tuple[Rule, dict[str, Any]]]
     allowlist: RuleTable
     spend: RuleTable
-    annotation_gate: Rule | None
     tool_decorators: list[tuple[Rule, Patterns]]
     tool_decorator_attrs: list[tuple[Rule, frozenset[str]]]
     tool_decorator_on: list[tuple[Rule, frozenset[str]]]
@@ -68,6 +67,15 @@ class CompiledRules:
     unresolved_rule: Rule | None
     context_gates: RuleTable
     unresolved_skip: frozenset[str]
+    sql_exec: Rule | None  # raw SQL whose text is not a literal (``cursor.execute(q)``)
+    db_read: Rule | None  # raw SQL whose literal text reads (``SELECT``)
+    messaging: tuple[Rule, tuple[str, ...]] | None  # HTTP to a messaging API's host is ``message.send``
+    compared_gates: frozenset[str]  # gate calls that count only where their answer is compared (``input``)
+    approval_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags that require approval
+    prefix_gate: tuple[Rule, frozenset[str], tuple[str, ...]] | None  # ``resolved.startswith(root)``
+    collection_gate: Rule | None  # membership in, or a lookup of, a module-level literal collection
+    key_names: dict[str, Patterns]  # rule id -> names of variables that hold credentials
+    tool_objects: RuleTable  # ``Tool(name=..., inputSchema=...)`` objects whose name a dispatch selects
     profiles: dict[str, CallProfile] = field(default_factory=dict)
     decorators: dict[str, tuple[Rule | None, tuple[Rule, ...]]] = field(default_factory=dict)
 
@@ -110,11 +118,13 @@ class CompiledRules:
             frontier=self.frontier_tools.all(name),
             tool_call=self.tool_calls.first(name),
             tool_list=self.tool_list_calls.first(name) is not None,
+            tool_object=self.tool_objects.first(name),
             actions=actions,
             gate=gate,
             action_gate=action_gate,
             unconditional=action_gate is not None
             and (action_gate.gateKind == "sandbox" or self.assigned_gates.matches(name)),
+            held=action_gate is not None and self.assigned_gates.matches(name),
         )
 
 
@@ -148,10 +158,8 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         gate_decorators=[
             (r, Patterns(r.match["decorator_patterns"])) for r in gates if "decorator_patterns" in r.match
         ],
-        gate_kwargs=[(r, dict(r.match["decorator_kwarg"])) for r in gates if "decorator_kwarg" in r.match],
         allowlist=RuleTable((r, Patterns(r.match["membership_names"])) for r in gates if "membership_names" in r.match),
         spend=RuleTable((r, Patterns(r.match["comparison_names"])) for r in gates if "comparison_names" in r.match),
-        annotation_gate=next((r for r in gates if "annotation_hints" in r.match), None),
         tool_decorators=[(r, Patterns(r.match["decorators"])) for r in tools if "decorators" in r.match],
         tool_decorator_attrs=[
             (r, frozenset(r.match["decorator_attrs"])) for r in tools if "decorator_attrs" in r.match
@@ -179,6 +187,26 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         unresolved_skip=frozenset(
             name for r in frontier if r.match.get("unresolved_calls") for name in r.match.get("skip", [])
         ),
+        sql_exec=next((r for r in of("action") if r.actionClass == "sql.exec"), None),
+        db_read=next((r for r in of("action") if r.actionClass == "db.read"), None),
+        messaging=next(
+            ((r, tuple(r.match["messaging_hosts"])) for r in of("action") if "messaging_hosts" in r.match), None
+        ),
+        compared_gates=frozenset(name for r in gates for name in r.match.get("compared_calls", [])),
+        approval_kwargs=tuple(
+            (r, frozenset(r.match["approval_kwargs"])) for r in gates if "approval_kwargs" in r.match
+        ),
+        prefix_gate=next(
+            (
+                (r, frozenset(r.match["prefix_methods"]), tuple(r.match.get("path_words", [])))
+                for r in gates
+                if "prefix_methods" in r.match
+            ),
+            None,
+        ),
+        collection_gate=next((r for r in gates if r.match.get("literal_collections")), None),
+        key_names={r.id: Patterns(r.match["key_names"]) for r in of("action") if "key_names" in r.match},
+        tool_objects=RuleTable((r, Patterns(r.match["objects"])) for r in tools if "objects" in r.match),
     )
     _COMPILED[rules.digest] = compiled
     return compiled

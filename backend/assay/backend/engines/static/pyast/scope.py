@@ -13,9 +13,20 @@ from assay.backend.engines.static.facts import (
     GateSite,
     TaintOrigin,
 )
+from assay.backend.scans.bundle import Location
 
 NO_TAINT: frozenset[TaintOrigin] = frozenset()
 MODULE_PARAMS: list[str] = []
+
+
+@dataclass(slots=True)
+class Branch:
+    """The facts one named branch of a function added: ``[start, end)`` of its calls and actions."""
+
+    name: str
+    location: Location
+    calls: tuple[int, int]
+    actions: tuple[int, int]
 
 
 @dataclass(slots=True)
@@ -30,6 +41,10 @@ class Scope:
     # Gates that hold from the point they are reached, even when their result is only assigned.
     unconditional: set[str] = field(default_factory=set)
     gate_ids: set[str] = field(default_factory=set)
+    # Gates that hold once the current statement is done, met inside an expression (``interrupt(...)["ok"]``).
+    pending: set[str] = field(default_factory=set)
+    # What held at each ``return`` of a value, recorded only while a helper is summarised (``_exit_gates``).
+    exits: list[frozenset[str]] | None = None
     # Names bound in enclosing functions (closures), and bare callees already reported unresolved.
     outer: frozenset[str] = frozenset()
     reported: set[str] = field(default_factory=set)
@@ -37,6 +52,8 @@ class Scope:
     actions: list[ActionSite] = field(default_factory=list)
     gates: list[GateSite] = field(default_factory=list)
     returns: set[TaintOrigin] = field(default_factory=set)
+    # Named branches (``if name == NAME:``, ``case NAME:``) and the facts each added (``dispatch.py``).
+    branches: list[Branch] = field(default_factory=list)
     # Whether the body defines functions or classes (``_walk_block`` meets every one ``definitions``
     # finds): most do not, and need no search for them.
     defines: bool = False

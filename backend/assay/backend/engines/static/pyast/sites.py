@@ -16,6 +16,7 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.pyast.gates import GateLogic
 from assay.backend.engines.static.pyast.literals import (
+    literal_str,
     name_text,
     opens_for_writing,
     string_text,
@@ -23,11 +24,12 @@ from assay.backend.engines.static.pyast.literals import (
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import PY_BUILTINS
 from assay.backend.engines.static.pyast.rules import CallProfile, display_name
-from assay.backend.engines.static.pyast.scope import Scope, origin_key
+from assay.backend.engines.static.pyast.scope import NO_TAINT, Scope, origin_key
 from assay.backend.engines.static.rulepack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
 
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
+_SQL_READ = re.compile(r"^\s*(select|with|show|describe|explain|pragma)\b", re.I)
 _SQL_GRANT = re.compile(r"^\s*(grant|revoke)\b", re.I)
 
 
@@ -68,7 +70,7 @@ class SiteLogic(GateLogic):
 
     def _action(
         self,
-        node: ast.Call,
+        node: ast.Call | ast.Subscript,
         name: str,
         profile: CallProfile,
         rule: Rule,
@@ -127,16 +129,20 @@ class SiteLogic(GateLogic):
             match = rule.match
             if match.get("write_mode") and not opens_for_writing(node):
                 continue
+            if match.get("read_mode") and opens_for_writing(node):
+                continue
             if "nonliteral_arg" in match:
                 index = match["nonliteral_arg"]
                 if len(node.args) > index and isinstance(node.args[index], ast.Constant):
                     continue
+            if "key_names" in match and not self._names_credential(rule, node.args[0] if node.args else None):
+                continue
             if match.get("sql_write"):
-                sql = string_text(node.args[0]) if node.args else None
-                if sql is not None and self.rules.sql_grant is not None and _SQL_GRANT.match(sql):
-                    return self.rules.sql_grant
-                if sql is not None and not _SQL_WRITE.match(sql):
-                    continue
+                return self._sql_rule(rule, node)
+            if rule.actionClass == "network.egress" and self.rules.messaging is not None:
+                messaging, hosts = self.rules.messaging
+                if any(host in text for text in _texts(node) for host in hosts):
+                    return messaging
             excluded = match.get("exclude_services")
             if excluded and display.startswith("boto3.client:"):
                 service = display.split(":", 1)[1].split(".", 1)[0]
@@ -144,6 +150,45 @@ class SiteLogic(GateLogic):
                     continue
             return rule
         return None
+
+    def _sql_rule(self, rule: Rule, node: ast.Call) -> Rule | None:
+        """Raw SQL by its text: a literal ``GRANT`` is a privilege change, a literal write ``db.write``, a
+        literal read ``db.read``; text assembled at run time (a variable, an f-string with values, a
+        call) is executed verbatim: ``sql.exec``. ``execute(text(q))`` is that ``text(q)`` already."""
+        first = node.args[0] if node.args else None
+        if first is None:
+            return None
+        sql = string_text(first)
+        assembled = type(first) is ast.JoinedStr and any(type(v) is ast.FormattedValue for v in first.values)
+        if sql is None or assembled:
+            if type(first) is ast.Call and (name_text(first.func) or "").rsplit(".", 1)[-1] == "text":
+                return None
+            return self.rules.sql_exec or rule
+        if self.rules.sql_grant is not None and _SQL_GRANT.match(sql):
+            return self.rules.sql_grant
+        if _SQL_WRITE.match(sql):
+            return rule
+        if self.rules.db_read is not None and _SQL_READ.match(sql):
+            return self.rules.db_read
+        return None
+
+    def _names_credential(self, rule: Rule, key: ast.expr | None) -> bool:
+        """Whether an environment read names a credential: ``os.environ["GITHUB_TOKEN"]``, ``getenv(API_KEY)``."""
+        text = literal_str(key) if key is not None else None
+        if text is None and isinstance(key, ast.Name | ast.Attribute):
+            text = name_text(key)
+        return text is not None and self.rules.key_names[rule.id].matches(text)
+
+    def _env_read(self, node: ast.Subscript, scope: Scope, active: frozenset[str]) -> None:
+        """``os.environ["API_KEY"]``: a credential read, like ``os.environ.get("API_KEY")``."""
+        name, _ = self.dotted(node.value, scope)
+        if name != "os.environ":
+            return
+        profile = self.rules.profile(name)
+        for rule in profile.actions:
+            if "key_names" in rule.match and self._names_credential(rule, node.slice):
+                self._action(node, name, profile, rule, NO_TAINT, scope, active)
+                return
 
     def _unresolved(self, node: ast.Call, name: str, profile: CallProfile, scope: Scope) -> None:
         """One ``unresolved_call`` per function and name, for a bare name bound nowhere in the file."""
@@ -198,3 +243,8 @@ class SiteLogic(GateLogic):
 
 
 # ----- helpers -------------------------------------------------------------------------------------
+
+
+def _texts(node: ast.Call) -> list[str]:
+    """The literal texts (strings, f-string text) of a call's arguments: where a URL would be."""
+    return [text for value in (*node.args, *(k.value for k in node.keywords)) if (text := string_text(value))]

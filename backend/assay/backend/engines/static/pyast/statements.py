@@ -7,13 +7,24 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from assay.backend.engines.static.facts import (
+    GateSite,
     TaintOrigin,
 )
 from assay.backend.engines.static.pyast.conditions import Outcome, meet
-from assay.backend.engines.static.pyast.scope import DEFINITION_KINDS, MODULE_PARAMS, NO_CALLEE, NO_TAINT, Scope
+from assay.backend.engines.static.pyast.literals import annotation_type, is_literal
+from assay.backend.engines.static.pyast.scope import (
+    DEFINITION_KINDS,
+    MODULE_PARAMS,
+    NO_CALLEE,
+    NO_TAINT,
+    Scope,
+    definitions,
+    param_taint,
+)
 from assay.backend.engines.static.pyast.taint import ExpressionLogic
 from assay.backend.engines.static.python_syntax import (
     node_fields,
+    statements_breadth_first,
 )
 
 
@@ -50,11 +61,107 @@ class StatementLogic(ExpressionLogic):
         self._expr(value, scope, active)
         gate = self._gate_of_expr(value, scope)
         # An unconditional approval/limit call: everything after it in the block is behind it.
-        return active | {gate} if gate is not None else active
+        if gate is not None:
+            active = active | {gate}
+        return self._held(value, scope, active)
+
+    def _held(self, value: ast.expr, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        """``active`` and what holds once ``value``'s statement is done: gates met inside it
+        (``interrupt(...)["ok"]``) and the gates a same-file function called there raises unless
+        they pass (``validate_path(p)``: its path check holds after it returns)."""
+        if scope.pending:
+            active = active | scope.pending
+            scope.pending = set()
+        call = value.value if isinstance(value, ast.Await) else value
+        if isinstance(call, ast.Call):
+            name, resolved = self._callee(call, scope)
+            if name and resolved and name.startswith(self.module_prefix):
+                held = self._exit_gates(name)
+                for site in held:
+                    if site.id not in scope.gate_ids:
+                        scope.gate_ids.add(site.id)
+                        scope.gates.append(site)
+                if held:
+                    active = active | {site.id for site in held}
+        return active
+
+    def _exit_gates(self, qualname: str) -> tuple[GateSite, ...]:
+        """The gates that hold wherever a function of this file returns normally (its end, and every
+        ``return`` of a value; a bare ``return``, ``return None`` or a constant is the helper's way of
+        saying there is nothing to check, as in ``if allowed is None: return``): a helper that raises
+        unless a check passes. Read once per
+        function, with a walk whose other facts are dropped; sandboxes are not carried (they gate what
+        runs inside them, not the caller)."""
+        found = self._summaries.get(qualname)
+        if found is not None:
+            return found
+        self._summaries[qualname] = ()  # a recursive call sees no summary
+        entry = self._function_defs().get(qualname)
+        if entry is None:
+            return ()
+        fn, cls = entry
+        if not any(type(node) is ast.Raise for node in statements_breadth_first(fn)):
+            return ()
+        kept = (
+            len(self.tools),
+            len(self.models),
+            len(self.frontier),
+            len(self._literal_tools),
+            len(self._listed_tools),
+        )
+        enclosing, self._class = self._class, cls
+        scope = self._function_scope(fn, qualname, frozenset())
+        scope.exits = []
+        try:
+            outcome = meet(self._walk_block(fn.body, scope, frozenset()), *scope.exits)
+        finally:
+            self._class = enclosing
+            self._last_callee = NO_CALLEE
+            del self.tools[kept[0] :], self.models[kept[1] :], self.frontier[kept[2] :]
+            del self._literal_tools[kept[3] :], self._listed_tools[kept[4] :]
+        held = tuple(g for g in scope.gates if outcome and g.id in outcome and g.kind != "sandbox")
+        self._summaries[qualname] = held
+        return held
+
+    def _function_defs(self) -> dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]]:
+        """Module-level functions and methods of module-level classes, by qualname."""
+        if self._defs is None:
+            self._defs = {}
+            for stmt in self.module_defs:
+                if isinstance(stmt, ast.ClassDef):
+                    for method in definitions(stmt.body):
+                        if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                            self._defs[f"{self.module}.{stmt.name}.{method.name}"] = (method, stmt.name)
+                else:
+                    self._defs[f"{self.module}.{stmt.name}"] = (stmt, None)
+        return self._defs
+
+    def _function_scope(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, outer: frozenset[str]
+    ) -> Scope:
+        """A function's scope on entry: its parameters (each its own taint) typed by their annotations."""
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
+        if fn.args.vararg:
+            params.append(fn.args.vararg.arg)
+        if fn.args.kwarg:
+            params.append(fn.args.kwarg.arg)
+        scope = Scope(qualname=qualname, params=params, outer=outer)
+        for index, name in enumerate(params):
+            scope.taint[name] = param_taint(name, index)
+        for arg in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs):
+            # ``def tool(db: Session)``: the annotation types the parameter like an assignment would.
+            annotation = annotation_type(arg.annotation)
+            if annotation is not None:
+                typed, ok = self.dotted(annotation, None)
+                if ok and typed:
+                    scope.types[arg.arg] = typed
+        return scope
 
     def _return(self, stmt: ast.Return, scope: Scope, active: frozenset[str]) -> Outcome:
         if stmt.value is not None:
             scope.returns |= self._expr(stmt.value, scope, active)
+            if scope.exits is not None and not is_literal(stmt.value):
+                scope.exits.append(active)
         return None
 
     def _raise(self, stmt: ast.Raise, scope: Scope, active: frozenset[str]) -> Outcome:
@@ -111,30 +218,60 @@ class StatementLogic(ExpressionLogic):
         if value is None:
             return active
         taint = self._expr(value, scope, active)
-        name = self._type_of(value, scope) if type(value) is ast.Call or type(value) is ast.BinOp else None
+        kind = type(value)
+        if kind is ast.Call or kind is ast.BinOp:
+            name = self._type_of(value, scope)
+        elif kind is ast.Await and type(value.value) is ast.Call:  # type: ignore[attr-defined]
+            name = self._type_of(value.value, scope)  # type: ignore[attr-defined]  # ``x = await X.create()``
+        else:
+            name = None
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        gate = self._gate_of_expr(value, scope)
+        gate = self._gate_of_expr(value, scope, compared=True)
+        # ``answer = input(...)`` counts only where ``answer`` is compared with a literal.
+        polarity = "positive" if gate is None or self._gate_of_expr(value, scope) is not None else "compared"
+        # Before any name is bound again: the callee resolved by the walk is still the one to reuse.
+        after = self._held(value, scope, active)
         for target in targets:
             if isinstance(stmt, ast.AugAssign) and isinstance(target, ast.Name):
                 taint = taint | scope.taint.get(target.id, NO_TAINT)
             self._assign(target, taint, name, scope)
             if gate is not None and isinstance(target, ast.Name):
-                scope.gate_vars[target.id] = (gate, "positive")
+                scope.gate_vars[target.id] = (gate, polarity)
         if gate is not None and gate in scope.unconditional:
             # ``sbx = Sandbox()`` (code after it runs against the sandbox) and ``answer = interrupt(...)``
             # (the run pauses there until a human resumes it).
-            return active | {gate}
-        return active
+            after = after | {gate}
+        lookup = self._lookup_gate(value, scope) if kind is ast.Subscript else None
+        return after | {lookup} if lookup is not None else after
+
+    def _lookup_gate(self, value: ast.expr, scope: Scope) -> str | None:
+        """``command = COMMANDS[name]`` in a module-level literal dict: a lookup that fails closed
+        (``KeyError``) unless the key is one of the dict's."""
+        if not isinstance(value, ast.Subscript) or is_literal(value.slice):
+            return None
+        table = value.value
+        rule = self._collection_gate(table, scope)
+        if rule is None or not isinstance(table, ast.Name) or not self._literal_collections().get(table.id, False):
+            return None
+        return self._gate(scope, rule, value, f"{table.id}[...]")
 
     def _if(self, stmt: ast.If, scope: Scope, active: frozenset[str]) -> Outcome:
         self._expr(stmt.test, scope, active)
-        self._if_dispatch(stmt, scope)
+        if scope.pending:
+            active = self._held(stmt.test, scope, active)
+        names = self._branch_names(stmt.test) if type(stmt.test) is ast.Compare else None
+        start = (len(scope.calls), len(scope.actions))
         condition = self._condition(stmt.test, scope)
         if condition.empty:
             # Most tests prove nothing: both branches start from what held before.
-            return meet(self._walk_block(stmt.body, scope, active), self._walk_block(stmt.orelse, scope, active))
+            after_body = self._walk_block(stmt.body, scope, active)
+            if names:
+                self._branch(names, stmt, scope, start)
+            return meet(after_body, self._walk_block(stmt.orelse, scope, active))
         saved = self._clean(condition.clean_true, scope)
         after_body = self._walk_block(stmt.body, scope, active | condition.when_true)
+        if names:
+            self._branch(names, stmt, scope, start)
         self._restore(saved, scope)
         saved = self._clean(condition.clean_false, scope)
         after_else = self._walk_block(stmt.orelse, scope, active | condition.when_false)
@@ -166,8 +303,11 @@ class StatementLogic(ExpressionLogic):
                 self._expr(case.guard, scope, active)
             elif isinstance(case.pattern, ast.MatchAs) and case.pattern.pattern is None:
                 exhaustive = True
-            self._case_dispatch(stmt.subject, case, scope)
+            start = (len(scope.calls), len(scope.actions))
             outcomes.append(self._walk_block(case.body, scope, active))
+            names = self._case_names(case.pattern)
+            if names:
+                self._branch(names, case, scope, start)
         return meet(*outcomes) if exhaustive else meet(active, *outcomes)
 
     def _clean(self, names: frozenset[str], scope: Scope) -> dict[str, frozenset[TaintOrigin]]:

@@ -11,12 +11,12 @@ from assay.backend.engines.static.facts import (
     TaintOrigin,
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
+from assay.backend.engines.static.pyast.dispatch import DispatchLogic
 from assay.backend.engines.static.pyast.literals import (
     bound_names,
 )
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import NO_CALLEE, NO_TAINT, Scope, call_return, origin_key
-from assay.backend.engines.static.pyast.tools import ToolLogic
 from assay.backend.engines.static.python_syntax import (
     node_fields,
 )
@@ -32,8 +32,11 @@ _WRAPPERS = frozenset({ast.Attribute, ast.Await, ast.Starred})
 _EXPRESSIONS = frozenset(cls for cls in vars(ast).values() if isinstance(cls, type) and issubclass(cls, ast.expr))
 _EXPRESSION_FIELDS = {cls: node_fields(cls) for cls in _EXPRESSIONS}
 
+# Keywords that carry the SQL text of a call that executes it.
+_SQL_KEYWORDS = frozenset({"sql", "query", "command", "statement", "text"})
 
-class ExpressionLogic(ToolLogic):
+
+class ExpressionLogic(DispatchLogic):
     """Expressions and assignments: calls recorded as facts, taint carried by values and names."""
 
     def _expr(self, node: ast.expr, scope: Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
@@ -53,6 +56,8 @@ class ExpressionLogic(ToolLogic):
             return self._scoped(node, scope, active)
         if kind is ast.Dict:
             self._dict_tool(node, scope)  # type: ignore[arg-type]
+        elif kind is ast.Subscript and type(node.value) is ast.Attribute and node.value.attr == "environ":  # type: ignore[attr-defined]
+            self._env_read(node, scope, active)  # type: ignore[arg-type]
         # Children in ``_fields`` order, as ``ast.iter_child_nodes`` gives them; names and constants
         # (half of all children) are read here rather than through a call each.
         taint = NO_TAINT
@@ -147,6 +152,11 @@ class ExpressionLogic(ToolLogic):
             self._frontier_tools(node, name, profile.frontier)
         if profile.tool_call is not None:
             self._call_tool(node, profile.tool_call, scope)
+        if profile.held:
+            # ``if interrupt(...)["approved"]:``: the run pauses here until a human resumes it.
+            scope.pending.add(self._gate(scope, profile.action_gate, node, name))  # type: ignore[arg-type]
+        if profile.tool_object is not None:
+            self._tool_object(node, profile.tool_object)
         if profile.tool_list:
             self._tool_list(node, name, scope)
         if not resolved and func_kind is ast.Name:
@@ -155,7 +165,11 @@ class ExpressionLogic(ToolLogic):
         action_rule = self._action_rule(node, profile) if profile.actions else None
         if action_rule is not None:
             tainted = all_args | receiver_taint
-            self._action(node, name, profile, action_rule, tainted, scope, active)
+            sink = tainted
+            if action_rule.actionClass == "sql.exec":
+                # The SQL text is what runs verbatim; bound parameters are values, not code.
+                sink = next((t for i, k, t in arg_taints if i == 0 or k in _SQL_KEYWORDS), NO_TAINT)
+            self._action(node, name, profile, action_rule, sink, scope, active)
             return tainted
         if self._user_callee(name, resolved):
             scope.calls.append(

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
-    FrontierSite,
     ToolDef,
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
@@ -16,22 +14,15 @@ from assay.backend.engines.static.pyast.literals import (
     docstring,
     kwarg,
     kwarg_str,
-    literal_dict,
     literal_str,
-    schema_params,
     tool_annotations,
 )
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.pyast.sites import SiteLogic
-from assay.backend.engines.static.python_syntax import (
-    breadth_first,
-)
 from assay.backend.engines.static.rulepack import Rule
 
 NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "wrapper", "config", "callbacks"})
-# A dict literal defines a tool (``_dict_tool``) only with one of these keys.
-_TOOL_DICT_KEYS = frozenset({"type", "input_schema"})
 
 
 class ToolLogic(SiteLogic):
@@ -68,16 +59,7 @@ class ToolLogic(SiteLogic):
             name = kwarg_str(call, "name") or kwarg_str(call, "name_override") or literal or name
             description = kwarg_str(call, "description") or description
             annotations = tool_annotations(call)
-            for gate_rule, wanted in self.rules.gate_kwargs:
-                for key, value in wanted.items():
-                    kw = kwarg(call, key)
-                    if isinstance(kw, ast.Constant) and kw.value == value:
-                        entry.add(self._gate(scope, gate_rule, call, f"{key}={value}"))
-            if annotations and self.rules.annotation_gate is not None:
-                hints = [k for k in ("readOnlyHint", "destructiveHint") if k in annotations]
-                if hints:
-                    detail = ", ".join(f"{k}={annotations[k]}" for k in hints)
-                    entry.add(self._gate(scope, self.rules.annotation_gate, call, detail))
+            self._approval_flags(call, entry, scope)
         params = [p for p in scope.params if p not in NON_TOOL_PARAMS]
         self.tools.append(
             trusted(
@@ -93,6 +75,14 @@ class ToolLogic(SiteLogic):
                 annotations=annotations,
             )
         )
+
+    def _approval_flags(self, call: ast.Call, entry: set[str], scope: Scope) -> None:
+        """``needs_approval=True`` (or a callable deciding it), ``requires_approval=...``: a human approves
+        every run of the tool, so the gate holds over its whole body. ``False``, ``None`` and ``"never"`` do not."""
+        for rule, keys in self.rules.approval_kwargs:
+            for kw in call.keywords:
+                if kw.arg in keys and not _declines(kw.value):
+                    entry.add(self._gate(scope, rule, kw.value, f"{kw.arg}="))
 
     def _class_tool(self, cls: ast.ClassDef, qualname: str) -> None:
         bases = {self.dotted(b, None)[0] for b in cls.bases}
@@ -130,115 +120,6 @@ class ToolLogic(SiteLogic):
                     )
                 )
                 return
-
-    @property
-    def dispatch(self) -> dict[str, str]:
-        """``{"tool_name": function}`` tables link literal tool definitions to their implementations.
-
-        Names in the tables resolve through imports and module-level definitions only (not through
-        module variable types or the enclosing class), whenever the table is first needed."""
-        if self._dispatch is None:
-            module_types, self.module_types = self.module_types, {}
-            current_class, self._class = self._class, None
-            try:
-                self._dispatch = {}
-                self._collect_dispatch_tables(breadth_first(self.tree, (ast.Dict,)))
-            finally:
-                self.module_types, self._class = module_types, current_class
-        return self._dispatch
-
-    def _collect_dispatch_tables(self, nodes: Iterable[ast.AST]) -> None:
-        assert self._dispatch is not None
-        for node in nodes:
-            if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) for k in node.keys):
-                for key, value in zip(node.keys, node.values, strict=True):
-                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                        target, ok = self.dotted(value, None)
-                        if ok and target and isinstance(value, ast.Name | ast.Attribute):
-                            self._dispatch.setdefault(key.value, target)
-
-    def _dict_tool(self, node: ast.Dict, scope: Scope) -> None:
-        if not any(type(key) is ast.Constant and key.value in _TOOL_DICT_KEYS for key in node.keys):
-            return  # most dicts are data, not tool definitions: no need to read them
-        data = literal_dict(node)
-        if data is None:
-            return
-        for rule in self.rules.tool_dicts:
-            kind = rule.match["dict_literal"]
-            name: str | None = None
-            description: str | None = None
-            if kind == "openai_function" and data.get("type") == "function":
-                inner = data.get("function")
-                if isinstance(inner, dict):
-                    name, description = inner.get("name"), inner.get("description")
-                else:
-                    name, description = data.get("name"), data.get("description")
-            elif kind == "anthropic_tool" and "input_schema" in data and "name" in data:
-                name, description = data.get("name"), data.get("description")
-            if not isinstance(name, str):
-                continue
-            location = self.loc(node)
-            self._literal_tools.append(
-                ToolDef(
-                    id=short_id("tool", self.path, location.line, name, rule.id),
-                    name=name,
-                    description=description if isinstance(description, str) else None,
-                    framework=rule.framework or "unknown",
-                    ruleId=rule.id,
-                    location=location,
-                    function=self.dispatch.get(name),
-                    parameters=sorted(schema_params(data)),
-                )
-            )
-            return
-
-    def _link_literal_tools(self) -> None:
-        """Literal tools not in a dispatch table take the function a name comparison dispatches them
-        to; the rest are ``dynamic_dispatch`` frontier items."""
-        for tool in self._literal_tools:
-            if tool.function is None and tool.name in self.branch_dispatch:
-                tool = tool.model_copy(update={"function": self.branch_dispatch[tool.name]})
-            self.tools.append(tool)
-            if tool.function is None and self.rules.dispatch_rule is not None:
-                self.frontier.append(
-                    FrontierSite(
-                        id=short_id("fr", "dynamic_dispatch", self.path, tool.location.line, tool.name),
-                        kind="dynamic_dispatch",
-                        detail=f"tool {tool.name} is defined as a literal; its implementation is chosen at run time",
-                        location=tool.location,
-                        ruleId=self.rules.dispatch_rule.id,
-                    )
-                )
-
-    def _if_dispatch(self, stmt: ast.If, scope: Scope) -> None:
-        """``if name == "get_weather": return get_weather(**args)`` names the tool's implementation."""
-        test = stmt.test
-        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
-            return
-        literal = literal_str(test.comparators[0]) or literal_str(test.left)
-        if literal is not None:
-            self._dispatched(literal, stmt.body, scope)
-
-    def _case_dispatch(self, subject: ast.expr, case: ast.match_case, scope: Scope) -> None:
-        del subject  # any subject: ``match call.name:`` and ``match name:`` alike
-        pattern = case.pattern
-        if isinstance(pattern, ast.MatchValue):
-            literal = literal_str(pattern.value)
-            if literal is not None:
-                self._dispatched(literal, case.body, scope)
-
-    def _dispatched(self, literal: str, body: Sequence[ast.stmt], scope: Scope) -> None:
-        if literal in self.branch_dispatch:
-            return
-        for stmt in body:
-            value = stmt.value if isinstance(stmt, ast.Expr | ast.Return | ast.Assign) else None
-            if isinstance(value, ast.Await):
-                value = value.value
-            if isinstance(value, ast.Call):
-                name, resolved = self.dotted(value.func, scope)
-                if name and resolved and is_user_callee(name, resolved, self):
-                    self.branch_dispatch[literal] = name
-                    return
 
     def _call_tool(self, node: ast.Call, rule: Rule, scope: Scope) -> None:
         func_node: ast.expr | None = None
@@ -296,3 +177,8 @@ class ToolLogic(SiteLogic):
                         )
                     )
                 return
+
+
+def _declines(value: ast.expr) -> bool:
+    """An approval flag's value that asks for no approval."""
+    return isinstance(value, ast.Constant) and value.value in (False, None, "never", "")

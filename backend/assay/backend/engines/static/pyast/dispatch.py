@@ -1,0 +1,312 @@
+"""Tools defined as data and chosen by name: literal definitions (OpenAI and Anthropic schema dicts, MCP
+``Tool(name=..., inputSchema=...)`` objects), the names they carry (literals, module constants, members
+of a string ``Enum`` of the file), and the code a dispatch runs for each name.
+
+A tool defined as data runs whatever the code that dispatches its name runs: a ``{"name": function}``
+table, or a branch of ``if name == NAME:`` / ``match name: case NAME:`` in a handler. Each such branch
+becomes a function of its own (``<handler>#<name>``): the branch's calls and actions, the handler's
+calls outside every named branch, and a call to the handler (its actions outside the branches), so
+the actions of one branch are attributed to its tool only, behind the gates that hold where the
+branch starts.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Sequence
+
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import CallFact, FrontierSite, FunctionFacts, ToolDef
+from assay.backend.engines.static.pyast.literals import (
+    kwarg,
+    literal_dict,
+    literal_str,
+    schema_params,
+    tool_annotations,
+)
+from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.pyast.scope import Branch, Scope
+from assay.backend.engines.static.pyast.tools import ToolLogic
+from assay.backend.engines.static.python_syntax import breadth_first
+from assay.backend.engines.static.rulepack import Rule
+
+# A dict literal defines a tool (``_dict_tool``) only with one of these keys.
+_TOOL_DICT_KEYS = frozenset({"type", "input_schema"})
+
+
+class DispatchLogic(ToolLogic):
+    """Literal tools, their names, and the function each one's name dispatches to."""
+
+    # ----- names ---------------------------------------------------------------------------------
+
+    def constant_str(self, node: ast.AST | None) -> str | None:
+        """The string an expression always denotes: a literal, a module constant of the file
+        (``NAME = "x"``), a member of a class of the file (``Tools.READ = "read"`` in a ``str``
+        ``Enum``), with ``.value`` read through."""
+        if node is None:
+            return None
+        text = literal_str(node)
+        if text is not None:
+            return text
+        if isinstance(node, ast.Name):
+            return self._module_constants().get(node.id)
+        if isinstance(node, ast.Attribute):
+            value = node.value
+            if node.attr == "value" and isinstance(value, ast.Attribute):
+                return self.constant_str(value)
+            if isinstance(value, ast.Name):
+                return self._class_constants(value.id).get(node.attr)
+        return None
+
+    def _module_constants(self) -> dict[str, str]:
+        if self._constants is None:
+            self._constants = _string_assignments(self.tree.body)
+        return self._constants
+
+    def _class_constants(self, name: str) -> dict[str, str]:
+        found = self._class_strings.get(name)
+        if found is None:
+            cls = next((d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == name), None)
+            found = self._class_strings[name] = _string_assignments(cls.body) if cls is not None else {}
+        return found
+
+    # ----- dispatch tables -----------------------------------------------------------------------
+
+    @property
+    def dispatch(self) -> dict[str, str]:
+        """``{"tool_name": function}`` tables link literal tool definitions to their implementations.
+
+        Names in the tables resolve through imports and module-level definitions only (not through
+        module variable types or the enclosing class), whenever the table is first needed."""
+        if self._dispatch is None:
+            module_types, self.module_types = self.module_types, {}
+            current_class, self._class = self._class, None
+            try:
+                self._dispatch = {}
+                self._collect_dispatch_tables(breadth_first(self.tree, (ast.Dict,)))
+            finally:
+                self.module_types, self._class = module_types, current_class
+        return self._dispatch
+
+    def _collect_dispatch_tables(self, nodes: Iterable[ast.AST]) -> None:
+        assert self._dispatch is not None
+        for node in nodes:
+            if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) for k in node.keys):
+                for key, value in zip(node.keys, node.values, strict=True):
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        target, ok = self.dotted(value, None)
+                        if ok and target and isinstance(value, ast.Name | ast.Attribute):
+                            self._dispatch.setdefault(key.value, target)
+
+    # ----- literal tools -------------------------------------------------------------------------
+
+    def _dict_tool(self, node: ast.Dict, scope: Scope) -> None:
+        if not any(type(key) is ast.Constant and key.value in _TOOL_DICT_KEYS for key in node.keys):
+            return  # most dicts are data, not tool definitions: no need to read them
+        data = literal_dict(node)
+        if data is None:
+            return
+        for rule in self.rules.tool_dicts:
+            kind = rule.match["dict_literal"]
+            name: str | None = None
+            description: str | None = None
+            if kind == "openai_function" and data.get("type") == "function":
+                inner = data.get("function")
+                if isinstance(inner, dict):
+                    name, description = inner.get("name"), inner.get("description")
+                else:
+                    name, description = data.get("name"), data.get("description")
+            elif kind == "anthropic_tool" and "input_schema" in data and "name" in data:
+                name, description = data.get("name"), data.get("description")
+            if not isinstance(name, str):
+                continue
+            self._literal_tool(rule, node, name, description, sorted(schema_params(data)))
+            return
+
+    def _tool_object(self, node: ast.Call, rule: Rule) -> None:
+        """``Tool(name=NAME, description=..., inputSchema=Model.model_json_schema())``: a tool whose code
+        is whatever the dispatch of ``NAME`` runs. A name no constant gives is a frontier item."""
+        name_node = kwarg(node, "name") or (node.args[0] if node.args else None)
+        name = self.constant_str(name_node)
+        if name is None:
+            if self.rules.dispatch_rule is not None:
+                location = self.loc(node)
+                self.frontier.append(
+                    FrontierSite(
+                        id=short_id("fr", "dynamic_dispatch", self.path, location.line, location.column),
+                        kind="dynamic_dispatch",
+                        detail="a tool object is built with a name chosen at run time; its implementation is not visible",
+                        location=location,
+                        ruleId=self.rules.dispatch_rule.id,
+                    )
+                )
+            return
+        schema = kwarg(node, "inputSchema") or kwarg(node, "input_schema") or kwarg(node, "parameters")
+        self._literal_tool(
+            rule,
+            node,
+            name,
+            self.constant_str(kwarg(node, "description")),
+            self._schema_fields(schema),
+            tool_annotations(node),
+        )
+
+    def _schema_fields(self, schema: ast.expr | None) -> list[str]:
+        """Parameter names of a schema: a literal JSON schema, or a pydantic model of the file
+        (``Model.model_json_schema()``, ``Model.schema()``)."""
+        if isinstance(schema, ast.Dict):
+            data = literal_dict(schema)
+            return sorted(schema_params({"input_schema": data})) if data else []
+        if (
+            isinstance(schema, ast.Call)
+            and isinstance(schema.func, ast.Attribute)
+            and isinstance(schema.func.value, ast.Name)
+        ):
+            cls = next(
+                (d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == schema.func.value.id), None
+            )
+            if cls is not None:
+                return sorted(
+                    s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                )
+        return []
+
+    def _literal_tool(
+        self,
+        rule: Rule,
+        node: ast.expr,
+        name: str,
+        description: object,
+        parameters: list[str],
+        annotations: dict[str, bool] | None = None,
+    ) -> None:
+        location = self.loc(node)
+        self._literal_tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, location.line, name, rule.id),
+                name=name,
+                description=description if isinstance(description, str) else None,
+                framework=rule.framework or "unknown",
+                ruleId=rule.id,
+                location=location,
+                function=self.dispatch.get(name),
+                parameters=parameters,
+                annotations=annotations or {},
+            )
+        )
+
+    # ----- branches ------------------------------------------------------------------------------
+
+    def _branch_names(self, test: ast.expr) -> list[str]:
+        """The names an ``if`` test selects: ``name == NAME``, ``NAME == name``, ``name in (A, B)``."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+            return []
+        op = test.ops[0]
+        right = test.comparators[0]
+        if isinstance(op, ast.Eq):
+            found = self.constant_str(right) or self.constant_str(test.left)
+            return [found] if found is not None else []
+        if isinstance(op, ast.In) and isinstance(right, ast.Tuple | ast.List | ast.Set):
+            names = [self.constant_str(e) for e in right.elts]
+            return [n for n in names if n is not None]
+        return []
+
+    def _case_names(self, pattern: ast.pattern) -> list[str]:
+        if isinstance(pattern, ast.MatchValue):
+            found = self.constant_str(pattern.value)
+            return [found] if found is not None else []
+        if isinstance(pattern, ast.MatchOr):
+            return [n for p in pattern.patterns for n in self._case_names(p)]
+        return []
+
+    def _branch(
+        self, names: Sequence[str], node: ast.stmt | ast.match_case, scope: Scope, start: tuple[int, int]
+    ) -> None:
+        """Record the facts a named branch added since ``start`` (its calls and actions counts)."""
+        location = self.loc(node if isinstance(node, ast.stmt) else node.pattern)  # type: ignore[arg-type]
+        for name in names:
+            scope.branches.append(Branch(name, location, (start[0], len(scope.calls)), (start[1], len(scope.actions))))
+
+    def _keep_branches(self, scope: Scope, facts: FunctionFacts) -> None:
+        if scope.branches:
+            self._branch_scopes.append((facts, scope.branches))
+
+    def _link_literal_tools(self) -> None:
+        """Literal tools not in a dispatch table take the branch that dispatches their name; the rest
+        are ``dynamic_dispatch`` frontier items."""
+        split: dict[str, tuple[FunctionFacts, dict[str, list[Branch]]]] = {}
+        for tool in self._literal_tools:
+            if tool.function is None:
+                function = self._branch_function(tool.name, split)
+                if function is not None:
+                    tool = tool.model_copy(update={"function": function})
+            self.tools.append(tool)
+            if tool.function is None and self.rules.dispatch_rule is not None:
+                self.frontier.append(
+                    FrontierSite(
+                        id=short_id("fr", "dynamic_dispatch", self.path, tool.location.line, tool.name),
+                        kind="dynamic_dispatch",
+                        detail=f"tool {tool.name} is defined as a literal; its implementation is chosen at run time",
+                        location=tool.location,
+                        ruleId=self.rules.dispatch_rule.id,
+                    )
+                )
+        self._split_handlers(split)
+
+    def _branch_function(
+        self, name: str, split: dict[str, tuple[FunctionFacts, dict[str, list[Branch]]]]
+    ) -> str | None:
+        """The qualname of the function made of the branch that dispatches ``name`` (first handler
+        of the file with such a branch)."""
+        for facts, branches in self._branch_scopes:
+            mine = [b for b in branches if b.name == name]
+            if mine:
+                entry = split.setdefault(facts.qualname, (facts, {}))
+                entry[1][name] = mine
+                return f"{facts.qualname}#{name}"
+        return None
+
+    def _split_handlers(self, split: dict[str, tuple[FunctionFacts, dict[str, list[Branch]]]]) -> None:
+        """Each handler keeps what lies outside its tools' branches; each branch becomes a function."""
+        for qualname, (facts, tools) in split.items():
+            taken_calls = {i for bs in tools.values() for b in bs for i in range(*b.calls)}
+            taken_actions = {i for bs in tools.values() for b in bs for i in range(*b.actions)}
+            common = [c for i, c in enumerate(facts.calls) if i not in taken_calls]
+            to_handler = trusted(
+                CallFact, location=facts.location, callee=qualname, resolved=True, dominatingGates=[], args=[]
+            )
+            for name, branches in sorted(tools.items()):
+                mine_calls = sorted({i for b in branches for i in range(*b.calls)})
+                mine_actions = sorted({i for b in branches for i in range(*b.actions)})
+                branch_qualname = f"{qualname}#{name}"
+                self.functions.append(
+                    FunctionFacts(
+                        id=short_id("fn", self.path, branch_qualname),
+                        qualname=branch_qualname,
+                        name=name,
+                        location=branches[0].location,
+                        params=list(facts.params),
+                        calls=[*common, *(facts.calls[i] for i in mine_calls), to_handler],
+                        actions=[facts.actions[i] for i in mine_actions],
+                        gates=list(facts.gates),
+                    )
+                )
+            kept = [a for i, a in enumerate(facts.actions) if i not in taken_actions]
+            index = self.functions.index(facts)
+            self.functions[index] = facts.model_copy(update={"calls": common, "actions": kept})
+
+
+def _string_assignments(body: Sequence[ast.stmt]) -> dict[str, str]:
+    """``NAME = "text"`` (or annotated) in a block: the string constants it defines."""
+    out: dict[str, str] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target: ast.expr = stmt.targets[0]
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            target = stmt.target
+        else:
+            continue
+        text = literal_str(stmt.value)
+        if text is not None and isinstance(target, ast.Name):
+            out[target.id] = text
+    return out
