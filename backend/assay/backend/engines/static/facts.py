@@ -112,6 +112,7 @@ class ModelSite(_Facts):
     via: Literal["sdk", "http"]
     ruleId: str
     location: Location
+    model: str | None = Field(default=None, description="The model id the call names, when the code names it.")
 
 
 class ToolDef(_Facts):

@@ -237,7 +237,9 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         for g in fn.facts.gates
     ]
     models = [
-        ModelUse(id=m.id, provider=m.provider, api=m.api, via=m.via, ruleId=m.ruleId, location=m.location)
+        ModelUse(
+            id=m.id, provider=m.provider, api=m.api, via=m.via, ruleId=m.ruleId, location=m.location, model=m.model
+        )
         for f in ordered
         for m in f.models
     ]

@@ -89,7 +89,8 @@ class CallLogic(SiteLogic):
         if facts.model is not None or facts.network or command is not None:
             model = self.model(node, name, command, args, scope)
             if model is not None:
-                return EMPTY if is_new else frozenset({TaintOrigin(kind="model_output", location=model)})
+                handle = is_new or (facts.model is not None and facts.model.match.get("returns_handle"))
+                return EMPTY if handle else frozenset({TaintOrigin(kind="model_output", location=model)})
         if facts.taint_source is not None:
             return frozenset({TaintOrigin(kind="model_output", location=self.loc(node))}) | all_args
 

@@ -13,12 +13,16 @@ from assay.backend.engines.static.facts import ActionSite, FrontierSite, ModelSi
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.gates import GateLogic
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint
-from assay.backend.engines.static.jsts.syntax import unwrap
+from assay.backend.engines.static.jsts.syntax import WRAPPERS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rulepack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
 
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
+# Model properties of an options object, in the order they are read.
+_MODEL_KEYS = ("model", "modelName", "modelId", "model_id")
+# Provider names of package or prefix vendors that differ from the bundle's provider vocabulary.
+_VENDORS = {"azure": "azure_openai", "amazon-bedrock": "bedrock", "google-vertex": "google", "vertex": "google"}
 _SQL_READ = re.compile(r"^\s*(select|with|show|pragma|describe|desc|explain|values|table)\b", re.I)
 
 
@@ -44,10 +48,18 @@ class SiteLogic(GateLogic):
         """Records a model use at ``node`` when the call is one; returns its location."""
         rule = self.rules.model(name)
         provider: str | None = None
+        model_id: str | None = None
         if rule is not None:
             provider = rule.match.get("providers", {}).get(name, rule.provider)
             if rule.match.get("provider_from_model_arg"):
                 provider = self.provider_from_model_arg(args, scope) or provider
+            if rule.match.get("provider_from_package") and name.startswith("@ai-sdk/"):
+                vendor = name.split("/", 1)[1].split(".", 1)[0]
+                provider = _VENDORS.get(vendor, vendor)
+            model_id = self.model_id(args, scope)
+            if rule.match.get("provider_from_model_prefix") and model_id and ":" in model_id:
+                vendor, _, model_id = model_id.partition(":")  # initChatModel("openai:gpt-4o")
+                provider = _VENDORS.get(vendor, vendor)
         elif command is not None:
             rule = self.rules.model_command(command)
             provider = rule.provider if rule is not None else None
@@ -55,7 +67,7 @@ class SiteLogic(GateLogic):
             found = self.http_model(args, scope)
             if found is not None:
                 rule, provider = found
-        if rule is None:
+        if rule is None or (rule.match.get("returns_handle") and self.chosen_for_model_call(node, scope)):
             return None
         location = self.loc(node)
         via: Literal["sdk", "http"] = "http" if ("http_hosts" in rule.match or "http_paths" in rule.match) else "sdk"
@@ -67,9 +79,45 @@ class SiteLogic(GateLogic):
                 via=via,
                 ruleId=rule.id,
                 location=location,
+                model=model_id,
             )
         )
         return location
+
+    def chosen_for_model_call(self, node: Node, scope: Scope) -> bool:
+        """``generateText({ model: openai("gpt-4o") })``: the provider function names the model of the
+        generation call around it, which is the model use (one, not two)."""
+        pair = node.parent
+        while pair is not None and pair.type in WRAPPERS:
+            pair = pair.parent
+        if pair is None or pair.type != "pair" or self.code.raw(pair.child_by_field_id(self.fields.key)) != b"model":
+            return False
+        options = pair.parent
+        arguments = options.parent if options is not None else None
+        outer = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+        if outer is None or outer.type not in ("call_expression", "new_expression"):
+            return False
+        field = self.fields.function if outer.type == "call_expression" else self.fields.constructor
+        name, _ = self.dotted(outer.child_by_field_id(field), scope)
+        rule = self.rules.model(name) if name else None
+        return rule is not None and not rule.match.get("returns_handle")
+
+    def model_id(self, args: list[Node], scope: Scope, depth: int = 0) -> str | None:
+        """The model a call names: its first argument (``openai("gpt-4o")``), or the ``model`` property
+        of its options (``{ model: "gpt-4o" }``, ``{ model: anthropic("claude-...") }``, ``modelName``)."""
+        first = unwrap(args[0]) if args else None
+        if first is None or depth > 2:
+            return None
+        if first.type != "object":
+            return self.constant(first, scope)
+        props = self.code.props(first)
+        value = unwrap(next((props[k] for k in _MODEL_KEYS if k in props), None))
+        if value is None:
+            return None
+        if value.type in ("call_expression", "new_expression"):
+            inner = value.child_by_field_id(self.fields.arguments)
+            return self.model_id(inner.named_children if inner is not None else [], scope, depth + 1)
+        return self.constant(value, scope)
 
     def provider_from_model_arg(self, args: list[Node], scope: Scope) -> str | None:
         """Vercel AI SDK: ``model: anthropic("...")`` from ``@ai-sdk/anthropic`` names the provider."""

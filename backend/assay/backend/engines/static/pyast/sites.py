@@ -108,6 +108,7 @@ class SiteLogic(GateLogic):
                 via=via,
                 ruleId=rule.id,
                 location=location,
+                model=None,  # (the model id: not read by the Python analyzer yet)
             )
         )
 
