@@ -23,7 +23,7 @@ RUNTIME_EVIDENCE_HOWTO = (
     "gen_ai_latest_experimental, or OpenInference), export them over OTLP/HTTP to `POST /api/otlp/v1/traces` "
     "with the header `X-Binder-Id` of a binder created by `assay admin binder create --adapter otlp`, and "
     "attach the receipt's producerRunId to a NEW run as externalEvidenceAttachments "
-    '[{"producer": "structured-ingress", "producerRunId": ...}] (docs/intake.md).'
+    '[{"producerId": "structured-ingress", "producerRunId": ...}] (docs/intake.md).'
 )
 SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 
@@ -374,7 +374,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                 why="A defect in code a model can drive is reachable by whoever steers the model.",
                 needed=f"Fix the {scanner} result(s) of rule {rule} at {where}, or suppress them in {scanner} with a "
                 f"justification; run {scanner} again, ingest its SARIF through a sarif binder and attach the receipt "
-                'as {"producer": "sarif-import", "producerRunId": ...} to a NEW run.',
+                'as {"producerId": "sarif-import", "producerRunId": ...} to a NEW run.',
                 questions=["reach", "proofBoundary"],
                 paths=[],
                 refs=[f.evidence_ref for f in group[:10]],

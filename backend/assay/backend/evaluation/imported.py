@@ -34,7 +34,7 @@ class ImportedFinding:
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
-            "producer": "sarif-import",
+            "producerId": "sarif-import",
             "tool": self.tool,
             "ruleId": self.rule_id,
             "level": self.level,
