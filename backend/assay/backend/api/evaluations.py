@@ -1,11 +1,14 @@
 """Evaluation artifacts (contract 4.2): every read is a projection of exactly one persisted Evaluation.
 
-No route resolves a "latest" Evaluation, recomputes anything or substitutes current state.
+No route resolves a "latest" Evaluation, recomputes anything or substitutes current state. Parsing the
+stored payload, building the projection and encoding it are CPU work proportional to the payload: they
+run in a worker thread, so a large Evaluation never stalls the event loop (and ``/healthz`` with it).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from anyio import to_thread
@@ -38,15 +41,25 @@ BASE = "/api/v1/assurance/evaluations/{evaluationId}"
 EVALUATION_PARAM = Parameter("evaluationId", "path", "The exact persisted Evaluation.")
 
 
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def _json(value: Any) -> Response:
-    return Response(json.dumps(value, ensure_ascii=False, separators=(",", ":")), media_type=JSON_MEDIA_TYPE)
+    return Response(_dumps(value), media_type=JSON_MEDIA_TYPE)
+
+
+async def _json_off_loop(build: Callable[[], Any]) -> Response:
+    """The JSON response of ``build()``, built and encoded in a worker thread."""
+    return Response(await to_thread.run_sync(lambda: _dumps(build())), media_type=JSON_MEDIA_TYPE)
 
 
 async def _evaluation(request: Request, ctx: RequestContext) -> tuple[models.Evaluation, EvaluationPayload]:
     row = await load_evaluation(ctx.session, ctx.organization_id, request.path_params["evaluationId"])
     if row is None:
         raise not_found(what="evaluation")
-    return row, EvaluationPayload(json.loads(row.payload_json))
+    text = row.payload_json
+    return row, EvaluationPayload(await to_thread.run_sync(json.loads, text))
 
 
 async def _membership(ctx: RequestContext, evaluation_id: str) -> EvidenceMembership:
@@ -59,12 +72,12 @@ def _run_links(evaluation_id: str) -> dict[str, str | None]:
 
 async def summary(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
-    return _json(build_summary(row.id, payload, _run_links(row.id)))
+    return await _json_off_loop(lambda: build_summary(row.id, payload, _run_links(row.id)))
 
 
 async def agent_audit(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
-    return _json(build_agent_audit(row.id, payload))
+    return await _json_off_loop(lambda: build_agent_audit(row.id, payload))
 
 
 def _detail(request: Request) -> str:
@@ -76,9 +89,10 @@ def _detail(request: Request) -> str:
 
 async def _current_context(ctx: RequestContext, row: models.Evaluation) -> list[dict[str, Any]]:
     """Current state beside the frozen report: newer Evaluations of the same system (never part of its truth)."""
+    # Only the columns shown: each newer Evaluation's payload stays in the database.
     newer = (
         await ctx.session.exec(
-            select(models.Evaluation).where(
+            select(models.Evaluation.id, models.Evaluation.disposition, models.Evaluation.created_at).where(
                 models.Evaluation.organization_id == ctx.organization_id,
                 models.Evaluation.ai_system_id == row.ai_system_id,
                 models.Evaluation.created_at > row.created_at,
@@ -88,11 +102,11 @@ async def _current_context(ctx: RequestContext, row: models.Evaluation) -> list[
     return [
         {
             "kind": "NEWER_EVALUATION",
-            "evaluationId": e.id,
-            "disposition": e.disposition,
-            "createdAt": e.created_at.isoformat(),
+            "evaluationId": evaluation_id,
+            "disposition": disposition,
+            "createdAt": created_at.isoformat(),
         }
-        for e in sorted(newer, key=lambda e: (e.created_at, e.id))
+        for evaluation_id, disposition, created_at in sorted(newer, key=lambda e: (e[2], e[0]))
     ]
 
 
@@ -100,14 +114,15 @@ async def master_report(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
     full = _detail(request) == "full"
     context = await _current_context(ctx, row) if full else None
-    report = build_master_report(
-        row.id,
-        payload,
-        links=links.master_report_links(row.id),
-        detail="full" if full else "bounded",
-        current_context=context,
+    return await _json_off_loop(
+        lambda: build_master_report(
+            row.id,
+            payload,
+            links=links.master_report_links(row.id),
+            detail="full" if full else "bounded",
+            current_context=context,
+        )
     )
-    return _json(report)
 
 
 def _full_master(row: models.Evaluation, payload: EvaluationPayload) -> dict[str, Any]:
@@ -119,7 +134,7 @@ def _full_master(row: models.Evaluation, payload: EvaluationPayload) -> dict[str
 
 async def master_report_html(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
-    return HTMLResponse(render_html(master_document(_full_master(row, payload))))
+    return HTMLResponse(await to_thread.run_sync(lambda: render_html(master_document(_full_master(row, payload)))))
 
 
 async def _pdf(render: Any, filename: str) -> Response:
@@ -134,13 +149,13 @@ async def _pdf(render: Any, filename: str) -> Response:
 
 async def master_report_pdf(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
-    document = master_document(_full_master(row, payload))
-    return await _pdf(lambda: render_pdf(document), f"master-report-{row.id}.pdf")
+    return await _pdf(lambda: render_pdf(master_document(_full_master(row, payload))), f"master-report-{row.id}.pdf")
 
 
 async def evidence_report(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
-    return _json(build_evidence_report(row.id, payload, await _membership(ctx, row.id)))
+    membership = await _membership(ctx, row.id)
+    return await _json_off_loop(lambda: build_evidence_report(row.id, payload, membership))
 
 
 async def evidence_report_pdf(request: Request, ctx: RequestContext) -> Response:
@@ -151,8 +166,13 @@ async def evidence_report_pdf(request: Request, ctx: RequestContext) -> Response
     if page_size not in ("A4", "LETTER"):
         raise invalid("pageSize must be A4 or LETTER.")
     row, payload = await _evaluation(request, ctx)
-    document = evidence_document(build_evidence_report(row.id, payload, await _membership(ctx, row.id)), profile)
-    return await _pdf(lambda: render_pdf(document, page_size=page_size), f"evidence-report-{row.id}-{profile}.pdf")  # type: ignore[arg-type]
+    membership = await _membership(ctx, row.id)
+
+    def render() -> bytes:
+        document = evidence_document(build_evidence_report(row.id, payload, membership), profile)
+        return render_pdf(document, page_size=page_size)  # type: ignore[arg-type]
+
+    return await _pdf(render, f"evidence-report-{row.id}-{profile}.pdf")
 
 
 def _key_store(ctx: RequestContext) -> KeyStore:
@@ -167,10 +187,12 @@ def _key_store(ctx: RequestContext) -> KeyStore:
 async def passport(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
     membership = await _membership(ctx, row.id)
-    statement = build_statement(row.id, row.ai_system_id, payload, membership)
     store = _key_store(ctx)
-    envelope = await to_thread.run_sync(lambda: sign_envelope(canonical_bytes(statement), store.active()))
-    return _json(envelope)
+    return await _json_off_loop(
+        lambda: sign_envelope(
+            canonical_bytes(build_statement(row.id, row.ai_system_id, payload, membership)), store.active()
+        )
+    )
 
 
 async def jwks(request: Request, ctx: RequestContext) -> Response:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.backend.canonical import short_id
+from assay.backend.evaluation.caps import bounded_names
 from assay.backend.evaluation.imported import imported_errors
 from assay.backend.evaluation.observed import observed_tools, outside_declared_reach
 from assay.backend.evaluation.questions import UNRESOLVED_KINDS, planes, unattributed
@@ -33,11 +34,11 @@ def _where(action: Action) -> str:
 
 
 def _toml_list(names: list[str]) -> str:
-    return ", ".join('"' + n + '"' for n in names)
+    return bounded_names(names, '"{}"')
 
 
 def _tools(names: list[str]) -> str:
-    return ", ".join(f"`{n}`" for n in names) if names else "no tool (module code)"
+    return bounded_names(names) if names else "no tool (module code)"
 
 
 def _item(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.backend.evaluation.caps import bounded_names
 from assay.backend.evaluation.imported import imported_errors
 from assay.backend.evaluation.observed import observed_tools, outside_declared_reach
 from assay.backend.evaluation.questions import UNRESOLVED_KINDS, coverage_complete, planes, unattributed
@@ -32,7 +33,7 @@ def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]
             )
     for action in view.actions.values():
         where = f"{action.location.path}:{action.location.line}"
-        tools = ", ".join(view.tool_names(action)) or "-"
+        tools = bounded_names(view.tool_names(action), "{}") or "-"
         covering = view.covering_declarations(action)
         if action.actionClass in HIGH_IMPACT and action.reachedFrom and not action.gateIds and not covering:
             out.append(

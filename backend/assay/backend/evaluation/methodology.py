@@ -18,6 +18,7 @@ from typing import Any
 
 from assay.backend.canonical import canonical_bytes, canonical_bytes_of_plain, canonical_object, digest_bytes
 from assay.backend.evaluation import boundary, disposition, imported, questions, scenario
+from assay.backend.evaluation.caps import apply_caps
 from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.view import build_view
 from assay.backend.scans.bundle import EvidenceBundle
@@ -121,8 +122,11 @@ def evaluate(
         "evaluationScenarioSnapshot": scenario.scenario_snapshot(view),
         "verificationItems": items,
         "importedFindings": [f.to_json() for f in view.imported],
-        "limitations": sorted(limitations),
+        "limitations": [],
     }
+    # Everything above was computed on all of the evidence; now the lists are cut to their caps.
+    limitations.update(apply_caps(data))
+    data["limitations"] = sorted(limitations)
     # Each member encoded once: the core truth and the whole payload share most of their bytes. The
     # payload is plain by construction (JSON values of validated models under literal keys).
     members = {name: canonical_bytes_of_plain(value) for name, value in data.items()}
