@@ -91,6 +91,9 @@ class JsRules:
         self.tool_property_gate = next((r for r in gates if "tool_property" in r.match), None)
         self.object_tool = _Lookup(pats(tools, "object_tool_calls"))
         self.fn_tool = _Lookup(pats(tools, "fn_tool_calls"))
+        self.builtin_tool = _Lookup(
+            [(r, Patterns(r.match["builtin_tools"])) for r in tools if "builtin_tools" in r.match]
+        )
         self.mcp_server = _Lookup(pats(tools, "mcp_server_types"))
         self.class_tool = _Lookup(pats(tools, "class_tool_bases"))
         self.literal_tools = [r for r in tools if "object_literal" in r.match]
@@ -112,6 +115,7 @@ class JsRules:
                 self.gate,
                 self.object_tool,
                 self.fn_tool,
+                self.builtin_tool,
                 self.model,
                 self.taint_source,
                 self.network,
@@ -155,6 +159,7 @@ def classify(rules: JsRules, name: str) -> Classified:
             gate=rules.gate(name),
             tool=rules.object_tool(name) is not None
             or rules.fn_tool(name) is not None
+            or rules.builtin_tool(name) is not None
             or (method in ("tool", "registerTool") and rules.mcp_server(owner) is not None),
             model=rules.model(name),
             taint_source=rules.taint_source(name),

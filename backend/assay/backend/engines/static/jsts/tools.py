@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import FrontierSite, GateSite, ToolDef
+from assay.backend.engines.static.facts import CallFact, FrontierSite, FunctionFacts, GateSite, ToolDef
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
+from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rulepack import Rule
 from assay.backend.scans.bundle import Location
 
@@ -70,8 +71,10 @@ class ToolRecognizer:
         rules = self.a.rules
         first = unwrap(args[0]) if args else None
         rule = rules.object_tool(name)
-        if rule is not None and first is not None and first.type == "object":
-            fields = self.a.code.props(first)
+        if rule is not None and (
+            (first is not None and first.type == "object") or (first is None and rule.match.get("options_optional"))
+        ):
+            fields = self.a.code.props(first) if first is not None else {}
             tool_name = self.a.code.string_value(unwrap(fields.get("name")))
             binding = None
             if rule.match.get("name_from") == "property_key":
@@ -93,6 +96,10 @@ class ToolRecognizer:
             if binding is not None and tool_name == binding and self.a.tools:
                 self.tool_vars[binding] = len(self.a.tools) - 1
             return
+        rule = rules.builtin_tool(name)
+        if rule is not None:
+            self.builtin(rule, node, name, first, scope)
+            return
         rule = rules.fn_tool(name)
         if rule is not None and args:
             fields = self.a.code.object_props(args[1]) if len(args) > 1 else {}
@@ -111,6 +118,60 @@ class ToolRecognizer:
             rule = rules.mcp_server(owner)
             if rule is not None:
                 self.mcp_tool(rule, node, method, args, scope)
+
+    def builtin(self, rule: Rule, node: Node, call: str, options: Node | None, scope: Scope) -> None:
+        """Agents SDK built-in tools (``shellTool({ shell })``): named by type or ``name``; a local
+        executor's methods (``LocalShell.run``) are what the tool reaches, through a function of its own."""
+        fields = self.a.code.props(options) if options is not None and options.type == "object" else {}
+        name = self.a.constant(fields.get("name"), scope) or rule.match["builtin_tools"][call]
+        targets: list[str] = []
+        for option, methods in rule.match.get("executors", {}).items():
+            value = unwrap(fields.get(option))
+            if value is None:
+                continue
+            if value.type == "shorthand_property_identifier":  # { shell }
+                cls, _ = self.a.resolve_name(self.a.code.text(value), scope)
+            else:
+                cls, _ = self.a.dotted(value, scope)
+            if cls and "#" in cls:
+                targets.extend(f"{cls}.{m}" for m in methods)
+        function: str | None = None
+        if targets:
+            approval: str = rule.match.get("approval_property", "")
+            gate_rule = self.a.rules.tool_property_gate
+            flag = fields.get(approval) if approval else None
+            gates = (
+                [self.a.make_gate(gate_rule, flag, approval)]
+                if flag is not None and gate_rule is not None and flag.type != "false"
+                else []
+            )
+            location = self.a.loc(node)
+            function = f"{self.a.module}#tool:{name}@{location.line}"
+            self.a.functions.append(
+                trusted(
+                    FunctionFacts,
+                    id=short_id("fn", self.a.path, function),
+                    qualname=function,
+                    name=f"tool:{name}",
+                    location=location,
+                    params=[],
+                    calls=[
+                        trusted(
+                            CallFact,
+                            location=location,
+                            callee=t,
+                            resolved=True,
+                            dominatingGates=[g.id for g in gates],
+                            args=[],
+                        )
+                        for t in targets
+                    ],
+                    actions=[],
+                    gates=gates,
+                    returns=[],
+                )
+            )
+        self.register(rule, node, name, None, None, fields, None, function=function)
 
     def mcp_tool(self, rule: Rule, node: Node, method: str, args: list[Node], scope: Scope) -> None:
         """``server.tool(name, [description], [schema], [annotations], handler)`` and
@@ -153,6 +214,7 @@ class ToolRecognizer:
         handler: Node | None,
         fields: dict[str, Node],
         schema: Node | None,
+        function: str | None = None,
     ) -> None:
         if not name:
             return
@@ -166,7 +228,6 @@ class ToolRecognizer:
             flag = fields.get(approval)
             if flag is not None and flag.type != "false":
                 entry.append(self.a.make_gate(gate_rule, flag, approval))
-        function: str | None = None
         params = self.schema_keys(schema)
         handler_node = unwrap(handler)
         if handler_node is not None and handler_node.type in FUNCTIONS:
@@ -225,6 +286,13 @@ class ToolRecognizer:
             annotations: dict[str, bool] = {}
             if kind == "mcp_tool" and "inputSchema" in fields:
                 name = self.a.constant(fields["name"], scope)
+                if "execute" in fields:
+                    # A tool definition with its handler (toolkits' data: { method, name, inputSchema,
+                    # execute }): the model knows it by ``method`` when it has one (``name`` is a title).
+                    name = self.a.constant(fields.get("method"), scope) or name
+                    description = self.a.constant(fields.get("description"), scope)
+                    self.register(rule, node, name, description, fields["execute"], fields, fields["inputSchema"])
+                    return
                 description = self.a.constant(fields.get("description"), scope)
                 schema = fields["inputSchema"]
                 annotations = self.annotations(fields.get("annotations"))
