@@ -109,6 +109,7 @@ async def test_resent_spans_are_skipped_as_duplicates_and_reported(client: httpx
 
 
 async def test_metrics_and_logs_routes_take_sdk_requests(client: httpx.AsyncClient, iw: IntakeWorld) -> None:
+    from opentelemetry._logs import LogRecord, SeverityNumber
     from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
     from opentelemetry.exporter.otlp.proto.common.metrics_encoder import encode_metrics
     from opentelemetry.sdk._logs import LoggerProvider
@@ -135,14 +136,14 @@ async def test_metrics_and_logs_routes_take_sdk_requests(client: httpx.AsyncClie
     exporter = InMemoryLogRecordExporter()
     provider = LoggerProvider()
     provider.add_log_record_processor(SimpleLogRecordProcessor(exporter))
-    import logging
-
-    from opentelemetry.sdk._logs import LoggingHandler
-
-    logger = logging.getLogger("intake-test")
-    logger.propagate = False
-    logger.addHandler(LoggingHandler(logger_provider=provider))
-    logger.warning("refund denied", extra={"log.record.uid": "uid-1"})
+    provider.get_logger("intake-test").emit(
+        LogRecord(
+            body="refund denied",
+            severity_text="WARN",
+            severity_number=SeverityNumber.WARN,
+            attributes={"log.record.uid": "uid-1"},
+        )
+    )
     provider.shutdown()
     logs = exporter.get_finished_logs()
     response = await client.post(

@@ -5,7 +5,6 @@ a run attaching the batches observes the tool calls."""
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shutil
 import subprocess
@@ -17,12 +16,13 @@ from typing import Any
 import httpx
 import pytest
 from intake_helpers import make_spans
+from opentelemetry._logs import LogRecord
 from opentelemetry.exporter.otlp.json.http.trace_exporter import OTLPSpanExporter as JsonSpanExporter
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
 from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
+from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
@@ -70,15 +70,10 @@ def _logs() -> Any:
     exporter = InMemoryLogRecordExporter()
     provider = LoggerProvider()
     provider.add_log_record_processor(SimpleLogRecordProcessor(exporter))
-    logger = logging.getLogger("assay-peer-test")
-    logger.propagate = False
-    handler = LoggingHandler(logger_provider=provider)
-    logger.addHandler(handler)
-    try:
-        logger.warning("refund issued", extra={"log.record.uid": "peer-log-1"})
-    finally:
-        logger.removeHandler(handler)
-        provider.shutdown()
+    provider.get_logger("assay-peer-test").emit(
+        LogRecord(body="refund issued", severity_text="WARN", attributes={"log.record.uid": "peer-log-1"})
+    )
+    provider.shutdown()
     return exporter.get_finished_logs()
 
 
