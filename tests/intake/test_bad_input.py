@@ -10,8 +10,9 @@ import httpx
 import pytest
 from intake_helpers import MAX_BODY, OTLP_TRACES, PROTOBUF, IntakeWorld, ingest_headers, make_spans, trace_request
 from service_helpers import assert_error
-from sqlalchemy import func, select, text
+from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
+from sqlmodel import func, select
 
 from assay.backend import provisioning
 from assay.backend.intake import binders
@@ -23,8 +24,8 @@ JSON = {"Content-Type": "application/json"}
 
 async def _stored(iw: IntakeWorld) -> tuple[int, int]:
     async with iw.world.sessions() as session:
-        batches = (await session.execute(select(func.count()).select_from(IntakeBatch))).scalar_one()
-        records = (await session.execute(select(func.count()).select_from(IntakeRecord))).scalar_one()
+        batches = (await session.exec(select(func.count()).select_from(IntakeBatch))).one()
+        records = (await session.exec(select(func.count()).select_from(IntakeRecord))).one()
     return batches, records
 
 
@@ -220,7 +221,7 @@ async def test_batches_and_records_are_immutable(client: httpx.AsyncClient, iw: 
     for statement in ("UPDATE intake_record SET record_json = '{}'", "DELETE FROM intake_batch"):
         async with iw.world.sessions() as session:
             with pytest.raises(DBAPIError):
-                await session.execute(text(statement))
+                await (await session.connection()).execute(text(statement))
     assert await _stored(iw) == (1, 2)
 
 

@@ -78,7 +78,7 @@ async def test_intake_on_postgresql(pg_url: str, tmp_path: Path) -> None:
                 batch = await load_ingested_batch(session, org.id, run_id)
                 assert batch is not None and len(batch.records) == 3
                 with pytest.raises(DBAPIError):
-                    await session.execute(text("UPDATE intake_batch SET record_count = 0"))
+                    await (await session.connection()).execute(text("UPDATE intake_batch SET record_count = 0"))
             created = await client.post(
                 RUNS,
                 json={
