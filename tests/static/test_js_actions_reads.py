@@ -26,3 +26,8 @@ def test_targets_name_the_wrapped_function_and_the_variable() -> None:
     assert (16, "child_process.exec") in targets  # promisify(exec)
     assert (17, "child_process.spawn.stdin.write") in targets
     assert (28, "process.env.GITHUB_TOKEN") in targets
+
+
+def test_a_method_of_an_indexed_element_is_not_dynamic_dispatch() -> None:
+    facts = fixture("actions_reads.ts")
+    assert [f for f in facts.frontier if f.kind == "dynamic_dispatch"] == []

@@ -40,6 +40,8 @@ class CallLogic(SiteLogic):
         facts = classify(self.rules, name) if name else NOTHING
         gate_id = self.gate_site(scope, facts.gate, node, name) if facts.gate is not None and name else None
         self.call_gates[node.id] = gate_id
+        if gate_id is not None and facts.gate is not None and facts.gate.match.get("pauses"):
+            scope.pauses.append(gate_id)
         if facts.tool and name:
             self.tool_recognizer.tool_call(node, name, args, scope)
 

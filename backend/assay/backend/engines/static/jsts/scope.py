@@ -87,6 +87,8 @@ class Scope:
     # The parameters of the innermost function being walked, when it is a callback analysed in place
     # (``params`` are then those of the function that owns the facts).
     inner_params: list[str] | None = None
+    # Gates of calls that pause for a human (``interrupt(...)``) met in the statement being walked.
+    pauses: list[str] = field(default_factory=list)
     # The gates that hold at every ``return`` walked so far (None: no return yet).
     exits: frozenset[str] | None = None
     # The top level's scope or one of its callbacks' (asked for every declaration: computed once).

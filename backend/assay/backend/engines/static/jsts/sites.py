@@ -202,6 +202,10 @@ class SiteLogic(GateLogic):
             key = self.code.text(holder.child_by_field_id(self.fields.property))
         elif holder is not None and holder.type == "subscript_expression":
             key = self.constant(holder.child_by_field_id(self.fields.index), scope)
+        elif holder is not None and holder.type in ("arguments", "return_statement"):
+            # The whole environment read as data (``JSON.stringify(process.env)``), not handed to a child.
+            self.add_action(rule, env, "process.env", scope, active, EMPTY)
+            return
         if not key or not self.credential_name(key):
             return
         self.add_action(rule, holder or env, f"process.env.{key}", scope, active, EMPTY)
@@ -260,6 +264,9 @@ class SiteLogic(GateLogic):
         target = func
         if func.type == "member_expression":
             target = unwrap(func.child_by_field_id(self.fields.object)) or func
+            method = self.code.text(func.child_by_field_id(self.fields.property))
+            if target.type == "subscript_expression" and method not in rule.match.get("element_methods", ()):
+                return  # ``lines[i].trim()``: a method of an element, not a function looked up by key
         if target.type == "identifier" and self.code.text(target) in scope.dispatch_vars:
             detail = f"{self.code.text(target)} holds a function looked up with a key chosen at run time"
         elif target.type == "subscript_expression":

@@ -28,6 +28,9 @@ class StmtLogic(ExprLogic):
                     scope.locals[name] = self.nested_qualname(scope, name)
         for stmt in statements:
             active = self.stmt(stmt, scope, active)
+            if scope.pauses:  # ``const answer = interrupt(...)``: what follows runs after a human answered
+                active = active | frozenset(scope.pauses)
+                scope.pauses.clear()
         return active
 
     def stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:

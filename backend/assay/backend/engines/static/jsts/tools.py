@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import CallFact, FrontierSite, FunctionFacts, GateSite, ToolDef
+from assay.backend.engines.static.facts import ArgTaint, CallFact, FrontierSite, FunctionFacts, GateSite, ToolDef
+from assay.backend.engines.static.jsts.base import origin_key
+from assay.backend.engines.static.jsts.scope import param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rulepack import Rule
@@ -154,7 +156,7 @@ class ToolRecognizer:
                     qualname=function,
                     name=f"tool:{name}",
                     location=location,
-                    params=[],
+                    params=["input"],  # what the model sends the tool, passed to each executor method
                     calls=[
                         trusted(
                             CallFact,
@@ -162,7 +164,7 @@ class ToolRecognizer:
                             callee=t,
                             resolved=True,
                             dominatingGates=[g.id for g in gates],
-                            args=[],
+                            args=[ArgTaint(index=0, origins=sorted(param_taint("input", 0), key=origin_key))],
                         )
                         for t in targets
                     ],
