@@ -46,6 +46,8 @@ def _pinned(bundle: EvidenceBundle) -> dict[str, Any]:
 EXPECTED: dict[str, dict[str, Any]] = {
     "ops-agent": {
         "models": [
+            # The Agent(...) the runner runs names its provider (the Agents SDK's OpenAI default).
+            ("openai", "agents.Agent", "ops_agent/agent.py:10"),
             ("openai", "agents.Runner.run_sync", "ops_agent/agent.py:32"),
             ("openai", "openai.OpenAI.chat.completions.create", "ops_agent/agent.py:20"),
         ],

@@ -11,6 +11,7 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import (
+    DEFINITION_KINDS,
     MODULE_PARAMS,
     Definition,
     Scope,
@@ -40,6 +41,12 @@ class FileAnalyzer(StatementLogic):
                     name, _ = self.dotted(stmt.value, None)
                     if name:
                         self.module_types[target.id] = name
+        # Instance attributes and fields of the module's classes, so any function sees ``deps.client``.
+        for stmt in self.module_defs:
+            if isinstance(stmt, ast.ClassDef):
+                enclosing, self._class = self._class, stmt.name
+                self._collect_class_attrs(stmt)
+                self._class = enclosing
         self._walk_block(self.tree.body, module_scope, frozenset())
         self.module_bound = frozenset(module_scope.taint)
         self._finish(module_scope, ast.Module(body=[], type_ignores=[]), "<module>")
@@ -60,9 +67,17 @@ class FileAnalyzer(StatementLogic):
                 self._class = stmt.name
                 self._collect_class_attrs(stmt)
                 self._class_tool(stmt, f"{prefix}.{stmt.name}")
+                self._class_body(stmt, f"{prefix}.{stmt.name}")
                 # Methods do not see the class body's names, but do see the enclosing function's.
                 self._visit_defs(definitions(stmt.body), f"{prefix}.{stmt.name}", outer)
                 self._class = enclosing
+
+    def _class_body(self, cls: ast.ClassDef, qualname: str) -> None:
+        """The statements a class body runs when it is defined (``llm = ChatOpenAI(model=...)``): their
+        model uses and tool definitions count; the body is no function a tool can reach."""
+        if all(type(s) in DEFINITION_KINDS or type(s) is ast.Expr or type(s) is ast.Pass for s in cls.body):
+            return
+        self._walk_block(cls.body, Scope(qualname=f"{qualname}.<class>", params=MODULE_PARAMS), frozenset())
 
     def _function(
         self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, outer: frozenset[str] = frozenset()

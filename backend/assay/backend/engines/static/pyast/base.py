@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from assay.backend.engines.static.facts import (
     FrontierSite,
@@ -13,7 +13,9 @@ from assay.backend.engines.static.facts import (
     ToolDef,
 )
 from assay.backend.engines.static.pyast.literals import (
+    annotation_type,
     constructed_type,
+    literal_str,
 )
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import BUILTINS, STDLIB_HEADS, module_name
@@ -55,6 +57,8 @@ class AnalyzerBase:
         self._class_strings: dict[str, dict[str, str]] = {}
         # Functions with named branches, kept until the file's literal tools are known.
         self._branch_scopes: list[tuple[FunctionFacts, list[Branch]]] = []
+        # Functions that run every tool a server lists (``@server.call_tool()``, ``on_call_tool=f``).
+        self._handlers: list[str] = []
         # Literal tool definitions wait for the whole file, whose later code may dispatch them.
         self._literal_tools: list[ToolDef] = []
         # Plain functions listed as tools (``ToolNode([f])``): kept unless ``f`` is a tool already.
@@ -131,6 +135,11 @@ class AnalyzerBase:
                 node = value
             if not base:
                 return None, ok
+            if attrs and base.startswith(self.module_prefix):
+                # ``deps.client.send()`` with ``deps: Deps`` and ``client: Client`` a field of ``Deps``.
+                fields = self.class_attr_types.get(base[len(self.module_prefix) :])
+                if fields is not None and attrs[-1] in fields:
+                    base = fields[attrs.pop()]
             return (".".join([base, *reversed(attrs)]) if attrs else base), ok
         if isinstance(node, ast.Call):
             callee, ok = self.dotted(node.func, scope)
@@ -212,19 +221,65 @@ class AnalyzerBase:
         return None
 
     def _collect_class_attrs(self, cls: ast.ClassDef) -> None:
+        """What ``self.x`` (or ``obj.x`` for an instance of the class) holds: the class's annotated fields
+        (dataclass and pydantic fields, ``x: Client``), then what its methods assign (``self.x = X()``,
+        ``self.x = await X.create()``), which says more."""
+        if cls.name in self.class_attr_types:
+            return
         attrs: dict[str, str] = {}
+        for item in cls.body:
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                annotation = annotation_type(item.annotation)
+                if annotation is not None:
+                    typed, ok = self.dotted(annotation, None)
+                    if ok and typed:
+                        attrs[item.target.id] = typed
         for node in statements_breadth_first(cls):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            if isinstance(node, ast.Assign):
+                value = node.value.value if isinstance(node.value, ast.Await) else node.value
+                if not isinstance(value, ast.Call):
+                    continue
                 for target in node.targets:
                     if (
                         isinstance(target, ast.Attribute)
                         and isinstance(target.value, ast.Name)
                         and target.value.id == "self"
                     ):
-                        name, _ = self.dotted(node.value, None)
+                        name, _ = self.dotted(value, None)
                         if name:
                             attrs[target.attr] = name
         self.class_attr_types[cls.name] = attrs
+
+    def constant_str(self, node: ast.AST | None) -> str | None:
+        """The string an expression always denotes: a literal, a module constant of the file
+        (``NAME = "x"``), a member of a class of the file (``Tools.READ = "read"`` in a ``str``
+        ``Enum``), with ``.value`` read through."""
+        if node is None:
+            return None
+        text = literal_str(node)
+        if text is not None:
+            return text
+        if isinstance(node, ast.Name):
+            return self._module_constants().get(node.id)
+        if isinstance(node, ast.Attribute):
+            value = node.value
+            if node.attr == "value" and isinstance(value, ast.Attribute):
+                return self.constant_str(value)
+            if isinstance(value, ast.Name):
+                return self._class_constants(value.id).get(node.attr)
+        return None
+
+    def _module_constants(self) -> dict[str, str]:
+        if self._constants is None:
+            self._constants = _string_assignments(self.tree.body)
+        return self._constants
+
+    def _class_constants(self, name: str) -> dict[str, str]:
+        found = self._class_strings.get(name)
+        if found is None:
+            cls = next((d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == name), None)
+            found = self._class_strings[name] = _string_assignments(cls.body) if cls is not None else {}
+        return found
 
 
 def is_user_callee(name: str, resolved: bool, analyzer: AnalyzerBase) -> bool:
@@ -237,3 +292,19 @@ def is_user_callee(name: str, resolved: bool, analyzer: AnalyzerBase) -> bool:
     if not resolved:
         return "." not in name or name.count(".") <= 3
     return head not in STDLIB_HEADS
+
+
+def _string_assignments(body: Sequence[ast.stmt]) -> dict[str, str]:
+    """``NAME = "text"`` (or annotated) in a block: the string constants it defines."""
+    out: dict[str, str] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target: ast.expr = stmt.targets[0]
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            target = stmt.target
+        else:
+            continue
+        text = literal_str(stmt.value)
+        if text is not None and isinstance(target, ast.Name):
+            out[target.id] = text
+    return out

@@ -20,7 +20,6 @@ from assay.backend.engines.static.facts import CallFact, FrontierSite, FunctionF
 from assay.backend.engines.static.pyast.literals import (
     kwarg,
     literal_dict,
-    literal_str,
     schema_params,
     tool_annotations,
 )
@@ -36,39 +35,6 @@ _TOOL_DICT_KEYS = frozenset({"type", "input_schema"})
 
 class DispatchLogic(ToolLogic):
     """Literal tools, their names, and the function each one's name dispatches to."""
-
-    # ----- names ---------------------------------------------------------------------------------
-
-    def constant_str(self, node: ast.AST | None) -> str | None:
-        """The string an expression always denotes: a literal, a module constant of the file
-        (``NAME = "x"``), a member of a class of the file (``Tools.READ = "read"`` in a ``str``
-        ``Enum``), with ``.value`` read through."""
-        if node is None:
-            return None
-        text = literal_str(node)
-        if text is not None:
-            return text
-        if isinstance(node, ast.Name):
-            return self._module_constants().get(node.id)
-        if isinstance(node, ast.Attribute):
-            value = node.value
-            if node.attr == "value" and isinstance(value, ast.Attribute):
-                return self.constant_str(value)
-            if isinstance(value, ast.Name):
-                return self._class_constants(value.id).get(node.attr)
-        return None
-
-    def _module_constants(self) -> dict[str, str]:
-        if self._constants is None:
-            self._constants = _string_assignments(self.tree.body)
-        return self._constants
-
-    def _class_constants(self, name: str) -> dict[str, str]:
-        found = self._class_strings.get(name)
-        if found is None:
-            cls = next((d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == name), None)
-            found = self._class_strings[name] = _string_assignments(cls.body) if cls is not None else {}
-        return found
 
     # ----- dispatch tables -----------------------------------------------------------------------
 
@@ -237,7 +203,8 @@ class DispatchLogic(ToolLogic):
         split: dict[str, tuple[FunctionFacts, dict[str, list[Branch]]]] = {}
         for tool in self._literal_tools:
             if tool.function is None:
-                function = self._branch_function(tool.name, split)
+                # The branch for its name, else the handler that runs every tool of the server.
+                function = self._branch_function(tool.name, split) or next(iter(self._handlers), None)
                 if function is not None:
                     tool = tool.model_copy(update={"function": function})
             self.tools.append(tool)
@@ -294,19 +261,3 @@ class DispatchLogic(ToolLogic):
             kept = [a for i, a in enumerate(facts.actions) if i not in taken_actions]
             index = self.functions.index(facts)
             self.functions[index] = facts.model_copy(update={"calls": common, "actions": kept})
-
-
-def _string_assignments(body: Sequence[ast.stmt]) -> dict[str, str]:
-    """``NAME = "text"`` (or annotated) in a block: the string constants it defines."""
-    out: dict[str, str] = {}
-    for stmt in body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            target: ast.expr = stmt.targets[0]
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            target = stmt.target
-        else:
-            continue
-        text = literal_str(stmt.value)
-        if text is not None and isinstance(target, ast.Name):
-            out[target.id] = text
-    return out

@@ -74,6 +74,10 @@ class CompiledRules:
     approval_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags that require approval
     prefix_gate: tuple[Rule, frozenset[str], tuple[str, ...]] | None  # ``resolved.startswith(root)``
     collection_gate: Rule | None  # membership in, or a lookup of, a module-level literal collection
+    callable_classes: tuple[tuple[Rule, str, str, frozenset[str]], ...]  # (rule, name attr, method, markers)
+    handler_attrs: frozenset[str]  # decorators naming the function that runs every tool of a server
+    handler_kwargs: dict[str, str]  # constructor -> the keyword naming that function
+    vendors: dict[str, str]  # a vendor's name in model strings and settings -> its provider
     key_names: dict[str, Patterns]  # rule id -> names of variables that hold credentials
     tool_objects: RuleTable  # ``Tool(name=..., inputSchema=...)`` objects whose name a dispatch selects
     profiles: dict[str, CallProfile] = field(default_factory=dict)
@@ -205,6 +209,19 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             None,
         ),
         collection_gate=next((r for r in gates if r.match.get("literal_collections")), None),
+        callable_classes=tuple(
+            (
+                r,
+                r.match["callable_classes"]["name_attr"],
+                r.match["callable_classes"]["method"],
+                frozenset(r.match["callable_classes"]["markers"]),
+            )
+            for r in tools
+            if "callable_classes" in r.match
+        ),
+        handler_attrs=frozenset(a for r in tools for a in r.match.get("handler_attrs", [])),
+        handler_kwargs={k: v for r in tools for k, v in r.match.get("handler_kwargs", {}).items()},
+        vendors={k: v for r in of("model") for k, v in r.match.get("vendors", {}).items()},
         key_names={r.id: Patterns(r.match["key_names"]) for r in of("action") if "key_names" in r.match},
         tool_objects=RuleTable((r, Patterns(r.match["objects"])) for r in tools if "objects" in r.match),
     )

@@ -16,6 +16,7 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.pyast.gates import GateLogic
 from assay.backend.engines.static.pyast.literals import (
+    kwarg,
     literal_str,
     name_text,
     opens_for_writing,
@@ -48,9 +49,27 @@ class SiteLogic(GateLogic):
             location = self.loc(node)
             self._model(model_rule, provider, name, "http", location)
             return frozenset({TaintOrigin(kind="model_output", location=location)})
-        provider = model_rule.match.get("providers", {}).get(name, model_rule.provider or "unknown")
+        match = model_rule.match
+        provider = match.get("providers", {}).get(name, model_rule.provider or "unknown")
+        model: str | None = next(
+            (found for key in match.get("model_kwargs", ()) if (found := self.constant_str(kwarg(node, key)))), None
+        )
+        if model is None and name in match.get("model_strings", ()) and node.args:
+            model = self.constant_str(node.args[0])
+        if model is not None and ":" in model and name in match.get("model_strings", ()):
+            # ``Agent("openai:gpt-4o")``: the provider is named in the model string.
+            prefix, model = model.split(":", 1)
+            provider = self.rules.vendors.get(prefix, provider)
+        vendor_kwarg = match.get("provider_kwarg")
+        if vendor_kwarg is not None:
+            vendor: str | None = self.constant_str(kwarg(node, vendor_kwarg))
+            if vendor is None and model is not None and ":" in model:
+                vendor, model = model.split(":", 1)
+            provider = self.rules.vendors.get(vendor or "", provider)
         location = self.loc(node)
-        self._model(model_rule, provider, name, "sdk", location)
+        self._model(model_rule, provider, name, "sdk", location, model)
+        if match.get("constructors"):
+            return NO_TAINT  # the client or agent is not model output; what its calls return is
         return frozenset({TaintOrigin(kind="model_output", location=location)})
 
     def _frontier_tools(self, node: ast.Call, name: str, rules: Sequence[Rule]) -> None:
@@ -98,7 +117,15 @@ class SiteLogic(GateLogic):
             )
         )
 
-    def _model(self, rule: Rule, provider: str, name: str, via: Literal["sdk", "http"], location: Location) -> None:
+    def _model(
+        self,
+        rule: Rule,
+        provider: str,
+        name: str,
+        via: Literal["sdk", "http"],
+        location: Location,
+        model: str | None = None,
+    ) -> None:
         self.models.append(
             trusted(
                 ModelSite,
@@ -108,7 +135,7 @@ class SiteLogic(GateLogic):
                 via=via,
                 ruleId=rule.id,
                 location=location,
-                model=None,  # (the model id: not read by the Python analyzer yet)
+                model=model,
             )
         )
 

@@ -12,9 +12,7 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.dispatch import DispatchLogic
-from assay.backend.engines.static.pyast.literals import (
-    bound_names,
-)
+from assay.backend.engines.static.pyast.literals import bound_names, kwarg
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import NO_CALLEE, NO_TAINT, Scope, call_return, origin_key
 from assay.backend.engines.static.python_syntax import (
@@ -146,8 +144,9 @@ class ExpressionLogic(DispatchLogic):
         profile = self.rules.profile(name)
         if profile.model is not None or profile.http_egress:
             model = self._model_call(node, name, profile)
-            if model is not None:
+            if model:
                 return model
+            # A client or agent constructor is recorded and read on: ``Agent(tools=[f])`` lists tools.
         if profile.frontier:
             self._frontier_tools(node, name, profile.frontier)
         if profile.tool_call is not None:
@@ -155,6 +154,12 @@ class ExpressionLogic(DispatchLogic):
         if profile.held:
             # ``if interrupt(...)["approved"]:``: the run pauses here until a human resumes it.
             scope.pending.add(self._gate(scope, profile.action_gate, node, name))  # type: ignore[arg-type]
+        handler = self.rules.handler_kwargs.get(name) if node.keywords else None
+        if handler is not None:
+            handler_fn = kwarg(node, handler)
+            function = self.dotted(handler_fn, scope)[0] if isinstance(handler_fn, ast.Name | ast.Attribute) else None
+            if function:
+                self._handlers.append(function)
         if profile.tool_object is not None:
             self._tool_object(node, profile.tool_object)
         if profile.tool_list:

@@ -35,6 +35,8 @@ class ToolLogic(SiteLogic):
             name, _ = self.dotted(target, None)
             if not name:
                 continue
+            if name.rsplit(".", 1)[-1] in self.rules.handler_attrs:
+                self._handlers.append(qualname)
             rule, gate_rules = self.rules.decorator(name)
             if rule is not None:
                 self._add_tool(rule, fn, qualname, dec if isinstance(dec, ast.Call) else None, entry, scope)
@@ -84,7 +86,48 @@ class ToolLogic(SiteLogic):
                 if kw.arg in keys and not _declines(kw.value):
                     entry.add(self._gate(scope, rule, kw.value, f"{kw.arg}="))
 
+    def _callable_class_tool(self, cls: ast.ClassDef, qualname: str) -> bool:
+        """A class that names its tool in a class attribute and runs it in ``__call__`` (Anthropic-defined
+        tools), in a file whose classes describe tools to a model (``to_params``, ``api_type``)."""
+        for rule, attr, method, markers in self.rules.callable_classes:
+            name = class_attr_str(cls, attr)
+            impl = next(
+                (s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == method),
+                None,
+            )
+            if name is None or impl is None or not self._file_has_marker(markers):
+                continue
+            params = [a.arg for a in (*impl.args.args, *impl.args.kwonlyargs) if a.arg not in NON_TOOL_PARAMS]
+            self.tools.append(
+                ToolDef(
+                    id=short_id("tool", self.path, cls.lineno, name, rule.id),
+                    name=name,
+                    description=docstring(cls),
+                    framework=rule.framework or "unknown",
+                    ruleId=rule.id,
+                    location=self.loc(cls),
+                    function=f"{qualname}.{method}",
+                    parameters=params,
+                )
+            )
+            return True
+        return False
+
+    def _file_has_marker(self, markers: frozenset[str]) -> bool:
+        for stmt in self.module_defs:
+            if isinstance(stmt, ast.ClassDef):
+                for item in stmt.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name in markers:
+                        return True
+                    if isinstance(item, ast.AnnAssign | ast.Assign):
+                        targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+                        if any(isinstance(x, ast.Name) and x.id in markers for x in targets):
+                            return True
+        return False
+
     def _class_tool(self, cls: ast.ClassDef, qualname: str) -> None:
+        if self.rules.callable_classes and self._callable_class_tool(cls, qualname):
+            return
         bases = {self.dotted(b, None)[0] for b in cls.bases}
         if cls.name in self.class_bases:
             bases |= self._ancestors(cls.name)

@@ -1,0 +1,81 @@
+"""Tools and providers of issue 13 in Python: Anthropic-defined tool classes, an MCP server's single
+call_tool handler, re-exported Agents SDK decorators, calls followed through class fields and awaited
+attributes; providers and model ids from clients, agents and model strings."""
+
+from __future__ import annotations
+
+from pyfix import analyse
+
+
+def test_anthropic_defined_tool_classes_run_their_call_method() -> None:
+    code = (
+        "import asyncio\nfrom typing import Any, Literal\n\nclass BaseAnthropicTool:\n"
+        "    def to_params(self) -> Any:\n        raise NotImplementedError\n\n"
+        "class _Session:\n    async def start(self):\n"
+        "        self._process = await asyncio.create_subprocess_shell('/bin/bash', stdin=asyncio.subprocess.PIPE)\n\n"
+        "    async def run(self, command: str):\n        self._process.stdin.write(command.encode())\n\n"
+        "class BashTool(BaseAnthropicTool):\n    '''Run commands in a shell.'''\n"
+        "    name: Literal['bash'] = 'bash'\n    api_type: Literal['bash_20250124'] = 'bash_20250124'\n\n"
+        "    def __init__(self):\n        self._session = _Session()\n\n"
+        "    def to_params(self) -> Any:\n        return {'type': self.api_type, 'name': self.name}\n\n"
+        "    async def __call__(self, command: str | None = None, restart: bool = False, **kwargs):\n"
+        "        await self._session.start()\n        return await self._session.run(command)\n\n"
+        "class ToolCollection:\n    def __init__(self, *tools):\n"
+        "        self.tool_map = {tool.to_params()['name']: tool for tool in tools}\n"
+    )
+    linked = analyse({"tools.py": code})
+    assert [(t.name, t.framework, t.parameters) for t in linked.tools] == [
+        ("bash", "anthropic", ["command", "restart"])
+    ]
+    reached = {(a.actionClass, a.location.line) for a in linked.actions if a.reachedFrom}
+    assert reached == {("shell.exec", 10), ("shell.exec", 13)}
+    assert [(f.sourceKind, f.sink.line) for f in linked.taintFlows] == [("tool_argument", 13)]
+
+
+def test_an_mcp_server_without_branches_runs_each_tool_in_its_call_tool_handler() -> None:
+    code = (
+        "import httpx\nimport mcp.types as types\nfrom mcp.server import Server\n\n"
+        "async def fetch(url: str) -> str:\n    async with httpx.AsyncClient() as client:\n"
+        "        return (await client.get(url)).text\n\n"
+        "async def list_tools(ctx, params):\n    return [types.Tool(name='fetch', input_schema={'type': 'object'})]\n\n"
+        "async def call_tool(ctx, params):\n    if params.name != 'fetch':\n        raise ValueError(params.name)\n"
+        "    return await fetch(params.arguments['url'])\n\n"
+        "app = Server('x', on_list_tools=list_tools, on_call_tool=call_tool)\n"
+    )
+    linked = analyse({"server.py": code})
+    (tool,) = linked.tools
+    assert tool.function is not None  # the handler: no branch names it, it runs every tool
+    assert [(a.actionClass, bool(a.reachedFrom)) for a in linked.actions] == [("network.egress", True)]
+
+
+def test_re_exported_agents_decorator_and_fields_of_dataclasses() -> None:
+    code = (
+        "from dataclasses import dataclass\nfrom agents.decorators import tool\nfrom slack_sdk import WebClient\n\n"
+        "@dataclass\nclass Deps:\n    slack: WebClient\n\n"
+        "@tool(name_override='notify')\nasync def notify_user(deps: Deps, text: str) -> None:\n"
+        "    deps.slack.chat_postMessage(channel='c', text=text)\n"
+    )
+    linked = analyse({"a.py": code})
+    assert [(t.name, t.framework) for t in linked.tools] == [("notify", "openai-agents")]
+    assert [(a.actionClass, a.target) for a in linked.actions] == [
+        ("message.send", "slack_sdk.WebClient.chat_postMessage")
+    ]
+
+
+def test_providers_and_model_ids_from_clients_agents_and_model_strings() -> None:
+    code = (
+        "import anthropic\nfrom agents import Agent\nfrom pydantic_ai import Agent as PAgent\n"
+        "from langchain.chat_models import init_chat_model\nfrom langchain_openai import ChatOpenAI\n\n"
+        "MODEL = 'anthropic:claude-sonnet-4-5'\n\n"
+        "client = anthropic.AnthropicBedrock()\ntriage = Agent(name='t', model='gpt-4.1')\n"
+        "helper = PAgent(MODEL)\nllm = init_chat_model('gemini-2.0-flash', model_provider='google_genai')\n\n"
+        "class Crew:\n    llm = ChatOpenAI(model='gpt-4o')\n"
+    )
+    linked = analyse({"a.py": code})
+    assert [(m.provider, m.model, m.location.line) for m in linked.models] == [
+        ("bedrock", None, 9),
+        ("openai", "gpt-4.1", 10),
+        ("anthropic", "claude-sonnet-4-5", 11),
+        ("google", "gemini-2.0-flash", 12),
+        ("openai", "gpt-4o", 15),
+    ]
