@@ -151,3 +151,25 @@ async def test_sarif_from_ruff_is_validated_and_stored(
     assert shell["locations"][0]["uri"].endswith("agent.py")  # type: ignore[index]
     assert shell["locations"][0]["startLine"] == 5  # type: ignore[index]
     assert shell["level"] in ("error", "warning", "note")
+
+
+async def test_concurrent_batches_with_the_same_event_ids_store_each_once(
+    client: httpx.AsyncClient, iw: IntakeWorld
+) -> None:
+    import anyio
+
+    lines = "\n".join(json.dumps({"eventId": f"e{i}", "tool": "refund"}) for i in range(6000)).encode()
+    headers = ingest_headers(iw.ingest_key_a, iw.binders["structured"], **{"Content-Type": "application/x-ndjson"})
+    answers: list[httpx.Response] = []
+
+    async def send() -> None:
+        answers.append(await client.post(STRUCTURED, content=lines, headers=headers))
+
+    with anyio.fail_after(120):
+        async with anyio.create_task_group() as tasks:
+            for _ in range(3):
+                tasks.start_soon(send)
+    assert [a.status_code for a in answers] == [201, 201, 201], [a.text for a in answers]
+    receipts = [a.json() for a in answers]
+    assert sum(r["recordCount"] for r in receipts) == 6000
+    assert sum(r["duplicateCount"] for r in receipts) == 12000

@@ -11,6 +11,7 @@ encoding and carry the receipt in ``Assay-*`` headers.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -35,10 +36,14 @@ from assay.backend.storage.models import EvidenceBinder, IntakeBatch
 from assay.backend.web.http_io import JSON_MEDIA_TYPE, invalid, json_response, parse_json
 from assay.backend.web.routing import Parameter, RequestContext, RouteSpec
 
+logger = logging.getLogger(__name__)
+
 BINDER_HEADER = "x-binder-id"
 PROTOBUF = "application/x-protobuf"
 _MAX_BINDER_ID = 64
 _RECEIPTS_LIMIT = 50
+# A batch that lost a race for an event id is read again (its records then count as duplicates).
+_ATTEMPTS = 3
 _RECEIPTS_MAX = 200
 
 RecordSource = Callable[[Body, EvidenceBinder, int], Iterator[Normalized]]
@@ -101,12 +106,13 @@ async def _ingest(
     )
     # Two batches carrying the same new event id at once: the unique index refuses the later one, which
     # is read again and now sees the first one's records as duplicates.
-    for attempt in range(2):
+    for attempt in range(_ATTEMPTS):
         try:
             return (await persist_batch(ctx.services.session_factory, source(body, binder, limit), context)).row
         except IntegrityError:
-            if attempt == 1:
+            if attempt == _ATTEMPTS - 1:
                 raise
+            logger.info("intake batch through binder %s met a concurrent batch's event id; reading it again", binder.id)
     raise AssertionError("unreachable")
 
 
