@@ -31,13 +31,14 @@ from starlette.applications import Starlette
 from assay.backend import provisioning
 from assay.backend.engines.static.cache import MemoryCache
 from assay.backend.errors import ApiError
+from assay.backend.intake import binders
 from assay.backend.settings import ServiceSettings
 from assay.backend.storage import models
 from assay.backend.storage.db import SessionFactory
 from assay.backend.web.app import create_app
 from assay.backend.web.auth import authenticate
 from assay.tools.client import AssayClient, RetryPolicy, Sleep
-from assay.tools.context import AssayBinding
+from assay.tools.context import AssayBinding, IntakeAccess, IntakeProvider
 
 STATE_FILE = "mcp-workspaces.json"
 STATE_VERSION = 1
@@ -170,6 +171,52 @@ async def provision_workspace(
         return record
 
 
+class EmbeddedIntake:
+    """Binders and an ingest key of the embedded service, made on first use: an ``evidence-intake`` key for
+    the workspace's organization (once per process, never written anywhere) and one binder per AI System
+    and adapter (an active one made earlier is reused), so an agent can attach local evidence files."""
+
+    def __init__(self, app: Starlette, organization_id: str) -> None:
+        self._app = app
+        self._sessions: SessionFactory = app.state.services.session_factory
+        self._organization_id = organization_id
+        self._lock = anyio.Lock()
+        self._client: AssayClient | None = None
+        self._binders: dict[tuple[str, str], str] = {}
+
+    async def __call__(self, ai_system_id: str, adapter_id: str) -> IntakeAccess:
+        async with self._lock:
+            if self._client is None:
+                async with self._sessions() as session:
+                    key = await provisioning.create_api_key(session, self._organization_id, purpose="evidence-intake")
+                    await session.commit()
+                self._client = AssayClient.embedded(self._app, key.api_key)
+            binder_id = self._binders.get((ai_system_id, adapter_id))
+            if binder_id is None:
+                async with self._sessions() as session:
+                    found = [
+                        b
+                        for b in await binders.list_binders(session, self._organization_id)
+                        if b.active and b.adapter_id == adapter_id and b.ai_system_id == ai_system_id
+                    ]
+                    binder = found[0] if found else None
+                    if binder is None:
+                        binder = await binders.create_binder(
+                            session,
+                            self._organization_id,
+                            source_system="assay-mcp",
+                            adapter_id=adapter_id,
+                            ai_system_id=ai_system_id,
+                        )
+                        await session.commit()
+                binder_id = self._binders[(ai_system_id, adapter_id)] = binder.id
+            return IntakeAccess(binder_id, self._client)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+
 @asynccontextmanager
 async def open_embedded(
     settings: ServiceSettings,
@@ -188,6 +235,10 @@ async def open_embedded(
         sessions: SessionFactory = app.state.services.session_factory
         record = await provision_workspace(sessions, settings.database_url, settings.data_dir, workspace, log=log)
         client = AssayClient.embedded(app, record.apiKey)
+        # With caller keys each call acts for its caller's organization: binders are then looked up with
+        # the caller's key, never made for the workspace's organization.
+        intake = None if caller_keys else EmbeddedIntake(app, record.organizationId)
+        provider: IntakeProvider | None = intake
         try:
             bound = AssayBinding(
                 client=client,
@@ -196,10 +247,13 @@ async def open_embedded(
                 caller_keys=caller_keys,
                 confine_paths=confine_paths,
                 scan_cache=MemoryCache(),
+                intake=provider,
             )
             yield EmbeddedService(app=app, binding=bound, record=record)
         finally:
             await client.aclose()
+            if intake is not None:
+                await intake.aclose()
 
 
 @asynccontextmanager

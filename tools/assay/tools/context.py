@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,19 @@ from mcp.server.mcpserver import Context
 
 from assay.backend.engines.static.cache import FactsCache
 from assay.tools.client import AssayClient, AssayError
+
+
+@dataclass(frozen=True, slots=True)
+class IntakeAccess:
+    """What sending to an intake route needs: the binder, and the client whose key may ingest."""
+
+    binder_id: str
+    client: AssayClient
+
+
+# Given an AI System and an adapter id, a binder of that adapter for the system and a client that may
+# ingest through it (the embedded service makes both on first use).
+IntakeProvider = Callable[[str, str], Awaitable[IntakeAccess]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +46,8 @@ class AssayBinding:
     confine_paths: bool = False
     # Per-file analysis cache of the local scanner (content-addressed, so it never changes a result).
     scan_cache: FactsCache | None = None
+    # Binders and an ingest key on demand (embedded service); None: look binders up with the client's key.
+    intake: IntakeProvider | None = None
 
     def client_for(self, ctx: Context[Any, Any] | None) -> AssayClient:
         """The client to act with for this request."""

@@ -163,6 +163,29 @@ class Passport(TypedDict):
 
 
 @with_config(OPEN)
+class EvidenceReceipt(TypedDict):
+    """One local evidence file sent to intake: what it was, the binder, and the ids that attach it."""
+
+    file: str
+    kind: Literal["otlp-traces", "otlp-logs", "sarif"]
+    binderId: str
+    producerId: Literal["structured-ingress", "sarif-import"]
+    producerRunId: str
+
+
+class EvidenceAttachment(TypedDict):
+    producerId: str
+    producerRunId: str
+
+
+class IngestedEvidence(TypedDict):
+    """What ``assay_ingest_evidence`` returns."""
+
+    receipts: list[EvidenceReceipt]
+    externalEvidenceAttachments: list[EvidenceAttachment]
+    nextStep: str
+
+
 class WorkspaceAssessment(TypedDict):
     """What ``assay_assess_workspace`` returns: the ids for the next reads and the summary."""
 
@@ -174,4 +197,5 @@ class WorkspaceAssessment(TypedDict):
     disposition: NotRequired[Disposition | None]
     summary: NotRequired[Summary]
     scanLimitations: NotRequired[list[str]]
+    evidenceReceipts: NotRequired[list[EvidenceReceipt]]
     nextStep: str

@@ -10,7 +10,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-from assay.tools import discovery, reports, resources, runs, workspace
+from assay.tools import discovery, evidence, reports, resources, runs, workspace
 from assay.tools.context import AssayBinding
 
 # Reads change nothing. Creating a run adds a NEW run and Evaluation and never alters an existing one:
@@ -41,6 +41,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("assay_list_systems", "List AI Systems", discovery.list_systems, READ),
     ToolSpec("assay_get_evaluation_sources", "Evaluation sources of a system", discovery.get_evaluation_sources, READ),
     ToolSpec("assay_list_evidence_binders", "List evidence binders", discovery.list_evidence_binders, READ),
+    ToolSpec("assay_ingest_evidence", "Send local traces or SARIF to intake", evidence.ingest_evidence, CREATE),
 )
 
 

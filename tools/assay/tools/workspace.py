@@ -19,6 +19,8 @@ from pydantic import Field
 
 from assay.tools.client import AssayClient, AssayError
 from assay.tools.context import AssayBinding, binding, client, system_id
+from assay.tools.evidence import evidence_files as evidence_files_of
+from assay.tools.evidence import ingest_file
 from assay.tools.models import WorkspaceAssessment
 from assay.tools.reports import evaluation_path
 from assay.tools.runs import MAX_WAIT_SECONDS, RUNS, StageReporter, wait_for_run
@@ -114,10 +116,20 @@ async def assess_workspace(
     wait_seconds: Annotated[
         float, Field(ge=1, le=MAX_WAIT_SECONDS, description="Wait up to this many seconds for the Evaluation.")
     ] = 90,
+    evidence_files: Annotated[
+        list[str] | None,
+        Field(
+            max_length=20,
+            description="Local runtime or scanner evidence to attach: OTLP/JSON trace or log exports, SARIF 2.1.0 "
+            "files (relative to the workspace unless absolute). Each is ingested through a binder first.",
+        ),
+    ] = None,
 ) -> WorkspaceAssessment:
     """Assess this workspace in one call: scan its code locally (read, never executed), submit the scan as a
     qualified scan, create a NEW run attached to it, wait for the Evaluation (progress on stage changes),
-    and return its summary with runId and evaluationId. Call it again after every change: each call makes
+    and return its summary with runId and evaluationId. evidence_files (OTLP/JSON traces of your tests, SARIF
+    of a linter) are ingested and attached, so the observed question and the scenario snapshot use them.
+    Call it again after every change: each call makes
     a NEW Evaluation and never alters an earlier one. Next: assay_get_agent_audit(evaluation_id)."""
     bound = binding(ctx)
     api = client(ctx)
@@ -125,11 +137,20 @@ async def assess_workspace(
     root = workspace_root(bound, path)
     progress = StageReporter(ctx)
 
+    files = evidence_files_of(bound, evidence_files or [])
     await progress.stage(f"scanning {root}")
     bundle = await anyio.to_thread.run_sync(scan_workspace, root, bound.scan_cache)
     await progress.stage(f"submitting the qualified scan {bundle['contentHash']}")
     scan = await submit_scan(api, system, bundle)
-    body = {"aiSystemId": system, "engines": {"static": {"enabled": True, **scan["attach"]}}}
+    body: dict[str, Any] = {"aiSystemId": system, "engines": {"static": {"enabled": True, **scan["attach"]}}}
+    receipts = []
+    for file in files:
+        await progress.stage(f"ingesting {file.name}")
+        receipts.append(await ingest_file(bound, api, system, file))
+    if receipts:
+        body["externalEvidenceAttachments"] = [
+            {"producerId": r["producerId"], "producerRunId": r["producerRunId"]} for r in receipts
+        ]
     # A fresh key per call: every assessment is a NEW run, and a retried POST stays one run.
     run: dict[str, Any] = await api.post_json(RUNS, body, idempotency_key=f"assay-mcp-{uuid.uuid4()}")
     run = await wait_for_run(api, run["runId"], wait_seconds, progress)
@@ -141,6 +162,8 @@ async def assess_workspace(
         "aiSystemId": system,
         "scanLimitations": list(bundle.get("limitations", [])),
     }
+    if receipts:
+        result["evidenceReceipts"] = receipts
     if run["status"] == "FAILED":
         failure = run.get("failure") or {}
         raise AssayError(
