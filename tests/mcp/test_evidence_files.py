@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mcp import Client
 from mcp_helpers import copy_example, data, embedded, error_text
 
 from assay.backend.settings import ServiceSettings
+from mcp import Client
 
 
 def _ruff_sarif(workspace: Path) -> Path:

@@ -21,6 +21,7 @@ from assay.backend.settings import ServiceSettings
 from assay.backend.storage.db import create_engine, create_session_factory
 from assay.server.embedded import STATE_FILE, open_remote
 from assay.server.mcp_app import build_mcp_server
+from assay.tools.registry import TOOLS
 from mcp import Client, StdioServerParameters
 
 pytestmark = pytest.mark.slow
@@ -93,7 +94,7 @@ async def test_stdio_server_embedded_provisions_once_and_reuses(tmp_path: Path) 
         env=child_env(ASSAY_DATA_DIR=str(data_dir)),
     )
     async with Client(params) as client:
-        assert len((await client.list_tools()).tools) == 11
+        assert len((await client.list_tools()).tools) == len(TOOLS)
         first = data(await client.call_tool("assay_assess_workspace", {}))
         assert first["disposition"] == "ALLOW"
     state_file = data_dir / STATE_FILE
