@@ -6,12 +6,16 @@ decodes it whole with ``ExportTraceServiceRequest.FromString`` (upb, C) in this 
 POSTs it to ``/api/otlp/v1/traces`` of an ``assay serve`` subprocess (SQLite file, loopback) and waits for
 the answer: decoding, normalizing, canonical JSON, digest and the one-transaction write of every span.
 Figures: spans per second of each and their ratio (target >= 0.5), and the server's peak RSS (VmHWM of
-the ``assay serve`` process) for the batch (target < 200 MB), beside its RSS before the batch.
+the ``assay serve`` process) for the batch (target < 200 MB), beside its RSS before the batch. Then a batch
+of 100,000 spans (``ASSAY_BENCH_ATTACH_SPANS``) is ingested and runs of ``examples/ops-agent`` alternate
+with and without it attached: the time from create to Evaluation of each (target: attached < 3x plain).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,6 +31,8 @@ from bench.http_api import HOST, _admin, _free_port, _wait_ready
 
 ASSAY = [sys.executable, "-m", "assay.server.cli"]
 SPANS_PER_TRACE = 10
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "ops-agent"
+RUN_PAIRS = 2
 TOOLS = ("refund", "send_email", "query_db", "run_shell", "fetch_url")
 
 
@@ -36,8 +42,9 @@ def _kv(key: str, value: str | int) -> KeyValue:
     return KeyValue(key=key, value=AnyValue(string_value=value))
 
 
-def build_request(target_bytes: int, id_base: int = 0) -> tuple[bytes, int]:
-    """A serialized ExportTraceServiceRequest of about ``target_bytes``, and its span count."""
+def build_request(target_bytes: int, id_base: int = 0, spans: int | None = None) -> tuple[bytes, int]:
+    """A serialized ExportTraceServiceRequest of about ``target_bytes`` (or of ``spans`` spans), and its span
+    count."""
     request = ExportTraceServiceRequest()
     entry = request.resource_spans.add()
     entry.resource.attributes.extend([_kv("service.name", "ops-agent"), _kv("deployment.environment", "bench")])
@@ -59,7 +66,7 @@ def build_request(target_bytes: int, id_base: int = 0) -> tuple[bytes, int]:
         ]
     )
     span_size = template.ByteSize() + 40
-    count = max(SPANS_PER_TRACE, target_bytes // span_size)
+    count = spans if spans is not None else max(SPANS_PER_TRACE, target_bytes // span_size)
     del scope.spans[:]
     for i in range(count):
         span = scope.spans.add()
@@ -92,6 +99,48 @@ def _vm(pid: int, field: str) -> int:
 def _chunks(body: bytes, size: int = 1 << 20) -> Iterator[bytes]:
     for start in range(0, len(body), size):
         yield body[start : start + size]
+
+
+def _timed_run(client: httpx.Client, base: str, key: str, body: dict[str, object]) -> float:
+    headers = {"Authorization": f"Bearer {key}"}
+    started = time.perf_counter()
+    created = client.post(f"{base}/api/v1/assurance/runs", json=body, headers=headers)
+    assert created.status_code == 202, created.text
+    while True:
+        run = client.get(
+            f"{base}/api/v1/assurance/runs/{created.json()['runId']}", headers={**headers, "Prefer": "wait=20"}
+        )
+        status = run.json()["status"]
+        if status in ("COMPLETED", "FAILED"):
+            assert status == "COMPLETED", run.text
+            return time.perf_counter() - started
+
+
+def _attach_figures(
+    client: httpx.Client, base: str, db: str, tmp: str, ids: dict[str, str], headers: dict[str, str]
+) -> None:
+    spans = int(os.environ.get("ASSAY_BENCH_ATTACH_SPANS", "100000"))
+    body, _ = build_request(0, id_base=1 << 50, spans=spans)
+    response = client.post(f"{base}/api/otlp/v1/traces", content=_chunks(body), headers=headers)
+    assert response.status_code == 200, response.text
+    repo = Path(tmp) / "ops-agent"
+    shutil.copytree(EXAMPLE, repo)
+    source = _admin(db, "source", "add", "--org", ids["org"], "--system", ids["system"], "--repo", str(repo))
+    _admin(db, "source", "verify", source["sourceAssetId"])
+    agent = _admin(db, "key", "create", "--org", ids["org"], "--purpose", "assurance-agent")["apiKey"]
+    plain: dict[str, object] = {"aiSystemId": ids["system"], "engines": {"static": {"enabled": True}}}
+    attach = {"producerId": "structured-ingress", "producerRunId": response.headers["assay-producer-run-id"]}
+    attached = {**plain, "externalEvidenceAttachments": [attach]}
+    _timed_run(client, base, agent, plain)  # warm-up
+    times: dict[str, list[float]] = {"plain": [], "attached": []}
+    for _ in range(RUN_PAIRS):
+        times["plain"].append(_timed_run(client, base, agent, plain))
+        times["attached"].append(_timed_run(client, base, agent, attached))
+    plain_s, attached_s = statistics.median(times["plain"]), statistics.median(times["attached"])
+    print(
+        f"run of ops-agent: {plain_s:.2f} s; with {int(response.headers['assay-record-count']):,} spans attached: "
+        f"{attached_s:.2f} s; ratio {attached_s / plain_s:.2f} (target < 3)"
+    )
 
 
 def run() -> None:
@@ -135,9 +184,11 @@ def run() -> None:
                 started = time.perf_counter()
                 response = client.post(url, content=_chunks(body), headers=headers)
                 ingest_s = time.perf_counter() - started
-            assert response.status_code == 200, response.text
-            assert int(response.headers["assay-record-count"]) == spans
-            peak = _vm(pid, "VmHWM")
+                assert response.status_code == 200, response.text
+                assert int(response.headers["assay-record-count"]) == spans
+                peak = _vm(pid, "VmHWM")
+                ids = {"org": org, "system": system}
+                _attach_figures(client, f"http://{HOST}:{port}", db, tmp, ids, headers)
         finally:
             server.terminate()
             try:

@@ -3,7 +3,9 @@
 :func:`persist_batch` pulls normalized records from an adapter in chunks (decoding and canonical JSON in
 a worker thread), drops records whose event id the binder already holds (earlier batches, or earlier in
 this one: the query sees the transaction's own rows), and writes the rest, then the batch row with its
-counts and content digest, all in ONE transaction: a failure anywhere leaves nothing behind. The content
+counts and content digest, all in ONE transaction: a failure anywhere leaves nothing behind. Records are
+first checked and staged (canonical text, framed) in a spooled temporary file, so the write transaction,
+which holds SQLite's write lock, lasts only as long as the inserts themselves. The content
 digest is SHA-256 over the RFC 8785 JSON of the array of stored records (``sha256:<hex>``), computed as
 the records stream, so memory holds one chunk whatever the batch size. Triggers of migration 0003 refuse
 any later UPDATE or DELETE of batches and records.
@@ -13,10 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import IO, Any
 
 import anyio
 from sqlalchemy import bindparam, insert
@@ -30,6 +34,7 @@ from assay.backend.storage.models import EvidenceBinder, IntakeBatch, IntakeReco
 
 Normalized = tuple[str | None, dict[str, Any]]
 BATCH_PREFIX = "ing"
+SPOOL_IN_MEMORY = 1024 * 1024
 CHUNK = 2000
 MAX_EVENT_ID = 255
 
@@ -94,17 +99,56 @@ class StoredBatch:
     row: IntakeBatch
 
 
+def _stage(records: Iterator[Normalized], context: BatchContext, spool: IO[bytes]) -> int:
+    """Read, check and encode every record into ``spool`` (framed: event id, then canonical text); their
+    count. Runs in a worker thread, before the write transaction opens: the database is locked only
+    while the staged records are written, not while the body is decoded."""
+    seen = 0
+    while True:
+        chunk = _encode_chunk(records, context, seen)
+        if not chunk:
+            return seen
+        seen += len(chunk)
+        for encoded in chunk:
+            event = encoded.event_id.encode("utf-8") if encoded.event_id is not None else b""
+            marker = len(event) + 1 if encoded.event_id is not None else 0
+            spool.write(_FRAME.pack(marker, len(encoded.text)))
+            spool.write(event)
+            spool.write(encoded.text)
+
+
+_FRAME = struct.Struct("<II")
+
+
+def _staged_chunk(spool: IO[bytes]) -> list[_Encoded]:
+    chunk: list[_Encoded] = []
+    while len(chunk) < CHUNK:
+        head = spool.read(_FRAME.size)
+        if not head:
+            break
+        marker, size = _FRAME.unpack(head)
+        event_id = spool.read(marker - 1).decode("utf-8") if marker else None
+        chunk.append(_Encoded(event_id, spool.read(size)))
+    return chunk
+
+
 async def persist_batch(sessions: SessionFactory, records: Iterator[Normalized], context: BatchContext) -> StoredBatch:
     """Store the batch ``records`` make, or nothing (any ApiError raised while reading them aborts it)."""
+    with tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY) as spool:
+        await anyio.to_thread.run_sync(_stage, records, context, spool)
+        spool.seek(0)
+        return await _write(sessions, spool, context)
+
+
+async def _write(sessions: SessionFactory, spool: IO[bytes], context: BatchContext) -> StoredBatch:
     batch_id = new_id(BATCH_PREFIX)
     digest = hashlib.sha256(b"[")
-    stored = duplicates = seen = 0
+    stored = duplicates = 0
     async with sessions() as session:
         while True:
-            chunk = await anyio.to_thread.run_sync(_encode_chunk, records, context, seen)
+            chunk = await anyio.to_thread.run_sync(_staged_chunk, spool)
             if not chunk:
                 break
-            seen += len(chunk)
             wanted = {e.event_id for e in chunk if e.event_id is not None}
             taken: set[str] = set()
             if wanted:
