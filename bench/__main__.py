@@ -5,7 +5,15 @@ from __future__ import annotations
 import sys
 from importlib import import_module
 
-BENCHMARKS: tuple[str, ...] = ("static_scan", "http_api", "service_e2e", "report_pdf", "mcp_latency", "otlp_ingest")
+BENCHMARKS: tuple[str, ...] = (
+    "static_scan",
+    "http_api",
+    "service_e2e",
+    "report_pdf",
+    "mcp_latency",
+    "otlp_ingest",
+    "run_attach",
+)
 
 
 def main(argv: list[str]) -> int:

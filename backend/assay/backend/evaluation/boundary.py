@@ -408,14 +408,14 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
 def _observed_items(view: EvidenceView) -> list[dict[str, Any]]:
     items = []
     for observed in observed_tools(view):
-        refs = [c.evidence_ref for c in observed.calls[:10]]
+        refs = list(observed.stats.refs)
         for action_class in outside_declared_reach(view, observed):
             items.append(
                 _item(
                     "observed_outside_declared_reach",
                     "critical",
                     f"{observed.name}:{action_class}",
-                    found=f"Tool `{observed.name}` was seen performing {action_class} in {len(observed.calls)} "
+                    found=f"Tool `{observed.name}` was seen performing {action_class} in {observed.stats.count} "
                     "recorded call(s), which the declaration does not cover for it.",
                     establishes=f"The system did perform {action_class} at run time, outside its declared reach.",
                     not_established="Who authorized it, and whether it was harmful.",
@@ -436,7 +436,7 @@ def _observed_items(view: EvidenceView) -> list[dict[str, Any]]:
                     "observed_tool_not_in_code",
                     "medium",
                     observed.name,
-                    found=f"Tool `{observed.name}` was seen called {len(observed.calls)} time(s) at run time, but "
+                    found=f"Tool `{observed.name}` was seen called {observed.stats.count} time(s) at run time, but "
                     "the analysed code defines no tool of that name.",
                     establishes="The running system has a tool the evaluated code does not show.",
                     not_established="What that tool can do.",

@@ -65,14 +65,14 @@ def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]
                 )
             )
     for observed in observed_tools(view):
-        refs = [c.evidence_ref for c in observed.calls[:10]]
+        refs = list(observed.stats.refs)
         for action_class in outside_declared_reach(view, observed):
             out.append(
                 _reason(
                     "BLOCK-003",
                     "BLOCK",
                     f"Tool {observed.name} was observed performing high-impact {action_class} outside the declared "
-                    f"reach ({len(observed.calls)} call(s) in the runtime evidence).",
+                    f"reach ({observed.stats.count} call(s) in the runtime evidence).",
                     refs,
                 )
             )
@@ -81,7 +81,7 @@ def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]
                 _reason(
                     "REVIEW-009",
                     "REVIEW",
-                    f"Tool {observed.name} was observed called ({len(observed.calls)} call(s)) but is not in the "
+                    f"Tool {observed.name} was observed called ({observed.stats.count} call(s)) but is not in the "
                     "code-capable reach: the analysed code does not define it.",
                     refs,
                 )

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from assay.backend.evaluation.runtime import ToolCall
+from assay.backend.evaluation.runtime import ToolStats
 from assay.backend.evaluation.view import HIGH_IMPACT, EvidenceView
 from assay.backend.scans.bundle import Action
 
-# Evidence references kept per observed tool (the first in trace order); the count is always whole.
-REFS_PER_TOOL = 10
+# Evidence references kept per observed gate kind, verdict and target.
+REFS_PER_GATE = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,13 +23,13 @@ class ObservedTool:
     """Every call of one tool name in the runtime evidence."""
 
     name: str
-    calls: tuple[ToolCall, ...]
+    stats: ToolStats
     tool_ids: tuple[str, ...]  # static tools of that name
     action_ids: tuple[str, ...]  # code-capable actions those tools reach
 
     @property
     def evidenced_classes(self) -> set[str]:
-        return {c for call in self.calls for c in call.action_classes}
+        return self.stats.classes
 
 
 def observed_tools(view: EvidenceView) -> list[ObservedTool]:
@@ -37,9 +37,7 @@ def observed_tools(view: EvidenceView) -> list[ObservedTool]:
     cached = view.observed_cache
     if cached is not None:
         return cached
-    by_name: dict[str, list[ToolCall]] = {}
-    for call in view.runtime.calls:
-        by_name.setdefault(call.tool, []).append(call)
+    by_name = view.runtime.tools
     tool_ids: dict[str, list[str]] = {}
     for tool in view.tools.values():
         tool_ids.setdefault(tool.name, []).append(tool.id)
@@ -51,7 +49,7 @@ def observed_tools(view: EvidenceView) -> list[ObservedTool]:
     for name in sorted(by_name):
         ids = sorted(tool_ids.get(name, []))
         actions = sorted({a for t in ids for a in reached.get(t, [])})
-        out.append(ObservedTool(name, tuple(by_name[name]), tuple(ids), tuple(actions)))
+        out.append(ObservedTool(name, by_name[name], tuple(ids), tuple(actions)))
     view.observed_cache = out
     return out
 
@@ -89,7 +87,7 @@ def observed_question(view: EvidenceView) -> dict[str, Any]:
     summary = {
         "records": runtime.records,
         "spans": runtime.spans,
-        "toolCalls": len(runtime.calls),
+        "toolCalls": runtime.calls,
         "agentRuns": runtime.agent_runs,
         "gates": len(runtime.gates),
     }
@@ -108,16 +106,16 @@ def observed_question(view: EvidenceView) -> dict[str, Any]:
         actions.append(
             {
                 "tool": observed.name,
-                "count": len(observed.calls),
-                "errors": sum(1 for c in observed.calls if c.error is not None),
+                "count": observed.stats.count,
+                "errors": observed.stats.errors,
                 "toolIds": list(observed.tool_ids),
                 "staticMatch": bool(observed.tool_ids),
                 "reachableActionClasses": classes,
                 "evidencedActionClasses": sorted(observed.evidenced_classes),
                 "actionIds": list(observed.action_ids),
                 "outsideDeclaredReach": outside_declared_reach(view, observed),
-                "vocabularies": sorted({c.vocabulary for c in observed.calls}),
-                "evidenceRefs": [c.evidence_ref for c in observed.calls[:REFS_PER_TOOL]],
+                "vocabularies": sorted(observed.stats.vocabularies),
+                "evidenceRefs": list(observed.stats.refs),
             }
         )
     gates: dict[tuple[str, str, str | None], list[str]] = {}
@@ -127,7 +125,7 @@ def observed_question(view: EvidenceView) -> dict[str, Any]:
         "status": "ESTABLISHED" if actions else "EVIDENCE_NEEDED",
         "actions": actions,
         "gates": [
-            {"kind": k, "verdict": v, "target": t, "count": len(refs), "evidenceRefs": refs[:REFS_PER_TOOL]}
+            {"kind": k, "verdict": v, "target": t, "count": len(refs), "evidenceRefs": refs[:REFS_PER_GATE]}
             for (k, v, t), refs in sorted(gates.items(), key=lambda e: (e[0][0], e[0][1], e[0][2] or ""))
         ],
         "summary": summary,

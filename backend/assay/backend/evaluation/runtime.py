@@ -21,8 +21,9 @@ its roots, siblings in the order the evidence holds them (the order the producer
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 # The OpenTelemetry semantic conventions whose presence on a span says which class of action it performed.
@@ -40,17 +41,20 @@ _ACTION_ATTRIBUTES: tuple[tuple[str, str], ...] = (
 _READ_VERBS = ("SELECT", "WITH", "SHOW", "DESCRIBE", "EXPLAIN")
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """One tool call seen at run time."""
+# Evidence references kept per observed tool (the first in trace order); counts are always whole.
+REFS_PER_TOOL = 10
 
-    tool: str
-    evidence_ref: str
-    trace: str
-    error: str | None
-    vocabulary: str
-    # Action classes evidenced by spans under this call (semantic-convention attributes), sorted.
-    action_classes: tuple[str, ...] = ()
+
+@dataclass(slots=True)
+class ToolStats:
+    """Every call of one tool name: counted as read, the first references kept."""
+
+    count: int = 0
+    errors: int = 0
+    vocabularies: set[str] = field(default_factory=set)
+    # Action classes shown by spans under its calls (semantic-convention attributes).
+    classes: set[str] = field(default_factory=set)
+    refs: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +72,13 @@ class ObservedGate:
 class RuntimeEvidence:
     """What the runtime records of a membership show, in trace order."""
 
-    calls: list[ToolCall] = field(default_factory=list)
+    tools: dict[str, ToolStats] = field(default_factory=dict)
     gates: list[ObservedGate] = field(default_factory=list)
-    # Per trace, (state name, evidence ref) in trace order: every tool call (its tool name) and every
-    # structured ``state`` record, for the scenario snapshot.
+    # The declared scenarios' state names, and per trace the ones seen, in trace order with their
+    # evidence refs: tool calls by tool name and structured ``state`` records, for the scenario snapshot.
+    states: frozenset[str] = frozenset()
     steps: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    calls: int = 0
     agent_runs: int = 0
     spans: int = 0
     records: int = 0
@@ -81,11 +87,26 @@ class RuntimeEvidence:
     def present(self) -> bool:
         return self.records > 0
 
-    def add_call(self, call: ToolCall) -> None:
-        self.calls.append(call)
-        self.add_step(call.trace, call.tool, call.evidence_ref)
+    def add_call(
+        self, tool: str, ref: Callable[[], str], trace: str, error: bool, vocabulary: str, classes: set[str] | None
+    ) -> None:
+        self.calls += 1
+        stats = self.tools.get(tool)
+        if stats is None:
+            stats = self.tools[tool] = ToolStats()
+        stats.count += 1
+        stats.errors += error
+        stats.vocabularies.add(vocabulary)
+        if classes:
+            stats.classes |= classes
+        if len(stats.refs) < REFS_PER_TOOL:
+            stats.refs.append(ref())
+        if tool in self.states:
+            self.add_step(trace, tool, ref())
 
     def add_step(self, trace: str, name: str, ref: str) -> None:
+        if name not in self.states:
+            return
         steps = self.steps.get(trace)
         if steps is None:
             steps = self.steps[trace] = []
@@ -227,9 +248,12 @@ def _trace_order(spans: list[dict[str, Any]]) -> list[tuple[int, int]]:
     return out
 
 
-def read_runtime(records: Iterable[tuple[str, dict[str, Any]]]) -> RuntimeEvidence:
-    """Runtime evidence from ``(evidenceId, record)`` pairs in membership order."""
-    evidence = RuntimeEvidence()
+def read_runtime(
+    records: Iterable[tuple[str, dict[str, Any]]], states: frozenset[str] = frozenset()
+) -> RuntimeEvidence:
+    """Runtime evidence from ``(evidenceId, record)`` pairs in membership order; ``states`` are the declared
+    scenarios' state names, the only steps kept for the scenario snapshot."""
+    evidence = RuntimeEvidence(states=states)
     traces: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
     for evidence_id, record in records:
         evidence.records += 1
@@ -274,7 +298,6 @@ def _read_trace(evidence: RuntimeEvidence, trace: str, evidence_ids: list[str], 
             evidence.agent_runs += 1
             continue
         tool = _tool_of(span)
-        ref = f"{evidence_ids[index]}#span:{trace}:{span.get('spanId')}"
         if tool is not None:
             # classes evidenced by spans strictly below the call
             under: set[str] = set()
@@ -284,19 +307,23 @@ def _read_trace(evidence: RuntimeEvidence, trace: str, evidence_ids: list[str], 
                 if parent == position:
                     under |= below.get(child_position, set()) | _own_classes(spans[order[child_position][0]])
             evidence.add_call(
-                ToolCall(
-                    tool=tool[0],
-                    evidence_ref=ref,
-                    trace=trace,
-                    error=_error(span),
-                    vocabulary=tool[1],
-                    action_classes=tuple(sorted(under)) if under else (),
-                )
+                tool[0],
+                partial(_span_ref, evidence_ids[index], trace, span),
+                trace,
+                _error(span) is not None,
+                tool[1],
+                under,
             )
             continue
         guard = _guardrail(span)
         if guard is not None:
-            evidence.gates.append(ObservedGate("guardrail", guard[0], guard[1], ref, trace))
+            evidence.gates.append(
+                ObservedGate("guardrail", guard[0], guard[1], _span_ref(evidence_ids[index], trace, span), trace)
+            )
+
+
+def _span_ref(evidence_id: str, trace: str, span: dict[str, Any]) -> str:
+    return f"{evidence_id}#span:{trace}:{span.get('spanId')}"
 
 
 def _own_classes(span: dict[str, Any]) -> set[str]:
@@ -315,14 +342,12 @@ def _structured(evidence: RuntimeEvidence, evidence_id: str, record: dict[str, A
     if kind in ("tool_call", "tool.call", "execute_tool") and tool:
         classes = fields.get("actionClass")
         evidence.add_call(
-            ToolCall(
-                tool=tool,
-                evidence_ref=ref,
-                trace=f"record:{trace}",
-                error=_text(fields.get("error") or fields.get("error.type")),
-                vocabulary="structured",
-                action_classes=(str(classes),) if isinstance(classes, str) else (),
-            )
+            tool,
+            lambda: ref,
+            f"record:{trace}",
+            bool(fields.get("error") or fields.get("error.type")),
+            "structured",
+            {classes} if isinstance(classes, str) else None,
         )
     elif kind in ("state", "transition") and _text(fields.get("state")):
         evidence.add_step(f"record:{trace}", str(_text(fields.get("state"))), ref)

@@ -117,7 +117,10 @@ def build_view(membership: EvidenceMembership, known: Mapping[str, EvidenceBundl
                 view.origin[f"declaration:{bundle.declaration.digest}"] = item.evidenceId
             elif view.declaration.digest != bundle.declaration.digest:
                 view.declaration_conflict = True
-    view.runtime = read_runtime(membership.runtime_records())
+    states = frozenset(
+        s for scenario in (view.declaration.scenarios if view.declaration else []) for s in scenario.states
+    )
+    view.runtime = read_runtime(membership.runtime_records(), states)
     view.sarif = list(membership.sarif_logs())
     return view
 
