@@ -145,3 +145,10 @@ def test_example_scan_is_pinned(name: str) -> None:
     assert _pinned(bundle) == EXPECTED[name]
     assert bundle.coverage.complete is True
     assert bundle.declaration is not None
+
+
+def test_typescript_example_names_the_model_behind_its_call() -> None:
+    """support-agent-ts calls ``generateText({ model: openai("gpt-4o") })``: one model use (the provider
+    function inside the call only names its model), whose model id the bundle carries."""
+    bundle = scan_tree(EXAMPLES / "support-agent-ts")
+    assert [(m.provider, m.api, m.model) for m in bundle.models] == [("openai", "ai.generateText", "gpt-4o")]
