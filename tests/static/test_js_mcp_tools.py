@@ -45,7 +45,8 @@ def test_lowlevel_tools_named_by_enum_and_constant_and_dispatched_per_branch() -
 
 def test_registertool_with_constant_name_and_config_and_annotations_are_not_gates() -> None:
     bundle = scan_tree(FIXTURES / "mcp_highlevel")
-    (tool,) = bundle.tools
+    task, tool = sorted(bundle.tools, key=lambda t: t.name)
+    assert (task.name, task.description) == ("long-job", "Runs a long job")  # experimental.tasks.registerToolTask
     assert (tool.name, tool.description, tool.parameters) == ("save-file", "Writes a file", ["path", "body"])
     assert tool.annotations == {"readOnlyHint": True}
     (action,) = bundle.actions

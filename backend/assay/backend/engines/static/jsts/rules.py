@@ -150,7 +150,7 @@ def classify(rules: JsRules, name: str) -> Classified:
         owner, _, method = name.rpartition(".")
         if (
             not rules.any_call.matches(name)
-            and method not in ("tool", "registerTool", "send")
+            and method not in ("tool", "registerTool", "registerToolTask", "send")
             and name not in rules.config_reads
         ):
             memo[name] = NOTHING  # most names: no rule pattern could match them
@@ -160,7 +160,7 @@ def classify(rules: JsRules, name: str) -> Classified:
             tool=rules.object_tool(name) is not None
             or rules.fn_tool(name) is not None
             or rules.builtin_tool(name) is not None
-            or (method in ("tool", "registerTool") and rules.mcp_server(owner) is not None),
+            or (method in ("tool", "registerTool", "registerToolTask") and rules.mcp_server(owner) is not None),
             model=rules.model(name),
             taint_source=rules.taint_source(name),
             network=rules.network(name) is not None,

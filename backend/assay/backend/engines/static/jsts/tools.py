@@ -116,7 +116,7 @@ class ToolRecognizer:
             )
             return
         owner, _, method = name.rpartition(".")
-        if method in ("tool", "registerTool") and args:
+        if method in ("tool", "registerTool", "registerToolTask") and args:
             rule = rules.mcp_server(owner)
             if rule is not None:
                 self.mcp_tool(rule, node, method, args, scope)
@@ -184,7 +184,7 @@ class ToolRecognizer:
         description: str | None = None
         schema: Node | None = None
         middle = [self.top_object(a) for a in args[1:-1]]
-        if method == "registerTool":
+        if method in ("registerTool", "registerToolTask"):
             config = self.a.code.object_props(middle[0]) if middle else {}
             description = self.a.code.string_value(unwrap(config.get("description")))
             schema = config.get("inputSchema")
