@@ -55,6 +55,10 @@ async def test_json_envelope_with_binder_in_body(client: httpx.AsyncClient, iw: 
         {"kind": "event", "eventId": "e1", "fields": events[0]},
         {"kind": "event", "eventId": None, "fields": events[1]},
     ]
+    # GET /metrics counts the accepted batch and its records (docs/operations.md).
+    metrics = (await client.get("/metrics")).text
+    assert 'assay_ingest_requests_total{channel="structured"} 1.0' in metrics
+    assert 'assay_evidence_ingested_total{channel="structured"} 2.0' in metrics
 
 
 async def test_jsonl_and_csv_and_dedupe_across_batches(client: httpx.AsyncClient, iw: IntakeWorld) -> None:

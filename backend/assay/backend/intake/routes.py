@@ -108,11 +108,14 @@ async def _ingest(
     # is read again and now sees the first one's records as duplicates.
     for attempt in range(_ATTEMPTS):
         try:
-            return (await persist_batch(ctx.services.session_factory, source(body, binder, limit), context)).row
+            row = (await persist_batch(ctx.services.session_factory, source(body, binder, limit), context)).row
         except IntegrityError:
             if attempt == _ATTEMPTS - 1:
                 raise
             logger.info("intake batch through binder %s met a concurrent batch's event id; reading it again", binder.id)
+            continue
+        ctx.services.metrics.record_ingest(row.producer_kind, row.record_count)  # GET /metrics
+        return row
     raise AssertionError("unreachable")
 
 
