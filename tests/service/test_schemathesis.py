@@ -98,4 +98,3 @@ def test_generated_requests_get_no_5xx_and_answers_match_the_document(served: tu
         except (AssertionError, FailureGroup):
             continue  # recorded above; every operation is tried
     assert failures == [], "\n".join(failures)
-
