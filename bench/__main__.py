@@ -13,6 +13,7 @@ BENCHMARKS: tuple[str, ...] = (
     "mcp_latency",
     "otlp_ingest",
     "run_attach",
+    "large_tree",
 )
 
 
