@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -153,6 +154,14 @@ def test_startup_failures_are_one_line_with_a_documented_exit_status(tmp_path: P
         port = taken.getsockname()[1]
         proc = subprocess.run([*CLI, "serve", "--port", str(port)], env=env, capture_output=True, text=True, timeout=60)
     _one_line_failure(proc, 4, f"cannot listen on 127.0.0.1:{port}", "in use")
+    # A database migrated by a newer version than this one: refused, not downgraded.
+    _admin(env, "org", "create", "Acme")
+    with sqlite3.connect(tmp_path / "data" / "assay.db") as db:
+        db.execute("UPDATE alembic_version SET version_num = '9999_future'")
+    proc = subprocess.run(
+        [*CLI, "serve", "--log-level", "warning"], env=env, capture_output=True, text=True, timeout=60
+    )
+    _one_line_failure(proc, 3, "cannot open the database", "9999_future")
     proc = subprocess.run([*CLI, "serve", "--workers", "-1"], env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "--workers" in proc.stderr
     env["ASSAY_MAX_SCAN_BODY_BYTES"] = "lots"
