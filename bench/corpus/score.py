@@ -9,6 +9,7 @@ left out of the totals.
     python -m bench.corpus.score --misses        and, per unit, every miss and every unlabelled tool
     python -m bench.corpus.score --unit ID       one unit (repeatable)
     python -m bench.corpus.score --json          the same as JSON
+    python -m bench.corpus.score --list          the repositories and commits to fetch, and their units
 """
 
 from __future__ import annotations
@@ -166,6 +167,19 @@ def print_table(results: list[UnitResult], misses: bool) -> None:
                 print(f"  {miss}")
 
 
+def print_sources(units: list[Unit]) -> None:
+    """A Markdown table: each repository, the commits its units were labelled at, and the units."""
+    by_repo: dict[str, list[Unit]] = {}
+    for unit in units:
+        by_repo.setdefault(unit.repo, []).append(unit)
+    print("| repository | commit | units |")
+    print("|---|---|---|")
+    for repo in sorted(by_repo, key=str.lower):
+        commits = sorted({u.commit for u in by_repo[repo]})
+        names = ", ".join(f"`{u.id}`" for u in by_repo[repo])
+        print(f"| {repo} | {', '.join(c[:12] for c in commits)} | {names} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.corpus.score", description="Score the static engine on the labelled corpus."
@@ -173,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unit", action="append", default=[], metavar="ID", help="score only this unit")
     parser.add_argument("--misses", action="store_true", help="list every miss per unit")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--list", action="store_true", help="list the repositories and commits to fetch; scan nothing")
     parser.add_argument("--units-dir", type=Path, default=UNITS_DIR, help=argparse.SUPPRESS)
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS, help="where fetched mirrors live")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where units are materialised")
@@ -188,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"unknown unit(s): {', '.join(unknown)}", file=sys.stderr)
             return 2
         units = [u for u in units if u.id in set(args.unit)]
+    if args.list:
+        print_sources(units)
+        return 0
     results = [run_unit(unit, args.mirrors, args.cache) for unit in units]
     if args.json:
         print(json.dumps(as_json(results), indent=2))

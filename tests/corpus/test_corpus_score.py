@@ -196,7 +196,9 @@ def test_every_committed_label_is_well_formed() -> None:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_a_unit_is_materialised_from_a_bare_mirror_and_scored(tmp_path: Path) -> None:
+def test_a_unit_is_materialised_from_a_bare_mirror_and_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     work = tmp_path / "work"
     (work / "svc" / "tests").mkdir(parents=True)
     (work / "other").mkdir()
@@ -258,3 +260,7 @@ def test_a_unit_is_materialised_from_a_bare_mirror_and_scored(tmp_path: Path) ->
     assert (
         main(["--units-dir", str(units_dir), "--mirrors", str(mirrors), "--cache", str(cache), "--unit", "nope"]) == 2
     )
+    assert main(["--units-dir", str(units_dir), "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert f"| acme/demo | {commit[:12]} | `py-demo` |" in listed
+    assert "| acme/absent | 0123456789ab | `py-absent` |" in listed
