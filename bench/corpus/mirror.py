@@ -1,8 +1,8 @@
 """Materialise a unit from a fetched mirror: the unit's root at the labelled commit, as a tree of its own.
 
 Mirrors are bare git directories that the search tool's ``fetch`` leaves under
-``<mirrors>/<owner>+<name>/`` (``repo`` or ``repo/.git``). Only ``git archive`` reads them: nothing
-fetched is run. A unit is extracted once per (commit, root, exclude); a stamp beside the directory says
+``<mirrors>/<owner>+<name>/`` (``repo`` or ``repo/.git``). Only ``git ls-tree`` and ``git cat-file``
+read them: nothing fetched is run. A unit is extracted once per (commit, root, exclude); a stamp beside the directory says
 what it holds, so a changed label is extracted afresh.
 """
 
@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import subprocess
-import tarfile
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from bench.corpus.labels import Unit
@@ -37,8 +37,17 @@ def find_mirror(repo: str, mirrors: Path = DEFAULT_MIRRORS) -> Path | None:
     return None
 
 
-def materialise(unit: Unit, mirrors: Path = DEFAULT_MIRRORS, cache: Path = DEFAULT_CACHE) -> Path:
-    """The directory holding ``unit``'s root at its commit; raises ``NotMaterialisedError`` when it cannot."""
+@dataclass(frozen=True, slots=True)
+class Materialised:
+    """A unit's tree on disk, and the files of its root whose content the mirror does not hold
+    (a snapshot may list its largest files without their content); those are left out."""
+
+    root: Path
+    absent: tuple[str, ...]
+
+
+def materialise(unit: Unit, mirrors: Path = DEFAULT_MIRRORS, cache: Path = DEFAULT_CACHE) -> Materialised:
+    """``unit``'s root at its commit on disk; raises ``NotMaterialisedError`` when it cannot be."""
     git_dir = find_mirror(unit.repo, mirrors)
     if git_dir is None:
         raise NotMaterialisedError(f"no mirror of {unit.repo} under {mirrors} (fetch github:{unit.repo})")
@@ -46,59 +55,90 @@ def materialise(unit: Unit, mirrors: Path = DEFAULT_MIRRORS, cache: Path = DEFAU
         raise NotMaterialisedError(f"commit {unit.commit[:12]} is not in the mirror of {unit.repo} (fetched later?)")
     target = cache / unit.id
     stamp = cache / f"{unit.id}.stamp.json"
-    wanted = json.dumps({"commit": unit.commit, "root": unit.root, "exclude": sorted(unit.exclude)})
-    if target.is_dir() and stamp.is_file() and stamp.read_text(encoding="utf-8") == wanted:
-        return target
+    wanted = {"commit": unit.commit, "root": unit.root, "exclude": sorted(unit.exclude)}
+    if target.is_dir() and stamp.is_file():
+        try:
+            stored = json.loads(stamp.read_text(encoding="utf-8"))
+        except ValueError:
+            stored = None
+        if isinstance(stored, dict) and {k: stored.get(k) for k in wanted} == wanted:
+            return Materialised(target, tuple(stored.get("absent", [])))
     shutil.rmtree(target, ignore_errors=True)
     stamp.unlink(missing_ok=True)
     target.mkdir(parents=True)
-    args = ["archive", "--format=tar", unit.commit]
+    entries = _entries(git_dir, unit)
+    if not entries:
+        raise NotMaterialisedError(f"root {unit.root!r} holds no file at {unit.commit[:12]}")
+    absent = _write_entries(git_dir, entries, target)
+    stamp.write_text(json.dumps(wanted | {"absent": absent}), encoding="utf-8")
+    return Materialised(target, tuple(absent))
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    mode: str
+    oid: str
+    path: PurePosixPath  # relative to the unit root
+
+
+def _entries(git_dir: Path, unit: Unit) -> list[_Entry]:
+    """The blobs under the unit's root at its commit, without the excluded directories."""
+    args = ["ls-tree", "-r", "-z", "--full-tree", unit.commit]
     if unit.root:
         args += ["--", unit.root]
-    archive = _git(git_dir, *args)
-    if archive.returncode != 0:
-        raise NotMaterialisedError(f"git archive failed: {archive.stderr.decode(errors='replace').strip()}")
-    tmp = cache / f"{unit.id}.tar"
-    tmp.write_bytes(archive.stdout)
-    try:
-        count = _extract(tmp, target, unit.root, unit.exclude)
-    finally:
-        tmp.unlink(missing_ok=True)
-    if count == 0:
-        raise NotMaterialisedError(f"root {unit.root!r} holds no file at {unit.commit[:12]}")
-    stamp.write_text(wanted, encoding="utf-8")
-    return target
+    listing = _git(git_dir, *args)
+    if listing.returncode != 0:
+        raise NotMaterialisedError(f"git ls-tree failed: {listing.stderr.decode(errors='replace').strip()}")
+    prefix = PurePosixPath(unit.root) if unit.root else None
+    excluded = [PurePosixPath(e) for e in unit.exclude]
+    entries: list[_Entry] = []
+    for record in listing.stdout.split(b"\0"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        mode, kind, oid = meta.decode().split()
+        if kind != "blob":  # submodules are not part of the unit
+            continue
+        path = PurePosixPath(raw_path.decode("utf-8", errors="surrogateescape"))
+        if prefix is not None:
+            if prefix not in path.parents:
+                continue
+            path = path.relative_to(prefix)
+        if ".." in path.parts or any(e == path or e in path.parents for e in excluded):
+            continue
+        entries.append(_Entry(mode, oid, path))
+    return entries
 
 
-def _extract(archive: Path, target: Path, root: str, exclude: tuple[str, ...]) -> int:
-    """Extract the members under ``root`` into ``target`` without the prefix; skip ``exclude``."""
-    prefix = PurePosixPath(root) if root else None
-    count = 0
-    with tarfile.open(archive) as tar:
-        for member in tar:
-            path = PurePosixPath(member.name)
-            if prefix is not None:
-                if path == prefix or prefix not in path.parents:
-                    continue
-                path = path.relative_to(prefix)
-            if path.is_absolute() or ".." in path.parts or not path.parts or path.parts[0] == "pax_global_header":
-                continue
-            if any(path == PurePosixPath(e) or PurePosixPath(e) in path.parents for e in exclude):
-                continue
-            dest = target.joinpath(*path.parts)
-            if member.isdir():
-                dest.mkdir(parents=True, exist_ok=True)
-            elif member.isfile():
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                source = tar.extractfile(member)
-                if source is not None:
-                    dest.write_bytes(source.read())
-                    count += 1
-            elif member.issym():
-                # Kept as a link: the walk records links and never follows them.
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                dest.symlink_to(member.linkname)
-    return count
+def _write_entries(git_dir: Path, entries: list[_Entry], target: Path) -> list[str]:
+    """Write each blob under ``target``; return the paths whose content the mirror does not hold."""
+    request = b"".join(f"{e.oid}\n".encode() for e in entries)
+    batch = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "cat-file", "--batch"], input=request, capture_output=True, check=False
+    )
+    if batch.returncode != 0:
+        raise NotMaterialisedError(f"git cat-file failed: {batch.stderr.decode(errors='replace').strip()}")
+    out = batch.stdout
+    offset = 0
+    absent: list[str] = []
+    for entry in entries:
+        newline = out.index(b"\n", offset)
+        header = out[offset:newline].split()
+        offset = newline + 1
+        if len(header) == 2 and header[1] == b"missing":
+            absent.append(entry.path.as_posix())
+            continue
+        size = int(header[2])
+        content = out[offset : offset + size]
+        offset += size + 1  # the blob is followed by a newline
+        dest = target.joinpath(*entry.path.parts)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if entry.mode == "120000":
+            # Kept as a link: the walk records links and never follows them.
+            dest.symlink_to(content.decode("utf-8", errors="surrogateescape"))
+        else:
+            dest.write_bytes(content)
+    return absent
 
 
 def head_commit(git_dir: Path) -> str | None:

@@ -48,20 +48,27 @@ class UnitResult:
     seconds: float = 0.0
     absent: str | None = None
     missing_paths: tuple[str, ...] = ()
+    absent_files: tuple[str, ...] = ()
 
 
 def run_unit(unit: Unit, mirrors: Path, cache: Path) -> UnitResult:
     try:
-        root = materialise(unit, mirrors, cache)
+        tree = materialise(unit, mirrors, cache)
     except NotMaterialisedError as exc:
         return UnitResult(unit, None, absent=str(exc))
+    root = tree.root
     started = time.perf_counter()
     bundle = scan_tree(root, cache=None, workers=1).model_dump(mode="json")
     seconds = time.perf_counter() - started
     missing = sorted({p for p in _label_paths(unit) if not (root / p).is_file()})
     score = score_unit(unit.label, bundle)
     return UnitResult(
-        unit, score, files=len(bundle["coverage"]["files"]), seconds=seconds, missing_paths=tuple(missing)
+        unit,
+        score,
+        files=len(bundle["coverage"]["files"]),
+        seconds=seconds,
+        missing_paths=tuple(missing),
+        absent_files=tree.absent,
     )
 
 
@@ -107,6 +114,7 @@ def as_json(results: list[UnitResult]) -> dict[str, Any]:
             entry["seconds"] = round(r.seconds, 3)
             entry["misses"] = r.score.misses
             entry["labelPathsAbsent"] = list(r.missing_paths)
+            entry["absentFromMirror"] = list(r.absent_files)
         units.append(entry)
     figures = {label: _count_json(getattr(totals, name)) for name, label, _ in FIGURES}
     figures["decoys attributed"] = _count_json(totals.decoys)
@@ -158,9 +166,12 @@ def print_table(results: list[UnitResult], misses: bool) -> None:
         for r in results:
             if r.score is None:
                 continue
-            if not r.score.misses and not r.missing_paths:
+            if not r.score.misses and not r.missing_paths and not r.absent_files:
                 continue
             print(f"\n== {r.unit.id} ({r.unit.repo}, root {r.unit.root or '.'})")
+            if r.absent_files:
+                shown = ", ".join(r.absent_files[:5]) + (" ..." if len(r.absent_files) > 5 else "")
+                print(f"  note: {len(r.absent_files)} file(s) not held by the mirror, left out: {shown}")
             for path in r.missing_paths:
                 print(f"  LABEL ERROR: {path} is not a file of the unit")
             for miss in r.score.misses:

@@ -213,6 +213,8 @@ def test_a_unit_is_materialised_from_a_bare_mirror_and_scored(
     (work / "svc" / "server.py").write_text(server)
     (work / "svc" / "tests" / "test_server.py").write_text("def test_x():\n    pass\n")
     (work / "other" / "x.py").write_text("x = 1\n")
+    (work / "svc" / "bundle.js").write_text("// a large generated file the snapshot lists without content\n")
+    (work / "svc" / "link.py").symlink_to("server.py")
 
     def git(*args: str, cwd: Path = work) -> str:
         done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
@@ -224,7 +226,11 @@ def test_a_unit_is_materialised_from_a_bare_mirror_and_scored(
     commit = git("rev-parse", "HEAD")
     mirrors = tmp_path / "mirrors"
     (mirrors / "acme+demo").mkdir(parents=True)
-    git("clone", "-q", "--bare", str(work), str(mirrors / "acme+demo" / "repo"), cwd=tmp_path)
+    # A snapshot's git directory: the work tree's own, whose objects are loose; one blob is then dropped,
+    # as a snapshot may list its largest files without their content.
+    shutil.copytree(work / ".git", mirrors / "acme+demo" / "repo" / ".git")
+    dropped = git("rev-parse", "HEAD:svc/bundle.js")
+    (mirrors / "acme+demo" / "repo" / ".git" / "objects" / dropped[:2] / dropped[2:]).unlink()
 
     units_dir = tmp_path / "units"
     units_dir.mkdir()
@@ -240,14 +246,19 @@ def test_a_unit_is_materialised_from_a_bare_mirror_and_scored(
     unit, missing = sorted(load_units(units_dir), key=lambda u: u.id != "py-demo")
 
     cache = tmp_path / "cache"
-    root = materialise(unit, mirrors, cache)
-    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    tree = materialise(unit, mirrors, cache)
+    root = tree.root
+    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and not p.is_symlink())
     assert files == ["server.py"]  # root prefix stripped, tests excluded, other directories left out
+    assert (root / "link.py").is_symlink() and (root / "link.py").readlink() == Path("server.py")
+    assert tree.absent == ("bundle.js",)
+    assert materialise(unit, mirrors, cache) == tree  # the stamp remembers what was left out
     with pytest.raises(NotMaterialisedError, match="no mirror"):
         materialise(missing, mirrors, cache)
 
     result = run_unit(unit, mirrors, cache)
     assert result.score is not None and result.files == 1 and not result.missing_paths
+    assert result.absent_files == ("bundle.js",)
     report = as_json([result, run_unit(missing, mirrors, cache)])
     assert report["size"] == {
         "units": 1,
