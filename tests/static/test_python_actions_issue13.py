@@ -63,11 +63,11 @@ from assay.backend.engines.static.scan import scan_tree
             "svc.users().messages().send(userId='me', body=b).execute()\n",
             [("message.send", 3)],
         ),
-        # Stripe, through the module and through StripeClient.
+        # Stripe, through the module and through StripeClient: payment where money moves, egress elsewhere.
         (
             "import stripe\nstripe.PaymentLink.create(line_items=[])\nclient = stripe.StripeClient('k')\n"
-            "client.refunds.create(params={})\n",
-            [("payment", 2), ("payment", 4)],
+            "client.refunds.create(params={})\nstripe.Customer.list()\n",
+            [("network.egress", 2), ("payment", 4), ("network.egress", 5)],
         ),
     ],
 )

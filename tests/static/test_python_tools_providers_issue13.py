@@ -79,3 +79,43 @@ def test_providers_and_model_ids_from_clients_agents_and_model_strings() -> None
         ("google", "gemini-2.0-flash", 12),
         ("openai", "gpt-4o", 15),
     ]
+
+
+def test_library_tools_given_by_instance_and_toolkits_handed_to_an_agent() -> None:
+    code = (
+        "from crewai import Agent\nfrom crewai_tools import SerperDevTool\n"
+        "from langchain_community.agent_toolkits import SQLDatabaseToolkit\n"
+        "from langchain_community.agent_toolkits.sql.base import create_sql_agent\n\n"
+        "def researcher(llm):\n    search = SerperDevTool()\n    unused = SerperDevTool()\n"
+        "    return Agent(role='r', tools=[search], llm=llm)\n\n"
+        "def sql_agent(db, llm):\n    toolkit = SQLDatabaseToolkit(db=db, llm=llm)\n"
+        "    return create_sql_agent(llm=llm, toolkit=toolkit)\n"
+    )
+    linked = analyse({"a.py": code})
+    assert sorted((t.name, t.location.line) for t in linked.tools) == [
+        ("Search the internet with Serper", 7),
+        ("sql_db_list_tables", 12),
+        ("sql_db_query", 12),
+        ("sql_db_query_checker", 12),
+        ("sql_db_schema", 12),
+    ]
+    names = {t.id: t.name for t in linked.tools}
+    assert sorted((a.actionClass, names[a.reachedFrom[0].toolId]) for a in linked.actions) == [
+        ("db.read", "sql_db_list_tables"),
+        ("db.read", "sql_db_schema"),
+        ("network.egress", "Search the internet with Serper"),
+        ("sql.exec", "sql_db_query"),
+    ]
+    # The model's query is what the toolkit's query tool runs.
+    assert [f.actionClass for f in linked.taintFlows if f.actionClass == "sql.exec"] == ["sql.exec"]
+
+
+def test_connections_from_a_pool_run_sql() -> None:
+    code = (
+        "import asyncpg\nfrom dataclasses import dataclass\n\n@dataclass\nclass Deps:\n    pool: asyncpg.Pool\n\n"
+        "async def save(deps: Deps, content: str):\n    async with deps.pool.acquire() as conn:\n"
+        "        await conn.execute('INSERT INTO m (c) VALUES ($1)', content)\n"
+        "        return await conn.fetch('SELECT c FROM m')\n"
+    )
+    linked = analyse({"a.py": code})
+    assert [(a.actionClass, a.location.line) for a in linked.actions] == [("db.write", 10), ("db.read", 11)]

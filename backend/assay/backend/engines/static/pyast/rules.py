@@ -79,6 +79,8 @@ class CompiledRules:
     handler_kwargs: dict[str, str]  # constructor -> the keyword naming that function
     vendors: dict[str, str]  # a vendor's name in model strings and settings -> its provider
     key_names: dict[str, Patterns]  # rule id -> names of variables that hold credentials
+    library_tools: dict[str, tuple[Rule, str, str | None, str | None]]
+    toolkits: dict[str, tuple[Rule, tuple[tuple[str, str | None, str | None], ...]]]
     tool_objects: RuleTable  # ``Tool(name=..., inputSchema=...)`` objects whose name a dispatch selects
     profiles: dict[str, CallProfile] = field(default_factory=dict)
     decorators: dict[str, tuple[Rule | None, tuple[Rule, ...]]] = field(default_factory=dict)
@@ -223,6 +225,16 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         handler_kwargs={k: v for r in tools for k, v in r.match.get("handler_kwargs", {}).items()},
         vendors={k: v for r in of("model") for k, v in r.match.get("vendors", {}).items()},
         key_names={r.id: Patterns(r.match["key_names"]) for r in of("action") if "key_names" in r.match},
+        library_tools={
+            call: (r, spec[0], spec[1], spec[2])
+            for r in tools
+            for call, spec in r.match.get("library_tools", {}).items()
+        },
+        toolkits={
+            call: (r, tuple((s[0], s[1], s[2]) for s in specs))
+            for r in tools
+            for call, specs in r.match.get("toolkits", {}).items()
+        },
         tool_objects=RuleTable((r, Patterns(r.match["objects"])) for r in tools if "objects" in r.match),
     )
     _COMPILED[rules.digest] = compiled

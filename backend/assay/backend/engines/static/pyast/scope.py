@@ -52,6 +52,8 @@ class Scope:
     actions: list[ActionSite] = field(default_factory=list)
     gates: list[GateSite] = field(default_factory=list)
     returns: set[TaintOrigin] = field(default_factory=set)
+    # Variables holding a library tool instance (``search = SerperDevTool()``): the call and its name.
+    library_vars: dict[str, tuple[ast.Call, str]] = field(default_factory=dict)
     # Named branches (``if name == NAME:``, ``case NAME:``) and the facts each added (``dispatch.py``).
     branches: list[Branch] = field(default_factory=list)
     # Whether the body defines functions or classes (``_walk_block`` meets every one ``definitions``

@@ -108,6 +108,7 @@ class StatementLogic(ExpressionLogic):
             len(self.frontier),
             len(self._literal_tools),
             len(self._listed_tools),
+            len(self.functions),
         )
         enclosing, self._class = self._class, cls
         scope = self._function_scope(fn, qualname, frozenset())
@@ -118,7 +119,7 @@ class StatementLogic(ExpressionLogic):
             self._class = enclosing
             self._last_callee = NO_CALLEE
             del self.tools[kept[0] :], self.models[kept[1] :], self.frontier[kept[2] :]
-            del self._literal_tools[kept[3] :], self._listed_tools[kept[4] :]
+            del self._literal_tools[kept[3] :], self._listed_tools[kept[4] :], self.functions[kept[5] :]
         held = tuple(g for g in scope.gates if outcome and g.id in outcome and g.kind != "sandbox")
         self._summaries[qualname] = held
         return held
@@ -231,10 +232,16 @@ class StatementLogic(ExpressionLogic):
         polarity = "positive" if gate is None or self._gate_of_expr(value, scope) is not None else "compared"
         # Before any name is bound again: the callee resolved by the walk is still the one to reuse.
         after = self._held(value, scope, active)
+        library = self._library_instance(value, scope) if kind is ast.Call else None
         for target in targets:
             if isinstance(stmt, ast.AugAssign) and isinstance(target, ast.Name):
                 taint = taint | scope.taint.get(target.id, NO_TAINT)
             self._assign(target, taint, name, scope)
+            if isinstance(target, ast.Name):
+                if library is not None:
+                    scope.library_vars[target.id] = library
+                else:
+                    scope.library_vars.pop(target.id, None)
             if gate is not None and isinstance(target, ast.Name):
                 scope.gate_vars[target.id] = (gate, polarity)
         if gate is not None and gate in scope.unconditional:
@@ -243,6 +250,14 @@ class StatementLogic(ExpressionLogic):
             after = after | {gate}
         lookup = self._lookup_gate(value, scope) if kind is ast.Subscript else None
         return after | {lookup} if lookup is not None else after
+
+    def _library_instance(self, value: ast.expr, scope: Scope) -> tuple[ast.Call, str] | None:
+        """``search = SerperDevTool()``: a library tool instance a tools list may name later."""
+        if not (self.rules.library_tools or self.rules.toolkits) or not isinstance(value, ast.Call):
+            return None
+        name = self._callee(value, scope)[0]
+        known = name is not None and (name in self.rules.library_tools or name in self.rules.toolkits)
+        return (value, name) if known and name is not None else None
 
     def _lookup_gate(self, value: ast.expr, scope: Scope) -> str | None:
         """``command = COMMANDS[name]`` in a module-level literal dict: a lookup that fails closed

@@ -54,6 +54,9 @@ class ExpressionLogic(DispatchLogic):
             return self._scoped(node, scope, active)
         if kind is ast.Dict:
             self._dict_tool(node, scope)  # type: ignore[arg-type]
+        elif kind is ast.List or kind is ast.Tuple:
+            if self.rules.library_tools:
+                self._listed_library_tools(node, scope)  # type: ignore[arg-type]
         elif kind is ast.Subscript and type(node.value) is ast.Attribute and node.value.attr == "environ":  # type: ignore[attr-defined]
             self._env_read(node, scope, active)  # type: ignore[arg-type]
         # Children in ``_fields`` order, as ``ast.iter_child_nodes`` gives them; names and constants
@@ -160,6 +163,8 @@ class ExpressionLogic(DispatchLogic):
             function = self.dotted(handler_fn, scope)[0] if isinstance(handler_fn, ast.Name | ast.Attribute) else None
             if function:
                 self._handlers.append(function)
+        if self.rules.toolkits:
+            self._toolkit_use(node, scope)
         if profile.tool_object is not None:
             self._tool_object(node, profile.tool_object)
         if profile.tool_list:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
+    ActionSite,
+    FunctionFacts,
+    TaintOrigin,
     ToolDef,
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
@@ -18,6 +22,7 @@ from assay.backend.engines.static.pyast.literals import (
     tool_annotations,
 )
 from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.pyast.rules import display_name
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.pyast.sites import SiteLogic
 from assay.backend.engines.static.rulepack import Rule
@@ -124,6 +129,86 @@ class ToolLogic(SiteLogic):
                         if any(isinstance(x, ast.Name) and x.id in markers for x in targets):
                             return True
         return False
+
+    def _library_tools(
+        self, node: ast.Call, rule: Rule, specs: Sequence[tuple[str, str | None, str | None]], scope: Scope
+    ) -> None:
+        """Tools a library defines, given to the model by instance (``tools=[SerperDevTool()]``) or by a
+        toolkit (``SQLDatabaseToolkit(db=db, llm=llm)``): each named as the library names it, each a
+        function of its own at the constructor holding the action the library's tool performs."""
+        location = self.loc(node)
+        for name, action_class, impact in specs:
+            qualname = f"{self.module}#library:{location.line}:{location.column}:{name}"
+            actions = []
+            if action_class is not None:
+                actions.append(
+                    ActionSite(
+                        id=short_id("act", self.path, location.line, location.column, rule.id, name),
+                        actionClass=action_class,
+                        impact=impact or "medium",
+                        ruleId=rule.id,
+                        target=f"{display_name(self.dotted(node.func, scope)[0] or name)}:{name}",
+                        location=location,
+                        dominatingGates=[],
+                        # What the model gives the tool is what the library runs (``sql_db_query``'s SQL).
+                        taint=[TaintOrigin(kind="param", param="input", index=0)],
+                    )
+                )
+            self.functions.append(
+                FunctionFacts(
+                    id=short_id("fn", self.path, qualname),
+                    qualname=qualname,
+                    name=name,
+                    location=location,
+                    params=["input"],
+                    actions=actions,
+                )
+            )
+            self.tools.append(
+                ToolDef(
+                    id=short_id("tool", self.path, location.line, name, rule.id),
+                    name=name,
+                    framework=rule.framework or "unknown",
+                    ruleId=rule.id,
+                    location=location,
+                    function=qualname,
+                    parameters=["input"],
+                )
+            )
+
+    def _listed_library_tools(self, node: ast.List | ast.Tuple, scope: Scope) -> None:
+        """Library tool instances listed in ``node``: constructed there, or held by a variable."""
+        for element in node.elts:
+            if isinstance(element, ast.Call):
+                name = self.dotted(element.func, scope)[0]
+                found = self.rules.library_tools.get(name) if name else None
+                if found is not None:
+                    self._library_tools(element, found[0], [found[1:]], scope)
+            elif isinstance(element, ast.Name) and element.id in scope.library_vars:
+                call, name = scope.library_vars[element.id]
+                found = self.rules.library_tools.get(name)
+                if found is not None:
+                    self._library_tools(call, found[0], [found[1:]], scope)
+
+    def _toolkit_use(self, node: ast.Call, scope: Scope) -> None:
+        """A toolkit gives its tools where they are taken (``toolkit.get_tools()``) or where the toolkit is
+        handed to an agent (``create_sql_agent(llm, toolkit=toolkit)``); one built for another purpose
+        (its credentials, its API resource) gives the model nothing."""
+        given: list[ast.expr] = []
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "get_tools":
+            given.append(func.value)
+        given.extend(k.value for k in node.keywords if k.arg == "toolkit")
+        for value in given:
+            call: ast.Call | None = None
+            name: str | None = None
+            if isinstance(value, ast.Name) and value.id in scope.library_vars:
+                call, name = scope.library_vars[value.id]
+            elif isinstance(value, ast.Call):
+                call, name = value, self.dotted(value.func, scope)[0]
+            found = self.rules.toolkits.get(name) if name else None
+            if call is not None and found is not None:
+                self._library_tools(call, found[0], found[1], scope)
 
     def _class_tool(self, cls: ast.ClassDef, qualname: str) -> None:
         if self.rules.callable_classes and self._callable_class_tool(cls, qualname):
