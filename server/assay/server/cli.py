@@ -7,9 +7,12 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 
+from assay.server.output import quiet_broken_pipe
+from assay.server.version import assay_version
+
 # Each subcommand lives in its own module under assay.server.commands and exposes
 # ``register(subparsers)``; the parser dispatches to the ``handler`` it sets.
-COMMAND_MODULES: tuple[str, ...] = ("scan", "serve", "admin", "worker", "mcp", "passport")
+COMMAND_MODULES: tuple[str, ...] = ("check", "scan", "serve", "admin", "worker", "mcp", "passport")
 
 
 def build_parser(commands: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
@@ -17,10 +20,12 @@ def build_parser(commands: Sequence[str] = COMMAND_MODULES) -> argparse.Argument
     parser = argparse.ArgumentParser(
         prog="assay",
         description=(
-            "Assay: deterministic assurance for AI agents. Scan an AI system's source, run the assurance "
-            "service, and serve it to coding agents over MCP."
+            "Assay: deterministic assurance for AI agents. Check an AI system's source (ALLOW, REVIEW or "
+            "BLOCK, with exit codes for CI), scan it, run the assurance service, and serve it to coding agents "
+            "over MCP."
         ),
     )
+    parser.add_argument("--version", action="version", version=f"assay {assay_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in commands:
         import_module(f"assay.server.commands.{name}").register(subparsers)
@@ -36,7 +41,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser((named,) if named is not None else COMMAND_MODULES)
     args = parser.parse_args(argv)
     handler = args.handler
-    code: int = handler(args)
+    try:
+        code: int = handler(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader of stdout went away (`assay scan . | head`): end quietly, as a pipeline expects.
+        return quiet_broken_pipe()
     return code
 
 

@@ -73,14 +73,16 @@ def scan_workspace(root: Path, cache: Any = None) -> dict[str, Any]:
         ) from exc
 
 
-async def submit_scan(api: AssayClient, ai_system_id: str, bundle: dict[str, Any]) -> dict[str, Any]:
-    """POST the bundle as a qualified scan (origin ``ide``); its contentHash keys the submission, so
-    submitting an unchanged workspace again replays the same scan."""
+async def submit_scan(
+    api: AssayClient, ai_system_id: str, bundle: dict[str, Any], *, origin: str = "ide"
+) -> dict[str, Any]:
+    """POST the bundle as a qualified scan (origin ``ide``, ``local`` or ``ci``); its contentHash keys the
+    submission, so submitting an unchanged workspace again replays the same scan."""
     identity = bundle["sourceIdentity"]
     submission: dict[str, Any] = {
         "aiSystemId": ai_system_id,
         "producerId": bundle["producer"]["id"],
-        "origin": "ide",
+        "origin": origin,
         "sourceIdentity": identity,
         "bundle": bundle,
     }
@@ -88,8 +90,9 @@ async def submit_scan(api: AssayClient, ai_system_id: str, bundle: dict[str, Any
         submission["commitSha"] = identity["gitCommit"]
     if identity.get("branch"):
         submission["branch"] = identity["branch"]
+    key = bundle["contentHash"] if origin == "ide" else f"{origin}-{bundle['contentHash']}"
     try:
-        scan: dict[str, Any] = await api.post_json(SCANS, submission, idempotency_key=bundle["contentHash"])
+        scan: dict[str, Any] = await api.post_json(SCANS, submission, idempotency_key=key)
     except AssayError as exc:
         if exc.code == "INVALID_REQUEST" and exc.status == 400:
             # The tool built this body from its own scan: the caller's arguments are not what is wrong.

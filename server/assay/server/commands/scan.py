@@ -6,11 +6,23 @@ import argparse
 import json
 import os
 import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
 from assay.backend.engines.static.cache import DirectoryCache, FactsCache, default_cache_dir
 from assay.backend.scans.bundle import EvidenceBundle
+from assay.server.output import OutputError, check_writable, write_file
+
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+EXIT_FINDINGS = 4
+# The summary for people lists this many items per section, then says how many more the bundle holds.
+SUMMARY_ITEMS = 25
+# A scan that takes longer than this shows a spinner on stderr, when stderr is a terminal.
+PROGRESS_AFTER_SECONDS = 2.0
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,8 +37,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     parser.add_argument("path", type=Path, help="root of the source tree to scan")
-    parser.add_argument("--json", action="store_true", help="print the Evidence Bundle as JSON instead of a summary")
-    parser.add_argument("--out", type=Path, metavar="FILE", help="also write the Evidence Bundle JSON to FILE")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "sarif"),
+        default="text",
+        help="text: a summary for people (default); json: the Evidence Bundle; sarif: its findings as SARIF 2.1.0",
+    )
+    parser.add_argument("--json", action="store_true", help="the same as --format json")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="also write the Evidence Bundle JSON (the SARIF log with --format sarif)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=(*SEVERITIES, "never"),
+        default="never",
+        metavar="SEVERITY",
+        help=f"exit {EXIT_FINDINGS} when a finding is at least this severe: {', '.join(SEVERITIES)} or never (default)",
+    )
     parser.add_argument("--no-cache", action="store_true", help="do not reuse or store per-file results")
     parser.add_argument(
         "--jobs",
@@ -76,36 +106,109 @@ def run(args: argparse.Namespace) -> int:
     from assay.backend.engines.static.scan import scan_tree
     from assay.backend.engines.static.walk import WalkError
 
+    fmt = "json" if args.json else args.format
+    if args.out is not None:
+        try:
+            check_writable(args.out)  # refused before the scan, never created
+        except OutputError as exc:
+            print(f"assay scan: {exc}", file=sys.stderr)
+            return 2
     cache: FactsCache | None = None if args.no_cache else DirectoryCache(args.cache_dir or default_cache_dir())
     try:
-        bundle = scan_tree(args.path, cache=cache, workers=args.jobs)
+        with progress(f"scanning {args.path}"):
+            bundle = scan_tree(args.path, cache=cache, workers=args.jobs)
     except WalkError as exc:
         print(f"assay scan: {exc}", file=sys.stderr)
         return 2
     # The bundle's JSON text (tens of megabytes for a large tree) is made only when it is asked for.
-    text = bundle_json(bundle) if args.json or args.out is not None else ""
+    text = ""
+    if fmt == "sarif":
+        text = sarif_text(bundle, args.path)
+    elif fmt == "json" or args.out is not None:
+        text = bundle_json(bundle)
     if args.out is not None:
         try:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            print(f"assay scan: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+            write_file(args.out, text)
+        except OutputError as exc:
+            print(f"assay scan: {exc}", file=sys.stderr)
             return 2
-    if args.json:
+    if fmt in ("json", "sarif"):
         sys.stdout.write(text)
     else:
-        print_summary(bundle, sys.stdout)
+        print_summary(bundle, sys.stdout, bundle_file=args.out)
         if args.out is not None:
             print(f"\nEvidence Bundle written to {args.out}")
-    return 0
+    return EXIT_FINDINGS if fails(bundle, args.fail_on) else 0
+
+
+def fails(bundle: EvidenceBundle, fail_on: str) -> bool:
+    """Whether a finding is at least as severe as ``fail_on`` (``never`` never fails)."""
+    if fail_on not in SEVERITIES:
+        return False
+    worst = SEVERITIES.index(fail_on)
+    return any(f.severity in SEVERITIES and SEVERITIES.index(f.severity) <= worst for f in bundle.findings)
+
+
+def sarif_text(bundle: EvidenceBundle, path: Path) -> str:
+    """The bundle's findings as a SARIF log, paths relative to the current folder when the tree is inside it."""
+    from assay.backend.reports.sarif import findings_sarif
+    from assay.server.version import assay_version
+
+    try:
+        prefix = path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        prefix = ""
+    log = findings_sarif(bundle.to_json_dict(), tool_version=assay_version(), path_prefix=prefix)
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+@contextmanager
+def progress(label: str, *, after: float = PROGRESS_AFTER_SECONDS, stream: TextIO | None = None) -> Iterator[None]:
+    """A spinner with the elapsed time on stderr once the work has taken ``after`` seconds, only when stderr
+    is a terminal: piped or captured output (CI logs, `2>file`) stays silent."""
+    stream = stream or sys.stderr
+    if not stream.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    done = threading.Event()
+
+    def show() -> None:
+        if done.wait(after):
+            return
+        started = time.monotonic() - after
+        with Console(file=stream).status(label) as status:
+            while not done.wait(0.25):
+                status.update(f"{label} ({time.monotonic() - started:.0f} s)")
+
+    thread = threading.Thread(target=show, name="assay-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(timeout=5)
 
 
 def _loc(loc: Any) -> str:
     return f"{loc.path}:{loc.line}"
 
 
-def print_summary(bundle: EvidenceBundle, out: TextIO) -> None:
-    """A person's view of a bundle: what the system can do, what guards it, what is unresolved."""
+def _bounded(items: Sequence[Any], limit: int = SUMMARY_ITEMS) -> Sequence[Any]:
+    """The first ``limit`` items; ``_more`` then says how many more there are."""
+    return items[:limit]
+
+
+def _more(total: int, out: TextIO, where: str, limit: int = SUMMARY_ITEMS) -> None:
+    if total > limit:
+        out.write(f"  ... and {total - limit} more ({where})\n")
+
+
+def print_summary(bundle: EvidenceBundle, out: TextIO, *, bundle_file: Path | None = None) -> None:
+    """A person's view of a bundle: what the system can do, what guards it, what is unresolved. Each list
+    shows its first items, in the bundle's order, and then how many more there are and where they are."""
+    where = f"in {bundle_file}" if bundle_file is not None else "--json or --out FILE lists every one"
     cov = bundle.coverage
     w = out.write
     w(f"Scanned {cov.analysed.count} file(s) ({', '.join(f'{k} {v}' for k, v in cov.languages.items()) or 'none'}); ")
@@ -115,31 +218,43 @@ def print_summary(bundle: EvidenceBundle, out: TextIO) -> None:
     declared = f"{decl.path} ({decl.system or 'unnamed'})" if decl else "none (assay.toml not found or invalid)"
     w(f"Declaration: {declared}\n")
     w(f"\nModels ({len(bundle.models)}):\n")
-    for m in bundle.models:
+    for m in _bounded(bundle.models):
         w(f"  {m.provider:<12} {m.api:<40} {_loc(m.location)}\n")
+    _more(len(bundle.models), out, where)
     w(f"\nTools ({len(bundle.tools)}):\n")
-    for t in bundle.tools:
+    for t in _bounded(bundle.tools):
         w(f"  {t.name:<24} {t.framework:<20} {_loc(t.location)}\n")
+    _more(len(bundle.tools), out, where)
     gates = {g.id: g for g in bundle.gates}
     tools = {t.id: t.name for t in bundle.tools}
     w(f"\nCode-capable actions ({len(bundle.actions)}):\n")
-    for a in bundle.actions:
+    # The most impactful first: a reader of a large tree sees what matters before the count of the rest.
+    impact_rank = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+    for a in _bounded(sorted(bundle.actions, key=lambda a: impact_rank.get(a.impact, 9))):
         reach = sorted({tools.get(p.toolId, p.toolId) for p in a.reachedFrom})
         guard = sorted({gates[g].kind for g in a.gateIds if g in gates})
         w(f"  [{a.impact:<8}] {a.actionClass:<16} {a.target:<32} {_loc(a.location)}")
         w(f"  tools: {', '.join(reach) or '-'}  gates: {', '.join(guard) or 'none'}\n")
+    _more(len(bundle.actions), out, where)
     if bundle.taintFlows:
         w(f"\nModel-chosen data reaching a sink ({len(bundle.taintFlows)}):\n")
-        for f in bundle.taintFlows:
+        for f in _bounded(bundle.taintFlows):
             w(f"  {f.sourceKind} {_loc(f.source)} -> {f.actionClass} {_loc(f.sink)}\n")
+        _more(len(bundle.taintFlows), out, where)
     w(f"\nFindings ({len(bundle.findings)}):\n")
-    for finding in bundle.findings:
+    severity_rank = {s: n for n, s in enumerate(SEVERITIES)}
+    counts = ", ".join(f"{s} {sum(1 for f in bundle.findings if f.severity == s)}" for s in SEVERITIES)
+    if bundle.findings:
+        w(f"  by severity: {counts}\n")
+    for finding in _bounded(sorted(bundle.findings, key=lambda f: severity_rank.get(f.severity, 9))):
         w(f"  [{finding.severity:<8}] {finding.ruleId:<24} {finding.message}\n")
+    _more(len(bundle.findings), out, where)
     if bundle.frontier:
         w(f"\nUnresolved frontier ({len(bundle.frontier)}):\n")
-        for item in bundle.frontier:
-            where = _loc(item.location) if item.location else (item.path or "")
-            w(f"  {item.kind:<26} {where}  {item.detail}\n")
+        for item in _bounded(bundle.frontier):
+            at = _loc(item.location) if item.location else (item.path or "")
+            w(f"  {item.kind:<26} {at}  {item.detail}\n")
+        _more(len(bundle.frontier), out, where)
     w("\nLimitations:\n")
     for lim in bundle.limitations:
         w(f"  - {lim}\n")

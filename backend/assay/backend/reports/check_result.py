@@ -1,0 +1,192 @@
+"""The result of ``assay check``: one Evaluation's disposition, every reason with where it points in the code,
+and the verification items, as one JSON document (``assay-check/1``) that the text, SARIF and Markdown views
+are rendered from and that a later check reads back as its baseline.
+
+Everything here is read from the service's own answers (summary, agent audit, the reasons of the
+Evaluation) and the Evidence Bundle the Evaluation was made from; nothing is decided again. A reason's
+``fingerprint`` names it without line numbers (rule, message with ``path:line`` reduced to ``path``, and its
+rank among equal ones), so moving code does not make it new; that is what a baseline compares.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+SCHEMA_VERSION = "assay-check/1"
+DISPOSITIONS = ("ALLOW", "REVIEW", "BLOCK")
+_RANK = {"ALLOW": 0, "REVIEW": 1, "BLOCK": 2}
+# "ops_agent/tools.py:37" -> "ops_agent/tools.py": a location's line is not part of what a reason is.
+_LINE = re.compile(r"(\S):\d+(?::\d+)?\b")
+
+
+def line_free(text: str) -> str:
+    """``text`` with the ``:LINE`` (and ``:COLUMN``) after every path-like token removed."""
+    return _LINE.sub(r"\1", text)
+
+
+def fingerprints(items: Sequence[tuple[str, str]]) -> list[str]:
+    """Stable ids for ``(ruleId, message)`` pairs, in order; equal pairs are told apart by their rank."""
+    seen: Counter[str] = Counter()
+    out: list[str] = []
+    for rule_id, message in items:
+        base = f"{rule_id}\n{line_free(message)}"
+        seen[base] += 1
+        digest = hashlib.sha256(f"{base}\n{seen[base]}".encode()).hexdigest()
+        out.append(f"{digest[:32]}:{seen[base]}")
+    return out
+
+
+def _location(value: Any) -> dict[str, Any] | None:
+    if not isinstance(value, Mapping) or not isinstance(value.get("path"), str):
+        return None
+    loc: dict[str, Any] = {"path": value["path"]}
+    for key in ("line", "column", "endLine"):
+        if isinstance(value.get(key), int) and value[key] > 0:
+            loc[key] = value[key]
+    return loc
+
+
+def bundle_locations(bundle: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Where each element of an Evidence Bundle is, by its id (the part of an evidenceRef after ``#``)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+
+    def put(item_id: Any, *locations: Any) -> None:
+        found = [loc for loc in (_location(v) for v in locations) if loc is not None]
+        if isinstance(item_id, str) and found:
+            out[item_id] = found
+
+    for member in ("models", "tools", "actions", "gates"):
+        for item in bundle.get(member) or []:
+            put(item.get("id"), item.get("location"))
+    for flow in bundle.get("taintFlows") or []:
+        put(flow.get("id"), flow.get("sink"), flow.get("source"))
+    for finding in bundle.get("findings") or []:
+        put(finding.get("id"), *(finding.get("locations") or []))
+    for item in bundle.get("frontier") or []:
+        put(item.get("id"), item.get("location") or ({"path": item["path"]} if item.get("path") else None))
+    # Reasons about the whole tree point at what they are about.
+    declaration = bundle.get("declaration") or {}
+    put("declaration", {"path": declaration.get("path") or "assay.toml", "line": 1})
+    coverage = bundle.get("coverage") or {}
+    skipped = [s.get("path") for s in coverage.get("skippedFiles") or [] if isinstance(s, Mapping)]
+    put("coverage", *({"path": p} for p in skipped[:1] if isinstance(p, str)))
+    return out
+
+
+def _element(ref: str) -> str:
+    return ref.partition("#")[2] or ref
+
+
+def reason_locations(reason: Mapping[str, Any], located: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The code locations a reason rests on: those of the bundle elements its evidenceRefs name."""
+    out: list[dict[str, Any]] = []
+    for ref in reason.get("evidenceRefs") or []:
+        for loc in located.get(_element(str(ref)), []):
+            if loc not in out:
+                out.append(loc)
+    return out
+
+
+def _items_of(reason: Mapping[str, Any], items: Iterable[Mapping[str, Any]]) -> list[str]:
+    refs = set(reason.get("evidenceRefs") or [])
+    return [str(item["id"]) for item in items if refs & set(item.get("evidenceRefs") or []) and "id" in item]
+
+
+def build_check_result(
+    *,
+    summary: Mapping[str, Any],
+    agent_audit: Mapping[str, Any],
+    reasons: Sequence[Mapping[str, Any]],
+    bundle: Mapping[str, Any],
+    run_id: str,
+    target: str,
+    mode: str,
+    tool_version: str,
+) -> dict[str, Any]:
+    """The ``assay-check/1`` document of one Evaluation (before any gate is applied)."""
+    items = [dict(item) for item in agent_audit.get("verificationItems") or []]
+    located = bundle_locations(bundle)
+    prints = fingerprints([(str(r.get("ruleId")), str(r.get("message"))) for r in reasons])
+    out_reasons = [
+        {
+            "ruleId": r.get("ruleId"),
+            "disposition": r.get("disposition"),
+            "message": r.get("message"),
+            "fingerprint": fp,
+            "locations": reason_locations(r, located),
+            "evidenceRefs": list(r.get("evidenceRefs") or []),
+            "verificationItemIds": _items_of(r, items),
+        }
+        for r, fp in zip(reasons, prints, strict=True)
+    ]
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "tool": {"name": "assay", "version": tool_version},
+        "mode": mode,
+        "target": {"path": target, "contentHash": bundle.get("contentHash")},
+        "aiSystemId": summary.get("aiSystemId"),
+        "runId": run_id,
+        "evaluationId": summary.get("evaluationId"),
+        "disposition": summary.get("disposition"),
+        "methodologyVersion": summary.get("methodologyVersion"),
+        "digests": dict(summary.get("digests") or {}),
+        "counts": dict(summary.get("counts") or {}),
+        "reasons": out_reasons,
+        "verificationItems": items,
+        "limitations": list(summary.get("limitations") or []),
+    }
+
+
+class BaselineError(ValueError):
+    """A baseline file that is not an ``assay check`` JSON result."""
+
+
+def baseline_fingerprints(document: Any) -> Counter[str]:
+    """The reasons of a stored ``assay check --format json`` result, as a multiset of fingerprints."""
+    if not isinstance(document, Mapping) or document.get("schemaVersion") != SCHEMA_VERSION:
+        raise BaselineError(f"not an assay check result (schemaVersion {SCHEMA_VERSION!r} expected)")
+    reasons = document.get("reasons")
+    if not isinstance(reasons, list):
+        raise BaselineError("it has no reasons list")
+    found: Counter[str] = Counter()
+    for reason in reasons:
+        if not isinstance(reason, Mapping) or not isinstance(reason.get("fingerprint"), str):
+            raise BaselineError("a reason has no fingerprint")
+        found[reason["fingerprint"]] += 1
+    return found
+
+
+def apply_gate(result: dict[str, Any], fail_on: str, baseline: Counter[str] | None) -> bool:
+    """Mark each reason new or unchanged against ``baseline`` and record the gate; True when it fails.
+
+    ``fail_on`` is ``block``, ``review`` or ``never``. Without a baseline the disposition decides; with one,
+    only reasons absent from it count (a BLOCK reason already there does not fail the build again).
+    """
+    remaining = Counter(baseline) if baseline is not None else None
+    for reason in result["reasons"]:
+        if remaining is None:
+            continue
+        if remaining[reason["fingerprint"]] > 0:
+            remaining[reason["fingerprint"]] -= 1
+            reason["baselineState"] = "unchanged"
+        else:
+            reason["baselineState"] = "new"
+    threshold = {"block": _RANK["BLOCK"], "review": _RANK["REVIEW"]}.get(fail_on)
+    if remaining is None:
+        counted = [str(result.get("disposition"))]
+    else:
+        counted = [str(r.get("disposition")) for r in result["reasons"] if r.get("baselineState") == "new"]
+    worst = max((_RANK.get(d, 0) for d in counted), default=0)
+    failed = threshold is not None and worst >= threshold
+    result["gate"] = {
+        "failOn": fail_on,
+        "baseline": baseline is not None,
+        "newReasons": sum(1 for r in result["reasons"] if r.get("baselineState") == "new"),
+        "failed": failed,
+        "worst": DISPOSITIONS[worst] if counted else "ALLOW",
+    }
+    return failed

@@ -1,0 +1,166 @@
+"""`assay check`: scan, evaluate and report in one command (embedded), its formats, gate and baseline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import EXAMPLES, ROOT, assert_valid_sarif
+
+from assay.server.cli import main
+from assay.server.commands.check import EXIT_BLOCK, EXIT_NOT_ASSESSED, EXIT_PASSED, EXIT_REVIEW, EXIT_USAGE
+
+
+@pytest.fixture(autouse=True)
+def _at_root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(ROOT)
+    for name in ("ASSAY_BASE_URL", "ASSAY_API_KEY", "ASSAY_SYSTEM_ID", "ASSAY_DATABASE_URL", "CI"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ASSAY_DATA_DIR", str(tmp_path / "user-data"))
+
+
+def check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["check", *args, "--no-cache"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_text_report_of_a_blocked_system_fails_the_default_gate(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = check(capsys, "examples/ops-agent")
+    assert code == EXIT_BLOCK, err
+    assert out.startswith("examples/ops-agent: BLOCK\n")
+    # Reasons grouped by disposition, each at its place in the code; then the verification items.
+    block, review = out.index("\nBLOCK (3):"), out.index("\nREVIEW (5):")
+    assert block < review < out.index("\nVerification needed (5):")
+    assert "BLOCK-001  examples/ops-agent/ops_agent/tools.py:37  Model-chosen data" in out
+    assert "[vi-" in out and "Gate --fail-on block: FAILED (exit 5)" in out
+
+
+def test_fail_on_review_and_never(capsys: pytest.CaptureFixture[str]) -> None:
+    assert check(capsys, "examples/ops-agent", "--fail-on", "never")[0] == EXIT_PASSED
+    code, out, _ = check(capsys, "examples/support-agent-ts", "--fail-on", "review")
+    assert out.startswith("examples/support-agent-ts: REVIEW\n")
+    assert code == EXIT_REVIEW
+    assert check(capsys, "examples/support-agent-ts")[0] == EXIT_PASSED  # REVIEW passes --fail-on block
+
+
+def test_json_result_and_baseline(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    stored = tmp_path / "baseline.json"
+    code, out, _ = check(capsys, "examples/ops-agent", "--format", "json", "--out", str(stored))
+    assert code == EXIT_BLOCK
+    assert "json written to" in out
+    result = json.loads(stored.read_text())
+    assert result["schemaVersion"] == "assay-check/1" and result["disposition"] == "BLOCK"
+    assert {r["disposition"] for r in result["reasons"]} == {"BLOCK", "REVIEW"}
+    assert all(r["fingerprint"] and r["locations"] for r in result["reasons"])
+    assert result["gate"] == {
+        "failOn": "block",
+        "baseline": False,
+        "newReasons": 0,
+        "failed": True,
+        "worst": "BLOCK",
+        "exitCode": EXIT_BLOCK,
+    }
+    # Against its own result nothing is new: the same BLOCK no longer fails the build.
+    code, out, _ = check(capsys, "examples/ops-agent", "--baseline", str(stored))
+    assert code == EXIT_PASSED, out
+    assert "0 reason(s) new since the baseline" in out
+    # A baseline missing one BLOCK reason: that reason is new and fails the gate again.
+    result["reasons"] = [r for r in result["reasons"] if r["ruleId"] != "BLOCK-001"]
+    stored.write_text(json.dumps(result))
+    code, out, _ = check(capsys, "examples/ops-agent", "--baseline", str(stored), "--format", "json")
+    assert code == EXIT_BLOCK
+    again = json.loads(out)
+    assert [r["ruleId"] for r in again["reasons"] if r["baselineState"] == "new"] == ["BLOCK-001"]
+    assert again["gate"]["newReasons"] == 1
+
+
+def test_fingerprints_do_not_depend_on_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import shutil
+
+    tree = tmp_path / "ops-agent"
+    shutil.copytree(EXAMPLES / "ops-agent", tree)
+    first = json.loads(check(capsys, str(tree), "--format", "json")[1])
+    tools = tree / "ops_agent" / "tools.py"
+    tools.write_text("# a comment moves every line down\n\n" + tools.read_text())
+    second = json.loads(check(capsys, str(tree), "--format", "json")[1])
+    lines = (
+        {r["locations"][0]["line"] for r in first["reasons"]},
+        {r["locations"][0]["line"] for r in second["reasons"]},
+    )
+    assert lines[0] != lines[1]
+    assert sorted(r["fingerprint"] for r in first["reasons"]) == sorted(r["fingerprint"] for r in second["reasons"])
+
+
+def test_sarif_validates_and_carries_what_code_scanning_needs(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = check(capsys, "examples/ops-agent", "--format", "sarif")
+    assert code == EXIT_BLOCK
+    log = json.loads(out)
+    assert_valid_sarif(log)
+    run = log["runs"][0]
+    assert run["properties"]["disposition"] == "BLOCK"
+    assert run["properties"]["evaluationId"].startswith("eval_")
+    rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
+    assert set(rules) == {"BLOCK-001", "BLOCK-002", "REVIEW-002", "REVIEW-003"}
+    assert all(r["help"]["text"] and r["shortDescription"]["text"] for r in rules.values())
+    levels = {(r["ruleId"], r["level"]) for r in run["results"]}
+    assert ("BLOCK-001", "error") in levels and ("REVIEW-002", "warning") in levels
+    first = next(r for r in run["results"] if r["ruleId"] == "BLOCK-001")
+    where = first["locations"][0]["physicalLocation"]
+    assert where["artifactLocation"]["uri"] == "examples/ops-agent/ops_agent/tools.py"
+    assert where["region"]["startLine"] == 37
+    assert "Verification needed: Break the flow" in first["message"]["text"]
+    fingerprints = [r["partialFingerprints"]["assay/v1"] for r in run["results"]]
+    assert len(set(fingerprints)) == len(fingerprints)
+    for result in run["results"]:
+        assert rules[result["ruleId"]] == run["tool"]["driver"]["rules"][result["ruleIndex"]]
+
+
+def test_markdown_for_pull_requests_and_the_job_summary(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    summary = tmp_path / "step-summary.md"
+    summary.write_text("earlier step\n")
+    code, out, _ = check(capsys, "examples/ops-agent", "--format", "markdown", "--summary", str(summary))
+    assert code == EXIT_BLOCK
+    assert out.startswith("## ⛔ Assay: BLOCK\n")
+    assert "### BLOCK (3)" in out and "| `BLOCK-001` | `examples/ops-agent/ops_agent/tools.py:37` |" in out
+    assert "### Verification needed (5)" in out
+    appended = summary.read_text()
+    assert appended.startswith("earlier step\n## ⛔ Assay: BLOCK")
+
+
+def test_named_database_keeps_the_evaluations(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    db = tmp_path / "history" / "assay.db"
+    db.parent.mkdir()
+    first = json.loads(check(capsys, "examples/ops-agent", "--db", str(db), "--format", "json")[1])
+    second = json.loads(check(capsys, "examples/ops-agent", "--db", str(db), "--format", "json")[1])
+    assert db.is_file()
+    assert first["aiSystemId"] == second["aiSystemId"]  # the workspace's system, provisioned once
+    assert first["evaluationId"] != second["evaluationId"]  # every check is a NEW Evaluation
+    assert first["digests"]["coreTruthDigest"] == second["digests"]["coreTruthDigest"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["examples/no-such-system"], "is not a folder"),
+        (["examples/ops-agent", "--out", "/missing/dir/x.json"], "the folder /missing/dir does not exist"),
+        (["examples/ops-agent", "--baseline", "README.md"], "cannot use the baseline README.md"),
+        (["examples/ops-agent", "--db", "/missing/dir/assay.db"], "does not exist"),
+        (["examples/ops-agent", "--base-url", "http://127.0.0.1:9"], "needs an API key in ASSAY_API_KEY"),
+    ],
+)
+def test_usage_errors_exit_2_before_any_work(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
+    code, out, err = check(capsys, *args)
+    assert code == EXIT_USAGE
+    assert message in err and out == ""
+    assert not Path("/missing").exists()
+
+
+def test_unreachable_service_is_not_assessed(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ASSAY_API_KEY", "svc_test_nothing")
+    code, out, err = check(capsys, "examples/ops-agent", "--base-url", "http://127.0.0.1:9", "--system-id", "sys_x")
+    assert code == EXIT_NOT_ASSESSED
+    assert "not assessed: CONNECTION_FAILED" in err and out == ""
