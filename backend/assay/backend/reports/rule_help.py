@@ -96,6 +96,15 @@ DISPOSITION_RULES: dict[str, RuleHelp] = {
             "Check that the path is the AI system's source and that its framework is one the engine reads.",
             _METHODOLOGY,
         ),
+        RuleHelp(
+            "REVIEW-008",
+            "UnattributedHighImpactAction",
+            "A critical or high impact action that no recognised tool reaches, in a system that calls models or "
+            "gives them tools.",
+            "Declaring its class does not excuse it: nothing in a static bundle proves the action is outside every "
+            "tool's reach. Register the tool that reaches it in a framework the engine reads, or remove the action.",
+            _METHODOLOGY,
+        ),
     )
 }
 
