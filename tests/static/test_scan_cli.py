@@ -32,7 +32,7 @@ def test_any_number_of_jobs_gives_the_same_bundle(tree: Path, capsys: pytest.Cap
 
 
 def test_summary_and_out_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "nested" / "bundle.json"
+    out = tmp_path / "bundle.json"  # its folder must exist: --out never creates one
     assert main(["scan", str(EXAMPLE), "--no-cache", "--out", str(out)]) == 0
     summary = capsys.readouterr().out
     assert summary.startswith("Scanned ") and f"Evidence Bundle written to {out}" in summary
