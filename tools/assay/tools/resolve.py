@@ -42,10 +42,16 @@ def _matches(source: Mapping[str, Any], remote: str | None, workspace: Path) -> 
     return repo == str(workspace)
 
 
-async def resolve_system(api: AssayClient, workspace: Path, bundle: Mapping[str, Any]) -> str:
-    """The aiSystemId of the caller's system bound to ``workspace``; AssayError when there is not exactly one."""
+def bundle_remote(bundle: Mapping[str, Any]) -> str | None:
+    """The git remote an Evidence Bundle records for its workspace, if any."""
     identity = bundle.get("sourceIdentity") or {}
-    remote = identity.get("gitRemote") if isinstance(identity.get("gitRemote"), str) else None
+    remote = identity.get("gitRemote")
+    return remote if isinstance(remote, str) and remote else None
+
+
+async def resolve_system(api: AssayClient, workspace: Path, remote: str | None) -> str:
+    """The aiSystemId of the caller's system bound to ``workspace`` (or its git ``remote``); AssayError when
+    there is not exactly one."""
     systems = (await api.get_json("/api/v1/systems")).get("systems") or []
     found: list[str] = []
     for system in systems:

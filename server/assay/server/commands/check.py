@@ -256,10 +256,10 @@ async def evaluate(options: CheckOptions) -> dict[str, Any]:
     origin = "ci" if os.environ.get("CI") else "local"
     if options.base_url:
         from assay.server.embedded import open_remote
-        from assay.tools.resolve import resolve_system
+        from assay.tools.resolve import bundle_remote, resolve_system
 
         async with open_remote(options.base_url, options.api_key or "", workspace=options.root) as bound:
-            system = options.system_id or await resolve_system(bound.client, options.root, bundle)
+            system = options.system_id or await resolve_system(bound.client, options.root, bundle_remote(bundle))
             return await assess_bundle(
                 bound.client,
                 system,

@@ -128,11 +128,14 @@ async def _open(
 
     http = options.transport == "http"
     if options.base_url:
+        system_id = options.system_id
+        if system_id is None and not http:
+            system_id = await _resolve_workspace_system(options)
         async with open_remote(
             options.base_url,
             options.api_key or "",
             workspace=options.workspace,
-            ai_system_id=options.system_id,
+            ai_system_id=system_id,
             caller_keys=http,
             confine_paths=http,
         ) as bound:
@@ -140,6 +143,30 @@ async def _open(
     else:
         async with open_embedded(settings, options.workspace, caller_keys=http, confine_paths=http) as service:
             yield service.binding, (ServiceKeyVerifier(service.session_factory) if http else None)
+
+
+async def _resolve_workspace_system(options: McpOptions) -> str | None:
+    """The workspace's AI System on the remote service, found through discovery (its bound source), so a
+    client configuration needs no system id; None (the tools then ask for one) when it cannot be found."""
+    from assay.backend.engines.static.identity import git_identity
+    from assay.tools.client import AssayClient, AssayError
+    from assay.tools.resolve import resolve_system
+
+    remote = (await anyio.to_thread.run_sync(git_identity, options.workspace)).remote
+    client = AssayClient(options.base_url or "", options.api_key or "")
+    try:
+        system_id = await resolve_system(client, options.workspace, remote)
+    except AssayError as exc:
+        print(
+            f"assay mcp: no AI System for {options.workspace} ({exc.code}: {exc.message}); tools that take "
+            "ai_system_id need one (assay_list_systems lists them)",
+            file=sys.stderr,
+        )
+        return None
+    finally:
+        await client.aclose()
+    print(f"assay mcp: workspace {options.workspace} is AI System {system_id} (its bound source)", file=sys.stderr)
+    return system_id
 
 
 async def serve(options: McpOptions, settings: ServiceSettings) -> None:
