@@ -250,26 +250,34 @@ async def evaluate(options: CheckOptions) -> dict[str, Any]:
     """Scan, then evaluate through the embedded or remote service; the ``assay-check/1`` result."""
     import anyio
 
-    from assay.server.checking import assess_bundle
+    from assay.server.commands.scan import progress
 
-    bundle = await anyio.to_thread.run_sync(_scan, options)
+    with progress(f"scanning {options.target}"):
+        bundle = await anyio.to_thread.run_sync(_scan, options)
     origin = "ci" if os.environ.get("CI") else "local"
     if options.base_url:
-        from assay.server.embedded import open_remote
-        from assay.tools.resolve import bundle_remote, resolve_system
+        with progress(f"evaluating {options.target} on {options.base_url}"):
+            return await _remote(options, bundle, origin)
+    with progress(f"evaluating {options.target}"):
+        return await _embedded(options, bundle, origin)
 
-        async with open_remote(options.base_url, options.api_key or "", workspace=options.root) as bound:
-            system = options.system_id or await resolve_system(bound.client, options.root, bundle_remote(bundle))
-            return await assess_bundle(
-                bound.client,
-                system,
-                bundle,
-                origin=origin,
-                wait_seconds=options.timeout,
-                target=options.target,
-                mode="remote",
-            )
-    return await _embedded(options, bundle, origin)
+
+async def _remote(options: CheckOptions, bundle: dict[str, Any], origin: str) -> dict[str, Any]:
+    from assay.server.checking import assess_bundle
+    from assay.server.embedded import open_remote
+    from assay.tools.resolve import bundle_remote, resolve_system
+
+    async with open_remote(options.base_url or "", options.api_key or "", workspace=options.root) as bound:
+        system = options.system_id or await resolve_system(bound.client, options.root, bundle_remote(bundle))
+        return await assess_bundle(
+            bound.client,
+            system,
+            bundle,
+            origin=origin,
+            wait_seconds=options.timeout,
+            target=options.target,
+            mode="remote",
+        )
 
 
 async def _embedded(options: CheckOptions, bundle: dict[str, Any], origin: str) -> dict[str, Any]:
