@@ -34,5 +34,14 @@ bench: $(STAMP)
 corpus: $(STAMP)
 	$(BIN)/python -m bench.corpus.score $(CORPUS_ARGS)
 
+# The Master Report of each example (and a generated 60-tool system) as HTML and PDF, with PNGs to look at:
+# an HTML screenshot from headless Chromium and every PDF page from pdftoppm, in out/screenshots/.
+# Installs Debian's chromium and poppler-utils when they are missing (needs root, as on CI machines).
+screenshots: $(STAMP)
+	@command -v chromium >/dev/null && command -v pdftoppm >/dev/null || \
+		(apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium poppler-utils fonts-dejavu-core)
+	rm -rf out/screenshots
+	$(BIN)/python -m tests.reports.screenshots out/screenshots
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -76,8 +76,8 @@ def test_the_page_is_self_contained() -> None:
 
 def test_omitted_counts_are_announced() -> None:
     page = render_html(Document(title="T", subtitle="S", footer="F", blocks=_every_block("text")))
-    assert '<p class="omitted">… and 2 more not shown (omitted: 2)</p>' in page
-    assert '<p class="omitted">… and 5 more not shown (omitted: 5)</p>' in page
+    assert '<p class="omitted">… and 2 more rows not shown (omitted: 2).</p>' in page
+    assert '<p class="omitted">… and 5 more entries not shown (omitted: 5).</p>' in page
     quiet = render_html(Document(title="T", subtitle="S", footer="F", blocks=[Table(["a"], [["b"]]), Bullets(["c"])]))
     assert "omitted" not in quiet.split("</style>")[1]
 

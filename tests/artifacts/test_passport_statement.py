@@ -47,6 +47,8 @@ def test_statement_shape_for_each_example(name: str) -> None:
     assert predicate["evaluation"] == {
         "evaluationId": "eval-x",
         "aiSystemId": "sys-x",
+        "systemName": None,
+        "evaluatedAt": None,
         "disposition": payload.disposition,
         "methodologyVersion": payload.data["methodologyVersion"],
         "coreTruthDigest": payload.core_truth_digest,

@@ -10,7 +10,7 @@ import pytest
 
 from assay.backend.canonical import canonical_bytes, digest_bytes, digest_json, reference_canonical_bytes
 from assay.backend.engines.static.scan import scan_tree
-from assay.backend.evaluation.agent_audit import ITEM_MEMBERS, build_agent_audit
+from assay.backend.evaluation.agent_audit import ITEM_MEMBERS, STRUCTURED_MEMBERS, build_agent_audit
 from assay.backend.evaluation.membership import make_membership, static_bundle_item
 from assay.backend.evaluation.methodology import METHODOLOGY_VERSION, EvaluationPayload, core_truth, evaluate
 from assay.backend.evaluation.summary import build_summary
@@ -248,11 +248,15 @@ def test_verification_items_are_the_only_requests_and_trace_to_evidence() -> Non
         "runtime_evidence_needed",
     ]
     for item in items:
-        assert set(item) == {"id", *ITEM_MEMBERS}
+        assert set(item) == {"id", *ITEM_MEMBERS, *STRUCTURED_MEMBERS}
         assert item["evidenceRefs"]
     assert audit["agentAudit"]["narrative"]["evidenceGaps"] == [i["verificationNeeded"] for i in items]
     shell = items[0]["verificationNeeded"]
     assert "subprocess.run at ops_agent/tools.py:37" in shell and shell.endswith("then start a NEW run.")
+    # The same facts as structured members, so an agent need not parse the prose.
+    assert items[0]["location"] == {"path": "ops_agent/tools.py", "line": 37}
+    assert (items[0]["severity"], items[0]["actionClass"]) == ("critical", "shell.exec")
+    assert items[0]["tool"] in items[0]["tools"] and items[0]["tool"] in shell
 
 
 def test_agent_audit_members_are_exactly_the_contracts() -> None:

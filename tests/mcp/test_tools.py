@@ -89,6 +89,14 @@ async def test_verification_resources_are_the_items_verbatim(settings: ServiceSe
             "verificationItems"
         ]
         assert items
+        # The tool pages (20 items a page, paging.nextPage) and gives everything on request.
+        paged = data(await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation_id, "page": 1}))
+        assert paged["agentAudit"]["paging"] == {
+            "page": 1, "pageSize": 20, "pages": 1, "totalItems": len(items), "nextPage": None,
+        }  # fmt: skip
+        whole = await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation_id, "detail": "full"})
+        assert data(whole)["agentAudit"]["verificationItems"] == items
+        assert all(item["location"] is None or item["location"]["line"] for item in items)
         read = await client.read_resource(f"assay://evaluations/{evaluation_id}/verification-needed")
         document = json.loads(getattr(read.contents[0], "text", ""))
         assert document["verificationItems"] == items

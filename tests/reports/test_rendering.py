@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from html import escape
 from pathlib import Path
 
 import pypdf
@@ -13,7 +12,7 @@ from assay.backend.engines.static.scan import scan_tree
 from assay.backend.evaluation.membership import EvidenceMembership, make_membership, static_bundle_item
 from assay.backend.evaluation.methodology import EvaluationPayload, evaluate
 from assay.backend.reports.document import Document, Table
-from assay.backend.reports.html import render_html
+from assay.backend.reports.html import inline, render_html
 from assay.backend.reports.legacy import build_evidence_report
 from assay.backend.reports.legacy_document import evidence_document
 from assay.backend.reports.master import build_master_report
@@ -110,4 +109,4 @@ def test_master_report_html_is_the_same_product() -> None:
     page = render_html(master_document(report))
     assert "Disposition: BLOCK" in page and payload.core_truth_digest in page
     for item in payload.data["verificationItems"]:
-        assert escape(item["verificationNeeded"][:40]) in page
+        assert inline(item["verificationNeeded"]) in page  # whole, code spans as <code>

@@ -27,6 +27,13 @@ VERIFICATION_ITEM_MEMBERS = {
     "evidenceRefs",
     "relationIds",
     "boundary",
+    # structured members beside the prose (docs/reports.md)
+    "kind",
+    "severity",
+    "location",
+    "tool",
+    "tools",
+    "actionClass",
 }
 
 

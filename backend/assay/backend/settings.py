@@ -74,6 +74,14 @@ class ServiceSettings:
     # A run interrupted this many times is failed (retryable) instead of being picked up again.
     max_run_attempts: int = 2
 
+    # Passport signing keys (docs/passport.md): replicas share one key directory (default
+    # ``<data_dir>/keys``), or are each given the same private key file, which is then the active key.
+    signing_key_dir: Path | None = None
+    signing_key_file: Path | None = None
+
     def key_directory(self) -> Path | None:
-        """Where the passport signing keys live: ``<data_dir>/keys``, outside the database."""
+        """Where the passport signing keys live, outside the database: the configured directory, else
+        ``<data_dir>/keys``."""
+        if self.signing_key_dir is not None:
+            return self.signing_key_dir
         return self.data_dir / "keys" if self.data_dir is not None else None

@@ -30,6 +30,8 @@ ENV_DATA_DIR = "ASSAY_DATA_DIR"
 ENV_RATE_LIMIT_BURST = "ASSAY_RATE_LIMIT_BURST"
 ENV_RATE_LIMIT_PER_SECOND = "ASSAY_RATE_LIMIT_PER_SECOND"
 ENV_MAX_SCAN_BODY_BYTES = MAX_SCAN_BODY_SETTING
+ENV_SIGNING_KEY_DIR = "ASSAY_SIGNING_KEY_DIR"
+ENV_SIGNING_KEY_FILE = "ASSAY_SIGNING_KEY_FILE"
 ENV_METRICS = "ASSAY_METRICS"
 _SWITCH = {"on": True, "true": True, "1": True, "yes": True, "off": False, "false": False, "0": False, "no": False}
 DEFAULT_DATABASE_FILE = "assay.db"
@@ -47,6 +49,9 @@ class Environment:
     data_dir: Path
     rate_limit: RateLimitSettings
     max_scan_body_bytes: int = DEFAULT_MAX_SCAN_BODY_BYTES
+    # Passport signing keys replicas share (docs/passport.md): a directory, or one private key file.
+    signing_key_dir: Path | None = None
+    signing_key_file: Path | None = None
     metrics_enabled: bool = True
 
 
@@ -92,6 +97,8 @@ def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
         data_dir=data_dir,
         rate_limit=rate_limit,
         max_scan_body_bytes=max_scan_body,
+        signing_key_dir=Path(env[ENV_SIGNING_KEY_DIR]).expanduser() if env.get(ENV_SIGNING_KEY_DIR) else None,
+        signing_key_file=Path(env[ENV_SIGNING_KEY_FILE]).expanduser() if env.get(ENV_SIGNING_KEY_FILE) else None,
     )
 
 
@@ -106,6 +113,8 @@ def service_settings(cli_database_url: str | None, environment: Environment) -> 
         database_url=database_url(cli_database_url, environment),
         data_dir=environment.data_dir,
         rate_limit=environment.rate_limit,
+        signing_key_dir=environment.signing_key_dir,
+        signing_key_file=environment.signing_key_file,
         max_scan_body_bytes=environment.max_scan_body_bytes,
         metrics_enabled=environment.metrics_enabled,
     )

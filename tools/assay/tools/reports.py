@@ -49,11 +49,24 @@ async def get_summary(ctx: Context[Any, Any], evaluation_id: EvaluationId) -> Su
     return cast(Summary, await read_artifact(client(ctx), evaluation_id, "summary"))
 
 
-async def get_agent_audit(ctx: Context[Any, Any], evaluation_id: EvaluationId) -> AgentAuditResponse:
+async def get_agent_audit(
+    ctx: Context[Any, Any],
+    evaluation_id: EvaluationId,
+    page: Annotated[
+        int, Field(ge=1, description="Page of verificationItems, 20 per page, most severe first (paging.nextPage).")
+    ] = 1,
+    detail: Annotated[
+        Literal["bounded", "full"],
+        Field(description="bounded (default): paged items, lists capped with omitted counts; full: everything."),
+    ] = "bounded",
+) -> AgentAuditResponse:
     """The agent audit of one Evaluation: what was established and what was not, and verificationItems whose
-    `verificationNeeded` is the authoritative evidence request (ask for nothing else). Next: change the
-    workspace as the items ask, then assay_assess_workspace for a NEW Evaluation (this one never changes)."""
-    return cast(AgentAuditResponse, await read_artifact(client(ctx), evaluation_id, "agent-audit"))
+    `verificationNeeded` is the authoritative evidence request (ask for nothing else); each item also has
+    `location` {path, line}, `tool`, `actionClass` and `severity`. Items come 20 a page: read
+    `paging.nextPage` and call again with page=N until it is null. Next: change the workspace as the items
+    ask, then assay_assess_workspace for a NEW Evaluation (this one never changes)."""
+    params: dict[str, Any] = {"detail": detail} if detail == "full" else {"page": page}
+    return cast(AgentAuditResponse, await read_artifact(client(ctx), evaluation_id, "agent-audit", params))
 
 
 async def get_master_report(

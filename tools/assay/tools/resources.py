@@ -39,7 +39,7 @@ def item_id(item: dict[str, Any], position: int) -> str:
 
 
 async def _items(ctx: Context[Any, Any], evaluation_id: str) -> list[dict[str, Any]]:
-    audit = await _artifact(ctx, evaluation_id, "agent-audit")
+    audit = await _artifact(ctx, evaluation_id, "agent-audit", detail="full")
     items: list[dict[str, Any]] = audit["agentAudit"]["verificationItems"]
     return items
 
@@ -78,7 +78,7 @@ async def master_report(evaluationId: str, ctx: Context[Any, Any]) -> str:  # no
 
 
 async def agent_audit(evaluationId: str, ctx: Context[Any, Any]) -> str:  # noqa: N803
-    """The Evaluation's agent audit."""
+    """The Evaluation's agent audit, bounded (first page of verification items; the rest: verification-needed)."""
     return _dumps(await _artifact(ctx, evaluationId, "agent-audit"))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from anyio import to_thread
 from sqlmodel import select
@@ -23,14 +23,23 @@ from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.methodology import EvaluationPayload
 from assay.backend.evaluation.summary import build_summary
 from assay.backend.passport.dsse import sign_envelope
-from assay.backend.passport.keys import KeyStore
+from assay.backend.passport.keys import KeyStore, KeyStoreError
 from assay.backend.passport.statement import build_statement
 from assay.backend.reports.html import render_html
+from assay.backend.reports.identity import build_identity, evaluation_time, sources_of
 from assay.backend.reports.legacy import PROFILES, build_evidence_report
 from assay.backend.reports.legacy_document import evidence_document
 from assay.backend.reports.master import build_master_report
 from assay.backend.reports.master_document import master_document
 from assay.backend.reports.pdf import RendererUnavailableError, render_pdf
+from assay.backend.reports.schemas import (
+    AgentAuditResponse,
+    EvidenceReportResponse,
+    Jwks,
+    MasterReportResponse,
+    PassportEnvelope,
+    SummaryResponse,
+)
 from assay.backend.runs import links
 from assay.backend.runs.persist import load_evaluation, load_membership
 from assay.backend.storage import models
@@ -66,25 +75,74 @@ async def _membership(ctx: RequestContext, evaluation_id: str) -> EvidenceMember
     return await load_membership(ctx.session, evaluation_id)
 
 
+async def _identity(
+    ctx: RequestContext, row: models.Evaluation, membership: EvidenceMembership | None = None
+) -> dict[str, Any]:
+    """What was assessed and when (reports/identity.py), from the persisted rows only."""
+    system = await ctx.session.get(models.AiSystem, row.ai_system_id)
+    membership = membership if membership is not None else await _membership(ctx, row.id)
+    return build_identity(
+        evaluation_id=row.id,
+        ai_system_id=row.ai_system_id,
+        system_name=system.name if system is not None else None,
+        evaluated_at=evaluation_time(row.created_at),
+        methodology_version=row.methodology_version,
+        sources=sources_of(membership),
+        signing_key_id=await _signing_kid(ctx),
+        links=links.master_report_links(row.id),
+    )
+
+
+async def _signing_kid(ctx: RequestContext) -> str | None:
+    """The key that signs this deployment's passports; None when there is no key directory or it is unusable
+    (the passport route then answers 503 and says why)."""
+    if ctx.settings.key_directory() is None and ctx.settings.signing_key_file is None:
+        return None
+    try:
+        return await to_thread.run_sync(_key_store(ctx).active_kid)
+    except (KeyStoreError, OSError):
+        return None
+
+
 def _run_links(evaluation_id: str) -> dict[str, str | None]:
     return dict(links.evaluation_links(evaluation_id))
 
 
 async def summary(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
-    return await _json_off_loop(lambda: build_summary(row.id, payload, _run_links(row.id)))
+    identity = await _identity(ctx, row)
+    return await _json_off_loop(lambda: build_summary(row.id, payload, _run_links(row.id), identity=identity))
+
+
+def _page(request: Request) -> int:
+    raw = request.query_params.get("page", "1")
+    if not raw.isdigit() or not 1 <= int(raw) <= 100_000:
+        raise invalid("page must be a positive integer.")
+    return int(raw)
 
 
 async def agent_audit(request: Request, ctx: RequestContext) -> Response:
+    detail = _detail(request)
+    page = _page(request)
     row, payload = await _evaluation(request, ctx)
-    return await _json_off_loop(lambda: build_agent_audit(row.id, payload))
+    identity = await _identity(ctx, row)
+
+    def build() -> dict[str, Any]:
+        try:
+            return build_agent_audit(row.id, payload, detail=detail, page=page, identity=identity)
+        except ValueError as exc:
+            raise invalid(f"{exc}.") from exc
+
+    return await _json_off_loop(build)
 
 
-def _detail(request: Request) -> str:
+def _detail(request: Request) -> Literal["bounded", "full"]:
     detail = request.query_params.get("detail", "bounded")
-    if detail not in ("bounded", "full"):
-        raise invalid("detail must be bounded or full.")
-    return detail
+    if detail == "bounded":
+        return "bounded"
+    if detail == "full":
+        return "full"
+    raise invalid("detail must be bounded or full.")
 
 
 async def _current_context(ctx: RequestContext, row: models.Evaluation) -> list[dict[str, Any]]:
@@ -111,30 +169,35 @@ async def _current_context(ctx: RequestContext, row: models.Evaluation) -> list[
 
 
 async def master_report(request: Request, ctx: RequestContext) -> Response:
+    detail = _detail(request)
     row, payload = await _evaluation(request, ctx)
-    full = _detail(request) == "full"
-    context = await _current_context(ctx, row) if full else None
+    context = await _current_context(ctx, row) if detail == "full" else None
+    identity = await _identity(ctx, row)
     return await _json_off_loop(
         lambda: build_master_report(
             row.id,
             payload,
             links=links.master_report_links(row.id),
-            detail="full" if full else "bounded",
+            detail=detail,
             current_context=context,
+            identity=identity,
         )
     )
 
 
-def _full_master(row: models.Evaluation, payload: EvaluationPayload) -> dict[str, Any]:
+def _full_master(row: models.Evaluation, payload: EvaluationPayload, identity: dict[str, Any]) -> dict[str, Any]:
     report: dict[str, Any] = build_master_report(
-        row.id, payload, links=links.master_report_links(row.id), detail="full"
+        row.id, payload, links=links.master_report_links(row.id), detail="full", identity=identity
     )
     return dict(report["masterReport"])
 
 
 async def master_report_html(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
-    return HTMLResponse(await to_thread.run_sync(lambda: render_html(master_document(_full_master(row, payload)))))
+    identity = await _identity(ctx, row)
+    return HTMLResponse(
+        await to_thread.run_sync(lambda: render_html(master_document(_full_master(row, payload, identity))))
+    )
 
 
 async def _pdf(render: Any, filename: str) -> Response:
@@ -149,7 +212,10 @@ async def _pdf(render: Any, filename: str) -> Response:
 
 async def master_report_pdf(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
-    return await _pdf(lambda: render_pdf(master_document(_full_master(row, payload))), f"master-report-{row.id}.pdf")
+    identity = await _identity(ctx, row)
+    return await _pdf(
+        lambda: render_pdf(master_document(_full_master(row, payload, identity))), f"master-report-{row.id}.pdf"
+    )
 
 
 async def evidence_report(request: Request, ctx: RequestContext) -> Response:
@@ -176,23 +242,33 @@ async def evidence_report_pdf(request: Request, ctx: RequestContext) -> Response
 
 
 def _key_store(ctx: RequestContext) -> KeyStore:
-    directory = ctx.settings.key_directory()
-    if directory is None:
+    directory, key_file = ctx.settings.key_directory(), ctx.settings.signing_key_file
+    if directory is None and key_file is None:
         raise ApiError(
             "INTERNAL_ERROR", "Passports cannot be signed: the service has no data directory for keys.", status=503
         )
-    return KeyStore(directory)
+    return KeyStore(directory, key_file)
 
 
 async def passport(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
     membership = await _membership(ctx, row.id)
+    system = await ctx.session.get(models.AiSystem, row.ai_system_id)
+    name = system.name if system is not None else None
     store = _key_store(ctx)
-    return await _json_off_loop(
-        lambda: sign_envelope(
-            canonical_bytes(build_statement(row.id, row.ai_system_id, payload, membership)), store.active()
+
+    def signed() -> dict[str, Any]:
+        statement = build_statement(
+            row.id,
+            row.ai_system_id,
+            payload,
+            membership,
+            evaluated_at=evaluation_time(row.created_at),
+            system_name=name,
         )
-    )
+        return sign_envelope(canonical_bytes(statement), store.active())
+
+    return await _json_off_loop(signed)
 
 
 async def jwks(request: Request, ctx: RequestContext) -> Response:
@@ -209,26 +285,54 @@ def _route(path: str, handler: Any, operation_id: str, summary_text: str, **extr
         summary=summary_text,
         scope="report:read",
         tags=("evaluations",),
-        errors=(400, 401, 403, 404),
+        errors=extra.pop("errors", (400, 401, 403, 404)),
         parameters=(EVALUATION_PARAM, *extra.pop("parameters", ())),
         **extra,
     )
 
 
+def _enum(name: str, description: str, values: tuple[str, ...]) -> Parameter:
+    return Parameter(
+        name,
+        "query",
+        description,
+        required=False,
+        schema={"type": "string", "enum": list(values), "default": values[0]},
+    )
+
+
+DETAIL = _enum("detail", "bounded (default) or full.", ("bounded", "full"))
+PAGE = Parameter(
+    "page",
+    "query",
+    "Page of verification items (20 a page), detail=bounded only.",
+    required=False,
+    schema={"type": "integer", "minimum": 1, "default": 1},
+)
+
 ROUTES: list[RouteSpec] = [
-    _route("/summary", summary, "getEvaluationSummary", "Compact summary of the exact persisted evaluation"),
+    _route(
+        "/summary",
+        summary,
+        "getEvaluationSummary",
+        "Compact summary of the exact persisted evaluation",
+        responses={200: SummaryResponse},
+    ),
     _route(
         "/agent-audit",
         agent_audit,
         "getAgentAudit",
-        "Agent audit: sections, narrative, authority summary, verification items",
+        "Agent audit: sections, narrative, authority summary, verification items (paged)",
+        parameters=(DETAIL, PAGE),
+        responses={200: AgentAuditResponse},
     ),
     _route(
         "/master-report",
         master_report,
         "getMasterReport",
         "Master Assurance Report (bounded by default, full on request)",
-        parameters=(Parameter("detail", "query", "bounded (default) or full.", required=False),),
+        parameters=(DETAIL,),
+        responses={200: MasterReportResponse},
     ),
     _route(
         "/master-report/html",
@@ -243,25 +347,35 @@ ROUTES: list[RouteSpec] = [
         "getMasterReportPdf",
         "Master Assurance Report as PDF",
         content_type="application/pdf",
+        errors=(401, 403, 404, 503),
     ),
     _route(
         "/report",
         evidence_report,
         "getEvidenceReport",
         "Assurance Evidence Report (legacy, secondary to the Master Report)",
+        responses={200: EvidenceReportResponse},
     ),
     _route(
         "/report/pdf",
         evidence_report_pdf,
         "getEvidenceReportPdf",
         "Assurance Evidence Report PDF by profile",
-        content_type="application/pdf",
         parameters=(
-            Parameter("profile", "query", "executive (default), technical or auditor.", required=False),
-            Parameter("pageSize", "query", "A4 (default) or LETTER.", required=False),
+            _enum("profile", "executive (default), technical or auditor.", ("executive", "technical", "auditor")),
+            _enum("pageSize", "A4 (default) or LETTER.", ("A4", "LETTER")),
         ),
+        content_type="application/pdf",
+        errors=(400, 401, 403, 404, 503),
     ),
-    _route("/passport", passport, "getPassport", "Signed passport: an in-toto Statement in a DSSE envelope (Ed25519)"),
+    _route(
+        "/passport",
+        passport,
+        "getPassport",
+        "Signed passport: an in-toto Statement in a DSSE envelope (Ed25519)",
+        responses={200: PassportEnvelope},
+        errors=(401, 403, 404, 503),
+    ),
     RouteSpec(
         "GET",
         "/.well-known/jwks.json",
@@ -271,5 +385,6 @@ ROUTES: list[RouteSpec] = [
         public=True,
         tags=("evaluations",),
         errors=(503,),
+        responses={200: Jwks},
     ),
 ]

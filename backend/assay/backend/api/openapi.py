@@ -21,8 +21,8 @@ ROUTES: list[RouteSpec] = [
         openapi_document,
         operation_id="getOpenApiDocument",
         summary="This OpenAPI 3.1 document",
-        description="Like every versioned route it needs an API key; any valid key will do, no scope is required.",
+        description="Documentation, so it needs no API key.",
         tags=("service",),
-        errors=(401,),
+        public=True,
     ),
 ]

@@ -1,12 +1,22 @@
 """The agent audit (contract 2.5): ordered sections, narrative, authority summary and verification
 items, projected verbatim from the persisted Evaluation. Nothing is recomputed or invented: the
-verification items are the payload's own, and ``verificationNeeded`` is the only evidence request."""
+verification items are the payload's own, and ``verificationNeeded`` is the only evidence request.
+
+The audit is what coding agents read, so by default it is bounded: verification items come in pages of
+``PAGE_SIZE`` (most severe first, as the Evaluation orders them) and every other list keeps its first
+``PAGE_SIZE`` entries; ``omitted`` names each cut list and how many entries it left out, and ``paging``
+says how to read the rest (``?page=N``, or ``?detail=full`` for everything). No text is ever cut: a
+verification item is always whole.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from assay.backend.evaluation.methodology import EvaluationPayload
+
+PAGE_SIZE = 20
+AuditDetail = Literal["bounded", "full"]
 
 ITEM_MEMBERS = (
     "whatHaiecFound",
@@ -20,16 +30,26 @@ ITEM_MEMBERS = (
     "relationIds",
     "boundary",
 )
+# Structured members beside the prose (docs/reports.md): an agent reads where, which tool and how severe
+# without parsing sentences. Evaluations persisted before they existed have them as null.
+STRUCTURED_MEMBERS = ("kind", "severity", "location", "tool", "tools", "actionClass")
 
 
-def build_agent_audit(evaluation_id: str, payload: EvaluationPayload) -> dict[str, Any]:
-    data = payload.data
+def project_item(item: dict[str, Any]) -> dict[str, Any]:
+    """One verification item as every artifact shows it: contract members verbatim, structured members beside."""
+    return {
+        "id": item["id"],
+        **{m: item.get(m) for m in STRUCTURED_MEMBERS},
+        **{m: item[m] for m in ITEM_MEMBERS},
+    }
+
+
+def _narrative(data: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
     fq = data["fourQuestions"]
-    authority = fq["authority"]
     established: list[str] = []
     unestablished: list[str] = []
     not_assessed: list[str] = []
-    for entry in authority["actions"]:
+    for entry in fq["authority"]["actions"]:
         label = (
             f"{entry['actionClass']} via {entry['target']} ({entry['location']['path']}:{entry['location']['line']})"
         )
@@ -43,42 +63,100 @@ def build_agent_audit(evaluation_id: str, payload: EvaluationPayload) -> dict[st
                 not_assessed.append(line)
     if fq["observed"]["status"] != "ESTABLISHED":
         not_assessed.append(f"observed: {fq['observed']['status']}")
-    snapshot = data["evaluationScenarioSnapshot"]
-    not_assessed.append(f"scenario snapshot: {snapshot['status']}")
-    items = [{"id": i["id"], **{m: i[m] for m in ITEM_MEMBERS}} for i in data["verificationItems"]]
-    return {
-        "evaluationId": evaluation_id,
-        "agentAudit": {
-            "disposition": data["disposition"],
-            "methodologyVersion": data["methodologyVersion"],
-            "sections": [
-                {
-                    "id": "disposition",
-                    "title": "Disposition",
-                    "disposition": data["disposition"],
-                    "reasons": data["reasons"],
-                },
-                {
-                    "id": "reach",
-                    "title": "Reach",
-                    "declared": fq["reach"]["declared"]["status"],
-                    "codeCapable": fq["reach"]["codeCapable"]["status"],
-                    "unresolved": fq["reach"]["unresolved"]["status"],
-                    "differences": fq["reach"]["differences"],
-                },
-                {"id": "authority", "title": "Authority", "summary": authority["summary"]},
-                {"id": "observed", "title": "Observed", "status": fq["observed"]["status"]},
-                {"id": "proofBoundary", "title": "Proof boundary", "unresolved": fq["proofBoundary"]["unresolved"]},
-                {"id": "verification", "title": "Verification needed", "count": len(items)},
-            ],
-            "narrative": {
-                "established": established,
-                "unestablished": unestablished,
-                "notAssessed": not_assessed,
-                "evidenceGaps": [i["verificationNeeded"] for i in items],
-                "limitations": data["limitations"],
+    not_assessed.append(f"scenario snapshot: {data['evaluationScenarioSnapshot']['status']}")
+    return established, unestablished, not_assessed
+
+
+def _rest(omitted: dict[str, int], page: int, pages: int) -> str | None:
+    """Where the entries this answer left out are, in words an agent can act on."""
+    if not omitted:
+        return None
+    hint = f"Verification items are paged: this is page {page} of {pages}"
+    hint += f"; ask ?page={page + 1} for the next." if page < pages else "."
+    return f"{hint} Every list whole: ?detail=full."
+
+
+def build_agent_audit(
+    evaluation_id: str,
+    payload: EvaluationPayload,
+    *,
+    detail: AuditDetail = "bounded",
+    page: int = 1,
+    identity: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """AgentAuditResponse. Raises ValueError for an unknown ``detail`` or a page out of range."""
+    if detail not in ("bounded", "full"):
+        raise ValueError(f"detail must be 'bounded' or 'full', not {detail!r}")
+    data = payload.data
+    fq = data["fourQuestions"]
+    authority = fq["authority"]
+    every = [project_item(i) for i in data["verificationItems"]]
+    pages = max(1, -(-len(every) // PAGE_SIZE))
+    if detail == "full" and page != 1:
+        raise ValueError("page applies to detail=bounded only")
+    if not 1 <= page <= pages:
+        raise ValueError(f"page must be between 1 and {pages}")
+    omitted: dict[str, int] = {}
+
+    def cap(values: list[Any], path: str) -> list[Any]:
+        if detail == "full" or len(values) <= PAGE_SIZE:
+            return list(values)
+        omitted[path] = len(values) - PAGE_SIZE
+        return list(values[:PAGE_SIZE])
+
+    if detail == "full":
+        items = every
+    else:
+        items = every[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+        if len(items) < len(every):
+            omitted["verificationItems"] = len(every) - len(items)
+    established, unestablished, not_assessed = _narrative(data)
+    audit: dict[str, Any] = {
+        "disposition": data["disposition"],
+        "methodologyVersion": data["methodologyVersion"],
+        "identity": identity,
+        "detail": detail,
+        "sections": [
+            {
+                "id": "disposition",
+                "title": "Disposition",
+                "disposition": data["disposition"],
+                "reasons": cap(data["reasons"], "sections.disposition.reasons"),
             },
-            "authoritySummary": authority["summary"],
-            "verificationItems": items,
+            {
+                "id": "reach",
+                "title": "Reach",
+                "declared": fq["reach"]["declared"]["status"],
+                "codeCapable": fq["reach"]["codeCapable"]["status"],
+                "unresolved": fq["reach"]["unresolved"]["status"],
+                "differences": cap(fq["reach"]["differences"], "sections.reach.differences"),
+            },
+            {"id": "authority", "title": "Authority", "summary": authority["summary"]},
+            {"id": "observed", "title": "Observed", "status": fq["observed"]["status"]},
+            {
+                "id": "proofBoundary",
+                "title": "Proof boundary",
+                "unresolved": cap(fq["proofBoundary"]["unresolved"], "sections.proofBoundary.unresolved"),
+            },
+            {"id": "verification", "title": "Verification needed", "count": len(every)},
+        ],
+        "narrative": {
+            "established": cap(established, "narrative.established"),
+            "unestablished": cap(unestablished, "narrative.unestablished"),
+            "notAssessed": cap(not_assessed, "narrative.notAssessed"),
+            "evidenceGaps": [i["verificationNeeded"] for i in items],
+            "limitations": cap(data["limitations"], "narrative.limitations"),
         },
+        "authoritySummary": authority["summary"],
+        "verificationItems": items,
+        "paging": {
+            "page": page if detail == "bounded" else 1,
+            "pageSize": PAGE_SIZE if detail == "bounded" else len(every),
+            "pages": pages if detail == "bounded" else 1,
+            "totalItems": len(every),
+            "nextPage": page + 1 if detail == "bounded" and page < pages else None,
+        },
+        "omitted": dict(sorted(omitted.items())),
+        "rest": _rest(omitted, page, pages),
     }
+    return {"evaluationId": evaluation_id, "agentAudit": audit}

@@ -15,7 +15,7 @@ from assay.backend.evaluation.imported import imported_errors
 from assay.backend.evaluation.observed import observed_tools, outside_declared_reach
 from assay.backend.evaluation.questions import UNRESOLVED_KINDS, planes, unattributed
 from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
-from assay.backend.scans.bundle import Action
+from assay.backend.scans.bundle import Action, Location
 
 NEW_RUN = "then start a NEW run."
 RUNTIME_EVIDENCE_HOWTO = (
@@ -41,6 +41,22 @@ def _tools(names: list[str]) -> str:
     return bounded_names(names) if names else "no tool (module code)"
 
 
+def _about(
+    location: Location | None, tools: list[str], action_class: str | None = None, path: str | None = None
+) -> dict[str, Any]:
+    """The structured members an agent reads instead of parsing the prose: where, which tool, which class."""
+    where = {"path": location.path, "line": location.line} if location is not None else None
+    return {
+        "location": where if where is not None or path is None else {"path": path, "line": None},
+        "tool": tools[0] if tools else None,
+        "tools": tools,
+        "actionClass": action_class,
+    }
+
+
+NOWHERE: dict[str, Any] = {"location": None, "tool": None, "tools": [], "actionClass": None}
+
+
 def _item(
     kind: str,
     severity: str,
@@ -55,11 +71,13 @@ def _item(
     refs: list[str],
     relations: list[str],
     boundary: str,
+    about: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
         "id": short_id("vi", kind, key),
         "kind": kind,
         "severity": severity,
+        **(about if about is not None else NOWHERE),
         "whatHaiecFound": found,
         "whatItEstablishes": establishes,
         "whatHaiecDidNotEstablish": not_established,
@@ -105,6 +123,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                 refs=[view.ref(flow.id), view.ref(action.id)],
                 relations=findings_by_element.get(flow.id, []),
                 boundary="CODE_CAPABLE is ESTABLISHED; OBSERVED is EVIDENCE_NEEDED.",
+                about=_about(action.location, tools, action.actionClass),
             )
         )
 
@@ -136,6 +155,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                     relations=relations,
                     boundary=f"POLICY_AUTHORIZED is {planes(view, action)['POLICY_AUTHORIZED']}; "
                     "CODE_CAPABLE is ESTABLISHED.",
+                    about=_about(action.location, tools, action.actionClass),
                 )
             )
         elif view.declaration is not None and not covering:
@@ -157,6 +177,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                     refs=ref,
                     relations=relations,
                     boundary="REQUESTED and POLICY_AUTHORIZED are MISSING; CODE_CAPABLE is ESTABLISHED.",
+                    about=_about(action.location, tools, action.actionClass),
                 )
             )
         elif covering and any(d.requiresApproval for d in covering) and "human_approval" not in view.gate_kinds(action):
@@ -178,6 +199,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                     refs=ref,
                     relations=relations,
                     boundary="POLICY_AUTHORIZED is PARTIAL.",
+                    about=_about(action.location, tools, action.actionClass),
                 )
             )
         elif high and view.declaration is None and action.reachedFrom:
@@ -198,6 +220,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                     refs=ref,
                     relations=relations,
                     boundary="REQUESTED and POLICY_AUTHORIZED are EVIDENCE_NEEDED.",
+                    about=_about(action.location, tools, action.actionClass),
                 )
             )
 
@@ -221,6 +244,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                         refs=[view.ref(tool.id)],
                         relations=findings_by_element.get(tool.id, []),
                         boundary="Declared reach is incomplete.",
+                        about=_about(tool.location, [tool.name]),
                     )
                 )
 
@@ -246,6 +270,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                 refs=[view.ref(action.id)],
                 relations=findings_by_element.get(action.id, []),
                 boundary="Reach is UNKNOWN for this action; CODE_CAPABLE is ESTABLISHED.",
+                about=_about(action.location, [], action.actionClass),
             )
         )
 
@@ -271,6 +296,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                     refs=[view.ref(item.id)],
                     relations=findings_by_element.get(item.id, []),
                     boundary="Reach is UNKNOWN beyond this call.",
+                    about=_about(item.location, [], path=item.path),
                 )
             )
             continue
@@ -291,6 +317,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                 refs=[view.ref(item.id)],
                 relations=findings_by_element.get(item.id, []),
                 boundary="Reach is UNKNOWN beyond this point.",
+                about=_about(item.location, [], path=item.path),
             )
         )
 
@@ -315,6 +342,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                 refs=[view.ref(f.id) for f in incomplete],
                 relations=[],
                 boundary="codeCapable reach is PARTIAL.",
+                about=NOWHERE,
             )
         )
 
@@ -335,6 +363,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                 refs=[f"{e}#declaration" for e in view.evidence_ids],
                 relations=[],
                 boundary="Declared reach is EVIDENCE_NEEDED.",
+                about=NOWHERE,
             )
         )
 
@@ -355,6 +384,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                 refs=[f"{e}#jurisdiction" for e in view.evidence_ids],
                 relations=[],
                 boundary="Jurisdiction controls are NOT_ASSESSED.",
+                about=NOWHERE,
             )
         )
 
@@ -399,6 +429,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
                 refs=[view.ref(a) for a in sorted(view.actions)][:20],
                 relations=[],
                 boundary="OBSERVED is EVIDENCE_NEEDED for every action.",
+                about=NOWHERE,
             )
         )
 
@@ -428,6 +459,7 @@ def _observed_items(view: EvidenceView) -> list[dict[str, Any]]:
                     refs=refs,
                     relations=[],
                     boundary="OBSERVED is ESTABLISHED; POLICY_AUTHORIZED is MISSING.",
+                    about=_about(None, [observed.name], action_class),
                 )
             )
         if not observed.tool_ids:
@@ -449,6 +481,7 @@ def _observed_items(view: EvidenceView) -> list[dict[str, Any]]:
                     refs=refs,
                     relations=[],
                     boundary="Reach is UNKNOWN for this tool; OBSERVED is ESTABLISHED.",
+                    about=_about(None, [observed.name]),
                 )
             )
     return items

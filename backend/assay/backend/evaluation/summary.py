@@ -9,7 +9,14 @@ from assay.backend.evaluation.methodology import EvaluationPayload
 TOP_REASONS = 5
 
 
-def build_summary(evaluation_id: str, payload: EvaluationPayload, links: dict[str, str | None]) -> dict[str, Any]:
+def build_summary(
+    evaluation_id: str,
+    payload: EvaluationPayload,
+    links: dict[str, str | None],
+    *,
+    identity: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``identity`` (what was assessed and when, reports/identity.py) is carried verbatim when given."""
     data = payload.data
     fq = data["fourQuestions"]
     reach = fq["reach"]
@@ -19,6 +26,7 @@ def build_summary(evaluation_id: str, payload: EvaluationPayload, links: dict[st
         "aiSystemId": data["aiSystemId"],
         "disposition": data["disposition"],
         "methodologyVersion": data["methodologyVersion"],
+        "identity": identity,
         "jurisdiction": data["jurisdiction"],
         "digests": {
             "coreTruthDigest": data["coreTruthDigest"],

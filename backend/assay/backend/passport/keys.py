@@ -3,6 +3,12 @@
 Keys are created on first use; private keys are written owner-only (0600, directory 0700). ``rotate``
 makes a new active key and keeps every earlier public key in the JWKS, so passports signed before a
 rotation still verify.
+
+Replicas must sign with the same key, or a passport one signs would not verify against the JWKS
+another publishes: they share one key directory (a shared volume, ``ASSAY_SIGNING_KEY_DIR``), or each
+is given the same private key file (``ASSAY_SIGNING_KEY_FILE``, from a secret store). With a key file,
+the directory (when there is one) holds only earlier keys, as ``<kid>.key`` or public ``<kid>.pub``
+PEM files, which the JWKS keeps publishing.
 """
 
 from __future__ import annotations
@@ -56,10 +62,21 @@ class SigningKey:
 
 
 class KeyStore:
-    """Ed25519 signing keys in one directory: ``<kid>.key`` (PKCS#8 PEM, 0600) and ``active.json``."""
+    """Ed25519 signing keys in one directory: ``<kid>.key`` (PKCS#8 PEM, 0600) and ``active.json``; or
+    one configured private key file as the active key, with earlier keys in the directory."""
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
+    def __init__(self, directory: Path | None, key_file: Path | None = None) -> None:
+        if directory is None and key_file is None:
+            raise KeyStoreError("no signing key: configure a key directory or a key file")
+        self._directory = directory
+        self.key_file = key_file
+
+    @property
+    def directory(self) -> Path:
+        """The key directory (keys are created here; with a key file, earlier keys are read from here)."""
+        if self._directory is None:
+            raise KeyStoreError(f"the signing key is the configured file {self.key_file}; there is no key directory")
+        return self._directory
 
     def _ensure_dir(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -118,22 +135,49 @@ class KeyStore:
 
     def active(self) -> SigningKey:
         """The active signing key, created on first use."""
+        if self.key_file is not None:
+            private = self._load(self.key_file)
+            return SigningKey(kid=key_id(private.public_key()), private=private)
+        kid = self.active_kid()
+        return SigningKey(kid=kid, private=self._load(self.directory / f"{kid}.key"))
+
+    def active_kid(self) -> str:
+        """The id of the active signing key (created on first use), without reading the private key."""
+        if self.key_file is not None:
+            return self.active().kid
         self._ensure_dir()
         if not (self.directory / _ACTIVE).exists():
             self._create_first()
-        kid = self._active_kid()
-        return SigningKey(kid=kid, private=self._load(self.directory / f"{kid}.key"))
+        return self._active_kid()
 
     def rotate(self) -> SigningKey:
         """Make a new active key; earlier keys stay in the JWKS."""
+        if self.key_file is not None:
+            raise KeyStoreError(
+                f"the signing key is the configured file {self.key_file}: rotate by putting the new key there "
+                f"and the old one (or its public PEM as <kid>.pub) in the key directory ({self._directory})"
+            )
         self._ensure_dir()
         kid = self._write_private(Ed25519PrivateKey.generate())
         self._set_active(kid)
         return self.active()
 
+    def _load_public(self, path: Path) -> Ed25519PublicKey:
+        try:
+            loaded = serialization.load_pem_public_key(path.read_bytes())
+        except (OSError, ValueError, TypeError) as exc:
+            raise KeyStoreError(f"cannot read public key {path}: {exc}") from exc
+        if not isinstance(loaded, Ed25519PublicKey):
+            raise KeyStoreError(f"{path} is not an Ed25519 key")
+        return loaded
+
     def jwks(self) -> dict[str, Any]:
-        """Every public key, active first then by kid."""
-        active = self.active().kid
-        keys = [public_jwk(self._load(path).public_key()) for path in sorted(self.directory.glob("*.key"))]
-        keys.sort(key=lambda k: (k["kid"] != active, k["kid"]))
+        """Every public key (the active one, earlier ones in the directory), active first then by kid."""
+        active = self.active()
+        publics = [active.private.public_key()]
+        if self._directory is not None and self._directory.is_dir():
+            publics += [self._load(path).public_key() for path in sorted(self.directory.glob("*.key"))]
+            publics += [self._load_public(path) for path in sorted(self.directory.glob("*.pub"))]
+        keys = list({jwk["kid"]: jwk for jwk in map(public_jwk, publics)}.values())
+        keys.sort(key=lambda k: (k["kid"] != active.kid, k["kid"]))
         return {"keys": keys}

@@ -1,10 +1,12 @@
 """The passport's in-toto Statement v1: subjects and the Assay passport predicate.
 
-Subjects: the AI System identity, the source commit of each static evidence item (when known) and each
-evidence item's content digest. The predicate carries the disposition, methodology, the Four Questions'
-headline states, declared and code-capable actions, limitations, a CycloneDX 1.6 AI-BOM of models and
-tools, and ``digests``: SHA-256 over the JCS bytes of each named predicate part, which a verifier
-recomputes offline.
+Subjects: the AI System identity, each evidence item's content digest, the exact tree each static
+evidence item assessed (its workspace digest) and, only when that tree was clean, its git commit: a
+passport must never vouch for a commit whose checkout is not what was assessed. The predicate carries the
+Evaluation (with its time), the source (repository, commit, branch, dirty state, workspace digest), the
+Four Questions' headline states, declared and code-capable actions, limitations, a CycloneDX 1.6 AI-BOM,
+and ``digests``: SHA-256 over the JCS bytes of each named predicate part, which a verifier recomputes
+offline.
 """
 
 from __future__ import annotations
@@ -15,64 +17,73 @@ from typing import Any
 from assay.backend.canonical import digest_json
 from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.methodology import EvaluationPayload
+from assay.backend.passport.ai_bom import build_ai_bom
+from assay.backend.reports.identity import combined_dirty, dirty_words, sources_of
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://assay.dev/passport/v1"
-DIGESTED_PARTS = ("evaluation", "fourQuestions", "actions", "limitations", "aiBom")
+DIGESTED_PARTS = ("evaluation", "source", "fourQuestions", "actions", "limitations", "aiBom")
 
 
 def _hex(digest: str) -> str:
     return digest.removeprefix("sha256:")
 
 
-def _ai_bom(membership: EvidenceMembership) -> dict[str, Any]:
-    components: dict[str, dict[str, Any]] = {}
-    for _, bundle in membership.bundles():
-        for model in bundle.models:
-            ref = f"model:{model.provider}:{model.api}"
-            components[ref] = {
-                "type": "machine-learning-model",
-                "bom-ref": ref,
-                "name": model.api,
-                "properties": [{"name": "assay:provider", "value": model.provider}],
-            }
-        for tool in bundle.tools:
-            ref = f"tool:{tool.name}"
-            components[ref] = {
-                "type": "application",
-                "bom-ref": ref,
-                "name": tool.name,
-                "description": tool.description or "",
-                "properties": [{"name": "assay:framework", "value": tool.framework}],
-            }
-    return {"bomFormat": "CycloneDX", "specVersion": "1.6", "components": [components[k] for k in sorted(components)]}
+def _source_statement(dirty: bool | str) -> str:
+    """What the passport vouches for, in words: never a commit whose checkout was not what was assessed."""
+    if dirty is True:
+        return (
+            f"Workspace {dirty_words(True)}. This passport vouches for the tree named by its source-tree "
+            "subject (the workspace digest), not for any commit."
+        )
+    if dirty is False:
+        return "The assessed tree is the commit as committed (git-commit subject) and the workspace digest."
+    return "The assessed tree is named by its workspace digest; whether it matches a commit is unknown."
 
 
 def build_statement(
-    evaluation_id: str, ai_system_id: str, payload: EvaluationPayload, membership: EvidenceMembership
+    evaluation_id: str,
+    ai_system_id: str,
+    payload: EvaluationPayload,
+    membership: EvidenceMembership,
+    *,
+    evaluated_at: str | None = None,
+    system_name: str | None = None,
 ) -> dict[str, Any]:
+    """The Statement. ``evaluated_at`` is the Evaluation's own time (reports/identity.py), never the clock."""
     data = payload.data
     fq = data["fourQuestions"]
     subjects = [
         {"name": f"ai-system:{ai_system_id}", "digest": {"sha256": hashlib.sha256(ai_system_id.encode()).hexdigest()}}
     ]
-    for item, bundle in membership.bundles():
+    sources = sources_of(membership)
+    by_evidence = {s["evidenceId"]: s for s in sources}
+    for item in membership.items:
         subjects.append({"name": f"evidence:{item.evidenceId}", "digest": {"sha256": _hex(item.contentDigest)}})
-        if bundle.sourceIdentity.gitCommit:
-            subjects.append(
-                {
-                    "name": f"git-commit:{bundle.sourceIdentity.gitRemote or 'local'}",
-                    "digest": {"gitCommit": bundle.sourceIdentity.gitCommit},
-                }
-            )
+        source = by_evidence.get(item.evidenceId)
+        if source is None:
+            continue
+        origin = source["repository"] or "local"
+        if source["workspaceDigest"]:
+            subjects.append({"name": f"source-tree:{origin}", "digest": {"sha256": _hex(source["workspaceDigest"])}})
+        if source["commit"] and source["dirty"] is False:
+            subjects.append({"name": f"git-commit:{origin}", "digest": {"gitCommit": source["commit"]}})
+    dirty = combined_dirty(sources)
     parts: dict[str, Any] = {
         "evaluation": {
             "evaluationId": evaluation_id,
             "aiSystemId": ai_system_id,
+            "systemName": system_name,
+            "evaluatedAt": evaluated_at,
             "disposition": data["disposition"],
             "methodologyVersion": data["methodologyVersion"],
             "coreTruthDigest": data["coreTruthDigest"],
             "evidenceBundleDigest": data["evidenceBundleDigest"],
+        },
+        "source": {
+            "dirty": dirty,
+            "statement": _source_statement(dirty),
+            "trees": sources,
         },
         "fourQuestions": {
             "reach": {
@@ -95,7 +106,14 @@ def build_statement(
             ],
         },
         "limitations": data["limitations"],
-        "aiBom": _ai_bom(membership),
+        "aiBom": build_ai_bom(
+            membership,
+            evaluation_id=evaluation_id,
+            core_truth_digest=data["coreTruthDigest"],
+            ai_system_id=ai_system_id,
+            system_name=system_name,
+            evaluated_at=evaluated_at,
+        ),
     }
     predicate = {**parts, "digests": {name: digest_json(parts[name]) for name in DIGESTED_PARTS}}
     return {"_type": STATEMENT_TYPE, "subject": subjects, "predicateType": PREDICATE_TYPE, "predicate": predicate}

@@ -14,7 +14,7 @@ import copy
 from typing import Any, Literal
 
 from assay.backend.canonical import short_id
-from assay.backend.evaluation.agent_audit import build_agent_audit
+from assay.backend.evaluation.agent_audit import build_agent_audit, project_item
 from assay.backend.evaluation.methodology import EvaluationPayload
 from assay.backend.evaluation.summary import build_summary
 
@@ -23,6 +23,9 @@ REPORT_VERSION = "1.0.0"
 PROJECTION_VERSION = "1.0.0"
 MAX_ITEMS = 10
 MAX_TEXT = 300
+# Texts no bound ever cuts: verificationNeeded is the authoritative evidence request, so it is whole in
+# every artifact or absent with its item (an omitted count says so).
+WHOLE_TEXTS = ("verificationNeeded",)
 Detail = Literal["bounded", "full"]
 
 SEMANTICS = [
@@ -46,7 +49,7 @@ def _bound(value: Any, path: str, omitted: dict[str, int]) -> Any:
         return [_bound(v, f"{path}[]", omitted) for v in value[:MAX_ITEMS]]
     if isinstance(value, dict):
         return {k: _bound(v, f"{path}.{k}" if path else k, omitted) for k, v in value.items()}
-    if isinstance(value, str) and len(value) > MAX_TEXT:
+    if isinstance(value, str) and len(value) > MAX_TEXT and not path.endswith(WHOLE_TEXTS):
         omitted[f"{path}#chars"] = omitted.get(f"{path}#chars", 0) + len(value) - MAX_TEXT
         return value[: MAX_TEXT - 1] + "…"
     return value
@@ -59,8 +62,11 @@ def build_master_report(
     links: dict[str, str | None],
     detail: Detail = "bounded",
     current_context: list[dict[str, Any]] | None = None,
+    identity: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """MasterReportResponse for one persisted Evaluation. Raises ValueError for an unknown detail."""
+    """MasterReportResponse for one persisted Evaluation. Raises ValueError for an unknown detail.
+
+    ``identity`` (what was assessed and when: reports/identity.py) is carried whole, never bounded."""
     if detail not in ("bounded", "full"):
         raise ValueError(f"detail must be 'bounded' or 'full', not {detail!r}")
     data = payload.data
@@ -68,7 +74,7 @@ def build_master_report(
     four = copy.deepcopy(data["fourQuestions"])
     snapshot = copy.deepcopy(data["evaluationScenarioSnapshot"])
     limitations = list(data["limitations"])
-    items = copy.deepcopy(data["verificationItems"])
+    items = [project_item(i) for i in copy.deepcopy(data["verificationItems"])]
     if detail == "bounded":
         four = _bound(four, "fourQuestions", omitted)
         snapshot = _bound(snapshot, "evaluationScenarioSnapshot", omitted)
@@ -81,6 +87,7 @@ def build_master_report(
         "aiSystemId": data.get("aiSystemId"),
         "disposition": data["disposition"],
         "methodologyVersion": data["methodologyVersion"],
+        "identity": identity,
         "profile": "BASE",
         "reportId": short_id("mr", evaluation_id, REPORT_VERSION),
         "reportVersion": REPORT_VERSION,
@@ -101,8 +108,8 @@ def build_master_report(
     if detail == "full":
         report["reportProjection"] = copy.deepcopy(data)
         report["supportingReadModels"] = {
-            "summary": build_summary(evaluation_id, payload, links),
-            "agentAudit": build_agent_audit(evaluation_id, payload)["agentAudit"],
+            "summary": build_summary(evaluation_id, payload, links, identity=identity),
+            "agentAudit": build_agent_audit(evaluation_id, payload, detail="full")["agentAudit"],
         }
         report["currentContext"] = [
             {**entry, "timeBasis": "CURRENT_CONTEXT", "truthRole": "NON_EVALUATION_CONTEXT"}

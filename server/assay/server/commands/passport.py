@@ -32,6 +32,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     verify.add_argument("--key", type=Path, action="append", default=[], help="an Ed25519 public key in PEM")
     verify.set_defaults(handler=run_verify)
+    rotate = actions.add_parser(
+        "rotate-key",
+        help="make a new active signing key",
+        description=(
+            "Make a new active passport signing key in the service's key directory (ASSAY_SIGNING_KEY_DIR, "
+            "else <ASSAY_DATA_DIR>/keys). Earlier keys stay in the JWKS, so earlier passports still verify. "
+            "Replicas sharing the directory sign with the new key from their next passport on."
+        ),
+    )
+    rotate.set_defaults(handler=run_rotate)
 
 
 def _read_json(path: Path) -> Any:
@@ -64,6 +74,22 @@ def _key_set(args: argparse.Namespace) -> dict[str, Any]:
     for path in args.key:
         keys.append(_pem_jwk(path))
     return {"keys": keys}
+
+
+def run_rotate(args: argparse.Namespace) -> int:
+    from assay.backend.passport.keys import KeyStore, KeyStoreError
+    from assay.server.settings import SettingsError, read_environment
+
+    try:
+        environment = read_environment()
+        store = KeyStore(environment.signing_key_dir or environment.data_dir / "keys", environment.signing_key_file)
+        previous = store.active_kid()
+        key = store.rotate()
+    except (SettingsError, KeyStoreError, OSError) as exc:
+        print(f"assay passport rotate-key: {exc}", file=sys.stderr)
+        return 2
+    print(f"active signing key: {key.kid} (was {previous}); the JWKS keeps every earlier key")
+    return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
