@@ -396,18 +396,17 @@ def master_document(master: dict[str, Any]) -> Document:
         [
             f"{a['actionClass']}\n{_where(a['location'])}",
             *(a["planes"][p] for p in PLANES),
-            ", ".join(g["kind"] for g in a["context"]["gates"]) or "none",
         ]
         for a in sorted(authority["actions"], key=lambda a: _place(a["location"]))
     ]
     shown, hidden = cut(plane_rows, PRESENTATION_ROWS)
     blocks.append(
         Table(
-            ["Action", "Requested", "Policy", "Granted", "Code", "Observed", "Gates"],
+            ["Action (its gates are in the Actions table)", "Requested", "Policy", "Granted", "Code", "Observed"],
             shown,
             hidden,
-            [0.24, 0.12, 0.12, 0.12, 0.12, 0.12, 0.16],
-            ["mono", "badge", "badge", "badge", "badge", "badge", "badge"],
+            [0.4, 0.12, 0.12, 0.12, 0.12, 0.12],
+            ["mono", "badge", "badge", "badge", "badge", "badge"],
             noun="actions",
             rest="The JSON report (?detail=full) has every action's planes.",
         )
