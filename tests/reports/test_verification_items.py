@@ -42,6 +42,7 @@ def test_items_carry_structured_location_tool_class_and_severity(wide: Evaluatio
         assert item["severity"] in ("critical", "high", "medium", "low")
     runtime = next(i for i in items if i["kind"] == "runtime_evidence_needed")
     assert (runtime["location"], runtime["tool"], runtime["tools"], runtime["actionClass"]) == (None, None, [], None)
+    assert runtime["toolCount"] == 0 and all(i["toolCount"] == len(i["tools"]) for i in located)
 
 
 def test_agent_audit_is_paged_by_default_and_whole_on_request(wide: EvaluationPayload) -> None:

@@ -33,6 +33,7 @@ VERIFICATION_ITEM_MEMBERS = {
     "location",
     "tool",
     "tools",
+    "toolCount",
     "actionClass",
 }
 

@@ -81,3 +81,19 @@ async def test_pdf_date_is_the_evaluation_time(client: httpx.AsyncClient, world:
     pdf = pypdf.PdfReader(io.BytesIO((await client.get(done["links"]["masterReportPdf"], headers=key)).content))
     created = pdf.metadata.creation_date
     assert created is not None and created == datetime.fromisoformat(identity["evaluatedAt"])
+
+
+async def test_legacy_pdf_names_the_tree_and_groups_reasons_by_rule(
+    client: httpx.AsyncClient, world: World, tmp_path: Path
+) -> None:
+    done, commit = await _run(client, world, tmp_path)
+    key = bearer(world.agent_key_a)
+    reasons = (await client.get(done["links"]["report"], headers=key)).json()["report"]["reasons"]
+    response = await client.get(done["links"]["pdf"], params={"profile": "executive"}, headers=key)
+    reader = pypdf.PdfReader(io.BytesIO(response.content))
+    text = "".join(page.extract_text() for page in reader.pages).replace("\n", " ")
+    assert "Ops agent" in text and commit in text and "DIRTY" in text
+    rules = {r["ruleId"] for r in reasons}
+    assert len(reasons) > len(rules)  # some rule fired more than once ...
+    for rule in rules:  # ... and still appears on one line
+        assert text.count(f"{rule} (") == 1

@@ -233,9 +233,10 @@ async def evidence_report_pdf(request: Request, ctx: RequestContext) -> Response
         raise invalid("pageSize must be A4 or LETTER.")
     row, payload = await _evaluation(request, ctx)
     membership = await _membership(ctx, row.id)
+    identity = await _identity(ctx, row, membership)
 
     def render() -> bytes:
-        document = evidence_document(build_evidence_report(row.id, payload, membership), profile)
+        document = evidence_document(build_evidence_report(row.id, payload, membership), profile, identity)
         return render_pdf(document, page_size=page_size)  # type: ignore[arg-type]
 
     return await _pdf(render, f"evidence-report-{row.id}-{profile}.pdf")

@@ -32,7 +32,7 @@ ITEM_MEMBERS = (
 )
 # Structured members beside the prose (docs/reports.md): an agent reads where, which tool and how severe
 # without parsing sentences. Evaluations persisted before they existed have them as null.
-STRUCTURED_MEMBERS = ("kind", "severity", "location", "tool", "tools", "actionClass")
+STRUCTURED_MEMBERS = ("kind", "severity", "location", "tool", "tools", "toolCount", "actionClass")
 
 
 def project_item(item: dict[str, Any]) -> dict[str, Any]:

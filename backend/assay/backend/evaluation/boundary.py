@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.backend.canonical import short_id
-from assay.backend.evaluation.caps import bounded_names
+from assay.backend.evaluation.caps import MAX_NAMES_IN_TEXT, bounded_names
 from assay.backend.evaluation.imported import imported_errors
 from assay.backend.evaluation.observed import observed_tools, outside_declared_reach
 from assay.backend.evaluation.questions import UNRESOLVED_KINDS, planes, unattributed
@@ -44,17 +44,19 @@ def _tools(names: list[str]) -> str:
 def _about(
     location: Location | None, tools: list[str], action_class: str | None = None, path: str | None = None
 ) -> dict[str, Any]:
-    """The structured members an agent reads instead of parsing the prose: where, which tool, which class."""
+    """The structured members an agent reads instead of parsing the prose: where, which tool, which class.
+    ``tools`` keeps the first names as the prose does (caps.MAX_NAMES_IN_TEXT); ``toolCount`` counts them all."""
     where = {"path": location.path, "line": location.line} if location is not None else None
     return {
         "location": where if where is not None or path is None else {"path": path, "line": None},
         "tool": tools[0] if tools else None,
-        "tools": tools,
+        "tools": tools[:MAX_NAMES_IN_TEXT],
+        "toolCount": len(tools),
         "actionClass": action_class,
     }
 
 
-NOWHERE: dict[str, Any] = {"location": None, "tool": None, "tools": [], "actionClass": None}
+NOWHERE: dict[str, Any] = {"location": None, "tool": None, "tools": [], "toolCount": 0, "actionClass": None}
 
 
 def _item(

@@ -7,26 +7,64 @@ from __future__ import annotations
 from typing import Any
 
 from assay.backend.reports.document import Block, Bullets, Callout, Document, Heading, KeyValues, Paragraph, Table, cut
+from assay.backend.reports.identity import dirty_words
 from assay.backend.reports.legacy import Profile
 
 ROWS = 60
 
 
-def evidence_document(report: dict[str, Any], profile: Profile) -> Document:
+def _by_rule(reasons: list[dict[str, Any]]) -> list[str]:
+    """One line per rule: how many reasons it gave and the first of them (never the same reason five times)."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for reason in reasons:
+        groups.setdefault(reason["ruleId"], []).append(reason)
+    rank = {"BLOCK": 0, "REVIEW": 1}
+    ordered = sorted(groups.items(), key=lambda g: (rank.get(g[1][0]["disposition"], 2), g[0]))
+    return [
+        f"{rule} ({group[0]['disposition']}, {len(group)}): {group[0]['message']}"
+        + (f" (and {len(group) - 1} more like it)" if len(group) > 1 else "")
+        for rule, group in ordered
+    ]
+
+
+def _identity(identity: dict[str, Any] | None) -> list[Block]:
+    if not identity:
+        return []
+    commit = identity.get("commit") or "unknown"
+    return [
+        KeyValues(
+            rows=[
+                ("AI System", f"{identity.get('systemName') or '-'} ({identity.get('aiSystemId') or '-'})"),
+                ("Repository", identity.get("repository") or "local workspace (no git remote)"),
+                ("Commit", f"{commit} on branch {identity['branch']}" if identity.get("branch") else commit),
+                ("Workspace", dirty_words(identity.get("dirty", "unknown"))),
+                ("Workspace digest", identity.get("workspaceDigest") or "-"),
+                ("Evaluated", identity.get("evaluatedAt") or "-"),
+                ("Signing key", identity.get("signingKeyId") or "-"),
+            ]
+        )
+    ]
+
+
+def evidence_document(report: dict[str, Any], profile: Profile, identity: dict[str, Any] | None = None) -> Document:
+    """``identity`` (reports/identity.py) names what was assessed and when, on page one and in the footer."""
     r = report["report"]
     evaluation_id = report["evaluationId"]
     disposition = r["disposition"]
     blocks: list[Block] = [
         Paragraph("Secondary to the Master Assurance Report, kept for backwards compatibility.", "muted"),
         Callout(kind=disposition, title=f"Disposition: {disposition}", text=f"Methodology {r['methodologyVersion']}."),
+        *_identity(identity),
     ]
     if profile == "executive":
-        top = r["reasons"][:5]
+        lines = _by_rule(r["reasons"])
         blocks += [
-            Heading("In short", 1),
+            Heading("In short: the reasons by rule", 1),
             Bullets(
-                items=[x["message"] for x in top] or ["No disposition rule fired."],
-                omitted=max(0, len(r["reasons"]) - 5),
+                items=lines[:5] or ["No disposition rule fired."],
+                omitted=max(0, len(lines) - 5),
+                noun="rules",
+                rest="The technical profile lists every reason.",
             ),
             Heading("Findings by severity", 2),
             KeyValues(
@@ -56,6 +94,9 @@ def evidence_document(report: dict[str, Any], profile: Profile) -> Document:
                 rows=shown,
                 omitted=omitted,
                 widths=[0.1, 0.2, 0.25, 0.45],
+                kinds=["badge", "mono", "path", "text"],
+                noun="findings",
+                rest="The JSON report (GET .../report) has them all.",
             ),
             Heading("Disposition reasons", 1),
             Table(
@@ -112,9 +153,14 @@ def evidence_document(report: dict[str, Any], profile: Profile) -> Document:
             Heading("Limitations", 2),
             Bullets(items=r["limitations"]),
         ]
+    name = (identity or {}).get("systemName") or "-"
+    dirty = " · DIRTY WORKSPACE" if (identity or {}).get("dirty") is True else ""
+    when = (identity or {}).get("evaluatedAt")
     return Document(
         title=f"Assurance Evidence Report ({profile})",
-        subtitle=f"Evaluation {evaluation_id} · {disposition}",
-        footer=f"Assay · Evaluation {evaluation_id} · evidence report, profile {profile}",
+        subtitle=f"{name} · Evaluation {evaluation_id} · {disposition}{dirty}"
+        + (f" · evaluated {when}" if when else ""),
+        footer=f"{name} · {disposition}{dirty} · Evaluation {evaluation_id} · evidence report, profile {profile}",
         blocks=blocks,
+        created=when,
     )

@@ -51,6 +51,7 @@ class VerificationItem(_Open):
     location: Location | None
     tool: str | None
     tools: list[str] | None
+    toolCount: int | None
     actionClass: str | None
     whatHaiecFound: str
     whatItEstablishes: str
