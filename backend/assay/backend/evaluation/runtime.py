@@ -275,8 +275,8 @@ def read_runtime(
 
 def _read_trace(evidence: RuntimeEvidence, trace: str, evidence_ids: list[str], spans: list[dict[str, Any]]) -> None:
     order = _trace_order(spans)
-    # Action classes shown by spans at or below each position (children come after their parent in
-    # depth-first order, so one backward pass carries them up).
+    # Action classes shown by the spans strictly below each position (children come after their parent
+    # in depth-first order, so one backward pass carries each span's own classes and its descendants' up).
     below: dict[int, set[str]] = {}
     for position in range(len(order) - 1, -1, -1):
         index, parent = order[position]
@@ -299,20 +299,13 @@ def _read_trace(evidence: RuntimeEvidence, trace: str, evidence_ids: list[str], 
             continue
         tool = _tool_of(span)
         if tool is not None:
-            # classes evidenced by spans strictly below the call
-            under: set[str] = set()
-            for child_position, (_, parent) in enumerate(order[position + 1 :], start=position + 1):
-                if parent < position:
-                    break
-                if parent == position:
-                    under |= below.get(child_position, set()) | _own_classes(spans[order[child_position][0]])
             evidence.add_call(
                 tool[0],
                 partial(_span_ref, evidence_ids[index], trace, span),
                 trace,
                 _error(span) is not None,
                 tool[1],
-                under,
+                below.get(position),
             )
             continue
         guard = _guardrail(span)
@@ -324,11 +317,6 @@ def _read_trace(evidence: RuntimeEvidence, trace: str, evidence_ids: list[str], 
 
 def _span_ref(evidence_id: str, trace: str, span: dict[str, Any]) -> str:
     return f"{evidence_id}#span:{trace}:{span.get('spanId')}"
-
-
-def _own_classes(span: dict[str, Any]) -> set[str]:
-    attrs = span.get("attributes") or {}
-    return _action_classes(attrs) if not _ACTION_KEYS.isdisjoint(attrs) else set()
 
 
 def _structured(evidence: RuntimeEvidence, evidence_id: str, record: dict[str, Any]) -> None:
