@@ -4,7 +4,8 @@ A request of about ``ASSAY_BENCH_OTLP_MB`` MB (default 100) of GenAI spans (exec
 invoke_agent spans, eight attributes each) is built with the ``opentelemetry-proto`` classes. The baseline
 decodes it whole with ``ExportTraceServiceRequest.FromString`` (upb, C) in this process; the measured side
 POSTs it to ``/api/otlp/v1/traces`` of an ``assay serve`` subprocess (SQLite file, loopback) and waits for
-the answer: decoding, normalizing, canonical JSON, digest and the one-transaction write of every span.
+the answer: decoding and checking every span, claiming its event id, and writing the request with its
+digest in one transaction (docs/intake.md).
 Figures: spans per second of each and their ratio (target >= 0.5), and the server's peak RSS (VmHWM of
 the ``assay serve`` process) for the batch (target < 200 MB), beside its RSS before the batch. Then a batch
 of 100,000 spans (``ASSAY_BENCH_ATTACH_SPANS``) is ingested and runs of ``examples/ops-agent`` alternate

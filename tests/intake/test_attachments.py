@@ -8,13 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from intake_helpers import OTLP_TRACES, PROTOBUF, IntakeWorld, ingest_headers, make_spans, trace_request
 from runs_helpers import RUNS, STATIC, bind, copy_example, create, wait
 from service_bundles import make_submission
 from service_helpers import assert_error, bearer
+from sqlalchemy import text
 from test_structured_log_sarif import ruff_sarif
 
 from assay.backend.evaluation.membership import EvidenceMembership
+from assay.backend.intake.store import TamperedBatchError, load_ingested_batch
 from assay.backend.runs.persist import load_evaluation, load_membership
 
 
@@ -36,6 +39,11 @@ async def _ingest_sarif(client: httpx.AsyncClient, iw: IntakeWorld, tmp_path: Pa
     )
     assert response.status_code == 201, response.text
     return str(response.json()["producerRunId"])
+
+
+def spans_item_digest(membership: EvidenceMembership) -> str:
+    [item] = [i for i in membership.items if i.kind == "runtime_batch" and '"contentFormat"' in i.payloadJson]
+    return item.contentDigest
 
 
 async def _evaluation(iw: IntakeWorld, evaluation_id: str) -> tuple[str, EvidenceMembership]:
@@ -84,8 +92,17 @@ async def test_attached_batches_are_frozen_into_the_membership_and_observed(
     assert kinds == ["runtime_batch", "runtime_batch", "sarif_report", "static_bundle"]
     runtime = [json.loads(i.payloadJson) for i in membership.items if i.kind == "runtime_batch"]
     spans_payload = next(p for p in runtime if p["signal"] == "otlp-traces")
-    assert spans_payload["adapter"] == "otlp" and len(spans_payload["records"]) == 3
-    assert {r["kind"] for r in spans_payload["records"]} == {"span"}
+    # A traces batch is frozen as a reference to the immutable batch, identified by its content digest.
+    assert spans_payload == {
+        "adapter": "otlp",
+        "batch": spans_run,
+        "contentDigest": spans_item_digest(membership),
+        "contentFormat": "otlp-protobuf",
+        "recordCount": 3,
+        "signal": "otlp-traces",
+    }
+    events_payload = next(p for p in runtime if p["signal"] == "structured")
+    assert [r["kind"] for r in events_payload["records"]] == ["event"]
     [sarif_item] = [json.loads(i.payloadJson) for i in membership.items if i.kind == "sarif_report"]
     assert sarif_item["sarif"]["version"] == "2.1.0"
     assert any(r.get("ruleId") == "S602" for r in sarif_item["sarif"]["runs"][0]["results"])
@@ -164,3 +181,34 @@ async def test_unknown_foreign_and_mismatched_attachments(
     )
     listed = await client.get(RUNS, headers=bearer(iw.world.agent_key_a))
     assert listed.json()["total"] == 0
+
+
+async def test_a_tampered_stored_batch_is_detected_on_read(
+    client: httpx.AsyncClient, iw: IntakeWorld, tmp_path: Path
+) -> None:
+    await bind(iw.world.sessions, iw.world.org_a, iw.world.system_a, copy_example("ops-agent", tmp_path))
+    spans_run = await _ingest_spans(client, iw, iw.binders["otlp"])
+    attachment = [{"producerId": "structured-ingress", "producerRunId": spans_run}]
+    created = await create(client, iw.world.agent_key_a, {"aiSystemId": iw.world.system_a, **STATIC})
+    assert created.status_code == 202
+    # Someone with the database's file rewrites a stored span (the trigger stops an ordinary UPDATE).
+    async with iw.world.sessions() as session:
+        connection = await session.connection()
+        await connection.execute(text("DROP TRIGGER intake_content_no_update"))
+        await connection.execute(
+            text("UPDATE intake_content SET data = CAST(replace(data, X'726566756e64', X'726566756e65') AS BLOB)")
+        )
+        await session.commit()
+    async with iw.world.sessions() as session:
+        with pytest.raises(TamperedBatchError):
+            await load_ingested_batch(session, iw.world.org_a, spans_run)
+    accepted = await create(
+        client,
+        iw.world.agent_key_a,
+        {"aiSystemId": iw.world.system_a, **STATIC, "externalEvidenceAttachments": attachment},
+    )
+    assert accepted.status_code == 202, accepted.text
+    done = await wait(client, iw.world.agent_key_a, accepted.json()["runId"])
+    assert done["status"] == "FAILED" and done["evaluation"] is None
+    assert done["failure"]["code"] == "RUN_FAILED"
+    assert "does not match its content digest" in done["failure"]["message"]

@@ -9,6 +9,7 @@ import json
 import httpx
 import pytest
 from intake_helpers import MAX_BODY, OTLP_TRACES, PROTOBUF, IntakeWorld, ingest_headers, make_spans, trace_request
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from service_helpers import assert_error
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
@@ -16,17 +17,20 @@ from sqlmodel import func, select
 
 from assay.backend import provisioning
 from assay.backend.intake import binders
-from assay.backend.storage.models import IntakeBatch, IntakeRecord
+from assay.backend.storage.models import IntakeBatch, IntakeContent, IntakeEvent, IntakeRecord
 
 STRUCTURED = "/api/ingest/structured"
 JSON = {"Content-Type": "application/json"}
 
 
 async def _stored(iw: IntakeWorld) -> tuple[int, int]:
+    """Batches, and the rows stored for them: records, content chunks and claimed event ids."""
     async with iw.world.sessions() as session:
         batches = (await session.exec(select(func.count()).select_from(IntakeBatch))).one()
-        records = (await session.exec(select(func.count()).select_from(IntakeRecord))).one()
-    return batches, records
+        rows = 0
+        for table in (IntakeRecord, IntakeContent, IntakeEvent):
+            rows += (await session.exec(select(func.count()).select_from(table))).one()
+    return batches, rows
 
 
 async def test_scope_and_keys(client: httpx.AsyncClient, iw: IntakeWorld) -> None:
@@ -218,11 +222,45 @@ async def test_batches_and_records_are_immutable(client: httpx.AsyncClient, iw: 
         headers=ingest_headers(iw.ingest_key_a, iw.binders["otlp"], **PROTOBUF),
     )
     assert response.status_code == 200
-    for statement in ("UPDATE intake_record SET record_json = '{}'", "DELETE FROM intake_batch"):
+    events = await client.post(
+        STRUCTURED, json=[{"eventId": "e1"}], headers=ingest_headers(iw.ingest_key_a, iw.binders["structured"])
+    )
+    assert events.status_code == 201
+    # Two batches; rows: one record, one content chunk, three event ids (two spans, one event).
+    assert await _stored(iw) == (2, 5)
+    for statement in (
+        "UPDATE intake_record SET record_json = '{}'",
+        "DELETE FROM intake_batch",
+        "UPDATE intake_content SET data = X'00'",
+        "DELETE FROM intake_content",
+        "DELETE FROM intake_event",
+        "UPDATE intake_event SET batch_id = 'x'",
+    ):
         async with iw.world.sessions() as session:
             with pytest.raises(DBAPIError):
                 await (await session.connection()).execute(text(statement))
-    assert await _stored(iw) == (1, 2)
+    assert await _stored(iw) == (2, 5)
+
+
+async def test_oversize_spans_and_bad_span_ids_store_nothing(client: httpx.AsyncClient, iw: IntakeWorld) -> None:
+    request = encode_spans(make_spans(3))
+    spans = request.resource_spans[0].scope_spans[0].spans
+    small = (await iw.binder("otlp", max_record_bytes=spans[0].ByteSize() - 1)).id
+    response = await client.post(
+        OTLP_TRACES, content=request.SerializeToString(), headers=ingest_headers(iw.ingest_key_a, small, **PROTOBUF)
+    )
+    assert_error(response, 413, "INVALID_REQUEST")
+    for field, value in (("trace_id", bytes(16)), ("span_id", b"\1" * 7), ("parent_span_id", bytes(8))):
+        bad = encode_spans(make_spans(3))
+        setattr(bad.resource_spans[0].scope_spans[0].spans[2], field, value)
+        response = await client.post(
+            OTLP_TRACES,
+            content=bad.SerializeToString(),
+            headers=ingest_headers(iw.ingest_key_a, iw.binders["otlp"], **PROTOBUF),
+        )
+        assert_error(response, 400, "INVALID_REQUEST")
+        assert "Record 2" in response.json()["error"]["message"]
+    assert await _stored(iw) == (0, 0)
 
 
 async def test_messages_never_quote_submitted_values(client: httpx.AsyncClient, iw: IntakeWorld) -> None:

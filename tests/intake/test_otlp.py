@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 
 import httpx
+import pytest
 from intake_helpers import (
     OTLP_TRACES,
     PROTOBUF,
@@ -14,9 +16,11 @@ from intake_helpers import (
     trace_request,
     trace_request_json,
 )
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from opentelemetry.proto.trace.v1.trace_pb2 import ScopeSpans
 
-from assay.backend.canonical import digest_json
+from assay.backend.intake.adapters import otlp_traces
 from assay.backend.intake.store import load_ingested_batch
 
 
@@ -29,9 +33,10 @@ async def _records(iw: IntakeWorld, producer_run_id: str) -> list[dict[str, obje
 
 async def test_protobuf_traces_are_stored_normalized_with_a_receipt(client: httpx.AsyncClient, iw: IntakeWorld) -> None:
     spans = make_spans(3)
+    body = trace_request(spans)
     response = await client.post(
         OTLP_TRACES,
-        content=trace_request(spans),
+        content=body,
         headers=ingest_headers(iw.ingest_key_a, iw.binders["otlp"], **PROTOBUF),
     )
     assert response.status_code == 200, response.text
@@ -42,7 +47,8 @@ async def test_protobuf_traces_are_stored_normalized_with_a_receipt(client: http
     assert response.headers["assay-record-count"] == "3"
     run_id = response.headers["assay-producer-run-id"]
     records = await _records(iw, run_id)
-    assert response.headers["assay-content-digest"] == digest_json(records)
+    # A traces batch is stored as the request itself: its digest is SHA-256 over the request's bytes.
+    assert response.headers["assay-content-digest"] == f"sha256:{hashlib.sha256(body).hexdigest()}"
     tool = next(r for r in records if r["name"] == "execute_tool refund" and r["status"]["code"] == "ERROR")  # type: ignore[index]
     sdk_span = next(s for s in spans if s.name == "execute_tool refund" and s.status.status_code.name == "ERROR")
     assert tool["traceId"] == f"{sdk_span.context.trace_id:032x}"
@@ -155,3 +161,66 @@ async def test_metrics_and_logs_routes_take_sdk_requests(client: httpx.AsyncClie
     [log] = await _records(iw, response.headers["assay-producer-run-id"])
     assert log["kind"] == "log" and log["body"] == "refund denied" and log["severityText"] == "WARN"
     assert log["attributes"]["log.record.uid"] == "uid-1"  # type: ignore[index]
+
+
+async def test_spans_held_by_the_binder_are_cut_from_the_stored_request(
+    client: httpx.AsyncClient, iw: IntakeWorld
+) -> None:
+    headers = ingest_headers(iw.ingest_key_a, iw.binders["otlp"], **PROTOBUF)
+    earlier = encode_spans(make_spans(3))
+    first = await client.post(OTLP_TRACES, content=earlier.SerializeToString(), headers=headers)
+    assert first.status_code == 200 and first.headers["assay-record-count"] == "3"
+    new_spans = make_spans(2, tool="send_email")
+    mixed = encode_spans(new_spans)
+    listed = mixed.resource_spans[0].scope_spans[0].spans
+    # One span of the earlier batch, and a repeat of a span of this one.
+    listed.add().CopyFrom(earlier.resource_spans[0].scope_spans[0].spans[1])
+    listed.add().CopyFrom(listed[0])
+    response = await client.post(OTLP_TRACES, content=mixed.SerializeToString(), headers=headers)
+    assert response.status_code == 200, response.text
+    assert (response.headers["assay-record-count"], response.headers["assay-duplicate-count"]) == ("2", "2")
+    answer = ExportTraceServiceResponse.FromString(response.content)
+    assert "2 record(s) were already ingested" in answer.partial_success.error_message
+    # What is stored is the request without them, byte for byte: the digest is the digest of that request.
+    alone = trace_request(new_spans)
+    assert response.headers["assay-content-digest"] == f"sha256:{hashlib.sha256(alone).hexdigest()}"
+    records = await _records(iw, response.headers["assay-producer-run-id"])
+    assert [r["attributes"]["gen_ai.tool.name"] for r in records if r["name"] != "invoke_agent ops"] == ["send_email"]  # type: ignore[index]
+    assert len(records) == 2
+    # A retry of the whole request stores an empty batch; a request the earlier ones never saw, all of it.
+    again = await client.post(OTLP_TRACES, content=mixed.SerializeToString(), headers=headers)
+    assert (again.headers["assay-record-count"], again.headers["assay-duplicate-count"]) == ("0", "4")
+    assert await _records(iw, again.headers["assay-producer-run-id"]) == []
+    fresh = await client.post(OTLP_TRACES, content=trace_request(make_spans(2)), headers=headers)
+    assert (fresh.headers["assay-record-count"], fresh.headers["assay-duplicate-count"]) == ("2", "0")
+
+
+async def test_a_request_is_read_in_windows(
+    client: httpx.AsyncClient, iw: IntakeWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Windows of 64 KiB over 2 MB of spans in one scope entry, one span larger than a window, a scope
+    # header after the spans: the same records as a whole-message parse gives.
+    monkeypatch.setattr(otlp_traces, "WINDOW", 64 * 1024)
+    request = encode_spans(make_spans(2))
+    scope = request.resource_spans[0].scope_spans[0]
+    template = scope.spans[1]
+    for i in range(8_000):
+        span = scope.spans.add()
+        span.CopyFrom(template)
+        span.span_id = (i + 1).to_bytes(8, "big")
+        span.attributes[0].value.string_value = "x" * (200 if i != 6_000 else 100_000)
+    scope.schema_url = "https://opentelemetry.io/schemas/1.30.0"  # encoded after the spans (field 3)
+    unknown = ScopeSpans(schema_url="x").SerializeToString()  # field 3 of the request: unknown, kept aside
+    body = request.SerializeToString() + unknown
+    assert len(body) > 2_000_000 and body.index(b"schemas/1.30.0") > len(body) - 100
+    binder = (await iw.binder("otlp", max_record_bytes=200_000)).id
+    response = await client.post(OTLP_TRACES, content=body, headers=ingest_headers(iw.ingest_key_a, binder, **PROTOBUF))
+    assert response.status_code == 200, response.text
+    assert response.headers["assay-record-count"] == str(8_002)
+    assert response.headers["assay-content-digest"] == f"sha256:{hashlib.sha256(body).hexdigest()}"
+    records = await _records(iw, response.headers["assay-producer-run-id"])
+    assert [r["spanId"] for r in records[2:]] == [f"{i + 1:016x}" for i in range(8_000)]
+    assert len(records[6_002]["attributes"]["gen_ai.operation.name"]) == 100_000  # type: ignore[index,arg-type]
+    small = (await iw.binder("otlp", max_record_bytes=50_000)).id
+    refused = await client.post(OTLP_TRACES, content=body, headers=ingest_headers(iw.ingest_key_a, small, **PROTOBUF))
+    assert refused.status_code == 413 and "Record 6002" in refused.json()["error"]["message"]

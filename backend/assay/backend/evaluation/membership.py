@@ -17,8 +17,11 @@ from assay.backend.canonical import canonical_bytes, digest_json, sha256_hex
 from assay.backend.scans.bundle import EvidenceBundle
 
 # static_bundle: an Evidence Bundle (a fresh scan's or an attached qualified scan's).
-# runtime_batch: an ingested batch's normalized records (structured-ingress: OTLP, structured, log intake),
-#   payload ``{"adapter": ..., "signal": ..., "records": [...]}`` (docs/intake.md).
+# runtime_batch: an ingested batch (structured-ingress: OTLP, structured, log intake). A batch stored as
+#   records: payload ``{"adapter": ..., "signal": ..., "records": [...]}``, its normalized records. A batch
+#   stored as its content (OTLP traces): payload ``{"adapter", "batch", "contentDigest", "contentFormat",
+#   "recordCount", "signal"}``, a reference to the immutable batch; its content is loaded, and checked
+#   against the digest, when the membership is built for an evaluation (docs/intake.md).
 # sarif_report: an ingested SARIF 2.1.0 log (sarif-import), payload ``{"sarif": {...}}``.
 EvidenceKind = Literal["static_bundle", "runtime_batch", "sarif_report"]
 
@@ -32,8 +35,10 @@ class EvidenceItem(BaseModel):
     contentDigest: str
     payloadJson: str = Field(
         description="The evidence itself as RFC 8785 canonical JSON text (for static_bundle: the Evidence Bundle), "
-        "exactly as the membership row stores it."
+        "or the reference to a batch stored as its content, exactly as the membership row stores it."
     )
+    # The referenced batch's stored content, checked against contentDigest; never persisted or serialized.
+    content: bytes | None = Field(default=None, exclude=True, repr=False)
 
     def ref(self) -> dict[str, str]:
         return {
@@ -63,13 +68,20 @@ class EvidenceMembership(BaseModel):
             if i.kind == "static_bundle"
         ]
 
-    def runtime_records(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        """``(evidenceId, record)`` for every record of every runtime batch, items in membership order and
-        records in the order the batch holds them."""
+    def runtime_batches(self) -> Iterator[tuple[str, list[dict[str, Any]] | bytes]]:
+        """``(evidenceId, batch)`` for every runtime batch in membership order: its normalized records, or
+        the stored content (an OTLP ExportTraceServiceRequest) of a batch kept as itself. ValueError when
+        such content was not loaded (a membership read back from storage holds references only)."""
         for item in self.items:
-            if item.kind == "runtime_batch":
-                for record in orjson.loads(item.payloadJson).get("records", []):
-                    yield item.evidenceId, record
+            if item.kind != "runtime_batch":
+                continue
+            payload = orjson.loads(item.payloadJson)
+            if "contentFormat" not in payload:
+                yield item.evidenceId, payload.get("records", [])
+            elif item.content is None:
+                raise ValueError(f"the content of batch {payload['batch']} is not loaded")
+            else:
+                yield item.evidenceId, item.content
 
     def sarif_logs(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """``(evidenceId, SARIF log)`` for every sarif_report item, in membership order."""
@@ -98,6 +110,38 @@ def ingested_item_of_canonical(
         producerId=producer_id,
         contentDigest=digest,
         payloadJson=canonical.decode("utf-8"),
+    )
+
+
+def batch_reference_item(
+    producer_id: str,
+    *,
+    batch_id: str,
+    adapter: str,
+    signal: str,
+    content_format: str,
+    content_digest: str,
+    record_count: int,
+    content: bytes,
+) -> EvidenceItem:
+    """An evidence item referring to an immutable batch stored as its content, with that content (already
+    checked against ``content_digest``). Identified by the content digest alone, so the same content
+    always has the same id."""
+    payload = {
+        "adapter": adapter,
+        "batch": batch_id,
+        "contentDigest": content_digest,
+        "contentFormat": content_format,
+        "recordCount": record_count,
+        "signal": signal,
+    }
+    return EvidenceItem(
+        evidenceId=f"ev-{sha256_hex(f'runtime_batch:{content_digest}'.encode())[:16]}",
+        kind="runtime_batch",
+        producerId=producer_id,
+        contentDigest=content_digest,
+        payloadJson=canonical_bytes(payload).decode("utf-8"),
+        content=content,
     )
 
 

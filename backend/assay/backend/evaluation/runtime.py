@@ -1,7 +1,8 @@
 """Runtime evidence read as what the system was seen doing: tool calls, agent runs and gates.
 
-The input is the normalized records of ingested batches (docs/intake.md), each with the id of the
-evidence item it came from. Spans of several vocabularies describe a tool call; all of them become one
+The input is the ingested batches of a membership (docs/intake.md), each with the id of the evidence
+item it came from: normalized records, or the stored content of an OTLP traces batch, whose spans are
+read directly with only the attributes named here. Spans of several vocabularies describe a tool call; all of them become one
 ``ToolCall``:
 
 - OpenTelemetry GenAI: ``gen_ai.operation.name = execute_tool`` (or a span named ``execute_tool NAME``)
@@ -21,10 +22,12 @@ its roots, siblings in the order the evidence holds them (the order the producer
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
+
+from assay.backend.intake.adapters import otlp_traces
 
 # The OpenTelemetry semantic conventions whose presence on a span says which class of action it performed.
 # A span under a tool call carrying one of these is direct evidence that the tool performed that class.
@@ -248,71 +251,178 @@ def _trace_order(spans: list[dict[str, Any]]) -> list[tuple[int, int]]:
     return out
 
 
-def read_runtime(
-    records: Iterable[tuple[str, dict[str, Any]]], states: frozenset[str] = frozenset()
-) -> RuntimeEvidence:
-    """Runtime evidence from ``(evidenceId, record)`` pairs in membership order; ``states`` are the declared
-    scenarios' state names, the only steps kept for the scenario snapshot."""
+# Every span attribute the reader looks at (below and in _ACTION_ATTRIBUTES); a span's other attributes
+# are never read from stored OTLP content.
+_READ_KEYS = frozenset(
+    {
+        *_ROLE_KEYS,
+        *_ACTION_KEYS,
+        "gen_ai.tool.name",
+        "mcp.tool.name",
+        "tool.name",
+        "traceloop.entity.name",
+        "error.type",
+        "gen_ai.guardrail.decision",
+        "gen_ai.guardrail.verdict",
+        "guardrail.verdict",
+        "guardrail.decision",
+        "gen_ai.guardrail.target",
+        "guardrail.target",
+    }
+)
+# Span names that make a span a tool call or a guardrail without any of those attributes.
+_NAMED = ("execute_tool", "run_guardrail")
+
+Batch = list[dict[str, Any]] | bytes
+
+
+def read_runtime(batches: Iterable[tuple[str, Batch]], states: frozenset[str] = frozenset()) -> RuntimeEvidence:
+    """Runtime evidence from ``(evidenceId, batch)`` pairs in membership order, a batch being its normalized
+    records or the stored content of an OTLP traces batch (read span by span, only the attributes above);
+    ``states`` are the declared scenarios' state names, the only steps kept for the scenario snapshot."""
     evidence = RuntimeEvidence(states=states)
     traces: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
-    for evidence_id, record in records:
-        evidence.records += 1
-        if record.get("kind") == "span":
-            trace = str(record.get("traceId") or "")
+
+    for evidence_id, batch in batches:
+        read: Iterable[tuple[str, dict[str, Any]]]
+        if isinstance(batch, bytes):
+            read = otlp_traces.span_views(batch, _READ_KEYS, _NAMED)
+        else:
+            read = _spans_of_records(evidence, evidence_id, batch)
+        for trace, span in read:
+            evidence.records += 1
             entry = traces.get(trace)
             if entry is None:
                 entry = traces[trace] = ([], [])
             entry[0].append(evidence_id)
-            entry[1].append(record)
-        else:
-            _structured(evidence, evidence_id, record)
+            entry[1].append(span)
+    memo: dict[Any, _Role] = {}
     for trace in sorted(traces):
         evidence_ids, spans = traces[trace]
         evidence.spans += len(spans)
-        _read_trace(evidence, trace, evidence_ids, spans)
+        _read_trace(evidence, trace, evidence_ids, spans, memo)
     return evidence
 
 
-def _read_trace(evidence: RuntimeEvidence, trace: str, evidence_ids: list[str], spans: list[dict[str, Any]]) -> None:
+def _spans_of_records(
+    evidence: RuntimeEvidence, evidence_id: str, records: list[dict[str, Any]]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The span records of a batch of records with their trace ids; its other records read as they come
+    (counted here, the spans by the caller)."""
+    for record in records:
+        if record.get("kind") == "span":
+            yield str(record.get("traceId") or ""), record
+        else:
+            evidence.records += 1
+            _structured(evidence, evidence_id, record)
+
+
+# What one span is to the reader: (kind, first, second, error, shows an action class). kind "agent"; "tool"
+# with the tool's name, the vocabulary and whether the call failed; "guardrail" with verdict and target;
+# "" for a span that is none of them (walked only for its place in the tree).
+_Role = tuple[str, str | None, str | None, bool, bool]
+
+
+def _role(span: dict[str, Any]) -> _Role:
+    attrs = span.get("attributes") or {}
+    acts = not _ACTION_KEYS.isdisjoint(attrs)
+    if _ROLE_KEYS.isdisjoint(attrs) and not str(span.get("name") or "").startswith(_NAMED):
+        return "", None, None, False, acts
+    if _is_agent(span):
+        return "agent", None, None, False, acts
+    tool = _tool_of(span)
+    if tool is not None:
+        return "tool", tool[0], tool[1], _error(span) is not None, acts
+    guard = _guardrail(span)
+    if guard is not None:
+        return "guardrail", guard[0], guard[1], False, acts
+    return "", None, None, False, acts
+
+
+def _roles(spans: list[dict[str, Any]], memo: dict[Any, _Role]) -> list[_Role]:
+    """Each span's role. A role depends only on the span's name, status code and attributes: spans alike
+    in those (the calls of one tool) are classified once."""
+    roles = []
+    for span in spans:
+        attrs = span.get("attributes") or {}
+        key = (span.get("name"), (span.get("status") or {}).get("code"), *attrs.items())
+        try:
+            role = memo.get(key)
+        except TypeError:  # a list value: not hashable, classified on its own
+            roles.append(_role(span))
+            continue
+        if role is None:
+            role = memo[key] = _role(span)
+        roles.append(role)
+    return roles
+
+
+def _counted_unordered(evidence: RuntimeEvidence, roles: list[_Role]) -> bool:
+    """Count a trace's agent runs and tool calls without ordering it, when its order cannot change what is
+    kept: no span shows an action class, it has no guardrail, and every tool it calls has its evidence
+    references already and is no scenario state. False (nothing counted) otherwise."""
+    agents = 0
+    calls: list[tuple[ToolStats, str, bool]] = []
+    for kind, first, second, error, acts in roles:
+        if acts or kind == "guardrail":
+            return False
+        if kind == "agent":
+            agents += 1
+        elif kind == "tool":
+            assert first is not None and second is not None
+            stats = evidence.tools.get(first)
+            if stats is None or len(stats.refs) < REFS_PER_TOOL or first in evidence.states:
+                return False
+            calls.append((stats, second, error))
+    evidence.agent_runs += agents
+    evidence.calls += len(calls)
+    for stats, vocabulary, error in calls:
+        stats.count += 1
+        stats.errors += error
+        stats.vocabularies.add(vocabulary)
+    return True
+
+
+def _read_trace(
+    evidence: RuntimeEvidence,
+    trace: str,
+    evidence_ids: list[str],
+    spans: list[dict[str, Any]],
+    memo: dict[Any, _Role],
+) -> None:
+    roles = _roles(spans, memo)
+    if _counted_unordered(evidence, roles):
+        return
     order = _trace_order(spans)
     # Action classes shown by the spans strictly below each position (children come after their parent
     # in depth-first order, so one backward pass carries each span's own classes and its descendants' up).
     below: dict[int, set[str]] = {}
     for position in range(len(order) - 1, -1, -1):
         index, parent = order[position]
-        attrs = spans[index].get("attributes") or {}
-        own = _action_classes(attrs) if not _ACTION_KEYS.isdisjoint(attrs) else None
+        own = _action_classes(spans[index].get("attributes") or {}) if roles[index][4] else None
         mine = below.get(position)
         if own:
             mine = own if mine is None else mine | own
         if mine and parent >= 0:
             below.setdefault(parent, set()).update(mine)
     for position, (index, _) in enumerate(order):
-        span = spans[index]
-        attrs = span.get("attributes") or {}
-        if _ROLE_KEYS.isdisjoint(attrs) and not str(span.get("name") or "").startswith(
-            ("execute_tool", "run_guardrail")
-        ):
-            continue
-        if _is_agent(span):
+        kind, first, second, error, _ = roles[index]
+        if kind == "agent":
             evidence.agent_runs += 1
-            continue
-        tool = _tool_of(span)
-        if tool is not None:
+        elif kind == "tool":
+            assert first is not None and second is not None
             evidence.add_call(
-                tool[0],
-                partial(_span_ref, evidence_ids[index], trace, span),
+                first,
+                partial(_span_ref, evidence_ids[index], trace, spans[index]),
                 trace,
-                _error(span) is not None,
-                tool[1],
+                error,
+                second,
                 below.get(position),
             )
-            continue
-        guard = _guardrail(span)
-        if guard is not None:
-            evidence.gates.append(
-                ObservedGate("guardrail", guard[0], guard[1], _span_ref(evidence_ids[index], trace, span), trace)
-            )
+        elif kind == "guardrail":
+            assert first is not None
+            ref = _span_ref(evidence_ids[index], trace, spans[index])
+            evidence.gates.append(ObservedGate("guardrail", first, second, ref, trace))
 
 
 def _span_ref(evidence_id: str, trace: str, span: dict[str, Any]) -> str:

@@ -120,7 +120,7 @@ def build_view(membership: EvidenceMembership, known: Mapping[str, EvidenceBundl
     states = frozenset(
         s for scenario in (view.declaration.scenarios if view.declaration else []) for s in scenario.states
     )
-    view.runtime = read_runtime(membership.runtime_records(), states)
+    view.runtime = read_runtime(membership.runtime_batches(), states)
     view.sarif = list(membership.sarif_logs())
     return view
 

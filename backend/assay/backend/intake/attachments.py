@@ -2,8 +2,11 @@
 its plan, and turned into evidence items of its membership when it executes.
 
 - ``structured-ingress``: the ``producerRunId`` of a receipt of the structured, log or OTLP routes; the
-  batch becomes a ``runtime_batch`` item whose payload is ``{"adapter", "signal", "records"}`` (signal:
-  the batch kind, records: the normalized records in order).
+  batch becomes a ``runtime_batch`` item. A batch stored as records: payload ``{"adapter", "signal",
+  "records"}`` (signal: the batch kind, records: the normalized records in order). A batch stored as its
+  content (OTLP traces): a reference ``{"adapter", "batch", "contentDigest", "contentFormat",
+  "recordCount", "signal"}``, the content loaded beside it and checked against the digest (a batch
+  whose stored bytes no longer match is refused: ``TamperedBatchError``).
 - ``sarif-import``: the ``producerRunId`` of a SARIF receipt; a ``sarif_report`` item whose payload is
   ``{"sarif": <SARIF 2.1.0 log>}``, the log rebuilt from the stored results (one run per tool, in order).
 - ``ci-cd-scanner``: the ``scanId`` of a qualified scan (``POST /api/v1/scans``); a ``static_bundle`` item.
@@ -26,11 +29,12 @@ from assay.backend.canonical import canonical_bytes, canonical_object
 from assay.backend.errors import ApiError, not_found
 from assay.backend.evaluation.membership import (
     EvidenceItem,
+    batch_reference_item,
     canonical_bundle_item,
     ingested_item,
     ingested_item_of_canonical,
 )
-from assay.backend.intake.store import iter_record_texts, load_batch_row
+from assay.backend.intake.store import OTLP_PROTOBUF, iter_record_texts, load_batch_row, load_content
 from assay.backend.scans.scan_store import load_scan
 from assay.backend.storage import models
 
@@ -125,6 +129,20 @@ async def attached_items(session: AsyncSession, organization_id: str, frozen: Se
         batch = await load_batch_row(session, organization_id, producer_run_id)
         if batch is None:
             raise LookupError(producer_run_id)
+        if batch.content_format == OTLP_PROTOBUF:
+            items.append(
+                batch_reference_item(
+                    producer_id,
+                    batch_id=batch.id,
+                    adapter=batch.adapter_id,
+                    signal=batch.producer_kind,
+                    content_format=batch.content_format,
+                    content_digest=batch.content_digest,
+                    record_count=batch.record_count,
+                    content=await load_content(session, batch),
+                )
+            )
+            continue
         texts = await iter_record_texts(session, batch.id)
         if producer_id == "sarif-import":
             log = sarif_log([json.loads(t) for t in texts])

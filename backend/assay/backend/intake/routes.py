@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import IO, Any
 
 import anyio
 from google.protobuf import json_format
@@ -27,11 +27,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from assay.backend.errors import ApiError, not_found
-from assay.backend.intake.adapters import adapter, log, otlp_decode, sarif, structured
+from assay.backend.intake.adapters import adapter, log, otlp_decode, otlp_traces, sarif, structured
 from assay.backend.intake.adapters.spec import IntakeRoute
 from assay.backend.intake.body import Body, MediaType, media_type, spool_body, unsupported_media_type
 from assay.backend.intake.receipts import IngestionReceipt, ReceiptList, receipt_of
-from assay.backend.intake.store import BatchContext, Normalized, persist_batch
+from assay.backend.intake.store import BatchContext, Normalized, persist_batch, persist_content_batch
 from assay.backend.storage.models import EvidenceBinder, IntakeBatch
 from assay.backend.web.http_io import JSON_MEDIA_TYPE, invalid, json_response, parse_json
 from assay.backend.web.routing import Parameter, RequestContext, RouteSpec
@@ -85,6 +85,20 @@ def _record_limit(ctx: RequestContext, binder: EvidenceBinder) -> int:
     return binder.max_record_bytes or ctx.settings.max_intake_record_bytes
 
 
+def _context(ctx: RequestContext, route: IntakeRoute, binder: EvidenceBinder) -> BatchContext:
+    spec = adapter(binder.adapter_id)
+    assert spec is not None
+    return BatchContext(
+        organization_id=ctx.organization_id,
+        api_key_id=ctx.caller.key_id,
+        binder=binder,
+        producer_id=spec.producer_id,
+        producer_kind=spec.routes[route],
+        max_record_bytes=_record_limit(ctx, binder),
+        now=ctx.now,
+    )
+
+
 async def _ingest(
     ctx: RequestContext,
     route: IntakeRoute,
@@ -92,18 +106,8 @@ async def _ingest(
     body: Body,
     source: RecordSource,
 ) -> IntakeBatch:
-    spec = adapter(binder.adapter_id)
-    assert spec is not None
-    limit = _record_limit(ctx, binder)
-    context = BatchContext(
-        organization_id=ctx.organization_id,
-        api_key_id=ctx.caller.key_id,
-        binder=binder,
-        producer_id=spec.producer_id,
-        producer_kind=spec.routes[route],
-        max_record_bytes=limit,
-        now=ctx.now,
-    )
+    context = _context(ctx, route, binder)
+    limit = context.max_record_bytes
     # Two batches carrying the same new event id at once: the unique index refuses the later one, which
     # is read again and now sees the first one's records as duplicates.
     for attempt in range(_ATTEMPTS):
@@ -249,6 +253,31 @@ _OTLP: dict[IntakeRoute, tuple[str, type[Message], str]] = {
 }
 
 
+async def _ingest_traces(ctx: RequestContext, binder: EvidenceBinder, body: Body, *, json_encoded: bool) -> IntakeBatch:
+    """A traces request stored as itself (``otlp_traces``): an OTLP/JSON one converted to protobuf first."""
+    context = _context(ctx, "otlpTraces", binder)
+    converted: Body | None = None
+    try:
+        if json_encoded:
+            file, size = await anyio.to_thread.run_sync(otlp_traces.from_json, body.file)
+            converted = body = Body(file=file, size=size)
+        checked = body
+
+        def scan() -> list[bytes]:
+            return otlp_traces.scan(checked.file, checked.size, context.max_record_bytes)
+
+        def without(dropped: set[int]) -> tuple[IO[bytes], int]:
+            return otlp_traces.without_spans(checked.file, checked.size, dropped)
+
+        sessions = ctx.services.session_factory
+        row = (await persist_content_batch(sessions, body.file, scan, otlp_traces.event_id, context, without)).row
+    finally:
+        if converted is not None:
+            converted.close()
+    ctx.services.metrics.record_ingest(row.producer_kind, row.record_count)  # GET /metrics
+    return row
+
+
 def _receipt_headers(receipt: IngestionReceipt) -> dict[str, str]:
     return {
         "Assay-Producer-Run-Id": receipt.producerRunId,
@@ -276,7 +305,10 @@ def _otlp_handler(route: IntakeRoute) -> Callable[[Request, RequestContext], Any
             return otlp_decode.json_records(b.file, signal)
 
         try:
-            row = await _ingest(ctx, route, binder, body, source)
+            if route == "otlpTraces":
+                row = await _ingest_traces(ctx, binder, body, json_encoded=kind.media_type != PROTOBUF)
+            else:
+                row = await _ingest(ctx, route, binder, body, source)
         finally:
             body.close()
         receipt = receipt_of(row)

@@ -1,5 +1,15 @@
 """Persisting intake batches atomically and immutably, and reading them back.
 
+Two ways of storing a batch (``intake_batch.content_format``):
+
+- ``otlp-protobuf`` (OTLP traces): :func:`persist_content_batch` stores the checked request itself, in
+  chunks of 1 MiB (``intake_content``); its content digest is SHA-256 over those stored bytes. Spans whose
+  event id the binder already holds are first removed from it (``otlp_traces.without_spans``).
+- ``records`` (every other batch): :func:`persist_batch` stores one normalized record per row.
+
+Either way the batch's event ids are claimed in ``intake_event`` (unique per binder) in the same
+transaction as its content and its row, so a failure anywhere leaves nothing behind.
+
 :func:`persist_batch` pulls normalized records from an adapter in chunks (decoding and canonical JSON in
 a worker thread), drops records whose event id the binder already holds (earlier batches, or earlier in
 this one: the query sees the transaction's own rows), and writes the rest, then the batch row with its
@@ -15,22 +25,33 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import struct
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
 
 import anyio
-from sqlalchemy import bindparam, insert
+import orjson
+from sqlalchemy import bindparam, insert, text
+from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from assay.backend.canonical import DIGEST_PREFIX, canonical_bytes
 from assay.backend.errors import ApiError
+from assay.backend.intake.adapters import otlp_traces
 from assay.backend.storage.db import SessionFactory
-from assay.backend.storage.models import EvidenceBinder, IntakeBatch, IntakeRecord, new_id
+from assay.backend.storage.models import (
+    EvidenceBinder,
+    IntakeBatch,
+    IntakeContent,
+    IntakeEvent,
+    IntakeRecord,
+    new_id,
+)
 
 Normalized = tuple[str | None, dict[str, Any]]
 BATCH_PREFIX = "ing"
@@ -86,9 +107,9 @@ def _encode_chunk(records: Iterator[Normalized], context: BatchContext, first_se
     return chunk
 
 
-_TAKEN_IDS = select(IntakeRecord.event_id).where(
-    col(IntakeRecord.binder_id) == bindparam("binder_id"),
-    col(IntakeRecord.event_id).in_(bindparam("event_ids", expanding=True)),
+_TAKEN_IDS = select(IntakeEvent.event_id).where(
+    col(IntakeEvent.binder_id) == bindparam("binder_id"),
+    col(IntakeEvent.event_id).in_(bindparam("event_ids", expanding=True)),
 )
 
 
@@ -157,12 +178,14 @@ async def _write(sessions: SessionFactory, spool: IO[bytes], context: BatchConte
                 )
                 taken = {r for r in rows.all() if r is not None}
             values = []
+            events = []
             for encoded in chunk:
                 if encoded.event_id is not None:
                     if encoded.event_id in taken:
                         duplicates += 1
                         continue
                     taken.add(encoded.event_id)
+                    events.append({"binder_id": context.binder.id, "event_id": encoded.event_id, "batch_id": batch_id})
                 if stored:
                     digest.update(b",")
                 digest.update(encoded.text)
@@ -178,25 +201,204 @@ async def _write(sessions: SessionFactory, spool: IO[bytes], context: BatchConte
                 stored += 1
             if values:
                 await session.exec(insert(IntakeRecord), params=values)
+            if events:
+                await session.exec(insert(IntakeEvent), params=events)
         digest.update(b"]")
-        row = IntakeBatch(
-            id=batch_id,
-            organization_id=context.organization_id,
-            binder_id=context.binder.id,
-            ai_system_id=context.binder.ai_system_id,
-            api_key_id=context.api_key_id,
-            producer_id=context.producer_id,
-            producer_kind=context.producer_kind,
-            adapter_id=context.binder.adapter_id,
-            adapter_version=context.binder.adapter_version,
-            record_count=stored,
-            duplicate_count=duplicates,
-            content_digest=DIGEST_PREFIX + digest.hexdigest(),
-            created_at=context.now,
-        )
+        row = _batch_row(batch_id, context, stored, duplicates, DIGEST_PREFIX + digest.hexdigest(), "records")
         session.add(row)
         await session.commit()
     return StoredBatch(row=row)
+
+
+def _batch_row(
+    batch_id: str, context: BatchContext, stored: int, duplicates: int, digest: str, content_format: str
+) -> IntakeBatch:
+    return IntakeBatch(
+        id=batch_id,
+        organization_id=context.organization_id,
+        binder_id=context.binder.id,
+        ai_system_id=context.binder.ai_system_id,
+        api_key_id=context.api_key_id,
+        producer_id=context.producer_id,
+        producer_kind=context.producer_kind,
+        adapter_id=context.binder.adapter_id,
+        adapter_version=context.binder.adapter_version,
+        record_count=stored,
+        duplicate_count=duplicates,
+        content_digest=digest,
+        content_format=content_format,
+        created_at=context.now,
+    )
+
+
+# ----- batches stored as their content ---------------------------------------------------------------
+
+OTLP_PROTOBUF = "otlp-protobuf"
+CONTENT_CHUNK = 1024 * 1024
+# Event ids claimed per statement (sent as one JSON array).
+_CLAIM_CHUNK = 50_000
+_CONTENT_ROWS = 4
+
+
+async def _claim(
+    conn: AsyncConnection, binder_id: str, batch_id: str, keys: list[bytes], render: Callable[[bytes], str]
+) -> int:
+    """Insert the event ids of ``keys`` into the binder's index, skipping those it holds (and repeats);
+    how many were new. Each statement's ids are inserted in sorted order: neighbouring ids land in
+    neighbouring index pages."""
+    if conn.dialect.name == "postgresql":
+        source = "jsonb_array_elements_text(CAST(:ids AS jsonb)) AS value ORDER BY value"
+    else:
+        source = "json_each(:ids) WHERE true ORDER BY value"  # WHERE: SQLite's parser needs it before ON CONFLICT
+    statement = text(
+        f"INSERT INTO intake_event (binder_id, event_id, batch_id) SELECT :binder, value, :batch FROM {source} "
+        "ON CONFLICT DO NOTHING"
+    )
+    claimed = 0
+    for start in range(0, len(keys), _CLAIM_CHUNK):
+        ids = orjson.dumps([render(k) for k in keys[start : start + _CLAIM_CHUNK]]).decode("utf-8")
+        result = await conn.execute(statement, {"binder": binder_id, "batch": batch_id, "ids": ids})
+        claimed += result.rowcount
+    return claimed
+
+
+async def _held(conn: AsyncConnection, binder_id: str, keys: list[bytes], render: Callable[[bytes], str]) -> set[str]:
+    """The event ids of ``keys`` the binder holds (one index probe per id)."""
+    if conn.dialect.name == "postgresql":
+        source = "jsonb_array_elements_text(CAST(:ids AS jsonb)) AS j(value)"
+    else:
+        source = "json_each(:ids) AS j"
+    # CROSS JOIN: SQLite walks the ids and probes the index, never the binder's whole range.
+    statement = text(
+        f"SELECT e.event_id FROM {source} CROSS JOIN intake_event AS e "
+        "WHERE e.binder_id = :binder AND e.event_id = j.value"
+    )
+    held: set[str] = set()
+    for start in range(0, len(keys), _CLAIM_CHUNK):
+        ids = orjson.dumps([render(k) for k in keys[start : start + _CLAIM_CHUNK]]).decode("utf-8")
+        result = await conn.execute(statement, {"binder": binder_id, "ids": ids})
+        held.update(r[0] for r in result.all())
+    return held
+
+
+def _content_rows(file: IO[bytes], batch_id: str, digest: Any, first: int) -> list[dict[str, Any]]:
+    """The next rows of content from ``file`` (read with ``os.pread``, leaving its position to the scan
+    that may read it meanwhile), chunk ``first`` on, hashed into ``digest`` as they are read."""
+    rows: list[dict[str, Any]] = []
+    fd = file.fileno()
+    while len(rows) < _CONTENT_ROWS:
+        data = os.pread(fd, CONTENT_CHUNK, (first + len(rows)) * CONTENT_CHUNK)
+        if not data:
+            break
+        digest.update(data)
+        rows.append({"batch_id": batch_id, "seq": first + len(rows), "data": data})
+    return rows
+
+
+async def _write_content(session: AsyncSession, file: IO[bytes], batch_id: str) -> str:
+    """Write ``file`` as the batch's content chunks; its digest."""
+    digest = hashlib.sha256()
+    seq = 0
+    while True:
+        rows = await anyio.to_thread.run_sync(_content_rows, file, batch_id, digest, seq)
+        if not rows:
+            return DIGEST_PREFIX + digest.hexdigest()
+        await session.exec(insert(IntakeContent), params=rows)
+        seq += len(rows)
+
+
+Rewrite = Callable[[set[int]], tuple[IO[bytes], int]]
+
+
+@dataclass(slots=True)
+class _Scanned:
+    keys: list[bytes] | None = None
+    error: BaseException | None = None
+
+
+async def _scan_into(scan: Callable[[], list[bytes]], box: _Scanned) -> None:
+    try:
+        box.keys = await anyio.to_thread.run_sync(scan)
+    except Exception as exc:  # handed to the caller once the content write has stopped
+        box.error = exc
+
+
+def _repeats(keys: list[bytes]) -> set[int]:
+    """Positions of keys that repeat an earlier one."""
+    repeats: set[int] = set()
+    seen: set[bytes] = set()
+    for index, key in enumerate(keys):
+        if key in seen:
+            repeats.add(index)
+        seen.add(key)
+    return repeats
+
+
+async def persist_content_batch(
+    sessions: SessionFactory,
+    file: IO[bytes],
+    scan: Callable[[], list[bytes]],
+    render: Callable[[bytes], str],
+    context: BatchContext,
+    without: Rewrite,
+) -> StoredBatch:
+    """Store the content in ``file`` as one batch, or nothing. ``scan`` checks it (an ApiError refuses it)
+    and returns its records' keys in order, ``render`` makes a key's event id. A record whose event id the
+    binder holds, or that repeats an earlier record of the batch, is removed from the stored content by
+    ``without`` (given the removed positions) and counted as a duplicate.
+
+    The content is written while it is scanned (the write releases the GIL, the scan holds it: two cores
+    share the work), in the transaction that then claims the event ids. Should any of them be taken, that
+    transaction is rolled back at once (SQLite's write lock is free again); the ids held are read, the
+    content is rewritten without them outside any transaction, and a second transaction claims the rest
+    and stores it (again, should another batch have taken ids meanwhile)."""
+    batch_id = new_id(BATCH_PREFIX)
+    scanned = _Scanned()
+    file.fileno()  # a spooled file still in memory moves to disk now, before the scan reads it
+    async with sessions() as session:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(_scan_into, scan, scanned)
+            digest = await _write_content(session, file, batch_id)
+        if scanned.error is not None:
+            raise scanned.error
+        keys = scanned.keys
+        assert keys is not None
+        binder_id = context.binder.id
+        dropped: set[int] = set()
+        claimed = await _claim(await session.connection(), binder_id, batch_id, keys, render)
+        while claimed < len(keys) - len(dropped):
+            await session.rollback()
+            repeats = _repeats(keys)
+            held = await _held(await session.connection(), binder_id, sorted(set(keys)), render)
+            await session.rollback()
+            dropped = repeats | {i for i, k in enumerate(keys) if render(k) in held}
+            kept = [k for i, k in enumerate(keys) if i not in dropped]
+            rewritten, _ = await anyio.to_thread.run_sync(without, dropped)
+            try:
+                claimed = await _claim(await session.connection(), binder_id, batch_id, kept, render)
+                if claimed == len(kept):
+                    digest = await _write_content(session, rewritten, batch_id)
+            finally:
+                rewritten.close()
+        row = _batch_row(batch_id, context, len(keys) - len(dropped), len(dropped), digest, OTLP_PROTOBUF)
+        session.add(row)
+        await session.commit()
+    return StoredBatch(row=row)
+
+
+class TamperedBatchError(ValueError):
+    """A stored batch whose content no longer matches its content digest."""
+
+
+async def load_content(session: AsyncSession, row: IntakeBatch) -> bytes:
+    """A content batch's stored bytes, checked against its digest (TamperedBatchError when they differ)."""
+    result = await session.exec(
+        select(IntakeContent.data).where(IntakeContent.batch_id == row.id).order_by(col(IntakeContent.seq))
+    )
+    content = b"".join(result.all())
+    if DIGEST_PREFIX + hashlib.sha256(content).hexdigest() != row.content_digest:
+        raise TamperedBatchError(f"The stored content of batch {row.id} does not match its content digest.")
+    return content
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,12 +435,15 @@ async def iter_record_texts(session: AsyncSession, producer_run_id: str) -> list
 async def load_ingested_batch(
     session: AsyncSession, organization_id: str, producer_run_id: str
 ) -> IngestedBatch | None:
-    """The batch behind a receipt's ``producerRunId`` with its records parsed, in order; None when it is
-    missing or another organization's."""
+    """The batch behind a receipt's ``producerRunId`` with its normalized records, in order (a content
+    batch's normalized from its checked content); None when it is missing or another organization's."""
     row = await load_batch_row(session, organization_id, producer_run_id)
     if row is None:
         return None
-    texts = await iter_record_texts(session, producer_run_id)
+    if row.content_format == OTLP_PROTOBUF:
+        records = list(otlp_traces.normalized_spans(await load_content(session, row)))
+    else:
+        records = [json.loads(t) for t in await iter_record_texts(session, producer_run_id)]
     return IngestedBatch(
         producer_run_id=row.id,
         producer_id=row.producer_id,
@@ -248,5 +453,5 @@ async def load_ingested_batch(
         adapter_id=row.adapter_id,
         adapter_version=row.adapter_version,
         content_digest=row.content_digest,
-        records=[json.loads(t) for t in texts],
+        records=records,
     )

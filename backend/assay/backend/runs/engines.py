@@ -17,6 +17,7 @@ import anyio
 
 from assay.backend.evaluation.membership import EvidenceItem, canonical_bundle_item
 from assay.backend.intake.attachments import attached_items
+from assay.backend.intake.store import TamperedBatchError
 from assay.backend.runs.plan import CODE_BY_REASON, RunPlan
 from assay.backend.scans.bundle import EvidenceBundle
 from assay.backend.scans.scan_store import load_scan
@@ -128,3 +129,5 @@ async def attached_evidence(sessions: SessionFactory, plan: RunPlan, organizatio
             raise EngineFailureError(
                 "RESOURCE_NOT_FOUND", "evaluation", "An attached evidence item no longer exists.", retryable=False
             ) from exc
+        except TamperedBatchError as exc:
+            raise EngineFailureError("RUN_FAILED", "evaluation", str(exc), retryable=False) from exc

@@ -11,7 +11,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from sqlalchemy import JSON, Text, UniqueConstraint
+from sqlalchemy import JSON, LargeBinary, Text, UniqueConstraint
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import DateTime, TypeDecorator
 from sqlmodel import Field, SQLModel
@@ -206,7 +206,35 @@ class IntakeBatch(SQLModel, table=True):
     record_count: int
     duplicate_count: int
     content_digest: str = Field(max_length=80)
+    # How the batch's evidence is stored: ``records`` (normalized records, one ``intake_record`` row each)
+    # or ``otlp-protobuf`` (the OTLP ExportTraceServiceRequest itself, in ``intake_content`` chunks).
+    content_format: str = Field(default="records", max_length=40, sa_column_kwargs={"server_default": "records"})
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class IntakeContent(SQLModel, table=True):
+    """One chunk of a batch's stored content (``content_format`` other than ``records``), in order: the
+    content is the concatenation of its chunks, and the batch's ``content_digest`` is SHA-256 over it.
+    Immutable like its batch."""
+
+    __tablename__ = "intake_content"
+
+    # No foreign key: written before the batch row, in the same transaction (as records are).
+    batch_id: str = Field(primary_key=True, max_length=64)
+    seq: int = Field(primary_key=True)
+    data: bytes = Field(sa_type=LargeBinary)
+
+
+class IntakeEvent(SQLModel, table=True):
+    """The event ids a binder has stored (every adapter's), each once: the deduplication index of intake.
+    Immutable like the batches."""
+
+    __tablename__ = "intake_event"
+    __table_args__ = {"sqlite_with_rowid": False}
+
+    binder_id: str = Field(primary_key=True, max_length=64)
+    event_id: str = Field(primary_key=True, max_length=255)
+    batch_id: str = Field(max_length=64)
 
 
 class IntakeRecord(SQLModel, table=True):

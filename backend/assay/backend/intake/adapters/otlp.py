@@ -45,7 +45,9 @@ SPEC = AdapterSpec(
 )
 
 _SAFE_INT = 2**53 - 1
-_MAX_DEPTH = 16
+# Deeper than any value protobuf decodes (its parsers stop at 100 nested messages, two per level here):
+# normalizing stored content never fails on depth.
+_MAX_DEPTH = 64
 
 
 def _number(value: float) -> float | str:
@@ -90,18 +92,19 @@ def attributes(pairs: Iterable[KeyValue]) -> dict[str, Any]:
     for kv in pairs:
         value = any_value(kv.value)
         if isinstance(value, dict):
-            for sub_key, sub_value in _flatten(kv.key, value):
+            for sub_key, sub_value in flatten(kv.key, value):
                 flat[sub_key] = sub_value
         else:
             flat[kv.key] = value
     return flat
 
 
-def _flatten(prefix: str, value: dict[str, Any]) -> Iterable[tuple[str, Any]]:
+def flatten(prefix: str, value: dict[str, Any]) -> Iterable[tuple[str, Any]]:
+    """A key-value list under ``prefix`` as dotted keys and their scalar or list values."""
     for key, inner in value.items():
         name = f"{prefix}.{key}"
         if isinstance(inner, dict):
-            yield from _flatten(name, inner)
+            yield from flatten(name, inner)
         else:
             yield name, inner
 
@@ -126,6 +129,22 @@ def _enum_name(name: str, prefix: str) -> str:
     return name[len(prefix) :] if name.startswith(prefix) else name
 
 
+def status_code_name(code: int) -> str:
+    """A span status code as normalized records write it (``UNSET``, ``OK``, ``ERROR``; a number unknown to
+    this OTLP version as its decimal string)."""
+    try:
+        return _enum_name(Status.StatusCode.Name(code), "STATUS_CODE_")  # type: ignore[arg-type]
+    except ValueError:
+        return str(code)
+
+
+def _span_kind_name(kind: int) -> str:
+    try:
+        return _enum_name(Span.SpanKind.Name(kind), "SPAN_KIND_")  # type: ignore[arg-type]
+    except ValueError:
+        return str(kind)
+
+
 def span_record(span: Span, resource: dict[str, Any], scope: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """A span as its normalized record, and its event id ``<traceId>:<spanId>``."""
     trace_id = _hex_id(span.trace_id, 16, "trace id", required=True)
@@ -137,11 +156,11 @@ def span_record(span: Span, resource: dict[str, Any], scope: dict[str, Any]) -> 
         "spanId": span_id,
         "parentSpanId": _hex_id(span.parent_span_id, 8, "parent span id", required=False),
         "name": span.name,
-        "spanKind": _enum_name(Span.SpanKind.Name(span.kind), "SPAN_KIND_"),
+        "spanKind": _span_kind_name(span.kind),
         "startTimeUnixNano": str(span.start_time_unix_nano),
         "endTimeUnixNano": str(span.end_time_unix_nano),
         "status": {
-            "code": _enum_name(Status.StatusCode.Name(span.status.code), "STATUS_CODE_"),
+            "code": status_code_name(span.status.code),
             "message": span.status.message,
         },
         "attributes": attributes(span.attributes),

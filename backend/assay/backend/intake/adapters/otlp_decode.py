@@ -154,9 +154,9 @@ class _Wire:
                 yield value_start, value_end
 
 
-def _decode(message: type[Message], data: bytes) -> Any:
+def _decode(message: type[Message], data: bytes | memoryview) -> Any:
     try:
-        return message.FromString(data)
+        return message.FromString(data)  # type: ignore[arg-type]  # upb reads any buffer
     except DecodeError as exc:
         raise malformed(f"a {message.DESCRIPTOR.name} message could not be decoded") from exc
 
