@@ -1,6 +1,6 @@
 """Systems that run model-written commands come out BLOCK, with or without a declaration (issue 13):
 a declaration with only a purpose, or one that even declares shell execution, never excuses model-chosen
-text reaching a shell (BLOCK-001). Each system is written the way real agent code spells it."""
+text reaching a shell or the code a code agent runs, even in a sandbox (BLOCK-001). Each system is written the way real agent code spells it."""
 
 from __future__ import annotations
 
@@ -87,6 +87,14 @@ export async function agent(prompt: string) {
 }
 """
 
+# A code agent: the library runs the Python its model writes; no tool stands between them.
+CODE_AGENT_PY = """
+from smolagents import CodeAgent, InferenceClientModel, WebSearchTool
+
+agent = CodeAgent(tools=[WebSearchTool()], model=InferenceClientModel(), executor_type="e2b")
+print(agent.run("How far is the moon?"))
+"""
+
 PURPOSE_ONLY = 'version = "1"\npurpose = "helps developers"\n'
 DECLARES_SHELL = PURPOSE_ONLY + '[[actions]]\nclass = "shell.exec"\nrequires_approval = true\n'
 
@@ -102,6 +110,9 @@ def _system(tmp_path: Path, name: str) -> Path:
     elif name == "vercel-ai-ts":
         root.mkdir()
         (root / "agent.ts").write_text(VERCEL_TS)
+    elif name == "code-agent-py":
+        root.mkdir()
+        (root / "agent.py").write_text(CODE_AGENT_PY)
     elif name == "mcp-lowlevel-ts":
         shutil.copytree(FIXTURES / "js" / "mcp_lowlevel", root)
     return root
@@ -112,7 +123,9 @@ def _evaluate(root: Path) -> EvaluationPayload:
     return evaluate(make_membership([static_bundle_item(bundle)]), ai_system_id="sys-t", jurisdiction=None)
 
 
-@pytest.mark.parametrize("system", ["mcp-lowlevel-py", "bash-tool-class", "vercel-ai-ts", "mcp-lowlevel-ts"])
+@pytest.mark.parametrize(
+    "system", ["mcp-lowlevel-py", "bash-tool-class", "vercel-ai-ts", "mcp-lowlevel-ts", "code-agent-py"]
+)
 @pytest.mark.parametrize("declaration", [None, PURPOSE_ONLY, DECLARES_SHELL], ids=["none", "purpose", "shell"])
 def test_model_written_commands_block(tmp_path: Path, system: str, declaration: str | None) -> None:
     root = _system(tmp_path, system)

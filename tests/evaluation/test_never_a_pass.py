@@ -117,6 +117,35 @@ def test_call_a_tool_makes_that_analysis_cannot_follow_is_unresolved_reach(tmp_p
     assert payload.data["fourQuestions"]["reach"]["unresolved"]["status"] == "UNKNOWN"
 
 
+def test_tools_built_from_data_are_unresolved_reach_not_absence(tmp_path: Path) -> None:
+    # A Vercel AI SDK tool set mapped from a list of definitions: the names the model sees are data, so
+    # no tool can be named; the tool that runs the model's command is a frontier item, and the execution
+    # its handler performs is unattributed reach, never absent.
+    agent = (
+        'import { generateText, tool } from "ai";\n'
+        'import { openai } from "@ai-sdk/openai";\n'
+        'import { execSync } from "node:child_process";\n'
+        "\n"
+        'const definitions = [{ name: "run", description: "Run a command" }];\n'
+        "export async function answer(prompt: string) {\n"
+        "  const tools = Object.fromEntries(\n"
+        "    definitions.map((d) => [\n"
+        "      d.name,\n"
+        "      tool({ description: d.description, execute: async ({ command }) => execSync(command) }),\n"
+        "    ]),\n"
+        "  );\n"
+        '  return generateText({ model: openai("gpt-4o"), prompt, tools });\n'
+        "}\n"
+    )
+    declaration = 'version = "1"\npurpose = "answers questions"\n'
+    payload = _evaluate({"agent.ts": agent, "assay.toml": declaration}, tmp_path)
+    assert payload.disposition != "ALLOW"
+    (reason,) = _reasons(payload, "REVIEW-001")
+    assert "dynamic_dispatch" in reason["message"]
+    assert _reasons(payload, "REVIEW-008")
+    assert payload.data["fourQuestions"]["reach"]["unresolved"]["status"] == "UNKNOWN"
+
+
 def test_unanalysed_source_is_partial_coverage_not_a_pass(tmp_path: Path) -> None:
     broken = "def broken(:\n    pass\n"
     payload = _evaluate(

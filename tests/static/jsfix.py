@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.backend.canonical import digest_bytes
-from assay.backend.engines.static.facts import AFTER, FileFacts
+from assay.backend.engines.static.facts import AFTER, NEVER, RESULT, FileFacts
 from assay.backend.engines.static.js_analyzer import JsLanguage, analyze_javascript
 from assay.backend.engines.static.rulepack import load_rule_pack
 
@@ -81,7 +81,11 @@ def gated(facts: FileFacts) -> set[tuple[str, int, frozenset[str]]]:
     kinds = {g.id: g.kind for f in facts.functions for g in f.gates}
     return {
         # (``after:<callee>`` ids stand for the callee's exit gates, filled in by the linker)
-        (a.actionClass, a.location.line, frozenset(kinds[g] for g in a.dominatingGates if not g.startswith(AFTER)))
+        (
+            a.actionClass,
+            a.location.line,
+            frozenset(kinds[g] for g in a.dominatingGates if not g.startswith((AFTER, NEVER, RESULT))),
+        )
         for f in facts.functions
         for a in f.actions
     }

@@ -150,14 +150,29 @@ def test_action_classes(code: str, action_class: str) -> None:
 
 
 def test_sql_text_decides_read_write_or_verbatim_execution() -> None:
-    """Fixed SQL is a read or a write by its verb; SQL that is not fixed in the code is executed verbatim."""
+    """Fixed SQL is a read or a write by its verb; SQL that is not fixed in the code (a parameter, a
+    template with a value substituted into it) is executed verbatim, as Python's f-strings are."""
     code = (
         'import { Pool } from "pg";\nconst pool = new Pool();\nawait pool.query("SELECT 1");\n'
         "await pool.query(`UPDATE t SET a = ${a}`);\nexport const run = (q: string) => pool.query(q);\n"
-        'await pool.query("BEGIN");\n'
+        'await pool.query("BEGIN");\nawait pool.query(`UPDATE t SET a = 1`);\n'
     )
     found = [(a.actionClass, a.location.line) for a in analyse({"src/m.ts": code}).actions]
-    assert found == [("db.read", 3), ("db.write", 4), ("sql.exec", 5)]
+    assert found == [("db.read", 3), ("sql.exec", 4), ("sql.exec", 5), ("db.write", 7)]
+
+
+def test_sql_text_is_read_where_the_client_takes_it() -> None:
+    """A prepared statement's SQL is the one ``prepare`` was given (the values bound at ``run`` are not
+    SQL); a pg/mysql2 query object's SQL is its ``text`` / ``sql``."""
+    code = (
+        'import Database from "better-sqlite3";\nimport { Pool } from "pg";\n'
+        'const db = new Database("x.db");\nconst pool = new Pool();\n'
+        'export const remove = (id: number) => db.prepare("DELETE FROM t WHERE id = ?").run(id);\n'
+        'export const count = () => pool.query({ text: "SELECT count(*) FROM t", values: [] });\n'
+        "export const run = (q: string) => pool.query({ text: q });\n"
+    )
+    found = [(a.actionClass, a.location.line) for a in analyse({"src/m.ts": code}).actions]
+    assert found == [("db.write", 5), ("db.read", 6), ("sql.exec", 7)]
 
 
 VERCEL = 'import {{ tool }} from "ai";\nimport {{ exec }} from "child_process";\nexport const tools = {{ run: tool({{ description: "Run", inputSchema: {{}}, execute: async ({{ cmd }}) => {{\n{body}\n}} }}) }};\n'

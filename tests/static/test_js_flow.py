@@ -66,6 +66,7 @@ def test_relative_imports_resolve_to_qualnames() -> None:
         "src/lib#default",  # default import of ./lib, defined as `export default function cleanup`
         "src/agent/core#Agent",  # constructor
         "src/agent/core#Agent.step",  # method on a typed local
+        "@/plugins/loader#loadPlugin",  # through a path alias: a module of the tree the linker looks for
     }
     assert "src/lib#default" in functions  # the default export's qualname
     step = functions["src/agent/core#Agent.step"]

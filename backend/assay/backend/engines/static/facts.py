@@ -30,13 +30,22 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "1"
+FACTS_VERSION = "6"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
 # hold after a call to ``<callee>`` returned (the linker replaces it by the callee's ``EXIT`` gates).
 EXIT = "<exit>"
 AFTER = "after:"
+# ``NEVER + "<callee>|<gate id>"``: the gate holds here if ``<callee>`` never returns (its ``returnType`` is
+# ``never``: ``if (!isWithin(p)) { fail(...) }`` with ``fail(): never``); the linker keeps or drops it.
+NEVER = "never:"
+# A function's gates that hold at every ``return { ok: true, ... }`` (a validator returning a result
+# flag) are a call to ``OK_EXIT``; ``RESULT + "<callee>|<line>|<column>"`` in a caller stands for a check
+# of that flag at that place (``if (!resolution.ok) return``): the linker makes it a gate there, of the
+# kind of the callee's, when the callee has such gates.
+OK_EXIT = "<exit:ok>"
+RESULT = "result:"
 
 
 class _Facts(BaseModel):
@@ -58,12 +67,20 @@ class TaintOrigin(_Facts):
     callee: str | None = None
 
 
+SqlKind = Literal["read", "write"]
+
+
 class ArgTaint(_Facts):
-    """A call argument that may carry taint: position ``index`` or keyword ``keyword``."""
+    """A call argument that may carry taint: position ``index`` or keyword ``keyword``. Also says what
+    the value is when a SQL sink may receive it: ``text``, SQL fixed in the code that reads or writes
+    (its origins are then empty); ``whole``, exactly its one origin's value passed on unchanged (a
+    parameter, or a call's result), not text built from it. (Also used for a function's return value.)"""
 
     index: int | None = None
     keyword: str | None = None
     origins: list[TaintOrigin]
+    text: SqlKind | None = None
+    whole: bool = False
 
 
 class CallFact(_Facts):
@@ -91,6 +108,11 @@ class ActionSite(_Facts):
     location: Location
     dominatingGates: list[str] = Field(default_factory=list)
     taint: list[TaintOrigin] = Field(default_factory=list, description="Origins of data reaching the sink.")
+    sqlParam: str | None = Field(
+        default=None,
+        description="The enclosing function's parameter that is the SQL text this sink runs, unchanged: the "
+        "action's class then depends on what each caller passes (fixed SQL: a read or a write).",
+    )
 
 
 class FunctionFacts(_Facts):
@@ -103,6 +125,15 @@ class FunctionFacts(_Facts):
     actions: list[ActionSite] = Field(default_factory=list)
     gates: list[GateSite] = Field(default_factory=list)
     returns: list[TaintOrigin] = Field(default_factory=list, description="Origins of returned values.")
+    returnShape: ArgTaint | None = Field(
+        default=None,
+        description="What every return gives, when they agree: SQL fixed in the code, or one call's result.",
+    )
+    returnType: str | None = Field(
+        default=None,
+        description="What the function returns, as a dotted name (its annotation, or the one type every return "
+        "statement gives): a call on its result (``(await getSandbox()).runCommand()``) is a call on that.",
+    )
 
 
 class ModelSite(_Facts):
@@ -115,6 +146,33 @@ class ModelSite(_Facts):
     model: str | None = Field(default=None, description="The model id the call names, when the code names it.")
 
 
+class ToolSource(_Facts):
+    """What a tool defined in one file needs from another, resolved by the linker (``link_sources.py``).
+
+    - ``records``: one tool per record of the module-level list of dicts ``ref`` named by its ``key``
+      (``StripeTool(name=tool["method"]) for tool in tools``), run by ``function`` and by what a
+      dispatch table maps its name to;
+    - ``receiver``: a decorator on an object of another module (``@server.tool()``): a tool only when
+      ``ref`` is bound there to one of ``types``;
+    - ``template``: a tool class whose name is left empty (``name: str = ""``), named where it is
+      constructed; ``ref`` is the class. A ``records`` tool built with it (``types`` names the class it
+      constructs) takes its place.
+    - ``imported``: a tool definition written as data and bound to a top-level name ``ref`` that its own
+      file never reads (``export const createDeploymentSchema = { name, inputSchema }``): offered to a
+      model only through a file that imports it, so a tool only when one does (JS/TS).
+    """
+
+    kind: Literal["records", "receiver", "template", "imported"]
+    ref: str
+    key: str | None = None
+    types: list[str] = Field(default_factory=list)
+
+
+class RecordField(_Facts):
+    value: str
+    line: int
+
+
 class ToolDef(_Facts):
     id: str
     name: str
@@ -125,6 +183,32 @@ class ToolDef(_Facts):
     function: str | None = Field(default=None, description="qualname of the implementing function.")
     parameters: list[str] = Field(default_factory=list)
     annotations: dict[str, bool] = Field(default_factory=dict)
+    source: ToolSource | None = Field(
+        default=None, description="Set when what the tool is depends on another file: the linker decides."
+    )
+    # Tools whose definition and whose use sit apart, joined by the linker (never in the bundle):
+    binding: str | None = Field(
+        default=None,
+        description="What holds this definition, as other files name it: a top-level name (``mod#weatherTool``), "
+        "or a function's result (``mod#createSandbox()``: a factory returning the tool).",
+    )
+    ref: str | None = Field(
+        default=None,
+        description="A use of a definition held elsewhere (a ``binding``): a tool placed under a key "
+        "(``{ weather: weatherTool }``, ``{ createSandbox: createSandbox(...) }``), named by this record; "
+        "with ``refName``, a tool registered under the definition's own name (``server.registerTool(def.name, ...)``).",
+    )
+    refName: bool = False
+    candidate: bool = Field(
+        default=False,
+        description="A definition that is a tool only when something uses it (``{ name, handler }`` objects); "
+        "dropped by the linker otherwise.",
+    )
+    toolset: bool = Field(
+        default=False,
+        description="A use in a model's tool set (``tools: {...}`` of a generation call or agent): a tool even "
+        "when its definition is not in the tree.",
+    )
 
 
 class FrontierSite(_Facts):
@@ -146,3 +230,20 @@ class FileFacts(_Facts):
     models: list[ModelSite] = Field(default_factory=list)
     tools: list[ToolDef] = Field(default_factory=list)
     frontier: list[FrontierSite] = Field(default_factory=list)
+    imports: list[str] = Field(
+        default_factory=list,
+        description="Names of the tree the module imports (JS/TS): ``<other>#X``, or ``<other>#`` for the whole module.",
+    )
+    reexports: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Names the module exports from other files of the tree (JS/TS ``export { X } from``): "
+        "``<module>#X`` -> ``<other>#X``; ``<module>#*`` -> ``<other>#`` for ``export * from``.",
+    )
+    # Module-level bindings other files' tools may name, by qualname: the type a name is constructed
+    # as, the functions a list holds (``ToolNode(TOOLS)`` with ``TOOLS`` imported), the string fields
+    # of a list of dict literals, and what constant-keyed dicts of functions map each name to (dispatch
+    # tables: ``{"create_customer": create_customer}``).
+    bindings: dict[str, str] = Field(default_factory=dict)
+    lists: dict[str, list[str]] = Field(default_factory=dict)
+    records: dict[str, list[dict[str, RecordField]]] = Field(default_factory=dict)
+    tables: dict[str, str] = Field(default_factory=dict)

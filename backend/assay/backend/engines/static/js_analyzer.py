@@ -85,6 +85,8 @@ def analyze_javascript(path: str, source: bytes, digest: str, language: JsLangua
             {f.id: f for f in analyzer.frontier}.values(),
             key=lambda f: (f.location.line if f.location else 0, f.location.column if f.location else 0, f.id),
         ),
+        imports=sorted({name for name in analyzer.imports.aliases.values() if "#" in name}),
+        reexports={k: sorted(v) for k, v in sorted(analyzer.imports.reexports.items())},
     )
 
 

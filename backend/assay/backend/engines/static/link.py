@@ -30,19 +30,37 @@ from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     AFTER,
     EXIT,
+    NEVER,
+    OK_EXIT,
+    RESULT,
     ActionSite,
     ArgTaint,
     CallFact,
     FileFacts,
     FunctionFacts,
+    GateSite,
+    SqlKind,
     TaintOrigin,
     ToolDef,
 )
+from assay.backend.engines.static.link_sources import (
+    expand_lists,
+    expand_records,
+    module_heads,
+    settle_imported,
+    settle_receivers,
+    without_package,
+)
+from assay.backend.engines.static.returned import through_returns
 from assay.backend.engines.static.rulepack import Rule, RulePack
+from assay.backend.engines.static.sqlflow import NO_CTX, Ctx, SqlContexts, param_for
+from assay.backend.engines.static.tool_uses import bind_tools
 from assay.backend.scans.bundle import (
     Action,
+    ActionClass,
     FrontierItem,
     Gate,
+    Impact,
     Location,
     ModelUse,
     TaintFlow,
@@ -51,9 +69,12 @@ from assay.backend.scans.bundle import (
 )
 
 MAX_DEPTH = 12
+# Project path aliases the JS/TS analyzer names as modules of the tree (``~/utils/x#name``).
+_TREE_ALIASES = ("@/", "~/")
 # Distinct sources kept per parameter: enough for every real tool graph, a bound for generated ones.
 MAX_SOURCES = 32
 EXECUTION_SINKS = frozenset({"shell.exec", "code.exec", "sql.exec", "db.write"})
+_SQL_KINDS: tuple[SqlKind, ...] = ("write", "read")
 TAINT_EXEC_RULE = "TAINT-EXEC-001"
 TAINT_ACTION_RULE = "TAINT-ACTION-001"
 # Parameters that never carry model-chosen values into a tool's function.
@@ -83,6 +104,7 @@ class _Fn:
     calls: list[CallFact]
     actions: list[ActionSite]
     returns: list[TaintOrigin]
+    gates: list[GateSite]
     # Calls resolved to functions in the tree: (callee function id, the call).
     edges: list[tuple[str, CallFact]] = field(default_factory=list)
     # Calls by callee name, for reading ``call_return`` origins at their call sites.
@@ -95,9 +117,17 @@ class _Fn:
 
 
 class _Resolver:
-    """Callee names -> function ids, exactly or by a dotted suffix on a segment boundary."""
+    """Callee names -> function ids, exactly or by a dotted suffix on a segment boundary, or through
+    the modules that re-export a name (JS/TS ``export { X } from "./x"``, ``export * from``)."""
 
-    def __init__(self, functions: dict[str, _Fn]) -> None:
+    def __init__(
+        self,
+        functions: dict[str, _Fn],
+        heads: frozenset[str] = frozenset(),
+        reexports: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.heads = heads
+        self.reexports = reexports or {}
         self.exact: dict[str, str] = {}
         # Qualnames defined in several files: a method of an interface or base class, defined by each
         # implementing class (JS/TS), is called on all of them.
@@ -114,9 +144,16 @@ class _Resolver:
             for start in range(1, len(parts) - 1):
                 self.suffix.setdefault(".".join(parts[start:]), []).append(fid)
         self.functions = functions
+        # Modules of the tree (JS/TS), for names imported through a project path alias (``~/utils/x``).
+        self.modules = sorted(
+            {q.partition("#")[0] for q in self.exact if "#" in q} | {n.partition("#")[0] for n in self.reexports}
+        )
+        self._aliased: dict[str, str | None] = {}
 
-    def resolve(self, callee: str, caller: str) -> str | None:
-        """The function ``callee`` names, as seen from the function or module ``caller``."""
+    def resolve(self, callee: str, caller: str, depth: int = 0) -> str | None:
+        """The function ``callee`` names, as seen from the function or module ``caller``; failing
+        that, the same name without the tree's own package name (``without_package``), or the name
+        a re-exporting module stands for."""
         for name in (callee, f"{callee}.__init__"):
             found = self.exact.get(name)
             if found is not None:
@@ -124,7 +161,57 @@ class _Resolver:
             candidates = self.suffix.get(name)
             if candidates:
                 return self._closest(candidates, caller)
+        if callee.startswith(_TREE_ALIASES) and depth < 8:
+            module, _, rest = callee.partition("#")
+            found_module = self.aliased(module)
+            return self.resolve(f"{found_module}#{rest}", caller, depth + 1) if found_module else None
+        for stripped in without_package(callee, self.heads):
+            return self.resolve(stripped, caller)
+        if self.reexports and "#" in callee and depth < 8:
+            for name in self._reexported(callee):
+                found = self.resolve(name, caller, depth + 1)
+                if found is not None:
+                    return found
         return None
+
+    def _reexported(self, callee: str) -> list[str]:
+        """What ``types#Manager.cleanup`` names where ``types`` re-exports ``Manager`` from another module."""
+        module, _, rest = callee.partition("#")
+        head = rest
+        while True:
+            targets = self.reexports.get(f"{module}#{head}")
+            if targets:
+                return [t + rest[len(head) :] for t in targets]
+            if "." not in head:
+                break
+            head = head.rsplit(".", 1)[0]
+        return [f"{t}{rest}" for t in self.reexports.get(f"{module}#*", ())]
+
+    def aliased(self, module: str) -> str | None:
+        """The module of the tree a path alias names (``~/utils/x`` -> ``src/utils/x``, as tsconfig
+        ``paths`` map ``~/*`` or ``@/*`` to a source root): the module that is the rest of the path, or
+        the only one ending with it; None when none or several do."""
+        if module not in self._aliased:
+            rest = module[2:]
+            exact = [m for m in self.modules if m == rest]
+            ending = exact or [m for m in self.modules if m.endswith(f"/{rest}")]
+            self._aliased[module] = ending[0] if len(ending) == 1 else None
+        return self._aliased[module]
+
+    def origins(self, name: str, depth: int = 0) -> list[str]:
+        """Every name a JS/TS name may stand for through path aliases and re-exports, nearest first
+        (``mcp/tools#getDataTool`` -> ``mcp/tools/get-data-tool#getDataTool``), for joining tools."""
+        if depth > 4 or "#" not in name:
+            return []
+        module, _, rest = name.partition("#")
+        if module.startswith(_TREE_ALIASES):
+            found = self.aliased(module)
+            out = [f"{found}#{rest}"] if found else []
+        else:
+            out = self._reexported(name) if self.reexports else []
+        for each in list(out):
+            out.extend(self.origins(each, depth + 1))
+        return out
 
     def _closest(self, candidates: list[str], caller: str) -> str | None:
         if len(candidates) == 1:
@@ -170,11 +257,18 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     """Join per-file facts into the tree's evidence. Deterministic whatever the order of ``files``."""
     ordered = sorted(files, key=lambda f: f.path)
     functions = _functions(ordered)
-    resolver = _Resolver(functions)
+    resolver = _Resolver(functions, module_heads(ordered), {k: v for f in ordered for k, v in f.reexports.items()})
     for fn in functions.values():
         for call in fn.calls:
             if call.callee not in fn.targets:
                 fn.targets[call.callee] = resolver.resolve(call.callee, fn.facts.qualname)
+    through_returns(functions, resolver.resolve, rules)
+    found_aliases = {
+        short_id("fr", "unresolved_call", fn.path, fn.facts.qualname, callee)
+        for fn in functions.values()
+        for callee, target in fn.targets.items()
+        if target is not None and callee.startswith(_TREE_ALIASES)
+    }
     _after_calls(functions)
     for fn in functions.values():
         for call in fn.calls:
@@ -188,34 +282,46 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                 fn.targets[origin.callee] = resolver.resolve(origin.callee, fn.facts.qualname)
 
     modules = {f.path: f.module for f in ordered}
-    tools, tool_fn = _tools([t for f in ordered for t in f.tools], resolver, modules, rules)
+    joined, tool_frontier = bind_tools([t for f in ordered for t in f.tools], resolver.origins)
+    tools, tool_fn = _tools(ordered, resolver, modules, rules, joined)
 
-    reach, reached = _reach(functions, tools, tool_fn)
+    sql = SqlContexts(functions, resolver.every, rules)
+    reach, reached = _reach(functions, tools, tool_fn, sql)
     flows = _Taint(functions, tools, tool_fn).flows()
+    through_sql = {site_id for site_id, _source, via_sql in flows if via_sql}
 
     actions: list[Action] = []
+    # A SQL sink split by what its callers pass (``sqlflow``): flows through its SQL text go to the
+    # action of its own class, flows of bound values to the fixed-SQL action (a write before a read).
+    value_target: dict[str, str] = {}
     for fid, fn in functions.items():
         for site in fn.actions:
-            paths = reach.get(site.id, [])
-            own = set(site.dominatingGates)
-            gate_ids = sorted(_common(paths) | own) if paths else sorted(own)
-            actions.append(
-                Action(
-                    id=site.id,
-                    actionClass=site.actionClass,
-                    impact=site.impact,
-                    ruleId=site.ruleId,
-                    target=site.target,
-                    location=site.location,
-                    function=fid,
-                    reachedFrom=sorted(paths, key=lambda p: (p.toolId, [_loc_key(c) for c in p.calls])),
-                    gateIds=gate_ids,
+            by_kind = reach.get(site.id, {})
+            variants = sql.rules.get(site.ruleId, {}) if site.sqlParam is not None else {}
+            kinds = [k for k in _SQL_KINDS if k in by_kind and k in variants]
+            own_paths = by_kind.get(None, [])
+            if own_paths or not kinds or site.id in through_sql:
+                actions.append(_action(site, fid, own_paths, site.id, site.actionClass, site.impact, site.ruleId))
+            for kind in kinds:
+                fixed = variants[kind]
+                action_id = short_id("act", site.id, kind)
+                actions.append(
+                    _action(
+                        site,
+                        fid,
+                        by_kind[kind],
+                        action_id,
+                        fixed.actionClass or site.actionClass,
+                        fixed.impact or site.impact,
+                        fixed.id,
+                    )
                 )
-            )
+                value_target.setdefault(site.id, action_id)
     action_index = {a.id: a for a in actions}
 
     taint_flows = []
-    for action_id, source in flows:
+    for site_id, source, via_sql in flows:
+        action_id = site_id if via_sql else value_target.get(site_id, site_id)
         action = action_index[action_id]
         rule = TAINT_EXEC_RULE if action.actionClass in EXECUTION_SINKS else TAINT_ACTION_RULE
         taint_flows.append(
@@ -234,7 +340,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     gates = [
         Gate(id=g.id, kind=g.kind, ruleId=g.ruleId, location=g.location, function=fid, detail=g.detail)
         for fid, fn in functions.items()
-        for g in fn.facts.gates
+        for g in fn.gates
     ]
     models = [
         ModelUse(
@@ -244,11 +350,13 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         for m in f.models
     ]
     bundle_tools = [_tool(t, tool_fn.get(t.id), functions) for t in tools]
-    # A literal tool's dispatch frontier item is answered once a branch in another file implements it.
+    # A literal tool's dispatch frontier item is answered once a branch in another file implements it,
+    # or once no file imports it (an exported schema never listed to a model is no tool).
+    kept = {t.id for t in tools}
     answered = {
         (t.location.path, t.location.line, f"tool {t.name} is defined as a literal")
-        for t in tools
-        if t.function is None and tool_fn.get(t.id) is not None
+        for t in (*tools, *(t for f in ordered for t in f.tools if t.source is not None and t.id not in kept))
+        if t.function is None and (tool_fn.get(t.id) is not None or t.id not in kept)
     }
     frontier = [
         FrontierItem(id=s.id, kind=s.kind, detail=s.detail, location=s.location, path=f.path, ruleId=s.ruleId)
@@ -261,7 +369,10 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
             and (f.path, s.location.line, s.detail.split(";", 1)[0]) in answered
         )
     ]
+    frontier.extend(tool_frontier)
     frontier.extend(_unresolved(functions, reached, rules))
+    if found_aliases:  # calls through a path alias that the tree's modules answered
+        frontier = [f for f in frontier if f.id not in found_aliases]
 
     def by_location(item: ModelUse | Tool | Action | Gate) -> tuple[str, int, int, str]:
         return (*_loc_key(item.location), item.id)
@@ -296,6 +407,7 @@ def _functions(files: Sequence[FileFacts]) -> dict[str, _Fn]:
                     calls=list(function.calls),
                     actions=list(function.actions),
                     returns=list(function.returns),
+                    gates=list(function.gates),
                 )
             else:
                 known.calls.extend(function.calls)
@@ -309,14 +421,54 @@ def _after_calls(functions: dict[str, _Fn]) -> None:
     (its ``<exit>`` call's gates, themselves expanded), so a validator that throws unless its check
     passes gates what its caller does after calling it."""
     exits: dict[str, frozenset[str]] = {}
+    ok_exits: dict[str, frozenset[str]] = {}
     for fid, fn in functions.items():
         for call in fn.calls:
             if call.callee == EXIT:
                 exits[fid] = frozenset(call.dominatingGates)
+            elif call.callee == OK_EXIT:
+                ok_exits[fid] = frozenset(call.dominatingGates)
+    sites = {g.id: g for fn in functions.values() for g in fn.gates} if ok_exits else {}
+
+    def result_gate(fn: _Fn, gate: str, depth: int) -> str | None:
+        """``result:<callee>|<line>|<column>``: a gate at that check, of the kind of the gates that hold
+        where the callee returns its success result."""
+        callee, line, column = gate[len(RESULT) :].rsplit("|", 2)
+        target = fn.targets.get(callee)
+        if target is None or target not in ok_exits or depth >= MAX_DEPTH:
+            return None
+        held = sorted(g for g in expand(functions[target], ok_exits[target], depth + 1) if g in sites)
+        if not held:
+            return None
+        first = sites[held[0]]
+        location = Location(path=fn.path, line=int(line), column=int(column))
+        detail = f"{callee} returned its success result"
+        site = GateSite(
+            id=short_id("gate", fn.path, location.line, location.column, first.kind, detail),
+            kind=first.kind,
+            ruleId=first.ruleId,
+            location=location,
+            detail=detail,
+        )
+        if site.id not in sites:
+            sites[site.id] = site
+            fn.gates.append(site)
+        return site.id
 
     def expand(fn: _Fn, ids: Iterable[str], depth: int) -> set[str]:
         out: set[str] = set()
         for gate in ids:
+            if gate.startswith(RESULT):
+                made = result_gate(fn, gate, depth)
+                if made is not None:
+                    out.add(made)
+                continue
+            if gate.startswith(NEVER):
+                callee, _, held = gate[len(NEVER) :].rpartition("|")
+                target = fn.targets.get(callee)
+                if target is not None and functions[target].facts.returnType == "never":
+                    out.add(held)
+                continue
             if not gate.startswith(AFTER):
                 out.add(gate)
                 continue
@@ -326,7 +478,7 @@ def _after_calls(functions: dict[str, _Fn]) -> None:
         return out
 
     def changed(ids: list[str]) -> bool:
-        return any(g.startswith(AFTER) for g in ids)
+        return any(g.startswith((AFTER, NEVER, RESULT)) for g in ids)
 
     for fn in functions.values():
         if any(changed(c.dominatingGates) for c in fn.calls):
@@ -346,14 +498,33 @@ def _after_calls(functions: dict[str, _Fn]) -> None:
 
 
 def _tools(
-    defined: list[ToolDef], resolver: _Resolver, modules: dict[str, str], rules: RulePack
+    files: Sequence[FileFacts],
+    resolver: _Resolver,
+    modules: dict[str, str],
+    rules: RulePack,
+    joined: list[ToolDef] | None = None,
 ) -> tuple[list[ToolDef], dict[str, str | None]]:
     """Tools with the function each resolves to. A function only listed as a tool somewhere
-    (``ToolNode([f])``) is dropped when it is defined as a tool elsewhere (``@tool def f``)."""
+    (``ToolNode([f])``) is dropped when it is defined as a tool elsewhere (``@tool def f``), and is
+    located at its def; a listed name that is a list of another module stands for its functions."""
     listed_rules = {r.id for r in rules.rules if r.kind == "tool" and "tool_lists" in r.match}
-    tool_fn = {
-        t.id: resolver.resolve(t.function, modules.get(t.location.path, "")) if t.function else None for t in defined
-    }
+    defined = expand_records(
+        settle_imported(
+            settle_receivers(joined if joined is not None else [t for f in files for t in f.tools], files), files
+        ),
+        files,
+    )
+
+    def resolve(tools: list[ToolDef]) -> dict[str, str | None]:
+        return {
+            t.id: resolver.resolve(t.function, modules.get(t.location.path, "")) if t.function else None for t in tools
+        }
+
+    tool_fn = resolve(defined)
+    expanded = expand_lists(defined, listed_rules, {k: v is not None for k, v in tool_fn.items()}, files)
+    if expanded is not defined:
+        defined = expanded
+        tool_fn = resolve(defined)
     branches = _dispatch_branches(resolver.functions)
     for tool in defined:
         if tool_fn[tool.id] is None and tool.function is None:
@@ -367,6 +538,9 @@ def _tools(
             if fid in defining or fid in listed:
                 continue
             listed.add(fid)
+            facts = resolver.functions[fid].facts
+            if "#" not in facts.qualname:  # a function, not the dispatch branch a schema class runs
+                tool = tool.model_copy(update={"location": facts.location})
         kept.append(tool)
     return kept, {t.id: tool_fn[t.id] for t in kept}
 
@@ -408,6 +582,29 @@ def _tool(tool: ToolDef, fid: str | None, functions: dict[str, _Fn]) -> Tool:
     )
 
 
+def _action(
+    site: ActionSite,
+    fid: str,
+    paths: list[ToolPath],
+    action_id: str,
+    action_class: ActionClass,
+    impact: Impact,
+    rule_id: str,
+) -> Action:
+    own = set(site.dominatingGates)
+    return Action(
+        id=action_id,
+        actionClass=action_class,
+        impact=impact,
+        ruleId=rule_id,
+        target=site.target,
+        location=site.location,
+        function=fid,
+        reachedFrom=sorted(paths, key=lambda p: (p.toolId, [_loc_key(c) for c in p.calls])),
+        gateIds=sorted(_common(paths) | own) if paths else sorted(own),
+    )
+
+
 def _common(paths: Sequence[ToolPath]) -> set[str]:
     common = set(paths[0].gateIds)
     for path in paths[1:]:
@@ -416,44 +613,53 @@ def _common(paths: Sequence[ToolPath]) -> set[str]:
 
 
 def _reach(
-    functions: dict[str, _Fn], tools: Sequence[ToolDef], tool_fn: dict[str, str | None]
-) -> tuple[dict[str, list[ToolPath]], set[str]]:
-    """For every action: one ToolPath per tool that reaches it; and every function a tool reaches."""
-    out: dict[str, list[ToolPath]] = {}
+    functions: dict[str, _Fn], tools: Sequence[ToolDef], tool_fn: dict[str, str | None], sql: SqlContexts
+) -> tuple[dict[str, dict[SqlKind | None, list[ToolPath]]], set[str]]:
+    """For every action: one ToolPath per tool that reaches it, by the kind of fixed SQL its SQL
+    parameter holds on that path (None: not fixed, or not a SQL sink; see ``sqlflow``); and every
+    function a tool reaches."""
+    out: dict[str, dict[SqlKind | None, list[ToolPath]]] = {}
     reached: set[str] = set()
+    contexts = bool(sql.params)
     for tool in tools:
         start = tool_fn.get(tool.id)
         if start is None:
             continue
-        # Gates guaranteed at each function's entry on every path from the tool: the intersection over
-        # the edges that reach it. Sets only shrink, so revisiting a narrowed function terminates.
-        guaranteed: dict[str, frozenset[str]] = {start: frozenset()}
-        chain: dict[str, tuple[Location, ...]] = {start: ()}
-        queue = deque([start])
+        # Gates guaranteed at each (function, SQL context)'s entry on every path from the tool: the
+        # intersection over the edges that reach it. Sets only shrink, so revisiting terminates.
+        first: tuple[str, Ctx] = (start, NO_CTX)
+        guaranteed: dict[tuple[str, Ctx], frozenset[str]] = {first: frozenset()}
+        chain: dict[tuple[str, Ctx], tuple[Location, ...]] = {first: ()}
+        queue = deque([first])
         while queue:
-            fid = queue.popleft()
-            if len(chain[fid]) >= MAX_DEPTH:
+            state = queue.popleft()
+            if len(chain[state]) >= MAX_DEPTH:
                 continue
+            fid, ctx = state
             for target, call in functions[fid].edges:
-                incoming = guaranteed[fid] | frozenset(call.dominatingGates)
-                known = guaranteed.get(target)
+                incoming = guaranteed[state] | frozenset(call.dominatingGates)
+                following = (target, sql.enter(fid, ctx, target, call) if contexts else NO_CTX)
+                known = guaranteed.get(following)
                 if known is None:
-                    guaranteed[target] = incoming
-                    chain[target] = (*chain[fid], call.location)
-                    queue.append(target)
+                    guaranteed[following] = incoming
+                    chain[following] = (*chain[state], call.location)
+                    queue.append(following)
                 elif not known <= incoming:
-                    guaranteed[target] = known & incoming
-                    queue.append(target)
-        reached.update(guaranteed)
-        for fid, gates in guaranteed.items():
+                    guaranteed[following] = known & incoming
+                    queue.append(following)
+        paths: dict[tuple[str, SqlKind | None], ToolPath] = {}
+        for (fid, ctx), gates in guaranteed.items():
+            reached.add(fid)
             for site in functions[fid].actions:
-                out.setdefault(site.id, []).append(
-                    ToolPath(
-                        toolId=tool.id,
-                        calls=list(chain[fid]),
-                        gateIds=sorted(gates | frozenset(site.dominatingGates)),
-                    )
-                )
+                key = (site.id, sql.kind_at(ctx, site.sqlParam))
+                gate_ids = gates | frozenset(site.dominatingGates)
+                known_path = paths.get(key)
+                if known_path is None:
+                    paths[key] = ToolPath(toolId=tool.id, calls=list(chain[(fid, ctx)]), gateIds=sorted(gate_ids))
+                elif not set(known_path.gateIds) <= gate_ids:  # the same kind by another context
+                    paths[key] = known_path.model_copy(update={"gateIds": sorted(set(known_path.gateIds) & gate_ids)})
+        for (site_id, kind), path in paths.items():
+            out.setdefault(site_id, {}).setdefault(kind, []).append(path)
     return out, reached
 
 
@@ -484,17 +690,23 @@ class _Taint:
                     source = _Source.at("tool_argument", tool.location)
                     env.setdefault(param, {}).setdefault(source.key, source)
 
-    def flows(self) -> list[tuple[str, _Source]]:
+    def flows(self) -> list[tuple[str, _Source, bool]]:
+        """Every (action site, source) flow, and whether it reaches a SQL sink through its SQL text
+        (``sqlParam``) rather than through bound values."""
         self._summaries()
         self._propagate()
-        out: dict[tuple[str, tuple[str, str, int, int]], _Source] = {}
+        out: dict[tuple[str, tuple[str, str, int, int]], tuple[_Source, bool]] = {}
         for fid in self.order:
             fn = self.functions[fid]
             env = self.params.get(fid, {})
             for site in fn.actions:
+                if site.sqlParam is not None:
+                    text = [o for o in site.taint if o.kind == "param" and o.param == site.sqlParam]
+                    for source in self._read(fid, text, env).values():
+                        out.setdefault((site.id, source.key), (source, True))
                 for source in self._read(fid, site.taint, env).values():
-                    out.setdefault((site.id, source.key), source)
-        return [(action_id, out[(action_id, key)]) for action_id, key in sorted(out)]
+                    out.setdefault((site.id, source.key), (source, False))
+        return [(action_id, *out[(action_id, key)]) for action_id, key in sorted(out)]
 
     # ----- summaries ------------------------------------------------------------------------------
 
@@ -547,7 +759,7 @@ class _Taint:
                 if target is None:
                     yield call, arg
                 else:
-                    name = _param_for(self.functions[target], arg)
+                    name = param_for(self.functions[target], arg)
                     if name is not None and name in self.through[target]:
                         yield call, arg
 
@@ -594,7 +806,7 @@ class _Taint:
             for target, call in fn.edges:
                 callee = self.functions[target]
                 for arg in call.args:
-                    name = _param_for(callee, arg)
+                    name = param_for(callee, arg)
                     if name is None:
                         continue
                     sources = self._read(fid, arg.origins, env)
@@ -609,18 +821,6 @@ class _Taint:
                     if grew and target not in queued:
                         queue.append(target)
                         queued.add(target)
-
-
-def _param_for(callee: _Fn, arg: ArgTaint) -> str | None:
-    """The callee parameter an argument binds to (methods skip their ``self``/``cls``)."""
-    params = callee.params
-    if arg.keyword is not None:
-        return arg.keyword if arg.keyword in params else None
-    if arg.index is None:
-        return None
-    offset = 1 if params[:1] in (["self"], ["cls"]) else 0
-    position = arg.index + offset
-    return params[position] if position < len(params) else None
 
 
 def _unresolved_rules(rules: RulePack) -> dict[str, tuple[Rule, frozenset[str]]]:

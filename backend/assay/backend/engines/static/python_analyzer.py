@@ -91,6 +91,10 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
         models=sorted(_unique(analyzer.models), key=loc_key),
         tools=sorted(_unique(analyzer.tools), key=loc_key),
         frontier=sorted(_unique(analyzer.frontier), key=lambda f: (f.location.line if f.location else 0, f.id)),
+        bindings={f"{module}.{name}": kind for name, kind in sorted(analyzer.module_types.items())},
+        lists=analyzer.lists,
+        records=analyzer.records,
+        tables=analyzer.tables,
     )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import EXIT, CallFact, FunctionFacts, GateSite
+from assay.backend.engines.static.facts import EXIT, OK_EXIT, CallFact, FunctionFacts, GateSite
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.names import Imports
 from assay.backend.engines.static.jsts.rules import JsRules
@@ -54,14 +54,29 @@ class FileAnalyzer(StmtLogic):
             self.function(item)
 
     def defer(
-        self, node: Node, qualname: str, name: str, cls: str | None = None, gates: Sequence[GateSite] = ()
+        self,
+        node: Node,
+        qualname: str,
+        name: str,
+        cls: str | None = None,
+        gates: Sequence[GateSite] = (),
+        outer: Scope | None = None,
     ) -> None:
+        """Analyse ``node`` as a function of its own, after the current one. ``outer`` is the scope it is
+        created in: a closure sees the typed variables of the function around it (``db: SqlDatabase``
+        in a factory that builds tools over it)."""
         self.claimed.add(node.id)
-        self.pending.append(Pending(node=node, qualname=qualname, name=name, cls=cls, gates=tuple(gates)))
+        returned = self.type_name(node.child_by_field_id(self.fields.return_type))
+        if returned:
+            self.return_types[qualname] = returned
+        types = outer.types if outer is not None and not outer.is_module and outer.types else None
+        self.pending.append(Pending(node=node, qualname=qualname, name=name, cls=cls, gates=tuple(gates), types=types))
 
     def function(self, item: Pending) -> None:
         self.known_callees.clear()  # only ever left over when a chain was too deep to walk
         params, types = self.params(item.node)
+        if item.types:  # a closure: the enclosing function's typed names, unless a parameter shadows them
+            types = {**{k: v for k, v in item.types.items() if k not in params}, **types}
         scope = Scope(qualname=item.qualname, params=params, cls=item.cls, types=types)
         for index, param in enumerate(params):
             scope.taint[param] = param_taint(param, index)
@@ -75,21 +90,27 @@ class FileAnalyzer(StmtLogic):
                 exits = end if scope.exits is None else scope.exits & end
                 if exits - entry:
                     self.exit_gates(scope, item.node, exits)
+                if scope.ok_exits is not None and scope.ok_exits - entry:
+                    self.exit_gates(scope, item.node, scope.ok_exits, OK_EXIT)
             elif body is not None:  # an arrow function's expression body is its return value
-                scope.returns |= self.expr(body, scope, entry)
+                taint = self.expr(body, scope, entry)
+                scope.returns |= taint
+                self.note_return(body, taint, scope)
+                self.returned_type(body, scope)
         except RecursionError:
             self.too_deep(item.node)
         self.emit(scope, item.node, item.name)
 
-    def exit_gates(self, scope: Scope, node: Node, exits: frozenset[str]) -> None:
+    def exit_gates(self, scope: Scope, node: Node, exits: frozenset[str], callee: str = EXIT) -> None:
         """The gates that hold whenever the function returns normally (a validator that throws unless
         its check passes), as a call to ``<exit>``: the linker gives them to every statement after a
-        call to this function (see ``StmtLogic.after_call``)."""
+        call to this function (see ``StmtLogic.after_call``). With ``OK_EXIT``: those that hold where it
+        returns a success result (``{ ok: true }``), given to a check of that flag."""
         scope.calls.append(
             trusted(
                 CallFact,
                 location=self.loc(node),
-                callee=EXIT,
+                callee=callee,
                 resolved=True,
                 dominatingGates=sorted(exits),
                 args=[],
@@ -113,6 +134,8 @@ class FileAnalyzer(StmtLogic):
                 continue
             if pattern.type != "identifier":
                 names.extend(self.code.pattern_names(pattern))
+                if typed and pattern.type == "object_pattern":
+                    self.destructured_types(pattern, param.child_by_field_id(self.fields.type), types)
                 continue
             name = self.code.text(pattern)
             names.append(name)
@@ -121,6 +144,30 @@ class FileAnalyzer(StmtLogic):
                 if type_name:
                     types[name] = type_name
         return names, types
+
+    def destructured_types(self, pattern: Node, annotation: Node | None, types: dict[str, str]) -> None:
+        """``{ sandbox, writer }: Dependencies`` (an interface or type of this file) or ``{ sandbox }:
+        { sandbox: Sandbox }``: each destructured name takes its property's type."""
+        shape = annotation.named_children[0] if annotation is not None and annotation.named_children else None
+        if shape is not None and shape.type == "type_identifier":
+            shape = self.imports.shapes.get(self.code.text(shape))
+        if shape is None or shape.type not in ("object_type", "interface_body"):
+            return
+        members = {
+            self.code.text(m.child_by_field_id(self.fields.name)): m.child_by_field_id(self.fields.type)
+            for m in shape.named_children
+            if m.type == "property_signature"
+        }
+        for part in pattern.named_children:
+            if part.type == "shorthand_property_identifier_pattern":
+                key = local = self.code.text(part)
+            elif part.type == "pair_pattern" and (value := part.child_by_field_id(self.fields.value)) is not None:
+                key, local = self.code.text(part.child_by_field_id(self.fields.key)), self.code.text(value)
+            else:
+                continue
+            found = self.type_name(members.get(key))
+            if found:
+                types[local] = found
 
     def emit(self, scope: Scope, node: Node | None, name: str) -> str:
         """Records the function ``scope`` walked; returns its qualname (made unique in the file)."""
@@ -143,6 +190,8 @@ class FileAnalyzer(StmtLogic):
                 actions=list(scope.actions),
                 gates=sorted(scope.gates, key=lambda g: (g.location.line, g.location.column, g.id)),
                 returns=sorted(scope.returns, key=origin_key),
+                returnShape=scope.return_shape,
+                returnType=self.return_type(node, scope) if node is not None else None,
             )
         )
         return qualname

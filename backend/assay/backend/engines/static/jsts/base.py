@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 # Callee names resolved ahead, by call node id, with the scope they were resolved in (see ``dotted``).
 Callees = dict[int, tuple[Scope | None, str | None, bool]]
 
+# Generic types whose value, awaited, is their type argument.
+_AWAITED = frozenset({b"Promise", b"PromiseLike", b"Awaited"})
+
 # Global functions and objects of JavaScript runtimes: calls to them are resolved (never frontier).
 BUILTINS = frozenset(
     {
@@ -112,6 +115,7 @@ class AnalyzerBase:
         self.imports = imports
         self.module_types: dict[str, str] = {}
         self.module_consts: dict[str, str] = {}
+        self.module_fallbacks: dict[str, str] = {}
         self.field_types: dict[str, str] = {}
         self.functions: list[FunctionFacts] = []
         self.models: list[ModelSite] = []
@@ -122,12 +126,15 @@ class AnalyzerBase:
         self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
         self.emitted: set[str] = set()
         self.known_callees: Callees = {}  # filled and emptied by the walk of each call chain
+        self.handler_args = False  # walking the arguments of a request handler call
         self.locations: dict[int, Location] = {}  # node id -> its location, built once
         # Classes of this file: their methods, and the class each extends when it is in the tree.
         self.class_methods: dict[str, set[str]] = {}
         self.class_bases: dict[str, str] = {}
         # Functions of the tree named by a string: { get_weather: getWeather }, case "get_weather": ...
         self.named_impls: dict[str, str] = {}
+        # What functions of this file return, by their TypeScript return type (``(): Promise<Pool>``).
+        self.return_types: dict[str, str] = {}
         self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[], root=True)
 
     if TYPE_CHECKING:
@@ -136,7 +143,13 @@ class AnalyzerBase:
         tool_recognizer: ToolRecognizer
 
         def defer(
-            self, node: Node, qualname: str, name: str, cls: str | None = None, gates: Sequence[GateSite] = ()
+            self,
+            node: Node,
+            qualname: str,
+            name: str,
+            cls: str | None = None,
+            gates: Sequence[GateSite] = (),
+            outer: Scope | None = None,
         ) -> None: ...
 
         def params(self, node: Node) -> tuple[list[str], dict[str, str]]: ...
@@ -204,7 +217,15 @@ class AnalyzerBase:
             spec = require_spec(node, self.code)
             if spec is not None:  # require("fs").promises
                 return self.imports.namespace(spec), True
-            return self.callee(node, self.fields.function, scope, record)
+            name, known = self.callee(node, self.fields.function, scope, record)
+            # As a value: the handler of the tool the call makes (``queryTool.invoke(input)`` runs it), or
+            # what a function of this file returns, by its declared type (``(): Promise<Pool>``).
+            handler = self.tool_recognizer.handler_of.get(node.id)
+            if handler is not None:
+                return handler, True
+            if name is not None and "#" in name:
+                return self.return_types.get(name, name), known
+            return name, known
         if kind == "new_expression":
             return self.callee(node, self.fields.constructor, scope, record)
         if kind == "subscript_expression":
@@ -259,7 +280,11 @@ class AnalyzerBase:
                     return found
             return None
         if node.type == "generic_type":
-            node = node.child_by_field_id(self.fields.name) or node
+            name_node = node.child_by_field_id(self.fields.name)
+            if self.code.raw(name_node) in _AWAITED:  # Promise<Sandbox>: what awaiting it gives
+                arguments = next((c for c in node.named_children if c.type == "type_arguments"), None)
+                return self.type_name(arguments.named_children[0]) if arguments and arguments.named_children else None
+            node = name_node or node
         if node.type in ("type_identifier", "identifier"):
             name = self.code.text(node)
             return self.imports.aliases.get(name) or self.imports.local_defs.get(name)
@@ -269,8 +294,42 @@ class AnalyzerBase:
             return f"{base}.{rest}" if base else None
         return None
 
-    def constant(self, node: Node | None, scope: Scope) -> str | None:
-        """A string literal, a template's constant text, or a ``const`` bound to a string."""
+    def returned_type(self, node: Node | None, scope: Scope) -> None:
+        """Records the resolved type of a returned value (a typed name, a call, ``new``) in ``scope``."""
+        inner = unwrap(node)
+        if inner is None or inner.type not in ("identifier", "call_expression", "new_expression"):
+            return
+        name, known = self.dotted(inner, scope)
+        if name and known:
+            scope.return_types.add(name)
+
+    def return_type(self, node: Node, scope: Scope) -> str | None:
+        """What a function returns: its annotation (``Promise<Sandbox>``), else the one type its return
+        statements give, or what those types share (``Sandbox.get`` and ``Sandbox.create``: ``Sandbox``)."""
+        annotation = node.child_by_field_id(self.fields.return_type)
+        if annotation is not None and self.code.raw(annotation).lstrip(b": \n").rstrip() == b"never":
+            return "never"  # it always throws: a call to it ends the branch it is in
+        annotated = self.type_name(annotation)
+        if annotated:
+            return annotated
+        types = sorted(scope.return_types)
+        if not types:
+            return None
+        if len(types) == 1:
+            return types[0]
+        split = [t.split(".") for t in types]
+        shared: list[str] = []
+        for parts in zip(*split, strict=False):
+            if any(p != parts[0] for p in parts):
+                break
+            shared.append(parts[0])
+        return ".".join(shared) if len(shared) >= 2 else None
+
+    def constant(self, node: Node | None, scope: Scope, *, strict: bool = False) -> str | None:
+        """A string literal, a template's constant text, or a ``const`` bound to a string. ``strict``: a
+        template only when every substitution is itself constant or a field of the instance
+        (``${this.database}``, set when the object is configured, never by a caller): text fixed in the
+        code, as SQL must be to be classified by what it says."""
         node = unwrap(node)
         if node is None:
             return None
@@ -285,9 +344,19 @@ class AnalyzerBase:
                 if child.type == "string_fragment":
                     parts.append(self.code.text(child))
                 elif child.type == "template_substitution" and child.named_children:
-                    parts.append(self.constant(child.named_children[0], scope) or "")
+                    value = self.constant(child.named_children[0], scope, strict=strict)
+                    if value is None and strict and not self.instance_field(child.named_children[0]):
+                        return None
+                    parts.append(value or "")
             return "".join(parts)
         return self.code.string_value(node)
+
+    def instance_field(self, node: Node | None) -> bool:
+        """``this.database`` / ``this.config.schema``: a field of the instance."""
+        node = unwrap(node)
+        while node is not None and node.type == "member_expression":
+            node = unwrap(node.child_by_field_id(self.fields.object))
+        return node is not None and node.type == "this"
 
     def gate_site(self, scope: Scope, rule: Rule, node: Node, detail: str) -> str:
         return scope.add_gate(self.make_gate(rule, node, detail))

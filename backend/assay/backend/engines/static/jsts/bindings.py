@@ -40,7 +40,7 @@ class BindingLogic(CallLogic):
             qualname = self.nested_qualname(scope, name_text)
             if not scope.is_module:
                 scope.locals[name_text] = qualname
-            self.defer(inner, qualname, name_text, cls=scope.cls)
+            self.defer(inner, qualname, name_text, cls=scope.cls, outer=scope)
             return
         if inner is not None and is_ident and kind == "class":
             self.class_body(inner, scope, name_text)
@@ -62,8 +62,10 @@ class BindingLogic(CallLogic):
         if not is_ident:
             for name in self.code.pattern_names(name_node):
                 scope.taint[name] = taint
+                scope.assembled.add(name)
             return
         scope.taint[name_text] = taint
+        self.bind_whole(name_text, inner, scope)
         if inner is None:
             return
         if self.declared_type(name_text, decl, scope):
@@ -88,6 +90,12 @@ class BindingLogic(CallLogic):
                 scope.consts[name_text] = constant
                 if scope.is_module:
                     self.module_consts[name_text] = constant
+        elif kind == "binary_expression" and self.code.operator_of(inner) in ("??", "||"):
+            fallback = self.code.string_value(unwrap(inner.child_by_field_id(self.fields.right)))
+            if fallback:  # ``const model = process.env.MODEL ?? "gpt-5"``
+                scope.fallbacks[name_text] = fallback
+                if scope.is_module:
+                    self.module_fallbacks[name_text] = fallback
         elif kind == "subscript_expression":
             index = inner.child_by_field_id(self.fields.index)
             if index is not None and index.type not in ("string", "number"):
@@ -96,6 +104,21 @@ class BindingLogic(CallLogic):
             cond = self.cond(inner, scope)
             if cond:
                 scope.gate_vars[name_text] = cond
+
+    @staticmethod
+    def whole_value(inner: Node | None, scope: Scope, text: str) -> bool:
+        """Whether a bound value is another name's value or a call's result, unchanged."""
+        if inner is None:
+            return False
+        return inner.type == "call_expression" or (inner.type == "identifier" and text not in scope.assembled)
+
+    def bind_whole(self, name: str, inner: Node | None, scope: Scope) -> None:
+        """Tracks which names hold a value built from others (``scope.assembled``)."""
+        text = self.code.text(inner) if inner is not None and inner.type == "identifier" else ""
+        if self.whole_value(inner, scope, text):
+            scope.assembled.discard(name)
+        else:
+            scope.assembled.add(name)
 
     def declared_type(self, name: str, decl: Node, scope: Scope) -> bool:
         """Binds ``name`` to the class or interface of its TypeScript annotation (``let db: DbAdapter | null``)."""
@@ -129,9 +152,11 @@ class BindingLogic(CallLogic):
         taint = self.expr(right, scope, active)
         if expr.type == "augmented_assignment_expression" and left is not None and left.type == "identifier":
             scope.taint[self.code.text(left)] = scope.taint_of(self.code.text(left)) | taint
+            scope.assembled.add(self.code.text(left))
         elif left is not None and left.type == "identifier":
             name = self.code.text(left)
             scope.taint[name] = taint
+            self.bind_whole(name, inner, scope)
             if inner is not None and inner.type in ("call_expression", "new_expression"):
                 type_name, _ = self.dotted(inner, scope)
                 if type_name:
@@ -200,7 +225,10 @@ class BindingLogic(CallLogic):
                     member.child_by_field_id(self.fields.name) or member.child_by_field_id(self.fields.property)
                 )
                 value = unwrap(member.child_by_field_id(self.fields.value))
-                if value is None:
+                if value is None:  # ``private k8sApi: k8s.CoreV1Api;``, assigned in the constructor
+                    declared = self.type_name(member.child_by_field_id(self.fields.type))
+                    if declared:
+                        self.field_types[f"{cls}.{prop}"] = declared
                     continue
                 if value.type in FUNCTIONS:
                     if value.id not in self.claimed:
@@ -241,9 +269,9 @@ class BindingLogic(CallLogic):
                 "call_expression",
             ):
                 type_name, _ = self.dotted(right, None)
-                if type_name:
-                    self.field_types[f"{cls}.{self.code.text(left.child_by_field_id(self.fields.property))}"] = (
-                        type_name
+                if type_name and not type_name.startswith("this."):  # (a declared field type stays)
+                    self.field_types.setdefault(
+                        f"{cls}.{self.code.text(left.child_by_field_id(self.fields.property))}", type_name
                     )
 
     def overrides(self, cls: str, body: Node, heritage: Node, base: str | None) -> None:
@@ -275,9 +303,11 @@ class BindingLogic(CallLogic):
                 resolved=True,
                 dominatingGates=[],
                 args=[
-                    ArgTaint(index=i, origins=sorted(param_taint(p, i), key=origin_key)) for i, p in enumerate(params)
+                    ArgTaint(index=i, origins=sorted(param_taint(p, i), key=origin_key), whole=True)
+                    for i, p in enumerate(params)
                 ],
             )
+            returned = sorted(call_return_taint(target), key=origin_key)
             for supertype in supertypes:
                 qualname = f"{supertype}.{method}"
                 self.functions.append(
@@ -291,6 +321,8 @@ class BindingLogic(CallLogic):
                         calls=[call],
                         actions=[],
                         gates=[],
-                        returns=sorted(call_return_taint(target), key=origin_key),
+                        returns=returned,
+                        returnShape=ArgTaint(origins=returned, whole=True),
+                        returnType=None,
                     )
                 )

@@ -13,6 +13,11 @@ from assay.backend.engines.static.jsts.sites import SiteLogic
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 
+# Methods that add their arguments to the collection they are called on.
+_MUTATORS = frozenset({b"push", b"unshift", b"splice", b"add", b"set", b"append"})
+# Methods that run a tool object's handler (LangChain ``invoke``/``call``, Vercel AI SDK ``execute``).
+_TOOL_RUNS = frozenset({"invoke", "ainvoke", "call", "func", "execute", "run", "stream"})
+
 
 class CallLogic(SiteLogic):
     """Call sites, walked with their receiver, arguments and callbacks."""
@@ -36,6 +41,8 @@ class CallLogic(SiteLogic):
             args = [args_node]
         else:
             args = args_node.named_children  # a fresh list each time, never changed here
+            if any(a.type == "comment" for a in args):  # tool(// the implementation\n fn, {...})
+                args = [a for a in args if a.type != "comment"]
         name, resolved = self.callee_name(node, func, scope)
         facts = classify(self.rules, name) if name else NOTHING
         gate_id = self.gate_site(scope, facts.gate, node, name) if facts.gate is not None and name else None
@@ -60,26 +67,35 @@ class CallLogic(SiteLogic):
             elif func_kind != "identifier":
                 receiver = self.expr(inner_func, scope, active)
                 keyed = func_kind == "subscript_expression"
-        arg_taints: list[tuple[int, Taint]] = []
+        arg_taints: list[tuple[int, Taint, Node]] = []
         callbacks: list[Node] = []
         all_args = receiver
         before = len(scope.calls)
+        # A request handler's callbacks receive what the model sends, also through a wrapper that is the
+        # handler call's argument (``setRequestHandler(S, withTelemetry(async (request) => ...))``).
+        wrapped = self.handler_args
+        callbacks_own = name is not None and self.rules.request_handler(name) is not None
+        self.handler_args = callbacks_own
         for index, arg in enumerate(args):
             inner = unwrap(arg) if arg.type in WRAPPERS else arg
             if inner is not None and inner.type in FUNCTIONS:
                 callbacks.append(inner)
             else:
                 taint = self.expr(arg, scope, active)
-                arg_taints.append((index, taint))
+                arg_taints.append((index, taint, arg))
                 if taint:  # most arguments carry nothing: skip building a new set for them
                     all_args = all_args | taint if all_args else taint
         if len(scope.calls) > before:
             active = self.after_args(args, scope, before, active)
+        if all_args is not receiver and inner_func is not None and inner_func.type == "member_expression":
+            self.mutated(inner_func, all_args, scope)
+        self.handler_args = False
         callback_active = active | {gate_id} if gate_id is not None else active
         returned = EMPTY
-        own = bool(callbacks) and name is not None and self.rules.request_handler(name) is not None
+        own = bool(callbacks) and (callbacks_own or wrapped)
         for callback in callbacks:
             returned |= self.inline(callback, scope, callback_active, all_args, own=own)
+        self.handler_args = wrapped
         if inner_func is not None and (keyed or scope.dispatch_vars):
             self.dispatch(inner_func, node, scope)
         if not name:
@@ -103,15 +119,26 @@ class CallLogic(SiteLogic):
         )
         if action_rule is not None:
             target = command or name
-            sandbox = self.rules.sandbox_target(target)
+            sandbox = self.rules.sandbox_target(target) if not action_rule.match.get("outside_sandbox") else None
             gates = (
                 (self.gate_site(scope, sandbox, node, f"runs inside {target.rsplit('.', 1)[0]}"),)
                 if sandbox is not None
                 else ()
             )
-            self.add_action(action_rule, node, target, scope, active, all_args, gates)
+            sql_param = self.sql_param(args, func, scope) if action_rule.actionClass == "sql.exec" else None
+            self.add_action(action_rule, node, target, scope, active, all_args, gates, sql_param)
             return all_args | returned
         return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
+
+    def mutated(self, func: Node, taint: Taint, scope: Scope) -> None:
+        """``args.push(input.name)``: a collection a method adds to carries what was added."""
+        if self.code.raw(func.child_by_field_id(self.fields.property)) not in _MUTATORS:
+            return
+        holder = unwrap(func.child_by_field_id(self.fields.object))
+        if holder is not None and holder.type == "identifier":
+            name = self.code.text(holder)
+            scope.taint[name] = scope.taint_of(name) | taint
+            scope.assembled.add(name)
 
     def after_args(self, args: list[Node], scope: Scope, before: int, active: frozenset[str]) -> frozenset[str]:
         """``fs.rm(checkedJoin(p))``: an argument's call to a function of the tree has returned before
@@ -126,6 +153,17 @@ class CallLogic(SiteLogic):
                     active = active | {AFTER + call.callee}
         return active
 
+    def call_args(self, arg_taints: list[tuple[int, Taint, Node]], scope: Scope) -> list[ArgTaint]:
+        """The arguments of a call into the tree that carry taint, or are SQL fixed in the code (what a
+        SQL parameter of the callee then runs), each with whether it is its origin's value unchanged."""
+        out: list[ArgTaint] = []
+        for index, taint, node in arg_taints:
+            text, whole = self.value_shape(node, taint, scope)
+            if taint or text is not None:
+                # Validated: an argument's keyword is left unset (as the facts have always had it).
+                out.append(ArgTaint(index=index, origins=sorted(taint, key=origin_key), text=text, whole=whole))
+        return out
+
     def plain_call(
         self,
         node: Node,
@@ -134,7 +172,7 @@ class CallLogic(SiteLogic):
         resolved: bool,
         scope: Scope,
         active: frozenset[str],
-        arg_taints: list[tuple[int, Taint]],
+        arg_taints: list[tuple[int, Taint, Node]],
         receiver: Taint,
         returned: Taint,
         all_args: Taint,
@@ -142,6 +180,9 @@ class CallLogic(SiteLogic):
         """A call that is neither a model use nor an action: a call into the tree, or possibly unresolved."""
         if "#" in name:
             callee = self.inherited(f"{name}default" if name.endswith("#") else name)
+            owner, _, method = callee.rpartition(".")
+            if method in _TOOL_RUNS and owner in self.tool_recognizer.handlers:
+                callee = owner  # ``queryTool.invoke(input)``: the tool's handler runs
             scope.calls.append(
                 trusted(
                     CallFact,
@@ -149,10 +190,11 @@ class CallLogic(SiteLogic):
                     callee=callee,
                     resolved=resolved,
                     dominatingGates=sorted(active),
-                    # Validated: an argument's keyword is left unset (as the facts have always had it).
-                    args=[ArgTaint(index=i, origins=sorted(t, key=origin_key)) for i, t in arg_taints if t],
+                    args=self.call_args(arg_taints, scope),
                 )
             )
+            if not resolved and self.imports.unresolvable:  # through a path alias: the linker may find it
+                self.unresolved(func, name, resolved, node, scope)
             return call_return_taint(callee) | receiver | returned
         if not resolved or self.imports.unresolvable:
             self.unresolved(func, name, resolved, node, scope)

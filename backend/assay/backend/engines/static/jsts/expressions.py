@@ -6,10 +6,14 @@ from collections.abc import Callable
 
 from tree_sitter import Node
 
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import ArgTaint, CallFact, FunctionFacts
+from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.bindings import BindingLogic
-from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint
+from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint
 from assay.backend.engines.static.jsts.scope import param_taint as own_param
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
+from assay.backend.engines.static.pyast.models import trusted
 
 
 class ExprLogic(BindingLogic):
@@ -112,9 +116,15 @@ class ExprLogic(BindingLogic):
     def object(self, node: Node, scope: Scope, active: frozenset[str], owner: str | None = None) -> Taint:
         """An object literal: tool definitions in it, and functions in it (named ``owner.key`` when the
         object is bound at the top level, so ``handlers.run(x)`` calls ``<module>#handlers.run``)."""
-        self.tool_recognizer.literal_tool(node, scope)
+        recognizer = self.tool_recognizer
+        before = len(self.tools)
+        recognizer.literal_tool(node, scope)
         taint = EMPTY
         sep = "" if owner is not None and owner.endswith("#") else "."
+        if owner is not None and len(self.tools) == before:
+            recognizer.definition_object(node, owner, sep)
+        parent = node.parent
+        toolset = parent is not None and parent.type == "pair" and recognizer.in_tool_set(node, scope)
         for child in node.named_children:
             kind = child.type
             if kind == "pair":
@@ -126,10 +136,19 @@ class ExprLogic(BindingLogic):
                 inner_kind = inner.type
                 if inner_kind == "identifier":
                     key_text = self.code.key_name(key)
-                    self.tool_recognizer.rename(self.code.text(inner), key_text)
+                    variable = self.code.text(inner)
+                    if (
+                        variable not in recognizer.tool_vars
+                        and key is not None
+                        and key.type != "computed_property_name"
+                    ):
+                        recognizer.placement(child, key_text, inner, scope, toolset)
+                    recognizer.rename(variable, key_text)
                     target, _ = self.dotted(inner, scope)
                     if key_text and target is not None and "#" in target:  # { get_weather: getWeather }
                         self.named_impls.setdefault(key_text, target)
+                        if owner is not None:
+                            self.forward(f"{owner}{sep}{key_text}", target, child)
                 elif (
                     inner_kind in FUNCTIONS
                     and owner is not None
@@ -138,23 +157,76 @@ class ExprLogic(BindingLogic):
                 ):
                     key_text = self.code.key_name(key)
                     if inner.id not in self.claimed:
-                        self.defer(inner, f"{owner}{sep}{key_text}", key_text, cls=scope.cls)
+                        self.defer(inner, f"{owner}{sep}{key_text}", key_text, cls=scope.cls, outer=scope)
                         if key_text:
                             self.named_impls.setdefault(key_text, f"{owner}{sep}{key_text}")
                     continue
                 if key is not None and key.type == "computed_property_name":
                     self.expr(key, scope, active)
+                    taint |= self.expr(value, scope, active)
+                    continue
+                made = len(self.tools)
                 taint |= self.expr(value, scope, active)
+                if inner_kind in ("call_expression", "member_expression") and len(self.tools) == made:
+                    recognizer.placement(child, self.code.key_name(key), inner, scope, toolset)
+            elif kind == "shorthand_property_identifier":  # { weatherTool }
+                name = self.code.text(child)
+                if name not in recognizer.tool_vars:
+                    recognizer.placement(child, name, child, scope, toolset)
+                if owner is not None:
+                    target, _ = self.resolve_name(name, scope)
+                    if target is not None and "#" in target:
+                        self.forward(f"{owner}{sep}{name}", target, child)
+                taint |= self.expr(child, scope, active)
             elif kind == "method_definition":
                 method = self.code.text(child.child_by_field_id(self.fields.name))
                 if owner is not None and child.id not in self.claimed:
-                    self.defer(child, f"{owner}{sep}{method}", method, cls=scope.cls)
+                    self.defer(child, f"{owner}{sep}{method}", method, cls=scope.cls, outer=scope)
                 else:
                     self.inline(child, scope, active, EMPTY)
             else:
                 taint |= self.expr(child, scope, active)
         return taint
 
+    def forward(self, qualname: str, target: str, node: Node) -> None:
+        """``export const api = { run: runImpl }``: ``api.run(...)`` calls ``runImpl``, through a function
+        of that name passing its arguments on (up to ``_FORWARDED``) and returning what it returns."""
+        if qualname == target or qualname in self.emitted:
+            return
+        self.emitted.add(qualname)
+        location = self.loc(node)
+        params = [f"arg{i}" for i in range(_FORWARDED)]
+        self.functions.append(
+            trusted(
+                FunctionFacts,
+                id=short_id("fn", self.path, qualname),
+                qualname=qualname,
+                name=qualname.rsplit(".", 1)[-1].rsplit("#", 1)[-1],
+                location=location,
+                params=params,
+                calls=[
+                    trusted(
+                        CallFact,
+                        location=location,
+                        callee=target,
+                        resolved=True,
+                        dominatingGates=[],
+                        args=[
+                            ArgTaint(index=i, origins=sorted(own_param(p, i), key=origin_key))
+                            for i, p in enumerate(params)
+                        ],
+                    )
+                ],
+                actions=[],
+                gates=[],
+                returns=sorted(call_return_taint(target), key=origin_key),
+                returnType=None,
+            )
+        )
+
+
+# Arguments a forwarding function passes on (``api.run(a, b)`` -> ``runImpl(a, b)``).
+_FORWARDED = 8
 
 # ``expr`` dispatches on the node type with one dict probe instead of a chain of comparisons. The table
 # holds plain functions, not bound methods: an analyzer holding its own bound methods would be a

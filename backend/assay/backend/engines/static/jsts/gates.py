@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from assay.backend.engines.static.facts import RESULT, GateSite
 from assay.backend.engines.static.jsts.base import AnalyzerBase
 from assay.backend.engines.static.jsts.scope import NO_COND, Cond, Scope
 from assay.backend.engines.static.jsts.syntax import unwrap
 
 _CHECKS = frozenset({b"includes", b"has", b"test", b"startsWith"})
+# Properties of a result object that say whether a validator's check passed (``{ ok: true, path }``).
+_FLAGS = frozenset({b"ok", b"success", b"valid", b"allowed"})
 
 
 class GateLogic(AnalyzerBase):
@@ -37,6 +40,8 @@ class GateLogic(AnalyzerBase):
             return self.cond(node.child_by_field_id(self.fields.argument), scope).negate()
         if kind == "identifier":
             return scope.gate_vars.get(self.code.text(node), NO_COND)
+        if kind == "member_expression":
+            return self.result_flag(node, scope)
         if kind == "call_expression":
             gate = self.gate_call(node, scope)
             if gate is not None:
@@ -48,7 +53,7 @@ class GateLogic(AnalyzerBase):
             if operator == "&&":
                 return self.cond(left, scope).both(self.cond(right, scope))
             if operator == "||":
-                return self.cond(left, scope).either(self.cond(right, scope))
+                return self.any_of(self.cond(left, scope), self.cond(right, scope), scope)
             if operator in ("===", "==", "!==", "!="):
                 # ``ok === true``, ``answer !== "y"``: the gate of the compared value, or its negation.
                 for side, other in ((right, left), (left, right)):
@@ -64,6 +69,63 @@ class GateLogic(AnalyzerBase):
             if operator in (">", ">=", "<", "<="):
                 return self.ceiling(node, operator, left, right, scope)
         return NO_COND
+
+    def result_flag(self, node: Node, scope: Scope) -> Cond:
+        """``resolution.ok`` where ``resolution`` holds what a function of the tree returned: true, the
+        checks that hold where that function returns ``{ ok: true, ... }`` (resolved by the linker into
+        a gate at this condition)."""
+        holder = unwrap(node.child_by_field_id(self.fields.object))
+        if (
+            holder is None
+            or holder.type != "identifier"
+            or self.code.raw(node.child_by_field_id(self.fields.property)) not in _FLAGS
+        ):
+            return NO_COND
+        made = scope.types.get(self.code.text(holder))
+        if made is None or "#" not in made:
+            return NO_COND
+        location = self.loc(node)
+        return Cond(t=frozenset({f"{RESULT}{made}|{location.line}|{location.column}"}))
+
+    def success_result(self, node: Node | None) -> bool:
+        """``{ ok: true, ... }``: a validator's result saying its check passed."""
+        node = unwrap(node)
+        if node is None or node.type != "object":
+            return False
+        return any(
+            child.type == "pair"
+            and self.code.raw(child.child_by_field_id(self.fields.key)) in _FLAGS
+            and (value := child.child_by_field_id(self.fields.value)) is not None
+            and value.type == "true"
+            for child in node.named_children
+        )
+
+    def any_of(self, left: Cond, right: Cond, scope: Scope) -> Cond:
+        """``a || b``. A gate holds in the true branch when both sides pass it; and when both sides pass
+        a check of the same kind (``(isInsert && isInsertAllowed(s)) || (isUpdate &&
+        isUpdateAllowed(s))``), a check of that kind has passed whichever side held: the first of
+        them in source order stands for it."""
+        either = left.either(right)
+        if not left.t or not right.t:
+            return either
+        sites = {g.id: g for g in scope.gates}
+
+        def by_kind(ids: frozenset[str]) -> dict[str, list[GateSite]]:
+            out: dict[str, list[GateSite]] = {}
+            for gate in ids:
+                site = sites.get(gate)
+                if site is not None:
+                    out.setdefault(site.kind, []).append(site)
+            return out
+
+        lefts, rights = by_kind(left.t), by_kind(right.t)
+        held = {
+            min(lefts[k] + rights[k], key=lambda g: (g.location.line, g.location.column, g.id)).id
+            for k in lefts.keys() & rights.keys()
+        }
+        if held <= either.t:
+            return either
+        return Cond(t=either.t | held, f=either.f, t_clean=either.t_clean, f_clean=either.f_clean)
 
     def membership(self, node: Node, scope: Scope) -> Cond:
         """Checks of a value against what is allowed: ``ALLOWED.includes(x)`` / ``ALLOWLIST.has(x)`` by the
@@ -124,10 +186,18 @@ class GateLogic(AnalyzerBase):
     def literal_comparison(self, value: Node | None, scope: Scope) -> Cond:
         """``cmd === "ls"`` / ``mode !== "read"`` on a model-chosen value: an allowlist of one."""
         rule = self.rules.value_check
-        if rule is None or value is None or not self.model_chosen(value, scope):
-            return NO_COND
+        if rule is None or value is None or self.names_tool(value) or not self.model_chosen(value, scope):
+            return NO_COND  # (a tool's name compared with a literal is a dispatch on it, not a check)
         node = value.parent if value.parent is not None else value
         return Cond(t=frozenset({self.gate_site(scope, rule, node, self.code.text(node)[:80])}))
+
+    def names_tool(self, node: Node | None) -> bool:
+        """Whether an expression reads a tool's name (``request.params.name``, ``toolName``, ``call.name``)."""
+        node = unwrap(node)
+        if node is None or node.type not in ("identifier", "member_expression"):
+            return False
+        text = self.code.raw(node.child_by_field_id(self.fields.property) if node.type == "member_expression" else node)
+        return text.lower().endswith(b"name")
 
     def ceiling(self, node: Node, operator: str, left: Node | None, right: Node | None, scope: Scope) -> Cond:
         """``amount > MAX_REFUND``: a spend limit, passed when the comparison says the value is within it."""

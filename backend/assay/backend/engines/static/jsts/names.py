@@ -21,6 +21,9 @@ from assay.backend.engines.static.jsts.syntax import FUNCTIONS, Code, unwrap
 
 EXTENSIONS = (".d.ts", ".tsx", ".ts", ".mts", ".cts", ".jsx", ".js", ".mjs", ".cjs")
 PROJECT_ALIAS_PREFIXES = ("@/", "~/", "#")
+# Aliases named as modules of the tree (``~/utils/x#name``): the linker maps them to the module whose
+# path ends with the rest (``src/utils/x``), as tsconfig ``paths`` (``"~/*": ["./src/*"]``) would.
+TREE_ALIAS_PREFIXES = ("@/", "~/")
 
 
 def strip_extension(path: str) -> str:
@@ -65,12 +68,20 @@ class Imports:
     consts: dict[str, str] = field(default_factory=dict)
     # Top-level object literals bound to a name (``const config = { description, inputSchema }``).
     objects: dict[str, Node] = field(default_factory=dict)
+    # Names this module exports from other files of the tree (``export { Manager } from "./m.js"``:
+    # ``<module>#Manager`` -> ``m#Manager``; ``export * from "./m.js"``: ``<module>#*`` -> ``m#``).
+    reexports: dict[str, list[str]] = field(default_factory=dict)
+    # Object shapes of top-level interfaces and type aliases (``interface Deps { sandbox: Sandbox }``),
+    # for destructured parameters typed by them.
+    shapes: dict[str, Node] = field(default_factory=dict)
 
     def resolve_spec(self, spec: str) -> tuple[str, bool]:
         """A module specifier -> (name prefix, is a file of the tree)."""
         if spec.startswith("."):
             joined = posixpath.normpath(posixpath.join(posixpath.dirname(self.path), spec))
             return canonical_module(joined), True
+        if spec.startswith(TREE_ALIAS_PREFIXES):  # ``~/utils/x``: a module of the tree the linker finds
+            return canonical_module(spec), True
         return package_name(spec), False
 
     def member(self, spec: str, name: str) -> str:
@@ -121,9 +132,16 @@ def collect_imports(root: Node, path: str, module: str, code: Code) -> Imports:
             _commonjs_export(target.named_children[0], renames, code)
         elif kind == "enum_declaration":
             _enum(target, imports, code)
+        elif kind in ("interface_declaration", "type_alias_declaration"):
+            shape = target.child_by_field_id(code.fields.body if kind == "interface_declaration" else code.fields.value)
+            name = code.text(target.child_by_field_id(code.fields.name))
+            if shape is not None and name:
+                imports.shapes.setdefault(name, shape)
     for local, exported in renames.items():
         if local in imports.local_defs:
             imports.local_defs[local] = f"{module}#{exported}"
+        elif "#" in imports.aliases.get(local, ""):  # import { X } from "./x"; export { X as Y }
+            imports.reexports.setdefault(f"{module}#{exported}", []).append(imports.aliases[local])
     return imports
 
 
@@ -225,15 +243,37 @@ def _export(node: Node, imports: Imports, renames: dict[str, str], code: Code) -
             if name:
                 renames[name] = "default"
         return
+    source = code.string_value(node.child_by_field_id(code.fields.source))
+    if source is not None:
+        _reexport(node, source, imports, code)
+        return
     for clause in node.named_children:
-        if clause.type != "export_clause" or node.child_by_field_id(code.fields.source) is not None:
+        if clause.type != "export_clause":
             continue
         for spec in clause.named_children:
             if spec.type == "export_specifier":
                 local = code.text(spec.child_by_field_id(code.fields.name))
                 alias = code.text(spec.child_by_field_id(code.fields.alias))
-                if alias and local:
-                    renames[local] = alias
+                if local:
+                    renames[local] = alias or local
+
+
+def _reexport(node: Node, source: str, imports: Imports, code: Code) -> None:
+    """``export { X as Y } from "./x"`` / ``export * from "./x"`` (files of the tree only)."""
+    prefix, local = imports.resolve_spec(source)
+    if not local:
+        return
+    for clause in node.named_children:
+        if clause.type == "export_clause":
+            for spec in clause.named_children:
+                if spec.type == "export_specifier":
+                    name = code.text(spec.child_by_field_id(code.fields.name))
+                    alias = code.text(spec.child_by_field_id(code.fields.alias)) or name
+                    if name:
+                        imports.reexports.setdefault(f"{imports.module}#{alias}", []).append(f"{prefix}#{name}")
+            return
+    if any(c.type == "*" for c in node.children):  # (``export * as ns``: a namespace, not followed)
+        imports.reexports.setdefault(f"{imports.module}#*", []).append(f"{prefix}#")
 
 
 def _commonjs_export(expr: Node, renames: dict[str, str], code: Code) -> None:

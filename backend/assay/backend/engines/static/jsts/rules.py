@@ -96,7 +96,14 @@ class JsRules:
         )
         self.mcp_server = _Lookup(pats(tools, "mcp_server_types"))
         self.class_tool = _Lookup(pats(tools, "class_tool_bases"))
-        self.literal_tools = [r for r in tools if "object_literal" in r.match]
+        self.literal_tools = [r for r in tools if "object_literal" in r.match and "hosted_types" not in r.match]
+        self.hosted_tool = next((r for r in tools if "hosted_types" in r.match), None)
+        # Tools placed under a key (``{ weather: weatherTool }``), and the calls whose ``tools`` object
+        # is a model's tool set (every key a tool).
+        self.placement_rule = next((r for r in tools if "tool_sets" in r.match), None)
+        self.tool_sets = Patterns(self.placement_rule.match["tool_sets"] if self.placement_rule else [])
+        # Tool definitions written as objects (``{ name, description, handler }``).
+        self.definition_rule = next((r for r in tools if "definition_objects" in r.match), None)
         # Calls whose callback receives what the model sends a tool (MCP ``setRequestHandler``).
         self.request_handler = _Lookup(pats(tools, "request_handlers"))
         self.frontier_tools = _Lookup(pats(frontier, "calls"))

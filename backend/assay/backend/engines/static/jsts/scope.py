@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from tree_sitter import Node
 
-from assay.backend.engines.static.facts import ActionSite, CallFact, GateSite, TaintOrigin
+from assay.backend.engines.static.facts import ActionSite, ArgTaint, CallFact, GateSite, TaintOrigin
 
 Taint = frozenset[TaintOrigin]
 EMPTY: Taint = frozenset()
@@ -72,6 +72,9 @@ class Scope:
     taint: dict[str, Taint] = field(default_factory=dict)
     gate_vars: dict[str, Cond] = field(default_factory=dict)
     consts: dict[str, str] = field(default_factory=dict)
+    # Names bound to ``value ?? "literal"`` / ``value || "literal"``: the literal, the default a model
+    # option falls back to (``model: process.env.MODEL ?? "gpt-5"``).
+    fallbacks: dict[str, str] = field(default_factory=dict)
     locals: dict[str, str] = field(default_factory=dict)
     dispatch_vars: set[str] = field(default_factory=set)
     calls: list[CallFact] = field(default_factory=list)
@@ -80,6 +83,8 @@ class Scope:
     gate_ids: set[str] = field(default_factory=set)
     reported: set[str] = field(default_factory=set)
     returns: set[TaintOrigin] = field(default_factory=set)
+    # The resolved types of what the function returns (``return sandbox``, ``return new Client()``).
+    return_types: set[str] = field(default_factory=set)
     # The top level's scope: its callbacks read its bindings through ``outer`` instead of copying them
     # (a file with thousands of top-level names and route handlers would otherwise copy quadratically).
     root: bool = False
@@ -89,8 +94,16 @@ class Scope:
     inner_params: list[str] | None = None
     # Gates of calls that pause for a human (``interrupt(...)``) met in the statement being walked.
     pauses: list[str] = field(default_factory=list)
-    # The gates that hold at every ``return`` walked so far (None: no return yet).
+    # The gates that hold at every ``return`` walked so far (None: no return yet), and at every return
+    # of a success result (``return { ok: true, ... }``).
     exits: frozenset[str] | None = None
+    ok_exits: frozenset[str] | None = None
+    # Names bound to a value built from others (a template, a concatenation, a member): not a parameter
+    # or a call's result passed on unchanged (see ``SiteLogic.value_shape``).
+    assembled: set[str] = field(default_factory=set)
+    # What every ``return`` gives, while they agree (``returned`` says whether one was walked).
+    return_shape: ArgTaint | None = None
+    returned: bool = False
     # The top level's scope or one of its callbacks' (asked for every declaration: computed once).
     is_module: bool = field(init=False)
 
@@ -108,8 +121,10 @@ class Scope:
             outer=self.taint if fresh else self.outer,
             gate_vars={} if fresh else dict(self.gate_vars),
             consts={} if fresh else dict(self.consts),
+            fallbacks={} if fresh or not self.fallbacks else dict(self.fallbacks),
             locals={} if fresh else dict(self.locals),
             dispatch_vars=set() if fresh else set(self.dispatch_vars),
+            assembled=set() if fresh else set(self.assembled),
             calls=self.calls,
             actions=self.actions,
             gates=self.gates,
@@ -130,8 +145,10 @@ class Scope:
             outer=self.taint if fresh else self.outer,
             gate_vars={} if fresh else dict(self.gate_vars),
             consts={} if fresh else dict(self.consts),
+            fallbacks={} if fresh or not self.fallbacks else dict(self.fallbacks),
             locals={} if fresh else dict(self.locals),
             dispatch_vars=set() if fresh else set(self.dispatch_vars),
+            assembled=set() if fresh else set(self.assembled),
         )
 
     def declared(self, name: str) -> bool:
@@ -164,3 +181,5 @@ class Pending:
     name: str
     cls: str | None = None
     gates: tuple[GateSite, ...] = ()
+    # The typed names of the function it is created in (a closure), when that is not the top level.
+    types: dict[str, str] | None = None

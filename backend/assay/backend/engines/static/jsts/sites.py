@@ -9,7 +9,7 @@ from typing import Literal
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ActionSite, FrontierSite, ModelSite
+from assay.backend.engines.static.facts import ActionSite, FrontierSite, ModelSite, SqlKind
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.gates import GateLogic
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint
@@ -24,6 +24,13 @@ _MODEL_KEYS = ("model", "modelName", "modelId", "model_id")
 # Provider names of package or prefix vendors that differ from the bundle's provider vocabulary.
 _VENDORS = {"azure": "azure_openai", "amazon-bedrock": "bedrock", "google-vertex": "google", "vertex": "google"}
 _SQL_READ = re.compile(r"^\s*(select|with|show|pragma|describe|desc|explain|values|table)\b", re.I)
+
+
+def sql_kind(text: str) -> SqlKind | None:
+    """Whether SQL fixed in the code writes or only reads (neither: ``BEGIN``, not SQL at all)."""
+    if _SQL_WRITE.match(text):
+        return "write"
+    return "read" if _SQL_READ.match(text) else None
 
 
 class SiteLogic(GateLogic):
@@ -109,7 +116,7 @@ class SiteLogic(GateLogic):
         if first is None or depth > 2:
             return None
         if first.type != "object":
-            return self.constant(first, scope)
+            return self.constant(first, scope) or self.fallback(first, scope)
         props = self.code.props(first)
         value = unwrap(next((props[k] for k in _MODEL_KEYS if k in props), None))
         if value is None:
@@ -117,7 +124,17 @@ class SiteLogic(GateLogic):
         if value.type in ("call_expression", "new_expression"):
             inner = value.child_by_field_id(self.fields.arguments)
             return self.model_id(inner.named_children if inner is not None else [], scope, depth + 1)
-        return self.constant(value, scope)
+        return self.constant(value, scope) or self.fallback(value, scope)
+
+    def fallback(self, node: Node, scope: Scope) -> str | None:
+        """The literal a value falls back to (``process.env.MODEL ?? "gpt-5"``, or a name bound to that):
+        the model used unless the environment says otherwise."""
+        if node.type == "identifier":
+            name = self.code.text(node)
+            return scope.fallbacks.get(name) or self.module_fallbacks.get(name)
+        if node.type == "binary_expression" and self.code.operator_of(node) in ("??", "||"):
+            return self.code.string_value(unwrap(node.child_by_field_id(self.fields.right)))
+        return None
 
     def provider_from_model_arg(self, args: list[Node], scope: Scope) -> str | None:
         """Vercel AI SDK: ``model: anthropic("...")`` from ``@ai-sdk/anthropic`` names the provider."""
@@ -226,6 +243,7 @@ class SiteLogic(GateLogic):
         active: frozenset[str],
         taint: Taint,
         gates: Iterable[str] = (),
+        sql_param: str | None = None,
     ) -> None:
         location = self.loc(node)
         scope.actions.append(
@@ -239,21 +257,79 @@ class SiteLogic(GateLogic):
                 location=location,
                 dominatingGates=sorted(set(active) | set(gates)),
                 taint=sorted(taint, key=origin_key),
+                sqlParam=sql_param,
             )
         )
 
-    def sql_text(self, args: list[Node], func: Node | None, scope: Scope) -> str | None:
-        """The SQL of ``query(sql)``, or of ``prepare(sql)`` for ``db.prepare(sql).run()``."""
-        if args and unwrap(args[0]) is not None and unwrap(args[0]).type in ("string", "template_string", "identifier"):  # type: ignore[union-attr]
-            return self.constant(args[0], scope)
+    def value_shape(self, node: Node | None, taint: Taint, scope: Scope) -> tuple[SqlKind | None, bool]:
+        """What a value is, for a SQL parameter it may be passed to: SQL fixed in the code that reads or
+        writes; or (``whole``) exactly its one origin, unchanged: a parameter by its own name, a
+        variable bound to it or to a call's result, or a call of the tree."""
+        inner = unwrap(node)
+        if inner is None:
+            return None, False
+        kind = inner.type
+        if not taint:
+            if kind in ("string", "template_string", "identifier"):
+                text = self.constant(inner, scope, strict=True)
+                if text is not None:
+                    return sql_kind(text), False
+            return None, False
+        if len(taint) != 1:
+            return None, False
+        (origin,) = taint
+        if kind == "call_expression":
+            return None, origin.kind == "call_return"
+        if kind == "identifier":
+            name = self.code.text(inner)
+            if name in scope.assembled:
+                return None, False
+            return None, origin.kind == "call_return" or (origin.kind == "param" and origin.param == name)
+        return None, False
+
+    def sql_param(self, args: list[Node], func: Node | None, scope: Scope) -> str | None:
+        """The enclosing function's parameter that is a SQL sink's text, unchanged (``all(query) {
+        this.db.all(query) }``): the sink then runs whatever SQL each caller passes."""
+        node = self.sql_node(args, func)
+        if node is None or node.type != "identifier":
+            return None
+        name = self.code.text(node)
+        if name not in scope.params or name in scope.assembled:
+            return None
+        taint = scope.taint_of(name)
+        return name if len(taint) == 1 and next(iter(taint)).param == name else None
+
+    def sql_node(self, args: list[Node], func: Node | None) -> Node | None:
+        """Where a SQL call's text is: ``prepare(sql)`` for ``db.prepare(sql).run(...)``, the ``text``
+        (pg) or ``sql`` (mysql2) of a query object (``query({ text, values })``), or the first argument."""
         func = unwrap(func)
         if func is not None and func.type == "member_expression":
             receiver = unwrap(func.child_by_field_id(self.fields.object))
             if receiver is not None and receiver.type == "call_expression":
-                inner_args = receiver.child_by_field_id(self.fields.arguments)
-                if inner_args is not None and inner_args.named_children:
-                    return self.constant(inner_args.named_children[0], scope)
-        return None
+                inner = unwrap(receiver.child_by_field_id(self.fields.function))
+                if (
+                    inner is not None
+                    and inner.type == "member_expression"
+                    and self.code.raw(inner.child_by_field_id(self.fields.property)) == b"prepare"
+                ):
+                    inner_args = receiver.child_by_field_id(self.fields.arguments)
+                    named = inner_args.named_children if inner_args is not None else []
+                    return unwrap(named[0]) if named else None
+        first = unwrap(args[0]) if args else None
+        if first is not None and first.type == "object":
+            props = self.code.props(first)
+            return unwrap(props.get("text") or props.get("sql"))
+        return first
+
+    def sql_text(self, args: list[Node], func: Node | None, scope: Scope) -> str | None:
+        """The SQL a call runs, when it is fixed in the code (see ``sql_node``)."""
+        node = self.sql_node(args, func)
+        if node is None or node.type not in ("string", "template_string", "identifier"):
+            return None
+        # A tagged template (``sql`... ${id}` ``) binds its substitutions as parameters: its constant
+        # text is the SQL. Anywhere else a substitution is assembled into the text.
+        tagged = node.type == "template_string" and node.parent is not None and node.parent.type == "call_expression"
+        return self.constant(node, scope, strict=not tagged)
 
     def dispatch(self, func: Node | None, node: Node, scope: Scope) -> None:
         """``handlers[name](args)`` / ``tools[toolName].execute(args)`` / ``const h = map[k]; h()``."""

@@ -6,10 +6,10 @@ from collections.abc import Callable, Sequence
 
 from tree_sitter import Node
 
-from assay.backend.engines.static.facts import AFTER, ArgTaint, CallFact
+from assay.backend.engines.static.facts import AFTER, NEVER, ArgTaint, CallFact
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.expressions import ExprLogic
-from assay.backend.engines.static.jsts.scope import EMPTY, Scope, call_return_taint, param_taint
+from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint, param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 
@@ -26,12 +26,28 @@ class StmtLogic(ExprLogic):
                 if stmt.type in ("function_declaration", "generator_function_declaration"):
                     name = self.code.text(stmt.child_by_field_id(self.fields.name))
                     scope.locals[name] = self.nested_qualname(scope, name)
-        for stmt in statements:
+        for index, stmt in enumerate(statements):
             active = self.stmt(stmt, scope, active)
             if scope.pauses:  # ``const answer = interrupt(...)``: what follows runs after a human answered
                 active = active | frozenset(scope.pauses)
                 scope.pauses.clear()
+            if stmt.type == "if_statement" and index + 1 < len(statements):
+                label = self.name_guard(stmt, scope)
+                if label is not None:  # ``if (name !== "mysql_query") throw ...``: the rest is its branch
+                    return self.case_function(stmt, statements[index + 1 :], label, scope, active)
         return active
+
+    def name_guard(self, stmt: Node, scope: Scope) -> str | None:
+        """The tool name of ``if (request.params.name !== "mysql_query") throw ...`` (no else): what
+        follows in the block runs for that tool only."""
+        if stmt.child_by_field_id(self.fields.alternative) is not None:
+            return None
+        label, on_name, negated = self.compared_string(stmt.child_by_field_id(self.fields.condition), scope)
+        if not (label and on_name and negated) or not self.code.terminates(
+            stmt.child_by_field_id(self.fields.consequence)
+        ):
+            return None
+        return label
 
     def stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         """Walks one statement; returns the gates that hold after it."""
@@ -85,17 +101,36 @@ class StmtLogic(ExprLogic):
         return active | {AFTER + call.callee}
 
     def return_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        value = stmt.named_children[0] if stmt.named_children else None
         for child in stmt.named_children:
-            scope.returns |= self.expr(child, scope, active)
+            taint = self.expr(child, scope, active)
+            scope.returns |= taint
+            self.note_return(value, taint, scope)
+            self.returned_type(child, scope)
+        if value is None:
+            self.note_return(None, EMPTY, scope)
         scope.exits = active if scope.exits is None else scope.exits & active
+        if self.success_result(value):
+            scope.ok_exits = active if scope.ok_exits is None else scope.ok_exits & active
         return active
+
+    def note_return(self, value: Node | None, taint: Taint, scope: Scope) -> None:
+        """Keeps what every ``return`` gives while they agree (``FunctionFacts.returnShape``): SQL fixed in
+        the code, or one call's result passed on unchanged."""
+        text, whole = self.value_shape(value, taint, scope)
+        shape = ArgTaint(origins=sorted(taint, key=origin_key), text=text, whole=whole) if text or whole else None
+        if not scope.returned:
+            scope.returned = True
+            scope.return_shape = shape
+        elif scope.return_shape != shape:
+            scope.return_shape = None
 
     def statement_block(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         return self.block(stmt.named_children, scope, active)
 
     def function_decl(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         name = self.code.text(stmt.child_by_field_id(self.fields.name))
-        self.defer(stmt, self.nested_qualname(scope, name), name, cls=scope.cls)
+        self.defer(stmt, self.nested_qualname(scope, name), name, cls=scope.cls, outer=scope)
         return active
 
     def class_decl(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
@@ -157,14 +192,6 @@ class StmtLogic(ExprLogic):
             self.name_case(label, scope, before)
         return active
 
-    def names_tool(self, node: Node | None) -> bool:
-        """Whether an expression reads a tool's name (``request.params.name``, ``toolName``, ``call.name``)."""
-        node = unwrap(node)
-        if node is None or node.type not in ("identifier", "member_expression"):
-            return False
-        text = self.code.raw(node.child_by_field_id(self.fields.property) if node.type == "member_expression" else node)
-        return text.lower().endswith(b"name")
-
     def case_function(
         self, node: Node, statements: Sequence[Node], label: str, scope: Scope, active: frozenset[str]
     ) -> frozenset[str]:
@@ -200,12 +227,17 @@ class StmtLogic(ExprLogic):
             scope.returns |= call_return_taint(qualname)
         return after
 
-    def compared_string(self, condition: Node | None, scope: Scope) -> tuple[str | None, bool]:
-        """``("get_weather", True)`` for ``if (call.name === "get_weather")`` (or a constant naming it);
-        the flag says whether the other side reads a tool's name."""
+    def compared_string(self, condition: Node | None, scope: Scope) -> tuple[str | None, bool, bool]:
+        """``("get_weather", True, False)`` for ``if (call.name === "get_weather")`` (or a constant naming
+        it); the first flag says whether the other side reads a tool's name, the second whether the
+        comparison is ``!==``."""
         node = unwrap(condition)
-        if node is None or node.type != "binary_expression" or self.code.operator_of(node) not in ("===", "=="):
-            return None, False
+        if node is None or node.type != "binary_expression":
+            return None, False, False
+        operator = self.code.operator_of(node)
+        if operator not in ("===", "==", "!==", "!="):
+            return None, False, False
+        negated = operator in ("!==", "!=")
         right, left = node.child_by_field_id(self.fields.right), node.child_by_field_id(self.fields.left)
         for side, other in ((right, left), (left, right)):
             inner = unwrap(side)
@@ -214,8 +246,8 @@ class StmtLogic(ExprLogic):
                     continue
                 value = self.constant(inner, scope)
                 if value is not None:
-                    return value, self.names_tool(other)
-        return None, False
+                    return value, self.names_tool(other), negated
+        return None, False, False
 
     def name_case(self, label: str | None, scope: Scope, before: int) -> None:
         if label and len(scope.calls) > before:
@@ -267,7 +299,9 @@ class StmtLogic(ExprLogic):
         cond = self.cond(condition, scope)
         then_ends, else_ends = self.code.terminates(consequence), self.code.terminates(other)
         before = len(scope.calls)
-        label, on_name = self.compared_string(condition, scope)
+        label, on_name, negated = self.compared_string(condition, scope)
+        if negated:
+            label = None
         if on_name and label and consequence is not None:
             after_then = self.case_function(consequence, [consequence], label, scope, active | cond.t)
         else:
@@ -287,7 +321,24 @@ class StmtLogic(ExprLogic):
             return after_then
         if then_ends and else_ends:
             return active
+        if other is None and cond.f - active:
+            # ``if (!isWithin(base, p)) { tagError(...) }``: if that call never returns (a function typed
+            # ``never``, known to the linker), the branch ends there and the check's gates hold after it.
+            callee = self.last_call(consequence, scope, before)
+            if callee is not None:
+                return (after_then & after_else) | {f"{NEVER}{callee}|{g}" for g in cond.f - active}
         return after_then & after_else
+
+    def last_call(self, branch: Node | None, scope: Scope, before: int) -> str | None:
+        """The function of the tree a branch's last statement calls (``fail(...)``), if it is a call."""
+        last = branch.named_children[-1] if branch is not None and branch.type == "statement_block" else branch
+        if last is None or last.type != "expression_statement" or not last.named_children:
+            return None
+        call = unwrap(last.named_children[0])
+        location = self.locations.get(call.id) if call is not None and call.type == "call_expression" else None
+        if location is None:
+            return None
+        return next((c.callee for c in scope.calls[before:] if c.location is location), None)
 
     def branch(
         self, node: Node | None, scope: Scope, active: frozenset[str], clean: frozenset[str], *, keep: bool

@@ -119,6 +119,7 @@ class Fields:
     parameters: int
     pattern: int
     property: int
+    return_type: int
     right: int
     source: int
     type: int

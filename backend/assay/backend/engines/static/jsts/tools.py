@@ -8,16 +8,25 @@ Approval flags (``needsApproval``) and MCP annotations become gates that hold on
 
 from __future__ import annotations
 
+import re
 import weakref
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ArgTaint, CallFact, FrontierSite, FunctionFacts, GateSite, ToolDef
+from assay.backend.engines.static.facts import (
+    ArgTaint,
+    CallFact,
+    FrontierSite,
+    FunctionFacts,
+    GateSite,
+    ToolDef,
+    ToolSource,
+)
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.scope import param_taint
-from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rulepack import Rule
 from assay.backend.scans.bundle import Location
@@ -40,6 +49,13 @@ class ToolRecognizer:
         self.tool_vars: dict[str, int] = {}
         # Literal tools (index in the tools list) and their dispatch frontier item.
         self.literal_tools: list[tuple[int, str | None]] = []
+        # Tools bound to a variable (``const queryTool = tool(...)``): variable -> tool name, so that
+        # another definition can take its name (``name: queryTool.name``).
+        self.bound_names: dict[str, str] = {}
+        # Tool calls with an inline handler: call node id -> the handler's qualname (the variable the
+        # tool is bound to is typed by it, so ``queryTool.invoke(input)`` calls the handler).
+        self.handler_of: dict[int, str] = {}
+        self.handlers: set[str] = set()
 
     def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None:
         """Parameter names of a schema: ``z.object({...})`` (also chained, ``.describe()``), a zod raw shape
@@ -82,6 +98,15 @@ class ToolRecognizer:
             if rule.match.get("name_from") == "property_key":
                 binding = self.a.code.enclosing_binding(node)
                 tool_name = self.a.code.enclosing_key(node) or tool_name or binding
+            held = self.a.nested_qualname(scope, binding) if binding and scope.is_module else None
+            if not tool_name:
+                factory = self.factory_of(node, scope)
+                if factory is None:
+                    self.unnamed_tool(node, None, rule)
+                    return
+                # ``export const createSandbox = ({ writer }) => tool({...})``: named where its result is
+                # placed (``{ createSandbox: createSandbox({ writer }) }``), by the factory until then.
+                tool_name, held = factory.rsplit("#", 1)[1].rsplit(".", 1)[-1], f"{factory}()"
             schema = (
                 fields.get(rule.match.get("schema", "inputSchema")) or fields.get("parameters") or fields.get("schema")
             )
@@ -94,6 +119,8 @@ class ToolRecognizer:
                 handler,
                 fields,
                 schema,
+                outer=scope,
+                held=held,
             )
             if binding is not None and tool_name == binding and self.a.tools:
                 self.tool_vars[binding] = len(self.a.tools) - 1
@@ -108,11 +135,12 @@ class ToolRecognizer:
             self.register(
                 rule,
                 node,
-                self.a.code.string_value(unwrap(fields.get("name"))),
+                self.tool_name(fields.get("name"), scope),
                 self.a.code.string_value(unwrap(fields.get("description"))),
                 args[0],
                 fields,
                 fields.get("schema"),
+                outer=scope,
             )
             return
         owner, _, method = name.rpartition(".")
@@ -171,6 +199,8 @@ class ToolRecognizer:
                     actions=[],
                     gates=gates,
                     returns=[],
+                    returnShape=None,
+                    returnType=None,
                 )
             )
         self.register(rule, node, name, None, None, fields, None, function=function)
@@ -180,6 +210,21 @@ class ToolRecognizer:
         ``server.registerTool(name, { title, description, inputSchema, annotations }, handler)``; the
         name may be a constant and the configuration an object bound at the top level."""
         tool_name = self.a.constant(args[0], scope)
+        ref: str | None = None
+        if not tool_name:
+            # ``server.registerTool(getDataTool.name, ...)``: the name of a definition held elsewhere.
+            first = unwrap(args[0])
+            if (
+                first is not None
+                and first.type == "member_expression"
+                and self.a.code.raw(first.child_by_field_id(self.a.fields.property)) == b"name"
+            ):
+                held, _ = self.a.dotted(first.child_by_field_id(self.a.fields.object), scope)
+                if held is not None and "#" in held:
+                    tool_name, ref = self.a.code.text(first), held
+            if not tool_name:
+                self.unnamed_tool(node, args[0], rule)
+                return
         config: dict[str, Node] = {}
         description: str | None = None
         schema: Node | None = None
@@ -198,7 +243,20 @@ class ToolRecognizer:
                     config = {"annotations": obj}
                 elif schema is None:
                     schema = obj
-        self.register(rule, node, tool_name, description, args[-1], config, schema)
+        self.register(rule, node, tool_name, description, args[-1], config, schema, outer=scope, ref=ref)
+
+    def tool_name(self, node: Node | None, scope: Scope) -> str | None:
+        """A tool's ``name``: a string or constant, or another tool's (``name: queryTool.name``, a tool
+        that wraps another under its name)."""
+        inner = unwrap(node)
+        if inner is not None and inner.type == "member_expression":
+            holder = unwrap(inner.child_by_field_id(self.a.fields.object))
+            prop = self.a.code.raw(inner.child_by_field_id(self.a.fields.property))
+            if prop == b"name" and holder is not None and holder.type == "identifier":
+                found = self.bound_names.get(self.a.code.text(holder))
+                if found is not None:
+                    return found
+        return self.a.constant(inner, scope)
 
     def top_object(self, node: Node | None) -> Node | None:
         """An argument as written, or the top-level object literal a name is bound to."""
@@ -217,10 +275,19 @@ class ToolRecognizer:
         fields: dict[str, Node],
         schema: Node | None,
         function: str | None = None,
+        outer: Scope | None = None,
+        *,
+        held: str | None = None,
+        ref: str | None = None,
     ) -> None:
+        """Records a tool. ``held``: what holds the definition (``mod#weatherTool``, a factory's result
+        ``mod#createSandbox()``); ``ref``: the definition whose ``name`` names this registration."""
         if not name:
             return
         location = self.a.loc(node)
+        binding = self.a.code.enclosing_binding(node)
+        if binding is not None:
+            self.bound_names[binding] = name
         annotations: dict[str, bool] = {}
         annotations = self.annotations(fields.get("annotations"))
         entry: list[GateSite] = []
@@ -234,9 +301,13 @@ class ToolRecognizer:
         handler_node = unwrap(handler)
         if handler_node is not None and handler_node.type in FUNCTIONS:
             function = f"{self.a.module}#tool:{name}"
+            if function in self.handlers:  # a second tool of that name (one wraps the other)
+                function = f"{function}@{location.line}"
             handler_params, _ = self.a.params(handler_node)
             params = params if params else handler_params
-            self.a.defer(handler_node, function, f"tool:{name}", gates=entry)
+            self.a.defer(handler_node, function, f"tool:{name}", gates=entry, outer=outer)
+            self.handler_of[node.id] = function
+            self.handlers.add(function)
         elif handler_node is not None:
             function = self.a.dotted(handler_node, None)[0]
             if function is not None and function.endswith("#"):
@@ -252,6 +323,9 @@ class ToolRecognizer:
                 function=function,
                 parameters=params or [],
                 annotations=annotations,
+                binding=held,
+                ref=ref,
+                refName=ref is not None,
             )
         )
 
@@ -281,6 +355,7 @@ class ToolRecognizer:
             if fields is None:
                 fields = self.a.code.props(node)
                 if "name" not in fields and "function" not in fields:
+                    self.hosted_tool(node, fields)
                     return
             kind = rule.match["object_literal"]
             name = description = None
@@ -293,7 +368,9 @@ class ToolRecognizer:
                     # execute }): the model knows it by ``method`` when it has one (``name`` is a title).
                     name = self.a.constant(fields.get("method"), scope) or name
                     description = self.a.constant(fields.get("description"), scope)
-                    self.register(rule, node, name, description, fields["execute"], fields, fields["inputSchema"])
+                    self.register(
+                        rule, node, name, description, fields["execute"], fields, fields["inputSchema"], outer=scope
+                    )
                     return
                 description = self.a.constant(fields.get("description"), scope)
                 schema = fields["inputSchema"]
@@ -333,27 +410,193 @@ class ToolRecognizer:
                     location=location,
                     parameters=self.schema_keys(schema) or [],
                     annotations=annotations,
+                    source=self.unread_binding(node, scope),
                 )
             )
             self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
             return
 
-    def unnamed_tool(self, node: Node, name: Node, rule: Rule) -> None:
-        """A tool definition whose name analysis cannot read (a parameter, a constant of another file):
-        a frontier item, never a silent miss."""
+    def unread_binding(self, node: Node, scope: Scope) -> ToolSource | None:
+        """A tool literal bound to a top-level name its file never reads (``export const X = {...} as
+        const`` and nothing else names ``X``): only a file that imports it can list it to a model."""
+        if not scope.is_module:
+            return None
+        parent = node.parent
+        while parent is not None and parent.type in (
+            "as_expression",
+            "satisfies_expression",
+            "parenthesized_expression",
+        ):
+            parent = parent.parent
+        if parent is None or parent.type != "variable_declarator":
+            return None
+        declaration = parent.parent
+        top = declaration.parent if declaration is not None else None
+        if top is not None and top.type == "export_statement":
+            top = top.parent
+        binding = parent.child_by_field_id(self.a.fields.name)
+        if top is None or top.type != "program" or binding is None or binding.type != "identifier":
+            return None
+        name = self.a.code.raw(binding)
+        if len(re.findall(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])", self.a.code.src)) != 1:
+            return None
+        return ToolSource(kind="imported", ref=f"{self.a.module}#{name.decode()}")
+
+    def hosted_tool(self, node: Node, fields: dict[str, Node]) -> None:
+        """``tools: [{ type: "shell", environment: {...} }]``: a hosted tool, named by its type, listed
+        for a model (an element of a ``tools`` array)."""
+        kind = self.a.code.string_value(unwrap(fields.get("type"))) if "type" in fields else None
+        rule = self.a.rules.hosted_tool
+        if kind is None or rule is None or kind not in rule.match["hosted_types"]:
+            return
+        array = node.parent
+        pair = array.parent if array is not None and array.type == "array" else None
+        if (
+            pair is None
+            or pair.type != "pair"
+            or self.a.code.raw(pair.child_by_field_id(self.a.fields.key)) != b"tools"
+        ):
+            return
+        location = self.a.loc(node)
+        self.a.tools.append(
+            ToolDef(
+                id=short_id("tool", self.a.path, location.line, kind, rule.id),
+                name=kind,
+                framework=rule.framework or "unknown",
+                ruleId=rule.id,
+                location=location,
+            )
+        )
+
+    def unnamed_tool(self, node: Node, name: Node | None, rule: Rule) -> None:
+        """A tool definition whose name analysis cannot read (a parameter, a constant of another file, a
+        list of definitions mapped to tools): a frontier item, never a silent miss."""
         del rule
         dispatch = self.a.rules.dispatch_rule
         if dispatch is None:
             return
         location = self.a.loc(node)
+        named = f" ({self.a.code.text(name)[:60]})" if name is not None else ""
         self.a.frontier.append(
             FrontierSite(
                 id=short_id("fr", "dynamic_dispatch", self.a.path, location.line, location.column, "unnamed"),
                 kind="dynamic_dispatch",
-                detail=f"a tool is defined here whose name ({self.a.code.text(name)[:60]}) is known only at run "
-                "time; what it reaches is not attributed to it",
+                detail=f"a tool is defined here whose name{named} is known only at run time; what it reaches is "
+                "not attributed to it",
                 location=location,
                 ruleId=dispatch.id,
+            )
+        )
+
+    def factory_of(self, node: Node, scope: Scope) -> str | None:
+        """The function whose result a tool definition is (``return tool({...})``, an arrow function's
+        body): a tool factory, whose uses name the tool."""
+        if scope.is_module or scope.inner_params is not None:
+            return None
+        parent = node.parent
+        while parent is not None and parent.type in WRAPPERS:
+            parent = parent.parent
+        if parent is not None and (parent.type == "return_statement" or parent.type == "arrow_function"):
+            return scope.qualname
+        return None
+
+    def in_tool_set(self, node: Node, scope: Scope) -> bool:
+        """Whether an object literal is the ``tools`` option of a generation call or an agent
+        (``new ToolLoopAgent({ tools: {...} })``): every key of it is a tool the model is given."""
+        pair = node.parent
+        if (
+            pair is None
+            or pair.type != "pair"
+            or self.a.code.raw(pair.child_by_field_id(self.a.fields.key)) != b"tools"
+        ):
+            return False
+        options = pair.parent
+        arguments = options.parent if options is not None else None
+        call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+        if call is None or call.type not in ("call_expression", "new_expression"):
+            return False
+        field = self.a.fields.function if call.type == "call_expression" else self.a.fields.constructor
+        name, _ = self.a.dotted(call.child_by_field_id(field), scope)
+        return name is not None and self.a.rules.tool_sets.matches(name)
+
+    def placement(self, pair: Node, key: str, value: Node, scope: Scope, toolset: bool) -> None:
+        """``{ weather: weatherTool }`` / ``{ createSandbox: createSandbox({ writer }) }`` where the value
+        is held by another file or made by a function of the tree: the tool defined there, under this
+        key (the linker joins them; a use that names no definition is dropped, unless it is in a model's
+        tool set: then a tool whose definition analysis cannot see)."""
+        rule = self.a.rules.placement_rule
+        inner = unwrap(value)
+        if rule is None or inner is None or not key:
+            return
+        ref: str | None = None
+        if inner.type == "call_expression":
+            callee, _ = self.a.dotted(inner.child_by_field_id(self.a.fields.function), scope)
+            if callee is not None and "#" in callee:
+                ref = f"{callee}()"
+        elif inner.type in ("identifier", "member_expression", "shorthand_property_identifier"):
+            held, _ = (
+                self.a.resolve_name(self.a.code.text(inner), scope)
+                if inner.type != "member_expression"
+                else self.a.dotted(inner, scope)
+            )
+            if held is not None and "#" in held and not held.startswith(f"{self.a.module}#"):
+                ref = held
+            elif toolset:
+                ref = held or self.a.code.text(inner)
+        if ref is None and toolset:
+            ref = self.a.code.text(inner)[:80]
+        if ref is None:
+            return
+        location = self.a.loc(pair)
+        self.a.tools.append(
+            ToolDef(
+                id=short_id("tool", self.a.path, location.line, key, rule.id, "use"),
+                name=key,
+                framework=rule.framework or "unknown",
+                ruleId=rule.id,
+                location=location,
+                ref=ref,
+                toolset=toolset,
+            )
+        )
+
+    def definition_object(self, node: Node, owner: str, sep: str) -> None:
+        """``export const getDataTool = { name: "get_data", description, handler: getData }``: a tool
+        definition held by a top-level name, a tool where something registers or places it."""
+        rule = self.a.rules.definition_rule
+        if rule is None:
+            return
+        fields = self.a.code.props(node)
+        name_node = unwrap(fields.get("name"))
+        name = self.a.code.string_value(name_node) if name_node is not None else None
+        key = next((k for k in rule.match["definition_objects"] if k in fields), None)
+        if not name or key is None or name_node is None:
+            return
+        handler = unwrap(fields[key])
+        if handler is None:
+            return
+        if handler.type in FUNCTIONS:
+            function: str | None = f"{owner}{sep}{key}"
+        elif handler.type == "identifier":
+            function, _ = self.a.resolve_name(self.a.code.text(handler), None)
+        else:
+            return
+        location = self.a.loc(name_node)
+        self.a.tools.append(
+            ToolDef(
+                id=short_id("tool", self.a.path, location.line, name, rule.id),
+                name=name,
+                description=self.a.code.string_value(unwrap(fields.get("description"))),
+                framework=rule.framework or "unknown",
+                ruleId=rule.id,
+                location=location,
+                function=function if function is not None and "#" in function else None,
+                parameters=self.schema_keys(
+                    fields.get("inputSchema") or fields.get("parametersSchema") or fields.get("parameters")
+                )
+                or [],
+                binding=owner,
+                candidate=True,
             )
         )
 
@@ -374,16 +617,26 @@ class ToolRecognizer:
     def resolve_literal_tools(self) -> None:
         """After the walk: a literal tool whose name maps to a function of the tree in this file
         (``{ get_weather: getWeather }``, ``case "get_weather": return getWeather(args)``) is implemented
-        by that function, and is no longer a dispatch frontier item."""
+        by that function, and is no longer a dispatch frontier item. A literal naming a tool the file
+        defines with its implementation (``tool({...})`` under the key ``get_weather``, and a tool-search
+        result listing ``{ type: "function", name: "get_weather" }``) declares that same tool: one tool."""
         resolved: set[str] = set()
+        literal = {index for index, _ in self.literal_tools}
+        implemented = {t.name for i, t in enumerate(self.a.tools) if t.function is not None and i not in literal}
+        dropped: set[int] = set()
         for index, frontier_id in self.literal_tools:
             tool = self.a.tools[index]
             function = self.a.named_impls.get(tool.name)
-            if function is None:
+            if function is None and tool.name not in implemented:
                 continue
-            self.a.tools[index] = tool.model_copy(update={"function": function})
+            if tool.name in implemented:
+                dropped.add(index)
+            else:
+                self.a.tools[index] = tool.model_copy(update={"function": function})
             if frontier_id is not None:
                 resolved.add(frontier_id)
+        if dropped:
+            self.a.tools = [t for i, t in enumerate(self.a.tools) if i not in dropped]
         if resolved:
             self.a.frontier = [f for f in self.a.frontier if f.id not in resolved]
 

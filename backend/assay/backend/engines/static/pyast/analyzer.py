@@ -41,6 +41,7 @@ class FileAnalyzer(StatementLogic):
                     name, _ = self.dotted(stmt.value, None)
                     if name:
                         self.module_types[target.id] = name
+        self._collect_bindings()
         # Instance attributes and fields of the module's classes, so any function sees ``deps.client``.
         for stmt in self.module_defs:
             if isinstance(stmt, ast.ClassDef):
@@ -52,16 +53,24 @@ class FileAnalyzer(StatementLogic):
         self._finish(module_scope, ast.Module(body=[], type_ignores=[]), "<module>")
         self._visit_defs(self.module_defs, self.module)
         self._link_literal_tools()
+        if self._param_models:
+            self._resolve_param_models()
         defined = {t.function for t in self.tools}
         for tool in self._listed_tools:
             if tool.function not in defined:
                 defined.add(tool.function)
                 self.tools.append(tool)
 
-    def _visit_defs(self, defs: Sequence[Definition], prefix: str, outer: frozenset[str] = frozenset()) -> None:
+    def _visit_defs(
+        self,
+        defs: Sequence[Definition],
+        prefix: str,
+        outer: frozenset[str] = frozenset(),
+        outer_types: dict[str, str] | None = None,
+    ) -> None:
         for stmt in defs:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                self._function(stmt, f"{prefix}.{stmt.name}", outer)
+                self._function(stmt, f"{prefix}.{stmt.name}", outer, outer_types)
             elif isinstance(stmt, ast.ClassDef):
                 enclosing = self._class
                 self._class = stmt.name
@@ -69,7 +78,7 @@ class FileAnalyzer(StatementLogic):
                 self._class_tool(stmt, f"{prefix}.{stmt.name}")
                 self._class_body(stmt, f"{prefix}.{stmt.name}")
                 # Methods do not see the class body's names, but do see the enclosing function's.
-                self._visit_defs(definitions(stmt.body), f"{prefix}.{stmt.name}", outer)
+                self._visit_defs(definitions(stmt.body), f"{prefix}.{stmt.name}", outer, outer_types)
                 self._class = enclosing
 
     def _class_body(self, cls: ast.ClassDef, qualname: str) -> None:
@@ -80,14 +89,25 @@ class FileAnalyzer(StatementLogic):
         self._walk_block(cls.body, Scope(qualname=f"{qualname}.<class>", params=MODULE_PARAMS), frozenset())
 
     def _function(
-        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, outer: frozenset[str] = frozenset()
+        self,
+        fn: ast.FunctionDef | ast.AsyncFunctionDef,
+        qualname: str,
+        outer: frozenset[str] = frozenset(),
+        outer_types: dict[str, str] | None = None,
     ) -> None:
         scope = self._function_scope(fn, qualname, outer)
+        if outer_types:
+            # A closure sees the enclosing function's names with their types (``interpreter.run_code``
+            # inside a nested tool, ``interpreter: CodeInterpreter`` a parameter of the factory),
+            # unless a parameter of its own shadows them.
+            for name, typed in outer_types.items():
+                if name not in scope.taint:
+                    scope.types[name] = typed
         entry = self._decorators(fn, qualname, scope)
         self._walk_block(fn.body, scope, entry)
         self._finish(scope, fn, fn.name)
         if scope.defines:
-            self._visit_defs(definitions(fn.body), qualname, outer | scope.taint.keys())
+            self._visit_defs(definitions(fn.body), qualname, outer | scope.taint.keys(), scope.types)
 
     def _finish(self, scope: Scope, node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> None:
         if isinstance(node, ast.Module) and not (scope.calls or scope.actions or scope.gates):
@@ -104,6 +124,8 @@ class FileAnalyzer(StatementLogic):
             actions=scope.actions,
             gates=sorted(scope.gates, key=lambda g: (g.location.line, g.location.column, g.id)),
             returns=sorted(scope.returns, key=origin_key),
+            returnShape=None,
+            returnType=None,
         )
         self.functions.append(facts)
         self._keep_branches(scope, facts)

@@ -24,7 +24,7 @@ from assay.backend.engines.static.pyast.scope import NO_CALLEE, Branch, Scope, d
 from assay.backend.engines.static.python_syntax import (
     statements_breadth_first,
 )
-from assay.backend.engines.static.rulepack import RulePack
+from assay.backend.engines.static.rulepack import Rule, RulePack
 from assay.backend.scans.bundle import Location
 
 
@@ -44,6 +44,8 @@ class AnalyzerBase:
         self.class_attr_types: dict[str, dict[str, str]] = {}
         self.functions: list[FunctionFacts] = []
         self.models: list[ModelSite] = []
+        # Model calls whose model id is a parameter: (where, rule, callee, function, parameter, position).
+        self._param_models: list[tuple[Location, Rule, str, str, str, int]] = []
         self.tools: list[ToolDef] = []
         self.frontier: list[FrontierSite] = []
         # Built on first use: only files with literal tool definitions need it.
@@ -54,6 +56,10 @@ class AnalyzerBase:
         # Gates each function of the file holds on return (``_exit_gates``), and its functions by qualname.
         self._summaries: dict[str, tuple[GateSite, ...]] = {}
         self._defs: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]] | None = None
+        self._returns: dict[str, str] | None = None  # what functions of the file return (``_return_types``)
+        self._functions: frozenset[str] | None = None  # names of the file's module-level functions
+        # Callbacks' first parameters, typed by what the call they are passed to gives them.
+        self._callback_params: dict[str, str] = {}
         self._class_strings: dict[str, dict[str, str]] = {}
         # Functions with named branches, kept until the file's literal tools are known.
         self._branch_scopes: list[tuple[FunctionFacts, list[Branch]]] = []
@@ -143,7 +149,7 @@ class AnalyzerBase:
             return (".".join([base, *reversed(attrs)]) if attrs else base), ok
         if isinstance(node, ast.Call):
             callee, ok = self.dotted(node.func, scope)
-            return constructed_type(node, callee), ok
+            return self._result_type(node, callee), ok
         if isinstance(node, ast.Await):
             return self.dotted(node.value, scope)
         if isinstance(node, ast.Subscript):
@@ -171,8 +177,66 @@ class AnalyzerBase:
     def _type_of(self, node: ast.expr, scope: Scope) -> str | None:
         """``dotted(node, scope)``, through ``_callee`` for a call."""
         if type(node) is ast.Call:
-            return constructed_type(node, self._callee(node, scope)[0])
+            return self._result_type(node, self._callee(node, scope)[0])
         return self.dotted(node, scope)[0]
+
+    def _module_functions(self) -> frozenset[str]:
+        if self._functions is None:
+            self._functions = frozenset(
+                d.name for d in self.module_defs if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef)
+            )
+        return self._functions
+
+    def _result_type(self, call: ast.Call, callee: str | None) -> str | None:
+        """The type of a call's value: what ``constructed_type`` says, but for a function or method
+        of this file what it returns (``def get_pool() -> asyncpg.Pool``, a factory classmethod)."""
+        typed = constructed_type(call, callee)
+        if typed is not None and typed.startswith(self.module_prefix):
+            returned = self._return_types().get(typed)
+            if returned is not None:
+                return returned
+        return typed
+
+    def _return_types(self) -> dict[str, str]:
+        """What the file's functions and methods return, by qualname, where it says: a return
+        annotation naming a class (``-> Pool``, ``-> Self``), or a classmethod that returns
+        ``cls(...)`` (a factory: ``node = await Node.from_content(text)`` is a ``Node``)."""
+        if self._returns is None:
+            self._returns = {}
+            for stmt in self.module_defs:
+                if isinstance(stmt, ast.ClassDef):
+                    owner = f"{self.module}.{stmt.name}"
+                    for method in definitions(stmt.body):
+                        if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                            typed = self._returned(method, owner)
+                            if typed is not None:
+                                self._returns[f"{owner}.{method.name}"] = typed
+                else:
+                    typed = self._returned(stmt, None) if not isinstance(stmt, ast.ClassDef) else None
+                    if typed is not None:
+                        self._returns[f"{self.module}.{stmt.name}"] = typed
+        return self._returns
+
+    def _returned(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, owner: str | None) -> str | None:
+        annotation = annotation_type(fn.returns)
+        if annotation is not None:
+            typed, ok = self.dotted(annotation, None)
+            if typed in ("typing.Self", "typing_extensions.Self", "Self"):
+                return owner
+            if ok and typed and not typed.startswith(("typing.", "typing_extensions.")) and typed != fn.name:
+                return typed
+            return None
+        if owner is None or not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list):
+            return None
+        for node in ast.walk(fn):
+            if (
+                isinstance(node, ast.Return)
+                and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name)
+                and node.value.func.id == (fn.args.args[0].arg if fn.args.args else "cls")
+            ):
+                return owner
+        return None
 
     def _collect_classes(self) -> None:
         """Methods and same-file bases of the module's classes, so ``self.m()`` finds an inherited ``m``."""
@@ -234,6 +298,9 @@ class AnalyzerBase:
                     typed, ok = self.dotted(annotation, None)
                     if ok and typed:
                         attrs[item.target.id] = typed
+        for method in definitions(cls.body):
+            if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._method_attrs(method, attrs)
         for node in statements_breadth_first(cls):
             if isinstance(node, ast.Assign):
                 value = node.value.value if isinstance(node.value, ast.Await) else node.value
@@ -249,6 +316,35 @@ class AnalyzerBase:
                         if name:
                             attrs[target.attr] = name
         self.class_attr_types[cls.name] = attrs
+
+    def _method_attrs(self, method: ast.FunctionDef | ast.AsyncFunctionDef, attrs: dict[str, str]) -> None:
+        """Attributes a method types without constructing them: ``self.x: Session | None = None`` and
+        ``self.x = session`` for a parameter ``session: Session`` of the method."""
+        params: dict[str, str] = {}
+        for arg in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs):
+            annotation = annotation_type(arg.annotation)
+            if annotation is not None:
+                typed, ok = self.dotted(annotation, None)
+                if ok and typed:
+                    params[arg.arg] = typed
+        for node in statements_breadth_first(method):
+            if isinstance(node, ast.AnnAssign):
+                target: ast.expr = node.target
+                annotation = annotation_type(node.annotation)
+                typed, ok = self.dotted(annotation, None) if annotation is not None else (None, False)
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Name):
+                target = node.targets[0]
+                typed, ok = params.get(node.value.id), True
+            else:
+                continue
+            if (
+                ok
+                and typed
+                and isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            ):
+                attrs.setdefault(target.attr, typed)
 
     def constant_str(self, node: ast.AST | None) -> str | None:
         """The string an expression always denotes: a literal, a module constant of the file

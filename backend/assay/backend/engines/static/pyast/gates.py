@@ -116,8 +116,19 @@ class GateLogic(AnalyzerBase):
             return gate_when(found[0], found[1] == "positive")
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             return self._comparison(test, scope)
-        gate = self._gate_of_expr(test, scope) or self._prefix_gate(test, scope)
+        gate = self._gate_of_expr(test, scope) or self._prefix_gate(test, scope) or self._attribute_gate(test, scope)
         return gate_when(gate, True) if gate is not None else NOTHING
+
+    def _attribute_gate(self, node: ast.expr, scope: Scope) -> str | None:
+        """``if not credentials.valid: return``: a credential's or session's validity, tested."""
+        found = self.rules.attribute_gate
+        if found is None or not isinstance(node, ast.Attribute):
+            return None
+        rule, attrs, receivers = found
+        receiver = name_text(node.value) if node.attr in attrs else None
+        if receiver is None or not receivers.matches(receiver.rsplit(".", 1)[-1]):
+            return None
+        return self._gate(scope, rule, node, f"{receiver}.{node.attr}")
 
     def _prefix_gate(self, node: ast.expr, scope: Scope) -> str | None:
         """``str(target.resolve()).startswith(str(root))``: a path checked against a directory prefix.
@@ -185,8 +196,22 @@ class GateLogic(AnalyzerBase):
                 if is_literal(other):
                     answer = self._gate_in_chain(side, scope)
                     if answer is not None:
-                        return gate_when(answer, positive)
+                        return gate_when(self._decided_at(answer, node, scope), positive)
         return NOTHING
+
+    def _decided_at(self, gate_id: str, compare: ast.Compare, scope: Scope) -> str:
+        """A human's answer read on one line and compared on a later one (``response = await
+        ctx.wait_for_event(...)`` ... ``if response.response == "yes":``) is decided where it is compared:
+        the gate is recorded there, of the same rule and kind."""
+        site = next((g for g in scope.gates if g.id == gate_id), None)
+        if site is None or site.location.line == compare.lineno:
+            return gate_id
+        location = self.loc(compare)
+        decided = short_id("gate", self.path, location.line, location.column, site.kind, site.detail or "")
+        if decided not in scope.gate_ids:
+            scope.gate_ids.add(decided)
+            scope.gates.append(site.model_copy(update={"id": decided, "location": location}))
+        return decided
 
 
 def _literal_collection_names(body: list[ast.stmt]) -> dict[str, bool]:

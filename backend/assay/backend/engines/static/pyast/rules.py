@@ -8,6 +8,7 @@ probe instead of a lookup in each table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from assay.backend.engines.static.rulematch import Patterns, RuleTable
 from assay.backend.engines.static.rulepack import Rule, RuleKind, RulePack
@@ -55,6 +56,8 @@ class CompiledRules:
     tool_decorators: list[tuple[Rule, Patterns]]
     tool_decorator_attrs: list[tuple[Rule, frozenset[str]]]
     tool_decorator_on: list[tuple[Rule, frozenset[str]]]
+    # ``decorator_attrs_on`` by attribute: the rules, each with the classes that attribute is a decorator on.
+    receiver_attrs: dict[str, tuple[tuple[Rule, tuple[str, ...]], ...]]
     tool_calls: RuleTable
     tool_classes: list[tuple[Rule, frozenset[str]]]
     tool_dicts: list[Rule]
@@ -79,9 +82,19 @@ class CompiledRules:
     handler_kwargs: dict[str, str]  # constructor -> the keyword naming that function
     vendors: dict[str, str]  # a vendor's name in model strings and settings -> its provider
     key_names: dict[str, Patterns]  # rule id -> names of variables that hold credentials
-    library_tools: dict[str, tuple[Rule, str, str | None, str | None]]
-    toolkits: dict[str, tuple[Rule, tuple[tuple[str, str | None, str | None], ...]]]
+    library_tools: dict[str, tuple[Rule, LibraryTool]]
+    toolkits: dict[str, Toolkit]
+    toolkit_methods: frozenset[str]  # ``toolkit.get_tools()``, ``spec.to_tool_list()``: where tools are taken
+    unknown_toolkit: Rule | None  # frontier rule for a toolkit or tool spec the pack does not describe
+    spec_classes: tuple[tuple[Rule, frozenset[str], str], ...]  # (rule, bases, attr naming the tool methods)
+    gate_by_kind: dict[str, Rule]  # the first gate rule of each kind (gates a library tool brings)
+    callback_runners: dict[str, int]  # ``asyncio.to_thread(f, *args)``: runner -> position of ``f``
+    attribute_gate: tuple[Rule, frozenset[str], Patterns] | None  # ``if not creds.valid:`` (attrs, receivers)
     tool_objects: RuleTable  # ``Tool(name=..., inputSchema=...)`` objects whose name a dispatch selects
+    # Code agents' executors that are sandboxes: (rule, keyword -> values naming one, executor constructors).
+    executor_sandbox: tuple[Rule, dict[str, frozenset[str]], Patterns] | None
+    sandbox_rule: Rule | None  # the gate of actions that run inside a sandbox by what they are (``sandboxed``)
+    callback_types: dict[str, dict[str, str]]  # call -> keyword -> the type of the callback's first parameter
     profiles: dict[str, CallProfile] = field(default_factory=dict)
     decorators: dict[str, tuple[Rule | None, tuple[Rule, ...]]] = field(default_factory=dict)
 
@@ -150,6 +163,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
     tools = of("tool")
     frontier = of("frontier")
     actions = [(r, Patterns(r.match["calls"])) for r in of("action") if "calls" in r.match]
+    actions += _library_tool_runs(of("action"), tools)
     compiled = CompiledRules(
         models=RuleTable((r, Patterns(r.match["calls"])) for r in of("model") if "calls" in r.match),
         http_hosts=[(r, dict(r.match["http_hosts"])) for r in of("model") if "http_hosts" in r.match],
@@ -175,6 +189,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             for r in tools
             if "decorator_attrs_on" in r.match
         ],
+        receiver_attrs=_receiver_attrs(tools),
         tool_calls=RuleTable((r, Patterns(r.match["calls"])) for r in tools if "calls" in r.match),
         tool_classes=[(r, frozenset(r.match["class_bases"])) for r in tools if "class_bases" in r.match],
         tool_dicts=[r for r in tools if "dict_literal" in r.match],
@@ -226,16 +241,109 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         vendors={k: v for r in of("model") for k, v in r.match.get("vendors", {}).items()},
         key_names={r.id: Patterns(r.match["key_names"]) for r in of("action") if "key_names" in r.match},
         library_tools={
-            call: (r, spec[0], spec[1], spec[2])
-            for r in tools
-            for call, spec in r.match.get("library_tools", {}).items()
+            call: (r, _library_tool(spec)) for r in tools for call, spec in r.match.get("library_tools", {}).items()
         },
-        toolkits={
-            call: (r, tuple((s[0], s[1], s[2]) for s in specs))
+        toolkits=_toolkits(tools),
+        toolkit_methods=frozenset(m for r in tools for m in r.match.get("toolkit_methods", [])),
+        unknown_toolkit=next((r for r in frontier if r.match.get("unknown_toolkits")), None),
+        spec_classes=tuple(
+            (r, frozenset(r.match["spec_classes"]["bases"]), r.match["spec_classes"]["functions_attr"])
             for r in tools
-            for call, specs in r.match.get("toolkits", {}).items()
-        },
+            if "spec_classes" in r.match
+        ),
+        gate_by_kind={kind: r for r in reversed(gates) if (kind := r.gateKind) is not None},
+        callback_runners={k: v for r in frontier for k, v in r.match.get("callback_runners", {}).items()},
+        attribute_gate=next(
+            (
+                (r, frozenset(r.match["attribute_tests"]["attrs"]), Patterns(r.match["attribute_tests"]["receivers"]))
+                for r in gates
+                if "attribute_tests" in r.match
+            ),
+            None,
+        ),
         tool_objects=RuleTable((r, Patterns(r.match["objects"])) for r in tools if "objects" in r.match),
+        sandbox_rule=next((r for r in gates if r.gateKind == "sandbox"), None),
+        callback_types={
+            call: dict(hooks) for r in of("action") for call, hooks in r.match.get("callback_types", {}).items()
+        },
+        executor_sandbox=next(
+            (
+                (
+                    r,
+                    {k: frozenset(v) for k, v in r.match.get("executor_kwargs", {}).items()},
+                    Patterns(r.match.get("executors", [])),
+                )
+                for r in gates
+                if "executor_kwargs" in r.match or "executors" in r.match
+            ),
+            None,
+        ),
     )
     _COMPILED[rules.digest] = compiled
     return compiled
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryTool:
+    """A tool a library defines: its name, what it does, and the gate it always runs behind (an E2B
+    sandbox), as the rule pack says."""
+
+    name: str
+    action_class: str | None
+    impact: str | None
+    gate: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Toolkit:
+    """A library toolkit or tool spec: the tools it gives, the keyword that selects some of them
+    (``selected_tools=[...]``) and keywords whose presence puts a gate on every tool (``root_dir=``)."""
+
+    rule: Rule
+    tools: tuple[LibraryTool, ...]
+    select: str | None
+    gates: dict[str, str]
+
+
+def _library_tool(spec: list[Any]) -> LibraryTool:
+    return LibraryTool(spec[0], spec[1], spec[2], spec[3] if len(spec) > 3 else None)
+
+
+def _toolkits(tools: list[Rule]) -> dict[str, Toolkit]:
+    """Toolkits by every name they are imported as (``aliases`` name the same toolkit at other paths)."""
+    out: dict[str, Toolkit] = {}
+    for rule in tools:
+        options = rule.match.get("toolkit_options", {})
+        for call, specs in rule.match.get("toolkits", {}).items():
+            option = options.get(call, {})
+            out[call] = Toolkit(
+                rule, tuple(_library_tool(s) for s in specs), option.get("select"), dict(option.get("gates", {}))
+            )
+        for alias, call in rule.match.get("aliases", {}).items():
+            out[alias] = out[call]
+    return out
+
+
+def _library_tool_runs(actions: list[Rule], tools: list[Rule]) -> list[tuple[Rule, Patterns]]:
+    """A library tool the code runs itself (``TavilySearch(...).ainvoke(...)``) does what it does as a
+    tool: the ``library_tool_calls`` action rule, with each library tool's class and impact."""
+    out: list[tuple[Rule, Patterns]] = []
+    for rule in actions:
+        methods = rule.match.get("library_tool_calls")
+        if not methods:
+            continue
+        for tool_rule in tools:
+            for call, spec in sorted(tool_rule.match.get("library_tools", {}).items()):
+                if spec[1] is not None:
+                    update = {"actionClass": spec[1], "impact": spec[2] or rule.impact}
+                    out.append((rule.model_copy(update=update), Patterns(f"{call}.{m}" for m in methods)))
+    return out
+
+
+def _receiver_attrs(tools: list[Rule]) -> dict[str, tuple[tuple[Rule, tuple[str, ...]], ...]]:
+    found: dict[str, dict[str, tuple[Rule, list[str]]]] = {}
+    for rule in tools:
+        for cls, attrs in rule.match.get("decorator_attrs_on", {}).items():
+            for attr in attrs:
+                found.setdefault(attr, {}).setdefault(rule.id, (rule, []))[1].append(cls)
+    return {attr: tuple((r, tuple(c)) for r, c in by_rule.values()) for attr, by_rule in found.items()}

@@ -54,6 +54,11 @@ class Scope:
     returns: set[TaintOrigin] = field(default_factory=set)
     # Variables holding a library tool instance (``search = SerperDevTool()``): the call and its name.
     library_vars: dict[str, tuple[ast.Call, str]] = field(default_factory=dict)
+    # Variables holding a list a tools argument may name (``tools = [f]; tools.append(g)``): its elements.
+    list_vars: dict[str, list[ast.expr]] = field(default_factory=dict)
+    # Loop and comprehension variables, and lists filtered from another (``[t for t in tools if ...]``):
+    # the iterable each draws from, read when a tool is named after a field of it (``name=t["method"]``).
+    iterables: dict[str, ast.expr] = field(default_factory=dict)
     # Named branches (``if name == NAME:``, ``case NAME:``) and the facts each added (``dispatch.py``).
     branches: list[Branch] = field(default_factory=list)
     # Whether the body defines functions or classes (``_walk_block`` meets every one ``definitions``

@@ -25,7 +25,7 @@ from assay.backend.engines.static.pyast.literals import (
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import PY_BUILTINS
 from assay.backend.engines.static.pyast.rules import CallProfile, display_name
-from assay.backend.engines.static.pyast.scope import NO_TAINT, Scope, origin_key
+from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_TAINT, Scope, origin_key
 from assay.backend.engines.static.rulepack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
 
@@ -37,7 +37,9 @@ _SQL_GRANT = re.compile(r"^\s*(grant|revoke)\b", re.I)
 class SiteLogic(GateLogic):
     """What a call is when the rules name it: a model call, an action, a run-time tool source."""
 
-    def _model_call(self, node: ast.Call, name: str, profile: CallProfile) -> frozenset[TaintOrigin] | None:
+    def _model_call(
+        self, node: ast.Call, name: str, profile: CallProfile, scope: Scope | None = None
+    ) -> frozenset[TaintOrigin] | None:
         """A model API call (an SDK's or an HTTP call to a model host): recorded, and the origin of its
         value; ``None`` for other calls."""
         model_rule = profile.model
@@ -50,27 +52,106 @@ class SiteLogic(GateLogic):
             self._model(model_rule, provider, name, "http", location)
             return frozenset({TaintOrigin(kind="model_output", location=location)})
         match = model_rule.match
-        provider = match.get("providers", {}).get(name, model_rule.provider or "unknown")
         model: str | None = next(
             (found for key in match.get("model_kwargs", ()) if (found := self.constant_str(kwarg(node, key)))), None
         )
         if model is None and name in match.get("model_strings", ()) and node.args:
             model = self.constant_str(node.args[0])
-        if model is not None and ":" in model and name in match.get("model_strings", ()):
-            # ``Agent("openai:gpt-4o")``: the provider is named in the model string.
-            prefix, model = model.split(":", 1)
-            provider = self.rules.vendors.get(prefix, provider)
         vendor_kwarg = match.get("provider_kwarg")
-        if vendor_kwarg is not None:
-            vendor: str | None = self.constant_str(kwarg(node, vendor_kwarg))
-            if vendor is None and model is not None and ":" in model:
-                vendor, model = model.split(":", 1)
-            provider = self.rules.vendors.get(vendor or "", provider)
+        vendor = self.constant_str(kwarg(node, vendor_kwarg)) if vendor_kwarg is not None else None
+        provider, model = self._model_named(model_rule, name, model, vendor)
+        if model is None and scope is not None:
+            # ``LLM(model=model)`` in ``def build(model: str)``: the callers of the file may name it.
+            given = next((kwarg(node, key) for key in match.get("model_kwargs", ()) if kwarg(node, key)), None)
+            if isinstance(given, ast.Name) and given.id in scope.params and scope.params is not MODULE_PARAMS:
+                self._param_models.append(
+                    (self.loc(node), model_rule, name, scope.qualname, given.id, scope.params.index(given.id))
+                )
         location = self.loc(node)
         self._model(model_rule, provider, name, "sdk", location, model)
         if match.get("constructors"):
             return NO_TAINT  # the client or agent is not model output; what its calls return is
         return frozenset({TaintOrigin(kind="model_output", location=location)})
+
+    def _model_named(self, rule: Rule, name: str, model: str | None, vendor: str | None) -> tuple[str, str | None]:
+        """The provider and model id a model call names: ``Agent("openai:gpt-4o")`` and
+        ``init_chat_model(m, model_provider="google_genai")`` name the vendor; crewAI's
+        ``LLM(model="openai/gpt-4o")`` names it before a slash."""
+        match = rule.match
+        provider = match.get("providers", {}).get(name, rule.provider or "unknown")
+        if model is not None and ":" in model and name in match.get("model_strings", ()):
+            prefix, model = model.split(":", 1)
+            provider = self.rules.vendors.get(prefix, provider)
+        elif model is not None and "/" in model and name in match.get("slash_models", ()):
+            prefix, rest = model.split("/", 1)
+            if prefix in self.rules.vendors:
+                provider, model = self.rules.vendors[prefix], rest
+        if "provider_kwarg" in match:
+            if vendor is None and model is not None and ":" in model:
+                vendor, model = model.split(":", 1)
+            provider = self.rules.vendors.get(vendor or "", provider)
+        return provider, model
+
+    def _resolve_param_models(self) -> None:
+        """Model ids passed as a parameter (``def build(model): LLM(model=model)``) that every call of the
+        function in this file gives the same value: a literal, a module constant, an environment read's
+        default (``os.getenv("MODEL", DEFAULT_MODEL)``), or a local bound once to one of those."""
+        for location, rule, name, qualname, param, index in self._param_models:
+            function = qualname.rsplit(".", 1)[-1]
+            if qualname != f"{self.module}.{function}":
+                continue  # methods and nested functions: their callers are not looked for
+            values = {self._argument_value(call, index, param, caller) for call, caller in self._calls_of(function)}
+            if len(values) != 1 or None in values:
+                continue
+            provider, model = self._model_named(rule, name, values.pop(), None)
+            site_id = short_id("mdl", self.path, location.line, location.column, rule.id)
+            self.models = [
+                m.model_copy(update={"provider": provider, "model": model}) if m.id == site_id else m
+                for m in self.models
+            ]
+
+    def _calls_of(self, function: str) -> list[tuple[ast.Call, ast.AST]]:
+        """Calls of a module-level function by its name, each with the function (or module) it is in."""
+        found: list[tuple[ast.Call, ast.AST]] = []
+        owners: list[ast.AST] = [self.tree]
+        owners.extend(d for d in ast.walk(self.tree) if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef))
+        for owner in owners:
+            stack = list(ast.iter_child_nodes(owner))
+            while stack:
+                node = stack.pop()
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+                    continue
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function:
+                    found.append((node, owner))
+                stack.extend(ast.iter_child_nodes(node))
+        return found
+
+    def _argument_value(self, call: ast.Call, index: int, param: str, owner: ast.AST, depth: int = 0) -> str | None:
+        value: ast.expr | None = kwarg(call, param)
+        if value is None and index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args):
+            value = call.args[index]
+        return self._value_of(value, owner, depth) if value is not None else None
+
+    def _value_of(self, value: ast.expr, owner: ast.AST, depth: int = 0) -> str | None:
+        text = self.constant_str(value)
+        if text is not None or depth > 2:
+            return text
+        if isinstance(value, ast.Call) and len(value.args) == 2:
+            callee = self.dotted(value.func, None)[0]
+            if callee in ("os.getenv", "os.environ.get"):
+                return self.constant_str(value.args[1])
+        if isinstance(value, ast.Name) and owner is not self.tree:
+            bound = [
+                node.value
+                for node in ast.walk(owner)
+                if isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == value.id
+            ]
+            if len(bound) == 1:
+                return self._value_of(bound[0], owner, depth + 1)
+        return None
 
     def _frontier_tools(self, node: ast.Call, name: str, rules: Sequence[Rule]) -> None:
         for rule in rules:
@@ -103,6 +184,21 @@ class SiteLogic(GateLogic):
         if sandbox is not None and sandbox.gateKind == "sandbox":
             # ``client.containers.run(image, cmd)``: the execution target is the sandbox itself.
             gates = sorted({*gates, self._gate(scope, sandbox, node, name)})
+        elif (
+            rule.match.get("sandboxed")
+            and self.rules.sandbox_rule is not None
+            and not any(g.kind == "sandbox" and g.id in active for g in scope.gates)
+        ):
+            # ``self.sandbox.run_code(code)``: the call runs in the sandbox its receiver is, wherever that
+            # sandbox was made (``__init__``, another function); a sandbox made here already gates it.
+            gates = sorted({*gates, self._gate(scope, self.rules.sandbox_rule, node, name)})
+        if type(node) is ast.Call and rule.match.get("model_written"):
+            # ``CodeAgent(tools=..., model=...)`` runs the code its model writes: that code is model
+            # output reaching the sink here, run by the agent's executor (a sandbox or this process).
+            tainted = tainted | {TaintOrigin(kind="model_output", location=location)}
+            executor = self._executor_sandbox(node, scope)
+            if executor is not None:
+                gates = sorted({*gates, executor})
         scope.actions.append(
             trusted(
                 ActionSite,
@@ -114,8 +210,61 @@ class SiteLogic(GateLogic):
                 location=location,
                 dominatingGates=gates,
                 taint=sorted(tainted, key=origin_key),
+                sqlParam=None,
             )
         )
+
+    def _library_run(
+        self, node: ast.Call, name: str, scope: Scope, tainted: frozenset[TaintOrigin], active: frozenset[str]
+    ) -> bool:
+        """A library tool instance called by the code itself (``draft({...})`` with ``draft =
+        GmailCreateDraft(...)``): the library's action, performed at the call. (``tool.run(x)`` and the
+        other run methods are action rules of their own: ``library_tool_calls``.)"""
+        found = self.rules.library_tools.get(name)
+        if found is None or found[1].action_class is None:
+            return False
+        rule, tool = found
+        location = self.loc(node)
+        scope.actions.append(
+            trusted(
+                ActionSite,
+                id=short_id("act", self.path, location.line, location.column, rule.id, tool.name),
+                actionClass=tool.action_class,
+                impact=tool.impact or "medium",
+                ruleId=rule.id,
+                target=f"{display_name(name)}:{tool.name}",
+                location=location,
+                dominatingGates=sorted(active),
+                taint=sorted(tainted, key=origin_key),
+                sqlParam=None,
+            )
+        )
+        return True
+
+    def _executor_sandbox(self, node: ast.Call, scope: Scope) -> str | None:
+        """The sandbox gate of a code agent whose executor is a sandbox: a keyword naming one
+        (``executor_type="e2b"``) or an executor constructed from a sandbox class
+        (``executor=E2BExecutor(...)``, ``code_executor=DockerCommandLineCodeExecutor()``, or a
+        variable holding one)."""
+        found = self.rules.executor_sandbox
+        if found is None:
+            return None
+        rule, kwargs, executors = found
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                continue
+            values = kwargs.get(keyword.arg)
+            if values is not None:
+                text = self.constant_str(keyword.value)
+                if text is not None and text in values:
+                    return self._gate(scope, rule, node, f"{keyword.arg}={text!r}")
+                continue
+            value = keyword.value
+            if type(value) is ast.Call or type(value) is ast.Name:
+                executor = self._type_of(value, scope)
+                if executor is not None and executors.matches(executor):
+                    return self._gate(scope, rule, node, f"{keyword.arg}={executor}")
+        return None
 
     def _model(
         self,
@@ -164,6 +313,8 @@ class SiteLogic(GateLogic):
                 if len(node.args) > index and isinstance(node.args[index], ast.Constant):
                     continue
             if "key_names" in match and not self._names_credential(rule, node.args[0] if node.args else None):
+                continue
+            if "without_kwargs" in match and any(k.arg in match["without_kwargs"] for k in node.keywords):
                 continue
             if match.get("sql_write"):
                 return self._sql_rule(rule, node)

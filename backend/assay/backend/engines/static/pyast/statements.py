@@ -59,6 +59,8 @@ class StatementLogic(ExpressionLogic):
     def _expression_statement(self, stmt: ast.Expr, scope: Scope, active: frozenset[str]) -> Outcome:
         value = stmt.value
         self._expr(value, scope, active)
+        if scope.list_vars:
+            self._list_grows(stmt, scope.list_vars)
         gate = self._gate_of_expr(value, scope)
         # An unconditional approval/limit call: everything after it in the block is behind it.
         if gate is not None:
@@ -156,11 +158,17 @@ class StatementLogic(ExpressionLogic):
                 typed, ok = self.dotted(annotation, None)
                 if ok and typed:
                     scope.types[arg.arg] = typed
+        hooked = self._callback_params.get(qualname)
+        if hooked is not None and params and params[0] not in scope.types:
+            # ``create_pool(init=init)``: ``init(conn)`` is called with a connection.
+            scope.types[params[0]] = hooked
         return scope
 
     def _return(self, stmt: ast.Return, scope: Scope, active: frozenset[str]) -> Outcome:
         if stmt.value is not None:
             scope.returns |= self._expr(stmt.value, scope, active)
+            if type(stmt.value) is ast.Name and scope.defines:
+                self._returned_closure(stmt, stmt.value.id, scope, active)
             if scope.exits is not None and not is_literal(stmt.value):
                 scope.exits.append(active)
         return None
@@ -179,9 +187,20 @@ class StatementLogic(ExpressionLogic):
         taint = self._expr(head, scope, active)
         if isinstance(stmt, ast.For | ast.AsyncFor):
             self._assign(stmt.target, taint, None, scope)
-        # The body may run no times: nothing in it dominates what follows the loop.
-        self._walk_block(stmt.body, scope, active)
+            if type(stmt.target) is ast.Name:
+                scope.iterables[stmt.target.id] = stmt.iter
+        # The body may run no times: nothing in it dominates what follows the loop, except the checks
+        # each element of a ``for`` passes (below).
+        after_body = self._walk_block(stmt.body, scope, active)
         self._walk_block(stmt.orelse, scope, active)
+        if after_body and type(stmt) is not ast.While and after_body - active and not _skips_iterations(stmt.body):
+            # ``for f in files: ... f.relative_to(root) ...; raise`` unless it holds: when the loop is done
+            # (no ``break`` or ``continue`` skipped the check), every element passed it. Only checks of
+            # values (path containment, allowlists) are carried out of the loop.
+            kinds = {g.id: g.kind for g in scope.gates}
+            checked = {g for g in after_body - active if kinds.get(g) in _ELEMENT_CHECKS}
+            if checked:
+                return active | checked
         return active
 
     def _with(self, stmt: ast.With | ast.AsyncWith, scope: Scope, active: frozenset[str]) -> Outcome:
@@ -238,6 +257,11 @@ class StatementLogic(ExpressionLogic):
                 taint = taint | scope.taint.get(target.id, NO_TAINT)
             self._assign(target, taint, name, scope)
             if isinstance(target, ast.Name):
+                if isinstance(stmt, ast.AugAssign):
+                    if target.id in scope.list_vars:
+                        self._list_grows(stmt, scope.list_vars)
+                elif kind in _LISTISH or scope.list_vars:
+                    self._list_assigned(target.id, value, scope)
                 if library is not None:
                     scope.library_vars[target.id] = library
                 else:
@@ -335,6 +359,31 @@ class StatementLogic(ExpressionLogic):
 
     def _restore(self, saved: dict[str, frozenset[TaintOrigin]], scope: Scope) -> None:
         scope.taint.update(saved)
+
+
+# Values an assignment may make a tools list of (``_list_assigned``).
+_LISTISH = frozenset({ast.List, ast.Tuple, ast.BinOp, ast.Call, ast.ListComp})
+
+# Gates that check a value, carried out of a ``for`` loop that checks every element (``_loop``).
+_ELEMENT_CHECKS = frozenset({"path_containment", "allowlist"})
+
+
+def _skips_iterations(body: Sequence[ast.stmt]) -> bool:
+    """Whether a ``break`` or ``continue`` of this loop (not of a nested loop or function) is in ``body``."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Break or kind is ast.Continue:
+            return True
+        if kind in (ast.For, ast.AsyncFor, ast.While):
+            stack.extend(node.orelse)  # type: ignore[attr-defined]
+            continue
+        if kind in DEFINITION_KINDS or kind is ast.Lambda:
+            continue
+        if not isinstance(node, ast.expr):  # statements, ``except`` handlers, ``case`` blocks
+            stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 # Statement class -> its walker (``StatementLogic._walk_block``); others are ``StatementLogic._plain``.

@@ -54,6 +54,7 @@ class ExpressionLogic(DispatchLogic):
             return self._scoped(node, scope, active)
         if kind is ast.Dict:
             self._dict_tool(node, scope)  # type: ignore[arg-type]
+            self._name_table(node)  # type: ignore[arg-type]
         elif kind is ast.List or kind is ast.Tuple:
             if self.rules.library_tools:
                 self._listed_library_tools(node, scope)  # type: ignore[arg-type]
@@ -87,6 +88,9 @@ class ExpressionLogic(DispatchLogic):
         element is read before the loop variable is bound (``_fields`` order)."""
         for bound in bound_names(node):
             scope.taint.setdefault(bound, NO_TAINT)
+        for generator in getattr(node, "generators", ()):
+            if type(generator.target) is ast.Name:
+                scope.iterables[generator.target.id] = generator.iter
         taint = NO_TAINT
         for attr in node_fields(type(node)):
             value = getattr(node, attr)
@@ -117,6 +121,8 @@ class ExpressionLogic(DispatchLogic):
         arg_taints: list[tuple[int | None, str | None, frozenset[TaintOrigin]]] = []
         all_args = NO_TAINT
         names = scope.taint
+        # Functions of the file passed by reference (``create_pool(init=init)``, ``Thread(target=f)``).
+        callbacks: list[tuple[int | None, str | None, str]] = []
         # Positional arguments first, so an operand's position is its index.
         operands: Sequence[ast.expr | ast.keyword] = [*node.args, *node.keywords] if node.keywords else node.args
         for position, operand in enumerate(operands):
@@ -130,9 +136,16 @@ class ExpressionLogic(DispatchLogic):
             kind = type(value)
             if kind is ast.Name:
                 found = names.get(value.id, NO_TAINT)  # type: ignore[attr-defined]
+                ref = self._function_ref(value, scope)
+                if ref is not None:
+                    callbacks.append((index, keyword, ref))
             elif kind is ast.Constant:
                 continue
             else:
+                if kind is ast.Attribute:
+                    ref = self._function_ref(value, scope)
+                    if ref is not None:
+                        callbacks.append((index, keyword, ref))
                 found = self._expr(value, scope, active)
             if found:
                 arg_taints.append((index, keyword, found))
@@ -145,8 +158,15 @@ class ExpressionLogic(DispatchLogic):
         if not name:
             return all_args | receiver_taint
         profile = self.rules.profile(name)
+        if name in self.rules.callback_runners:
+            self._run_callback(node, self.rules.callback_runners[name], scope, active)
+        if node.keywords:
+            if scope.iterables:
+                self._records_tool(node, name, profile, scope)
+            if self._literal_tools:
+                self._drop_forced(node)
         if profile.model is not None or profile.http_egress:
-            model = self._model_call(node, name, profile)
+            model = self._model_call(node, name, profile, scope)
             if model:
                 return model
             # A client or agent constructor is recorded and read on: ``Agent(tools=[f])`` lists tools.
@@ -171,8 +191,19 @@ class ExpressionLogic(DispatchLogic):
             self._tool_list(node, name, scope)
         if not resolved and func_kind is ast.Name:
             self._unresolved(node, func.id, profile, scope)  # type: ignore[attr-defined]
+        if callbacks and not (profile.tool_call or profile.tool_list or profile.tool_object or handler):
+            self._callbacks(node, name, callbacks, arg_taints, scope, active)
 
-        action_rule = self._action_rule(node, profile) if profile.actions else None
+        # ``draft(...)`` with ``draft = GmailCreateDraft(...)``: an instance is called, not its class.
+        instance = func_kind is ast.Name and (func.id in scope.types or func.id in self.module_types)  # type: ignore[attr-defined]
+        action_rule = self._action_rule(node, profile) if profile.actions and not instance else None
+        if (
+            action_rule is None
+            and self.rules.library_tools
+            and instance
+            and self._library_run(node, name, scope, all_args | receiver_taint, active)
+        ):
+            return all_args | receiver_taint
         if action_rule is not None:
             tainted = all_args | receiver_taint
             sink = tainted
@@ -190,13 +221,75 @@ class ExpressionLogic(DispatchLogic):
                     resolved=resolved,
                     dominatingGates=sorted(active),
                     args=[
-                        trusted(ArgTaint, index=i, keyword=k, origins=sorted(t, key=origin_key))
+                        trusted(ArgTaint, index=i, keyword=k, origins=sorted(t, key=origin_key), text=None, whole=False)
                         for i, k, t in arg_taints
                     ],
                 )
             )
             return call_return(name) | receiver_taint
         return all_args | receiver_taint
+
+    def _function_ref(self, node: ast.expr, scope: Scope) -> str | None:
+        """The qualname of the file's function an argument names without calling it: a nested
+        function of this scope, a module-level function, or a method of the class (``self.m``)."""
+        if isinstance(node, ast.Name):
+            name = node.id
+            typed = scope.types.get(name)
+            if typed is not None:
+                return typed if typed == f"{scope.qualname}.{name}" else None
+            if name in scope.taint:
+                return None
+            if name in self._module_functions():
+                return f"{self.module}.{name}"
+            imported = self.aliases.get(name)
+            # ``asyncio.to_thread(get_credentials, ...)`` with ``get_credentials`` imported from the tree.
+            if imported is not None and "." in imported and self._user_callee(imported, True):
+                return imported
+            return None
+        if isinstance(node, ast.Attribute) and self._class is not None:
+            base = node.value
+            if isinstance(base, ast.Name) and base.id == "self":
+                owner = self._method_owner(self._class, node.attr)
+                return f"{self.module}.{owner}.{node.attr}" if owner else None
+        return None
+
+    def _callbacks(
+        self,
+        node: ast.Call,
+        name: str,
+        callbacks: list[tuple[int | None, str | None, str]],
+        arg_taints: list[tuple[int | None, str | None, frozenset[TaintOrigin]]],
+        scope: Scope,
+        active: frozenset[str],
+    ) -> None:
+        """A function passed to a call may be called by it (a callback, a thread target, a pool's
+        connection hook): whatever reaches the call reaches the function, with the arguments given
+        after it (``asyncio.to_thread(f, cmd)``, ``run_in_executor(None, f, cmd)``, ``partial(f, cmd)``
+        call ``f(cmd)``). Where the rules say what the callee passes the callback
+        (``asyncpg.create_pool(init=f)`` calls ``f(connection)``), its first parameter is typed so."""
+        hooks = self.rules.callback_types.get(name)
+        location = self.loc(node)
+        gates = sorted(active)
+        for position, keyword, ref in callbacks:
+            if hooks is not None and keyword is not None and keyword in hooks:
+                self._callback_params.setdefault(ref, hooks[keyword])
+            given = []
+            if position is not None:
+                for index, key, taint in arg_taints:
+                    if index is not None and index > position:
+                        given.append(
+                            trusted(
+                                ArgTaint,
+                                index=index - position - 1,
+                                keyword=None,
+                                origins=sorted(taint, key=origin_key),
+                            )
+                        )
+                    elif key is not None:
+                        given.append(trusted(ArgTaint, index=None, keyword=key, origins=sorted(taint, key=origin_key)))
+            scope.calls.append(
+                trusted(CallFact, location=location, callee=ref, resolved=True, dominatingGates=gates, args=given)
+            )
 
     def _user_callee(self, name: str, resolved: bool) -> bool:
         """``is_user_callee``, memoised for the file: most calls in a file repeat a few names."""

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
-    ActionSite,
+    ArgTaint,
+    CallFact,
+    FrontierSite,
     FunctionFacts,
     TaintOrigin,
     ToolDef,
+    ToolSource,
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.literals import (
@@ -22,15 +24,15 @@ from assay.backend.engines.static.pyast.literals import (
     tool_annotations,
 )
 from assay.backend.engines.static.pyast.models import trusted
-from assay.backend.engines.static.pyast.rules import display_name
 from assay.backend.engines.static.pyast.scope import Scope
-from assay.backend.engines.static.pyast.sites import SiteLogic
+from assay.backend.engines.static.pyast.sources import SourceLogic
 from assay.backend.engines.static.rulepack import Rule
+from assay.backend.scans.bundle import Location
 
 NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "wrapper", "config", "callbacks"})
 
 
-class ToolLogic(SiteLogic):
+class ToolLogic(SourceLogic):
     """What makes a function, class or literal a tool a model is given, and which function runs it."""
 
     def _decorators(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, scope: Scope) -> frozenset[str]:
@@ -45,9 +47,33 @@ class ToolLogic(SiteLogic):
             rule, gate_rules = self.rules.decorator(name)
             if rule is not None:
                 self._add_tool(rule, fn, qualname, dec if isinstance(dec, ast.Call) else None, entry, scope)
+            elif isinstance(target, ast.Attribute) and target.attr in self.rules.receiver_attrs:
+                self._receiver_tool(target, fn, qualname, dec, entry, scope)
+            elif not gate_rules and name.rsplit(".", 1)[-1] not in self.rules.handler_attrs:
+                self._wrapped_by(dec, name, scope)
             for gate_rule in gate_rules:
                 entry.add(self._gate(scope, gate_rule, dec, name))
         return frozenset(entry)
+
+    def _receiver_tool(
+        self,
+        target: ast.Attribute,
+        fn: ast.FunctionDef | ast.AsyncFunctionDef,
+        qualname: str,
+        dec: ast.expr,
+        entry: set[str],
+        scope: Scope,
+    ) -> None:
+        """``@server.tool()`` with ``server`` imported from another module of the tree: a tool of each
+        rule whose decorator that is on some class, for the linker to keep the one ``server`` is."""
+        receiver, resolved = self.dotted(target.value, None)
+        if not (resolved and receiver) or receiver.startswith(self.module_prefix):
+            return
+        if not is_user_callee(receiver, resolved, self):
+            return
+        for rule, types in self.rules.receiver_attrs[target.attr]:
+            source = ToolSource(kind="receiver", ref=receiver, types=list(types))
+            self._add_tool(rule, fn, qualname, dec if isinstance(dec, ast.Call) else None, entry, scope, source)
 
     def _add_tool(
         self,
@@ -57,6 +83,7 @@ class ToolLogic(SiteLogic):
         call: ast.Call | None,
         entry: set[str],
         scope: Scope,
+        source: ToolSource | None = None,
     ) -> None:
         name = fn.name
         description = docstring(fn)
@@ -80,6 +107,7 @@ class ToolLogic(SiteLogic):
                 function=qualname,
                 parameters=params,
                 annotations=annotations,
+                source=source,
             )
         )
 
@@ -130,101 +158,26 @@ class ToolLogic(SiteLogic):
                             return True
         return False
 
-    def _library_tools(
-        self, node: ast.Call, rule: Rule, specs: Sequence[tuple[str, str | None, str | None]], scope: Scope
-    ) -> None:
-        """Tools a library defines, given to the model by instance (``tools=[SerperDevTool()]``) or by a
-        toolkit (``SQLDatabaseToolkit(db=db, llm=llm)``): each named as the library names it, each a
-        function of its own at the constructor holding the action the library's tool performs."""
-        location = self.loc(node)
-        for name, action_class, impact in specs:
-            qualname = f"{self.module}#library:{location.line}:{location.column}:{name}"
-            actions = []
-            if action_class is not None:
-                actions.append(
-                    ActionSite(
-                        id=short_id("act", self.path, location.line, location.column, rule.id, name),
-                        actionClass=action_class,
-                        impact=impact or "medium",
-                        ruleId=rule.id,
-                        target=f"{display_name(self.dotted(node.func, scope)[0] or name)}:{name}",
-                        location=location,
-                        dominatingGates=[],
-                        # What the model gives the tool is what the library runs (``sql_db_query``'s SQL).
-                        taint=[TaintOrigin(kind="param", param="input", index=0)],
-                    )
-                )
-            self.functions.append(
-                FunctionFacts(
-                    id=short_id("fn", self.path, qualname),
-                    qualname=qualname,
-                    name=name,
-                    location=location,
-                    params=["input"],
-                    actions=actions,
-                )
-            )
-            self.tools.append(
-                ToolDef(
-                    id=short_id("tool", self.path, location.line, name, rule.id),
-                    name=name,
-                    framework=rule.framework or "unknown",
-                    ruleId=rule.id,
-                    location=location,
-                    function=qualname,
-                    parameters=["input"],
-                )
-            )
-
-    def _listed_library_tools(self, node: ast.List | ast.Tuple, scope: Scope) -> None:
-        """Library tool instances listed in ``node``: constructed there, or held by a variable."""
-        for element in node.elts:
-            if isinstance(element, ast.Call):
-                name = self.dotted(element.func, scope)[0]
-                found = self.rules.library_tools.get(name) if name else None
-                if found is not None:
-                    self._library_tools(element, found[0], [found[1:]], scope)
-            elif isinstance(element, ast.Name) and element.id in scope.library_vars:
-                call, name = scope.library_vars[element.id]
-                found = self.rules.library_tools.get(name)
-                if found is not None:
-                    self._library_tools(call, found[0], [found[1:]], scope)
-
-    def _toolkit_use(self, node: ast.Call, scope: Scope) -> None:
-        """A toolkit gives its tools where they are taken (``toolkit.get_tools()``) or where the toolkit is
-        handed to an agent (``create_sql_agent(llm, toolkit=toolkit)``); one built for another purpose
-        (its credentials, its API resource) gives the model nothing."""
-        given: list[ast.expr] = []
-        func = node.func
-        if isinstance(func, ast.Attribute) and func.attr == "get_tools":
-            given.append(func.value)
-        given.extend(k.value for k in node.keywords if k.arg == "toolkit")
-        for value in given:
-            call: ast.Call | None = None
-            name: str | None = None
-            if isinstance(value, ast.Name) and value.id in scope.library_vars:
-                call, name = scope.library_vars[value.id]
-            elif isinstance(value, ast.Call):
-                call, name = value, self.dotted(value.func, scope)[0]
-            found = self.rules.toolkits.get(name) if name else None
-            if call is not None and found is not None:
-                self._library_tools(call, found[0], found[1], scope)
-
     def _class_tool(self, cls: ast.ClassDef, qualname: str) -> None:
         if self.rules.callable_classes and self._callable_class_tool(cls, qualname):
             return
         bases = {self.dotted(b, None)[0] for b in cls.bases}
         if cls.name in self.class_bases:
             bases |= self._ancestors(cls.name)
+        if self.rules.spec_classes and self._spec_class(cls, qualname, bases):
+            return
         for rule, wanted in self.rules.tool_classes:
             if bases & wanted:
-                method = rule.match.get("method", "_run")
-                name = class_attr_str(cls, "name") or cls.name
+                wanted_methods = rule.match.get("method", "_run")
+                methods = [wanted_methods] if isinstance(wanted_methods, str) else list(wanted_methods)
+                declared = class_attr_str(cls, "name")
+                name = declared or cls.name
                 description = class_attr_str(cls, "description") or docstring(cls)
-                impl = next(
-                    (s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == method),
-                    None,
-                )
+                # ``name: str = ""``: each instance is named where it is constructed (a template).
+                template = declared == "" or _declared_unset(cls, "name")
+                defined = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
+                method = next((m for m in methods if m in defined), methods[0])
+                impl = defined.get(method)
                 function = f"{qualname}.{method}" if impl is not None else None
                 owner = self._method_owner(cls.name, method) if impl is None and cls.name in self.classes else None
                 if owner is not None:
@@ -245,11 +198,72 @@ class ToolLogic(SiteLogic):
                         location=self.loc(cls),
                         function=function,
                         parameters=params,
+                        source=ToolSource(kind="template", ref=qualname) if template else None,
                     )
                 )
                 return
 
+    def _schema_class(self, function: str) -> ast.ClassDef | None:
+        """A class of this file listed as a tool: a schema the model fills (``bind_tools([Question])``)."""
+        if not function.startswith(self.module_prefix) or function.count(".") != self.module.count(".") + 1:
+            return None
+        name = function[len(self.module_prefix) :]
+        if name not in self.classes:
+            return None
+        return next((d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == name), None)
+
+    def _schema_tool(self, rule: Rule, cls: ast.ClassDef) -> None:
+        """A schema class given as a tool runs what the code does when the model calls it by name: the
+        branch of a graph node that tests the tool call's name (``if call["name"] == "Question":``), as
+        for a literal tool; none, and it is a ``dynamic_dispatch`` frontier item."""
+        fields = sorted(
+            s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        )
+        self._literal_tool(rule, cls, cls.name, docstring(cls), fields)  # type: ignore[attr-defined]
+
+    def _spec_class(self, cls: ast.ClassDef, qualname: str, bases: set[str | None]) -> bool:
+        """A tool spec written in the code (LlamaIndex ``BaseToolSpec``): each method its
+        ``spec_functions`` names is a tool, at its def."""
+        for rule, wanted, attr in self.rules.spec_classes:
+            if not bases & wanted:
+                continue
+            listed = _class_value(cls, attr)
+            names = {literal_str(e) for e in listed.elts} if isinstance(listed, ast.List | ast.Tuple) else set()
+            for method in cls.body:
+                if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) and method.name in names:
+                    self.tools.append(
+                        ToolDef(
+                            id=short_id("tool", self.path, method.lineno, method.name, rule.id),
+                            name=method.name,
+                            description=docstring(method),
+                            framework=rule.framework or "unknown",
+                            ruleId=rule.id,
+                            location=self.loc(method),
+                            function=f"{qualname}.{method.name}",
+                            parameters=[a.arg for a in method.args.args if a.arg not in NON_TOOL_PARAMS],
+                        )
+                    )
+            return True
+        return False
+
+    def _call_site_tool(self, node: ast.Call, name: str, rule: Rule, location: Location, function: str | None) -> None:
+        """A tool made by the call ``node`` (its ``description=`` read there), reported at ``location``."""
+        self.tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, location.line, name, rule.id),
+                name=name,
+                description=kwarg_str(node, "description"),
+                framework=rule.framework or "unknown",
+                ruleId=rule.id,
+                location=location,
+                function=function,
+            )
+        )
+
     def _call_tool(self, node: ast.Call, rule: Rule, scope: Scope) -> None:
+        if "executor_tools" in rule.match:
+            self._executor_tool(node, rule, scope)
+            return
         func_node: ast.expr | None = None
         for wanted in rule.match.get("function_args", []):
             if isinstance(wanted, int) and len(node.args) > wanted:
@@ -259,24 +273,93 @@ class ToolLogic(SiteLogic):
             if func_node is not None:
                 break
         function = self.dotted(func_node, scope)[0] if func_node is not None else None
-        tool_name = kwarg_str(node, "name") or (function.rsplit(".", 1)[-1] if function else None)
+        metadata = kwarg(node, "metadata")  # LlamaIndex ``FunctionTool(fn=f, metadata=ToolMetadata(name=...))``
+        named = next((k.value for k in node.keywords if k.arg in ("name", "tool_name")), None)
+        if named is not None and self.constant_str(named) is None:
+            self._runtime_named(node, named, scope)
+            return
+        tool_name = (
+            self.constant_str(named)
+            or (kwarg_str(metadata, "name") if isinstance(metadata, ast.Call) else None)
+            or (function.rsplit(".", 1)[-1] if function else None)
+        )
         if not tool_name:
             return
         location = self.loc(node)
-        self.tools.append(
-            ToolDef(
-                id=short_id("tool", self.path, location.line, tool_name, rule.id),
-                name=tool_name,
-                description=kwarg_str(node, "description"),
-                framework=rule.framework or "unknown",
-                ruleId=rule.id,
+        self._call_site_tool(node, tool_name, rule, location, function)
+
+    def _executor_tool(self, node: ast.Call, rule: Rule, scope: Scope) -> None:
+        """A tool the SDK defines and the code runs: ``ShellTool(executor=f)`` runs ``f`` (a function or a
+        bound method); ``ApplyPatchTool(editor=E(...))`` and ``ComputerTool(computer=C())`` run the
+        object's interface methods. A function of its own at the constructor calls them with what the
+        model sends, behind the tool's approval flag (``needs_approval=True``). Named as the SDK names
+        it unless ``name=`` says otherwise."""
+        spec = rule.match["executor_tools"].get(self.dotted(node.func, scope)[0] or "")
+        if spec is None:
+            return
+        default, keyword, methods = spec
+        value = kwarg(node, keyword)
+        if value is None and node.args:
+            value = node.args[0]
+        if value is None:
+            return
+        name = kwarg_str(node, "name") or default
+        location = self.loc(node)
+        if methods is None:
+            runs = self.dotted(value, scope)[0] if isinstance(value, ast.Name | ast.Attribute) else None
+            callees = [runs] if runs else []
+        else:
+            owner = self._type_of(value, scope)
+            local = owner[len(self.module_prefix) :] if owner and owner.startswith(self.module_prefix) else None
+            callees = [
+                f"{owner}.{method}"
+                for method in methods
+                if owner and (local is None or self._method_owner(local, method) is not None)
+            ]
+        if not callees:
+            # ``ShellTool(executor=make_executor())``: a tool whose code analysis cannot name stays visible.
+            rule_unresolved = self.rules.unresolved_rule
+            self.frontier.append(
+                FrontierSite(
+                    id=short_id("fr", "unresolved_call", self.path, location.line, location.column, name),
+                    kind="unresolved_call",
+                    detail=f"tool {name} runs a {keyword} whose code analysis cannot name; what it runs is not visible",
+                    location=location,
+                    ruleId=rule_unresolved.id if rule_unresolved is not None else rule.id,
+                )
+            )
+            self._call_site_tool(node, name, rule, location, None)
+            return
+        qualname = f"{self.module}#executor:{location.line}:{location.column}:{name}"
+        approval: set[str] = set()
+        own = Scope(qualname=qualname, params=["input"])
+        self._approval_flags(node, approval, own)
+        given = [TaintOrigin(kind="param", param="input", index=0)]
+        self.functions.append(
+            FunctionFacts(
+                id=short_id("fn", self.path, qualname),
+                qualname=qualname,
+                name=name,
                 location=location,
-                function=function,
+                params=["input"],
+                calls=[
+                    CallFact(
+                        location=location,
+                        callee=callee,
+                        resolved=True,
+                        dominatingGates=sorted(approval),
+                        args=[ArgTaint(index=0, origins=given)],
+                    )
+                    for callee in callees
+                ],
+                gates=own.gates,
             )
         )
+        self._call_site_tool(node, name, rule, location, qualname)
 
     def _tool_list(self, node: ast.Call, name: str, scope: Scope) -> None:
-        """``ToolNode([search, run_shell])``, ``Agent(tools=[f])``: plain functions given as tools."""
+        """``ToolNode([search, run_shell])``, ``Agent(tools=[f])``, ``bind_tools(tools)`` with ``tools`` built
+        by appends or imported: plain functions given as tools."""
         for rule, patterns, where in self.rules.tool_lists:
             if not patterns.matches(name):
                 continue
@@ -284,16 +367,27 @@ class ToolLogic(SiteLogic):
                 value = (node.args[spot] if isinstance(spot, int) and len(node.args) > spot else None) or (
                     kwarg(node, spot) if isinstance(spot, str) else None
                 )
-                if not isinstance(value, ast.List | ast.Tuple):
+                if value is None:
                     continue
-                for element in value.elts:
-                    if not isinstance(element, ast.Name | ast.Attribute):
+                listed = isinstance(value, ast.List | ast.Tuple)
+                forced = self._forced_choice(node) if node.keywords else None
+                for element in self._tool_elements(value, scope):
+                    if element is value and not listed:
+                        self._list_reference(element, rule, scope)
+                        continue
+                    if not isinstance(element, ast.Name | ast.Attribute) or self._is_variable(element, scope):
                         continue
                     function, resolved = self.dotted(element, scope)
                     if not function or not resolved or not is_user_callee(function, resolved, self):
                         continue
                     location = self.loc(element)
                     tool_name = function.rsplit(".", 1)[-1]
+                    if tool_name == forced:
+                        continue  # ``bind_tools([Route], tool_choice="Route")``: a schema to parse
+                    schema = self._schema_class(function)
+                    if schema is not None:
+                        self._schema_tool(rule, schema)
+                        continue
                     self._listed_tools.append(
                         ToolDef(
                             id=short_id("tool", self.path, location.line, tool_name, rule.id),
@@ -305,6 +399,24 @@ class ToolLogic(SiteLogic):
                         )
                     )
                 return
+
+
+def _declared_unset(cls: ast.ClassDef, attr: str) -> bool:
+    """``name: str`` in a class body, with no value (a pydantic field each instance sets)."""
+    return any(
+        isinstance(s, ast.AnnAssign) and s.value is None and isinstance(s.target, ast.Name) and s.target.id == attr
+        for s in cls.body
+    )
+
+
+def _class_value(cls: ast.ClassDef, attr: str) -> ast.expr | None:
+    """The value a class body assigns to ``attr``."""
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == attr for t in targets):
+                return stmt.value
+    return None
 
 
 def _declines(value: ast.expr) -> bool:

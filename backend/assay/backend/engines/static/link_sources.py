@@ -1,0 +1,206 @@
+"""Tools whose definition spans files, settled once the tree's files are joined (``link.py``).
+
+- A tools argument naming a module-level list of another file (``ToolNode(TOOLS)``, ``TOOLS``
+  imported) stands for each function of that list (``FileFacts.lists``).
+- A tool decorator on an object of another module (``@server.tool()``, ``server`` imported) is a tool
+  of the rule whose class that module binds the object to (``FileFacts.bindings``): of the candidate
+  tools the analyzer made, one per rule, the linker keeps that one (none when the binding is unknown).
+- Tools built from records (``StripeTool(name=tool["method"]) for tool in tools``, ``tools`` a
+  module-level list of dicts in another file): one tool per record, named by the field and located at
+  it (``FileFacts.records``), run by what a dispatch table maps its name to (``FileFacts.tables``: the
+  toolkit dispatches by that name), else by the constructor's function or the unnamed tool class
+  (``template``) it constructs, which is then no tool of its own. Every adapter that builds the same
+  records gives the same tools.
+- Names are found exactly, by a dotted suffix (``pkg.tools.TOOLS`` finds ``src.pkg.tools.TOOLS``) or,
+  when a tree is scanned from inside its own package, without the package's name
+  (``react_agent.tools.TOOLS`` finds ``tools.TOOLS`` when ``react_agent`` is no module of the tree).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import FileFacts, ToolDef
+from assay.backend.scans.bundle import Location
+
+
+def without_package(name: str, heads: frozenset[str]) -> Iterator[str]:
+    """``name`` without its leading segments, from the first segment that is a top-level module of the
+    tree, when its own first segment is none (a package imported by name from inside itself)."""
+    if "#" in name:
+        return
+    parts = name.split(".")
+    if len(parts) < 3 or parts[0] in heads:
+        return
+    for start in range(1, len(parts) - 1):
+        if parts[start] in heads:
+            yield ".".join(parts[start:])
+            return
+
+
+class NameIndex:
+    """Dotted names of the tree, found exactly, by a unique suffix, or without the package's name."""
+
+    def __init__(self, names: Iterable[str], heads: frozenset[str]) -> None:
+        self.exact = set(names)
+        self.heads = heads
+        self.suffix: dict[str, list[str]] = {}
+        for name in sorted(self.exact):
+            parts = name.split(".")
+            for start in range(1, len(parts) - 1):
+                self.suffix.setdefault(".".join(parts[start:]), []).append(name)
+
+    def find(self, name: str) -> str | None:
+        for candidate in (name, *without_package(name, self.heads)):
+            if candidate in self.exact:
+                return candidate
+            found = self.suffix.get(candidate)
+            if found is not None and len(found) == 1:
+                return found[0]
+        return None
+
+
+def module_heads(files: Sequence[FileFacts]) -> frozenset[str]:
+    """The first segments of the tree's Python module names."""
+    return frozenset(f.module.split(".", 1)[0] for f in files if f.language == "python")
+
+
+def expand_lists(
+    defined: list[ToolDef], listed_rules: set[str], found: dict[str, bool], files: Sequence[FileFacts]
+) -> list[ToolDef]:
+    """Each listed tool whose function the tree does not define (``found``) but which names a
+    module-level list of functions becomes one listed tool per function of that list."""
+    lists = {name: items for f in files for name, items in f.lists.items()}
+    if not lists:
+        return defined
+    index = NameIndex(lists, module_heads(files))
+    out: list[ToolDef] = []
+    for tool in defined:
+        ref = None
+        if tool.ruleId in listed_rules and tool.function and not found.get(tool.id, False):
+            ref = index.find(tool.function)
+        if ref is None:
+            out.append(tool)
+            continue
+        for function in lists[ref]:
+            out.append(
+                tool.model_copy(
+                    update={
+                        "id": short_id("tool", tool.id, function),
+                        "name": function.rsplit(".", 1)[-1],
+                        "function": function,
+                    }
+                )
+            )
+    return out
+
+
+def settle_receivers(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
+    """Keeps a candidate tool made on a receiver of another module only when that module binds the
+    receiver to one of the classes the candidate's rule decorates."""
+    if not any(t.source is not None and t.source.kind == "receiver" for t in defined):
+        return defined
+    bindings = {name: kind for f in files for name, kind in f.bindings.items()}
+    index = NameIndex(bindings, module_heads(files))
+    out: list[ToolDef] = []
+    for tool in defined:
+        source = tool.source
+        if source is None or source.kind != "receiver":
+            out.append(tool)
+            continue
+        ref = index.find(source.ref)
+        if ref is not None and _is_one_of(bindings[ref], source.types, index, bindings):
+            out.append(tool)
+    return out
+
+
+def settle_imported(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
+    """Keeps a tool literal bound to a name its own file never reads only when another file imports
+    that name (or its whole module, or re-exports it): an exported schema nothing imports is never
+    listed to a model."""
+    if not any(t.source is not None and t.source.kind == "imported" for t in defined):
+        return defined
+    imported = {name for f in files for name in f.imports}
+    for f in files:
+        for targets in f.reexports.values():
+            imported.update(targets)
+    out: list[ToolDef] = []
+    for tool in defined:
+        source = tool.source
+        if source is None or source.kind != "imported":
+            out.append(tool)
+            continue
+        module = source.ref.split("#", 1)[0] + "#"
+        if source.ref in imported or module in imported:
+            out.append(tool)
+    return out
+
+
+def _is_one_of(kind: str, types: list[str], index: NameIndex, bindings: dict[str, str]) -> bool:
+    """Whether a bound type is one of ``types``; a type that is itself a binding (``mcp = server``) is
+    followed a few steps."""
+    for _ in range(4):
+        if kind in types:
+            return True
+        ref = index.find(kind)
+        if ref is None:
+            return False
+        kind = bindings[ref]
+    return False
+
+
+def expand_records(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
+    """Each ``records`` tool becomes a tool per record of the list it names; a ``template`` tool class
+    some records tool constructs is dropped (its instances are the tools). A records tool whose list,
+    key or constructed class is not found makes no tool."""
+    wanted = [t for t in defined if t.source is not None and t.source.kind == "records"]
+    if not wanted:
+        return defined
+    heads = module_heads(files)
+    records = {name: (f.path, items) for f in files for name, items in f.records.items()}
+    index = NameIndex(records, heads)
+    tables: dict[str, set[str]] = {}
+    for f in files:
+        for name, target in f.tables.items():
+            tables.setdefault(name, set()).add(target)
+    templates = {t.source.ref: t for t in defined if t.source is not None and t.source.kind == "template"}
+    template_index = NameIndex(templates, heads)
+    used: set[str] = set()
+    out: list[ToolDef] = []
+    for tool in defined:
+        source = tool.source
+        if source is None or source.kind != "records":
+            if source is None or source.kind != "template":
+                out.append(tool)
+            continue
+        ref = index.find(source.ref)
+        base: ToolDef | None = tool
+        if source.types:
+            found = template_index.find(source.types[0])
+            base = templates[found] if found is not None else None
+            if found is not None:
+                used.add(found)
+        if ref is None or base is None or source.key is None:
+            continue
+        path, items = records[ref]
+        for position, record in enumerate(items):
+            field = record.get(source.key)
+            if field is None:
+                continue
+            targets = tables.get(field.value, set())
+            function: str | None = next(iter(targets)) if len(targets) == 1 else base.function
+            out.append(
+                ToolDef(
+                    id=short_id("tool", "records", ref, position, function or ""),
+                    name=field.value,
+                    description=base.description,
+                    framework=base.framework,
+                    ruleId=base.ruleId,
+                    location=Location(path=path, line=field.line, column=1, endLine=field.line),
+                    function=function,
+                )
+            )
+    # An unnamed tool class no records tool constructs is kept, named after the class.
+    out.extend(t for ref, t in templates.items() if ref not in used)
+    return out

@@ -1,0 +1,112 @@
+"""Calls on what a function of the tree returns, resolved once every file's facts are known.
+
+``const sandbox = await getSandbox(id); await sandbox.commands.run(cmd)``: one file's analyzer names
+that call ``src/utils#getSandbox.commands.run``, a member of a function's result. The function's facts
+say what it returns (``returnType``: its annotation, or what its return statements give), so the linker
+reads the call as a call on that: ``@e2b/code-interpreter.Sandbox.connect.commands.run``. A result of a
+class of the tree (``return new Store()``) leads to that class's method, an ordinary call edge; a
+library result is matched against the JavaScript rules by name, as the analyzer would have matched it:
+an action at the call (its arguments' taint, its gates, and a sandbox gate where the rules say the call
+runs inside one). SQL clients are left out: whether their SQL writes depends on text only the analyzer
+sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import ActionSite, CallFact, GateSite
+from assay.backend.engines.static.jsts.rules import compile_rules
+from assay.backend.engines.static.rulepack import RulePack
+
+if TYPE_CHECKING:
+    from assay.backend.engines.static.link import _Fn
+
+_JS = frozenset({"javascript", "typescript", "tsx"})
+# Returned results followed through at most this many functions (``a()`` returns ``b()``...).
+_HOPS = 4
+
+
+def through_returns(functions: dict[str, _Fn], resolve: Callable[[str, str], str | None], rules: RulePack) -> None:
+    """Resolves each JS/TS call left unresolved whose callee is a member of a function's result: a
+    function of the tree becomes the call's target (``fn.targets``); a library call the rules name
+    becomes an action (and its sandbox gate) of the calling function."""
+    returns = {fid: fn.facts.returnType for fid, fn in functions.items() if fn.facts.returnType}
+    if not returns:
+        return
+    js = compile_rules(rules)
+    for fn in functions.values():
+        if fn.language not in _JS:
+            continue
+        done: set[str] = set()
+        for call in list(fn.calls):
+            callee = call.callee
+            if "#" not in callee or fn.targets.get(callee) is not None or callee in done:
+                continue
+            done.add(callee)
+            name = _rewrite(callee, fn.facts.qualname, resolve, returns)
+            if name is None:
+                continue
+            if "#" in name:
+                fn.targets[callee] = resolve(name, fn.facts.qualname)
+                continue
+            rule = js.action(name)
+            if rule is None or rule.match.get("sql_write"):
+                continue
+            sandbox = js.sandbox_target(name) if not rule.match.get("outside_sandbox") else None
+            for site in _calls_of(fn.calls, callee):
+                gates = list(site.dominatingGates)
+                if sandbox is not None:
+                    location = site.location
+                    detail = f"runs inside {name.rsplit('.', 1)[0]}"
+                    gate = GateSite(
+                        id=short_id("gate", location.path, location.line, location.column, sandbox.gateKind, detail),
+                        kind=sandbox.gateKind or "sandbox",
+                        ruleId=sandbox.id,
+                        location=location,
+                        detail=detail,
+                    )
+                    fn.gates.append(gate)
+                    gates.append(gate.id)
+                fn.actions.append(
+                    ActionSite(
+                        id=short_id("act", site.location.path, site.location.line, site.location.column, rule.id),
+                        actionClass=rule.actionClass or "network.egress",
+                        impact=rule.impact or "medium",
+                        ruleId=rule.id,
+                        target=name,
+                        location=site.location,
+                        dominatingGates=sorted(set(gates)),
+                        taint=[o for arg in site.args for o in arg.origins],
+                    )
+                )
+
+
+def _calls_of(calls: Iterable[CallFact], callee: str) -> list[CallFact]:
+    return [c for c in calls if c.callee == callee]
+
+
+def _rewrite(
+    callee: str, caller: str, resolve: Callable[[str, str], str | None], returns: dict[str, str]
+) -> str | None:
+    """``mod#getSandbox.commands.run`` -> ``<what getSandbox returns>.commands.run``, followed through
+    functions that return another function's result; None when no prefix is a function whose result
+    is known."""
+    for _ in range(_HOPS):
+        parts = callee.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            fid = resolve(".".join(parts[:cut]), caller)
+            if fid is None:
+                continue
+            returned = returns.get(fid)
+            if returned is None:
+                return None
+            callee = ".".join([returned, *parts[cut:]])
+            break
+        else:
+            return None
+        if "#" not in callee or resolve(callee, caller) is not None:
+            return callee
+    return None
