@@ -126,12 +126,18 @@ async def test_any_commit_ends_the_kept_answers(
     assert b"added later" in second.content
     assert second.content == await _reference_systems_body(world, world.org_a)
     # ...and a plain sqlite3 connection, as another process would, renames one.
+    # In a thread: the app's run worker writes on this loop now and then, and a write made on the loop
+    # itself would wait for a lock that only the blocked loop can release.
     database = settings.database_url.split("///", 1)[1]
-    other = sqlite3.connect(database, isolation_level=None)
-    try:
-        other.execute("UPDATE ai_system SET name = 'renamed elsewhere' WHERE id = ?", (world.system_a,))
-    finally:
-        other.close()
+
+    def rename_elsewhere() -> None:
+        other = sqlite3.connect(database, isolation_level=None)
+        try:
+            other.execute("UPDATE ai_system SET name = 'renamed elsewhere' WHERE id = ?", (world.system_a,))
+        finally:
+            other.close()
+
+    await anyio.to_thread.run_sync(rename_elsewhere)
     third = await client.get("/api/v1/systems", headers=bearer(world.agent_key_a))
     assert b"renamed elsewhere" in third.content and b"added later" in third.content
     assert _reader(app).fallbacks == 0
