@@ -21,6 +21,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.rulepack import Rule
 from assay.backend.scans.bundle import (
     ActionClass,
     FrontierKind,
@@ -209,6 +211,42 @@ class ToolDef(_Facts):
         description="A use in a model's tool set (``tools: {...}`` of a generation call or agent): a tool even "
         "when its definition is not in the tree.",
     )
+
+    @classmethod
+    def found(
+        cls,
+        rule: Rule,
+        name: str,
+        location: Location,
+        *,
+        description: str | None = None,
+        function: str | None = None,
+        parameters: list[str] | None = None,
+        annotations: dict[str, bool] | None = None,
+        source: ToolSource | None = None,
+        binding: str | None = None,
+        ref: str | None = None,
+        ref_name: bool = False,
+        candidate: bool = False,
+    ) -> ToolDef:
+        """The tool ``rule`` found, named ``name``, at ``location``; its id is made of where and what it is
+        (path, line, name, rule), so the same code gives the same id in every scan."""
+        return cls(
+            id=short_id("tool", location.path, location.line, name, rule.id),
+            name=name,
+            description=description,
+            framework=rule.framework or "unknown",
+            ruleId=rule.id,
+            location=location,
+            function=function,
+            parameters=parameters or [],
+            annotations=annotations or {},
+            source=source,
+            binding=binding,
+            ref=ref,
+            refName=ref_name,
+            candidate=candidate,
+        )
 
 
 class FrontierSite(_Facts):

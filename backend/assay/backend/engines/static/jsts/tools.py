@@ -313,19 +313,17 @@ class ToolRecognizer:
             if function is not None and function.endswith("#"):
                 function += "default"
         self.a.tools.append(
-            ToolDef(
-                id=short_id("tool", self.a.path, location.line, name, rule.id),
-                name=name,
+            ToolDef.found(
+                rule,
+                name,
+                location,
                 description=description,
-                framework=rule.framework or "unknown",
-                ruleId=rule.id,
-                location=location,
                 function=function,
-                parameters=params or [],
+                parameters=params,
                 annotations=annotations,
                 binding=held,
                 ref=ref,
-                refName=ref is not None,
+                ref_name=ref is not None,
             )
         )
 
@@ -401,14 +399,12 @@ class ToolRecognizer:
                 continue
             location = self.a.loc(node)
             self.a.tools.append(
-                ToolDef(
-                    id=short_id("tool", self.a.path, location.line, name, rule.id),
-                    name=name,
+                ToolDef.found(
+                    rule,
+                    name,
+                    location,
                     description=description,
-                    framework=rule.framework or "unknown",
-                    ruleId=rule.id,
-                    location=location,
-                    parameters=self.schema_keys(schema) or [],
+                    parameters=self.schema_keys(schema),
                     annotations=annotations,
                     source=self.unread_binding(node, scope),
                 )
@@ -458,15 +454,7 @@ class ToolRecognizer:
         ):
             return
         location = self.a.loc(node)
-        self.a.tools.append(
-            ToolDef(
-                id=short_id("tool", self.a.path, location.line, kind, rule.id),
-                name=kind,
-                framework=rule.framework or "unknown",
-                ruleId=rule.id,
-                location=location,
-            )
-        )
+        self.a.tools.append(ToolDef.found(rule, kind, location))
 
     def unnamed_tool(self, node: Node, name: Node | None, rule: Rule) -> None:
         """A tool definition whose name analysis cannot read (a parameter, a constant of another file, a
@@ -583,18 +571,15 @@ class ToolRecognizer:
             return
         location = self.a.loc(name_node)
         self.a.tools.append(
-            ToolDef(
-                id=short_id("tool", self.a.path, location.line, name, rule.id),
-                name=name,
+            ToolDef.found(
+                rule,
+                name,
+                location,
                 description=self.a.code.string_value(unwrap(fields.get("description"))),
-                framework=rule.framework or "unknown",
-                ruleId=rule.id,
-                location=location,
                 function=function if function is not None and "#" in function else None,
                 parameters=self.schema_keys(
                     fields.get("inputSchema") or fields.get("parametersSchema") or fields.get("parameters")
-                )
-                or [],
+                ),
                 binding=owner,
                 candidate=True,
             )
@@ -673,15 +658,13 @@ class ToolRecognizer:
             location = self.a.loc(node)
             handler = rule.match.get("handler", "_call")
             self.a.tools.append(
-                ToolDef(
-                    id=short_id("tool", self.a.path, location.line, name, rule.id),
-                    name=name,
+                ToolDef.found(
+                    rule,
+                    name,
+                    location,
                     description=self.a.code.string_value(unwrap(fields.get("description"))),
-                    framework=rule.framework or "unknown",
-                    ruleId=rule.id,
-                    location=location,
                     function=f"{cls}.{handler}",
-                    parameters=self.schema_keys(fields.get("schema")) or [],
+                    parameters=self.schema_keys(fields.get("schema")),
                 )
             )
             return

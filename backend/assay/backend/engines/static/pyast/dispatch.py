@@ -148,16 +148,14 @@ class DispatchLogic(ToolLogic):
     ) -> None:
         location = self.loc(node)
         self._literal_tools.append(
-            ToolDef(
-                id=short_id("tool", self.path, location.line, name, rule.id),
-                name=name,
+            ToolDef.found(
+                rule,
+                name,
+                location,
                 description=description if isinstance(description, str) else None,
-                framework=rule.framework or "unknown",
-                ruleId=rule.id,
-                location=location,
                 function=self.dispatch.get(name),
                 parameters=parameters,
-                annotations=annotations or {},
+                annotations=annotations,
             )
         )
 

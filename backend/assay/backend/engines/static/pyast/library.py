@@ -91,17 +91,7 @@ class LibraryLogic(SiteLogic):
                     gates=sites,
                 )
             )
-            self.tools.append(
-                ToolDef(
-                    id=short_id("tool", self.path, location.line, name, rule.id),
-                    name=name,
-                    framework=rule.framework or "unknown",
-                    ruleId=rule.id,
-                    location=location,
-                    function=qualname,
-                    parameters=["input"],
-                )
-            )
+            self.tools.append(ToolDef.found(rule, name, location, function=qualname, parameters=["input"]))
 
     def _listed_library_tools(self, node: ast.List | ast.Tuple, scope: Scope) -> None:
         """Library tool instances listed in ``node``: constructed there, held by a variable, or a

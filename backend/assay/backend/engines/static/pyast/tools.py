@@ -132,13 +132,11 @@ class ToolLogic(SourceLogic):
                 continue
             params = [a.arg for a in (*impl.args.args, *impl.args.kwonlyargs) if a.arg not in NON_TOOL_PARAMS]
             self.tools.append(
-                ToolDef(
-                    id=short_id("tool", self.path, cls.lineno, name, rule.id),
-                    name=name,
+                ToolDef.found(
+                    rule,
+                    name,
+                    self.loc(cls),
                     description=docstring(cls),
-                    framework=rule.framework or "unknown",
-                    ruleId=rule.id,
-                    location=self.loc(cls),
                     function=f"{qualname}.{method}",
                     parameters=params,
                 )
@@ -189,13 +187,11 @@ class ToolLogic(SourceLogic):
                 if impl is not None:
                     params = [a.arg for a in impl.args.args if a.arg not in NON_TOOL_PARAMS]
                 self.tools.append(
-                    ToolDef(
-                        id=short_id("tool", self.path, cls.lineno, name, rule.id),
-                        name=name,
+                    ToolDef.found(
+                        rule,
+                        name,
+                        self.loc(cls),
                         description=description,
-                        framework=rule.framework or "unknown",
-                        ruleId=rule.id,
-                        location=self.loc(cls),
                         function=function,
                         parameters=params,
                         source=ToolSource(kind="template", ref=qualname) if template else None,
@@ -232,13 +228,11 @@ class ToolLogic(SourceLogic):
             for method in cls.body:
                 if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) and method.name in names:
                     self.tools.append(
-                        ToolDef(
-                            id=short_id("tool", self.path, method.lineno, method.name, rule.id),
-                            name=method.name,
+                        ToolDef.found(
+                            rule,
+                            method.name,
+                            self.loc(method),
                             description=docstring(method),
-                            framework=rule.framework or "unknown",
-                            ruleId=rule.id,
-                            location=self.loc(method),
                             function=f"{qualname}.{method.name}",
                             parameters=[a.arg for a in method.args.args if a.arg not in NON_TOOL_PARAMS],
                         )
@@ -249,15 +243,7 @@ class ToolLogic(SourceLogic):
     def _call_site_tool(self, node: ast.Call, name: str, rule: Rule, location: Location, function: str | None) -> None:
         """A tool made by the call ``node`` (its ``description=`` read there), reported at ``location``."""
         self.tools.append(
-            ToolDef(
-                id=short_id("tool", self.path, location.line, name, rule.id),
-                name=name,
-                description=kwarg_str(node, "description"),
-                framework=rule.framework or "unknown",
-                ruleId=rule.id,
-                location=location,
-                function=function,
-            )
+            ToolDef.found(rule, name, location, description=kwarg_str(node, "description"), function=function)
         )
 
     def _call_tool(self, node: ast.Call, rule: Rule, scope: Scope) -> None:
@@ -388,16 +374,7 @@ class ToolLogic(SourceLogic):
                     if schema is not None:
                         self._schema_tool(rule, schema)
                         continue
-                    self._listed_tools.append(
-                        ToolDef(
-                            id=short_id("tool", self.path, location.line, tool_name, rule.id),
-                            name=tool_name,
-                            framework=rule.framework or "unknown",
-                            ruleId=rule.id,
-                            location=location,
-                            function=function,
-                        )
-                    )
+                    self._listed_tools.append(ToolDef.found(rule, tool_name, location, function=function))
                 return
 
 
