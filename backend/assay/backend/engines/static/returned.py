@@ -22,14 +22,14 @@ from assay.backend.engines.static.jsts.rules import compile_rules
 from assay.backend.engines.static.rulepack import RulePack
 
 if TYPE_CHECKING:
-    from assay.backend.engines.static.link import _Fn
+    from assay.backend.engines.static.link_graph import Fn
 
 _JS = frozenset({"javascript", "typescript", "tsx"})
 # Returned results followed through at most this many functions (``a()`` returns ``b()``...).
 _HOPS = 4
 
 
-def through_returns(functions: dict[str, _Fn], resolve: Callable[[str, str], str | None], rules: RulePack) -> None:
+def through_returns(functions: dict[str, Fn], resolve: Callable[[str, str], str | None], rules: RulePack) -> None:
     """Resolves each JS/TS call left unresolved whose callee is a member of a function's result: a
     function of the tree becomes the call's target (``fn.targets``); a library call the rules name
     becomes an action (and its sandbox gate) of the calling function."""

@@ -25,7 +25,7 @@ from assay.backend.engines.static.facts import ArgTaint, CallFact, SqlKind
 from assay.backend.engines.static.rulepack import Rule, RulePack
 
 if TYPE_CHECKING:
-    from assay.backend.engines.static.link import _Fn
+    from assay.backend.engines.static.link_graph import Fn
 
 # What is known on entry of a function: (SQL parameter, the kind of fixed SQL it holds), sorted.
 Ctx = frozenset[tuple[str, SqlKind]]
@@ -33,7 +33,7 @@ NO_CTX: Ctx = frozenset()
 _MAX_DEPTH = 12
 
 
-def param_for(callee: _Fn, arg: ArgTaint) -> str | None:
+def param_for(callee: Fn, arg: ArgTaint) -> str | None:
     """The callee parameter an argument binds to (methods skip their ``self``/``cls``)."""
     params = callee.params
     if arg.keyword is not None:
@@ -48,7 +48,7 @@ def param_for(callee: _Fn, arg: ArgTaint) -> str | None:
 class SqlContexts:
     """SQL parameters, return kinds and the context each call gives its callee."""
 
-    def __init__(self, functions: Mapping[str, _Fn], every: Mapping[str, Sequence[str]], rules: RulePack) -> None:
+    def __init__(self, functions: Mapping[str, Fn], every: Mapping[str, Sequence[str]], rules: RulePack) -> None:
         self.functions = functions
         self.every = every
         self.params = self._sql_params()

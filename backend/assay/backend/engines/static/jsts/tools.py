@@ -4,11 +4,12 @@ parameters, annotations, and the function that implements it.
 An inline handler (``execute: async ({ cmd }) => ...``) is analysed as its own function
 ``<module>#tool:<name>``; a referenced one (``execute: runShell``) resolves to that function's qualname.
 Approval flags (``needsApproval``) and MCP annotations become gates that hold on the handler's entry.
+Tools written as object literals are in ``tool_literals``; tools placed under keys and definition objects
+in ``tool_placements``.
 """
 
 from __future__ import annotations
 
-import re
 import weakref
 from typing import TYPE_CHECKING
 
@@ -22,14 +23,14 @@ from assay.backend.engines.static.facts import (
     FunctionFacts,
     GateSite,
     ToolDef,
-    ToolSource,
 )
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.scope import param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
+from assay.backend.engines.static.jsts.tool_literals import LiteralTools
+from assay.backend.engines.static.jsts.tool_placements import ToolPlacements
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rulepack import Rule
-from assay.backend.scans.bundle import Location
 
 if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 _HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
-class ToolRecognizer:
+class ToolRecognizer(LiteralTools, ToolPlacements):
     """Recognises tool definitions for one file's analyzer (which owns the facts lists)."""
 
     def __init__(self, analyzer: FileAnalyzer) -> None:
@@ -345,117 +346,6 @@ class ToolRecognizer:
         new_id = short_id("tool", self.a.path, tool.location.line, key, tool.ruleId)
         self.a.tools[index] = tool.model_copy(update={"name": key, "id": new_id})
 
-    def literal_tool(self, node: Node, scope: Scope) -> None:
-        """OpenAI function tools and Anthropic tools written as object literals. Their implementation
-        is chosen at run time by name (a dynamic-dispatch frontier item)."""
-        fields: dict[str, Node] | None = None
-        for rule in self.a.rules.literal_tools:
-            if fields is None:
-                fields = self.a.code.props(node)
-                if "name" not in fields and "function" not in fields:
-                    self.hosted_tool(node, fields)
-                    return
-            kind = rule.match["object_literal"]
-            name = description = None
-            schema: Node | None = None
-            annotations: dict[str, bool] = {}
-            if kind == "mcp_tool" and "inputSchema" in fields:
-                name = self.a.constant(fields["name"], scope)
-                if "execute" in fields:
-                    # A tool definition with its handler (toolkits' data: { method, name, inputSchema,
-                    # execute }): the model knows it by ``method`` when it has one (``name`` is a title).
-                    name = self.a.constant(fields.get("method"), scope) or name
-                    description = self.a.constant(fields.get("description"), scope)
-                    self.register(
-                        rule, node, name, description, fields["execute"], fields, fields["inputSchema"], outer=scope
-                    )
-                    return
-                description = self.a.constant(fields.get("description"), scope)
-                schema = fields["inputSchema"]
-                annotations = self.annotations(fields.get("annotations"))
-                if not name:
-                    if unwrap(fields["name"]) is not None and unwrap(fields["name"]).type in (  # type: ignore[union-attr]
-                        "identifier",
-                        "member_expression",
-                        "shorthand_property_identifier",
-                    ):  # (not a schema: ``name: z.string()``)
-                        self.unnamed_tool(node, fields["name"], rule)
-                    return
-            if kind == "openai_function" and self.a.code.string_value(unwrap(fields.get("type"))) == "function":
-                inner = unwrap(fields.get("function"))
-                source = self.a.code.props(inner) if inner is not None and inner.type == "object" else fields
-                name, description = (
-                    self.a.code.string_value(unwrap(source.get("name"))),
-                    self.a.code.string_value(unwrap(source.get("description"))),
-                )
-                schema = source.get("parameters")
-            elif kind == "anthropic_tool" and "input_schema" in fields:
-                name, description = (
-                    self.a.code.string_value(unwrap(fields.get("name"))),
-                    self.a.code.string_value(unwrap(fields.get("description"))),
-                )
-                schema = fields.get("input_schema")
-            if not name:
-                continue
-            location = self.a.loc(node)
-            self.a.tools.append(
-                ToolDef.found(
-                    rule,
-                    name,
-                    location,
-                    description=description,
-                    parameters=self.schema_keys(schema),
-                    annotations=annotations,
-                    source=self.unread_binding(node, scope),
-                )
-            )
-            self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
-            return
-
-    def unread_binding(self, node: Node, scope: Scope) -> ToolSource | None:
-        """A tool literal bound to a top-level name its file never reads (``export const X = {...} as
-        const`` and nothing else names ``X``): only a file that imports it can list it to a model."""
-        if not scope.is_module:
-            return None
-        parent = node.parent
-        while parent is not None and parent.type in (
-            "as_expression",
-            "satisfies_expression",
-            "parenthesized_expression",
-        ):
-            parent = parent.parent
-        if parent is None or parent.type != "variable_declarator":
-            return None
-        declaration = parent.parent
-        top = declaration.parent if declaration is not None else None
-        if top is not None and top.type == "export_statement":
-            top = top.parent
-        binding = parent.child_by_field_id(self.a.fields.name)
-        if top is None or top.type != "program" or binding is None or binding.type != "identifier":
-            return None
-        name = self.a.code.raw(binding)
-        if len(re.findall(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])", self.a.code.src)) != 1:
-            return None
-        return ToolSource(kind="imported", ref=f"{self.a.module}#{name.decode()}")
-
-    def hosted_tool(self, node: Node, fields: dict[str, Node]) -> None:
-        """``tools: [{ type: "shell", environment: {...} }]``: a hosted tool, named by its type, listed
-        for a model (an element of a ``tools`` array)."""
-        kind = self.a.code.string_value(unwrap(fields.get("type"))) if "type" in fields else None
-        rule = self.a.rules.hosted_tool
-        if kind is None or rule is None or kind not in rule.match["hosted_types"]:
-            return
-        array = node.parent
-        pair = array.parent if array is not None and array.type == "array" else None
-        if (
-            pair is None
-            or pair.type != "pair"
-            or self.a.code.raw(pair.child_by_field_id(self.a.fields.key)) != b"tools"
-        ):
-            return
-        location = self.a.loc(node)
-        self.a.tools.append(ToolDef.found(rule, kind, location))
-
     def unnamed_tool(self, node: Node, name: Node | None, rule: Rule) -> None:
         """A tool definition whose name analysis cannot read (a parameter, a constant of another file, a
         list of definitions mapped to tools): a frontier item, never a silent miss."""
@@ -487,143 +377,6 @@ class ToolRecognizer:
         if parent is not None and (parent.type == "return_statement" or parent.type == "arrow_function"):
             return scope.qualname
         return None
-
-    def in_tool_set(self, node: Node, scope: Scope) -> bool:
-        """Whether an object literal is the ``tools`` option of a generation call or an agent
-        (``new ToolLoopAgent({ tools: {...} })``): every key of it is a tool the model is given."""
-        pair = node.parent
-        if (
-            pair is None
-            or pair.type != "pair"
-            or self.a.code.raw(pair.child_by_field_id(self.a.fields.key)) != b"tools"
-        ):
-            return False
-        options = pair.parent
-        arguments = options.parent if options is not None else None
-        call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
-        if call is None or call.type not in ("call_expression", "new_expression"):
-            return False
-        field = self.a.fields.function if call.type == "call_expression" else self.a.fields.constructor
-        name, _ = self.a.dotted(call.child_by_field_id(field), scope)
-        return name is not None and self.a.rules.tool_sets.matches(name)
-
-    def placement(self, pair: Node, key: str, value: Node, scope: Scope, toolset: bool) -> None:
-        """``{ weather: weatherTool }`` / ``{ createSandbox: createSandbox({ writer }) }`` where the value
-        is held by another file or made by a function of the tree: the tool defined there, under this
-        key (the linker joins them; a use that names no definition is dropped, unless it is in a model's
-        tool set: then a tool whose definition analysis cannot see)."""
-        rule = self.a.rules.placement_rule
-        inner = unwrap(value)
-        if rule is None or inner is None or not key:
-            return
-        ref: str | None = None
-        if inner.type == "call_expression":
-            callee, _ = self.a.dotted(inner.child_by_field_id(self.a.fields.function), scope)
-            if callee is not None and "#" in callee:
-                ref = f"{callee}()"
-        elif inner.type in ("identifier", "member_expression", "shorthand_property_identifier"):
-            held, _ = (
-                self.a.resolve_name(self.a.code.text(inner), scope)
-                if inner.type != "member_expression"
-                else self.a.dotted(inner, scope)
-            )
-            if held is not None and "#" in held and not held.startswith(f"{self.a.module}#"):
-                ref = held
-            elif toolset:
-                ref = held or self.a.code.text(inner)
-        if ref is None and toolset:
-            ref = self.a.code.text(inner)[:80]
-        if ref is None:
-            return
-        location = self.a.loc(pair)
-        self.a.tools.append(
-            ToolDef(
-                id=short_id("tool", self.a.path, location.line, key, rule.id, "use"),
-                name=key,
-                framework=rule.framework or "unknown",
-                ruleId=rule.id,
-                location=location,
-                ref=ref,
-                toolset=toolset,
-            )
-        )
-
-    def definition_object(self, node: Node, owner: str, sep: str) -> None:
-        """``export const getDataTool = { name: "get_data", description, handler: getData }``: a tool
-        definition held by a top-level name, a tool where something registers or places it."""
-        rule = self.a.rules.definition_rule
-        if rule is None:
-            return
-        fields = self.a.code.props(node)
-        name_node = unwrap(fields.get("name"))
-        name = self.a.code.string_value(name_node) if name_node is not None else None
-        key = next((k for k in rule.match["definition_objects"] if k in fields), None)
-        if not name or key is None or name_node is None:
-            return
-        handler = unwrap(fields[key])
-        if handler is None:
-            return
-        if handler.type in FUNCTIONS:
-            function: str | None = f"{owner}{sep}{key}"
-        elif handler.type == "identifier":
-            function, _ = self.a.resolve_name(self.a.code.text(handler), None)
-        else:
-            return
-        location = self.a.loc(name_node)
-        self.a.tools.append(
-            ToolDef.found(
-                rule,
-                name,
-                location,
-                description=self.a.code.string_value(unwrap(fields.get("description"))),
-                function=function if function is not None and "#" in function else None,
-                parameters=self.schema_keys(
-                    fields.get("inputSchema") or fields.get("parametersSchema") or fields.get("parameters")
-                ),
-                binding=owner,
-                candidate=True,
-            )
-        )
-
-    def literal_frontier(self, name: str, location: Location) -> str | None:
-        rule = self.a.rules.dispatch_rule
-        if rule is None:
-            return None
-        site = FrontierSite(
-            id=short_id("fr", "dynamic_dispatch", self.a.path, location.line, name),
-            kind="dynamic_dispatch",
-            detail=f"tool {name} is defined as a literal; its implementation is chosen at run time",
-            location=location,
-            ruleId=rule.id,
-        )
-        self.a.frontier.append(site)
-        return site.id
-
-    def resolve_literal_tools(self) -> None:
-        """After the walk: a literal tool whose name maps to a function of the tree in this file
-        (``{ get_weather: getWeather }``, ``case "get_weather": return getWeather(args)``) is implemented
-        by that function, and is no longer a dispatch frontier item. A literal naming a tool the file
-        defines with its implementation (``tool({...})`` under the key ``get_weather``, and a tool-search
-        result listing ``{ type: "function", name: "get_weather" }``) declares that same tool: one tool."""
-        resolved: set[str] = set()
-        literal = {index for index, _ in self.literal_tools}
-        implemented = {t.name for i, t in enumerate(self.a.tools) if t.function is not None and i not in literal}
-        dropped: set[int] = set()
-        for index, frontier_id in self.literal_tools:
-            tool = self.a.tools[index]
-            function = self.a.named_impls.get(tool.name)
-            if function is None and tool.name not in implemented:
-                continue
-            if tool.name in implemented:
-                dropped.add(index)
-            else:
-                self.a.tools[index] = tool.model_copy(update={"function": function})
-            if frontier_id is not None:
-                resolved.add(frontier_id)
-        if dropped:
-            self.a.tools = [t for i, t in enumerate(self.a.tools) if i not in dropped]
-        if resolved:
-            self.a.frontier = [f for f in self.a.frontier if f.id not in resolved]
 
     def class_tool(self, node: Node, cls: str, body: Node) -> None:
         """LangChain JS ``class X extends StructuredTool { name = "..."; description = "..."; _call() }``."""

@@ -1,0 +1,205 @@
+"""Tools written as object literals: OpenAI function tools, Anthropic tools and MCP tool literals, and
+hosted tools listed by type (``{ type: "shell" }``).
+
+A literal says what the model is told, not what runs: its implementation is chosen at run time by name,
+a dynamic-dispatch frontier item until the file shows the function that name maps to.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from tree_sitter import Node
+
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import FrontierSite, ToolDef, ToolSource
+from assay.backend.engines.static.jsts.syntax import unwrap
+from assay.backend.scans.bundle import Location
+
+if TYPE_CHECKING:
+    from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
+    from assay.backend.engines.static.jsts.scope import Scope
+    from assay.backend.engines.static.rulepack import Rule
+
+
+class LiteralTools:
+    """The literal-tool part of ``ToolRecognizer`` (its base class), which holds the state used here."""
+
+    if TYPE_CHECKING:
+        a: FileAnalyzer
+        # Literal tools (index in the tools list) and their dispatch frontier item.
+        literal_tools: list[tuple[int, str | None]]
+
+        def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None: ...
+
+        def annotations(self, node: Node | None) -> dict[str, bool]: ...
+
+        def unnamed_tool(self, node: Node, name: Node | None, rule: Rule) -> None: ...
+
+        def register(
+            self,
+            rule: Rule,
+            node: Node,
+            name: str | None,
+            description: str | None,
+            handler: Node | None,
+            fields: dict[str, Node],
+            schema: Node | None,
+            function: str | None = None,
+            outer: Scope | None = None,
+            *,
+            held: str | None = None,
+            ref: str | None = None,
+        ) -> None: ...
+
+    def literal_tool(self, node: Node, scope: Scope) -> None:
+        """OpenAI function tools and Anthropic tools written as object literals. Their implementation
+        is chosen at run time by name (a dynamic-dispatch frontier item)."""
+        fields: dict[str, Node] | None = None
+        for rule in self.a.rules.literal_tools:
+            if fields is None:
+                fields = self.a.code.props(node)
+                if "name" not in fields and "function" not in fields:
+                    self.hosted_tool(node, fields)
+                    return
+            kind = rule.match["object_literal"]
+            name = description = None
+            schema: Node | None = None
+            annotations: dict[str, bool] = {}
+            if kind == "mcp_tool" and "inputSchema" in fields:
+                name = self.a.constant(fields["name"], scope)
+                if "execute" in fields:
+                    # A tool definition with its handler (toolkits' data: { method, name, inputSchema,
+                    # execute }): the model knows it by ``method`` when it has one (``name`` is a title).
+                    name = self.a.constant(fields.get("method"), scope) or name
+                    description = self.a.constant(fields.get("description"), scope)
+                    self.register(
+                        rule, node, name, description, fields["execute"], fields, fields["inputSchema"], outer=scope
+                    )
+                    return
+                description = self.a.constant(fields.get("description"), scope)
+                schema = fields["inputSchema"]
+                annotations = self.annotations(fields.get("annotations"))
+                if not name:
+                    if unwrap(fields["name"]) is not None and unwrap(fields["name"]).type in (  # type: ignore[union-attr]
+                        "identifier",
+                        "member_expression",
+                        "shorthand_property_identifier",
+                    ):  # (not a schema: ``name: z.string()``)
+                        self.unnamed_tool(node, fields["name"], rule)
+                    return
+            if kind == "openai_function" and self.a.code.string_value(unwrap(fields.get("type"))) == "function":
+                inner = unwrap(fields.get("function"))
+                source = self.a.code.props(inner) if inner is not None and inner.type == "object" else fields
+                name, description = (
+                    self.a.code.string_value(unwrap(source.get("name"))),
+                    self.a.code.string_value(unwrap(source.get("description"))),
+                )
+                schema = source.get("parameters")
+            elif kind == "anthropic_tool" and "input_schema" in fields:
+                name, description = (
+                    self.a.code.string_value(unwrap(fields.get("name"))),
+                    self.a.code.string_value(unwrap(fields.get("description"))),
+                )
+                schema = fields.get("input_schema")
+            if not name:
+                continue
+            location = self.a.loc(node)
+            self.a.tools.append(
+                ToolDef.found(
+                    rule,
+                    name,
+                    location,
+                    description=description,
+                    parameters=self.schema_keys(schema),
+                    annotations=annotations,
+                    source=self.unread_binding(node, scope),
+                )
+            )
+            self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
+            return
+
+    def unread_binding(self, node: Node, scope: Scope) -> ToolSource | None:
+        """A tool literal bound to a top-level name its file never reads (``export const X = {...} as
+        const`` and nothing else names ``X``): only a file that imports it can list it to a model."""
+        if not scope.is_module:
+            return None
+        parent = node.parent
+        while parent is not None and parent.type in (
+            "as_expression",
+            "satisfies_expression",
+            "parenthesized_expression",
+        ):
+            parent = parent.parent
+        if parent is None or parent.type != "variable_declarator":
+            return None
+        declaration = parent.parent
+        top = declaration.parent if declaration is not None else None
+        if top is not None and top.type == "export_statement":
+            top = top.parent
+        binding = parent.child_by_field_id(self.a.fields.name)
+        if top is None or top.type != "program" or binding is None or binding.type != "identifier":
+            return None
+        name = self.a.code.raw(binding)
+        if len(re.findall(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])", self.a.code.src)) != 1:
+            return None
+        return ToolSource(kind="imported", ref=f"{self.a.module}#{name.decode()}")
+
+    def hosted_tool(self, node: Node, fields: dict[str, Node]) -> None:
+        """``tools: [{ type: "shell", environment: {...} }]``: a hosted tool, named by its type, listed
+        for a model (an element of a ``tools`` array)."""
+        kind = self.a.code.string_value(unwrap(fields.get("type"))) if "type" in fields else None
+        rule = self.a.rules.hosted_tool
+        if kind is None or rule is None or kind not in rule.match["hosted_types"]:
+            return
+        array = node.parent
+        pair = array.parent if array is not None and array.type == "array" else None
+        if (
+            pair is None
+            or pair.type != "pair"
+            or self.a.code.raw(pair.child_by_field_id(self.a.fields.key)) != b"tools"
+        ):
+            return
+        location = self.a.loc(node)
+        self.a.tools.append(ToolDef.found(rule, kind, location))
+
+    def literal_frontier(self, name: str, location: Location) -> str | None:
+        rule = self.a.rules.dispatch_rule
+        if rule is None:
+            return None
+        site = FrontierSite(
+            id=short_id("fr", "dynamic_dispatch", self.a.path, location.line, name),
+            kind="dynamic_dispatch",
+            detail=f"tool {name} is defined as a literal; its implementation is chosen at run time",
+            location=location,
+            ruleId=rule.id,
+        )
+        self.a.frontier.append(site)
+        return site.id
+
+    def resolve_literal_tools(self) -> None:
+        """After the walk: a literal tool whose name maps to a function of the tree in this file
+        (``{ get_weather: getWeather }``, ``case "get_weather": return getWeather(args)``) is implemented
+        by that function, and is no longer a dispatch frontier item. A literal naming a tool the file
+        defines with its implementation (``tool({...})`` under the key ``get_weather``, and a tool-search
+        result listing ``{ type: "function", name: "get_weather" }``) declares that same tool: one tool."""
+        resolved: set[str] = set()
+        literal = {index for index, _ in self.literal_tools}
+        implemented = {t.name for i, t in enumerate(self.a.tools) if t.function is not None and i not in literal}
+        dropped: set[int] = set()
+        for index, frontier_id in self.literal_tools:
+            tool = self.a.tools[index]
+            function = self.a.named_impls.get(tool.name)
+            if function is None and tool.name not in implemented:
+                continue
+            if tool.name in implemented:
+                dropped.add(index)
+            else:
+                self.a.tools[index] = tool.model_copy(update={"function": function})
+            if frontier_id is not None:
+                resolved.add(frontier_id)
+        if dropped:
+            self.a.tools = [t for i, t in enumerate(self.a.tools) if i not in dropped]
+        if resolved:
+            self.a.frontier = [f for f in self.a.frontier if f.id not in resolved]

@@ -1,0 +1,180 @@
+"""The tree's functions as the linker sees them, and the resolution of callee names to them.
+
+A ``Fn`` is one function of the tree with its calls, actions, returns and gates (a redefinition in the
+same file adds to it); the linker fills its resolved ``edges`` and ``targets``. ``Resolver`` turns the
+callee names the analyzers record into function ids (see ``link.py`` for the rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from assay.backend.engines.static.facts import ActionSite, CallFact, FileFacts, FunctionFacts, GateSite, TaintOrigin
+from assay.backend.engines.static.link_sources import without_package
+
+MAX_DEPTH = 12
+# Project path aliases the JS/TS analyzer names as modules of the tree (``~/utils/x#name``).
+TREE_ALIASES = ("@/", "~/")
+# Parameters that never carry model-chosen values into a tool's function.
+_RECEIVER_PARAMS = frozenset({"self", "cls"})
+NON_TOOL_PARAMS = _RECEIVER_PARAMS | {"ctx", "context", "run_context", "config", "callbacks", "run_manager"}
+
+
+@dataclass
+class Fn:
+    id: str
+    facts: FunctionFacts
+    path: str
+    language: str
+    calls: list[CallFact]
+    actions: list[ActionSite]
+    returns: list[TaintOrigin]
+    gates: list[GateSite]
+    # Calls resolved to functions in the tree: (callee function id, the call).
+    edges: list[tuple[str, CallFact]] = field(default_factory=list)
+    # Calls by callee name, for reading ``call_return`` origins at their call sites.
+    by_callee: dict[str, list[CallFact]] = field(default_factory=dict)
+    targets: dict[str, str | None] = field(default_factory=dict)
+
+    @property
+    def params(self) -> list[str]:
+        return self.facts.params
+
+
+def function_graph(files: Sequence[FileFacts]) -> dict[str, Fn]:
+    """Functions by id; a redefinition in the same file (same id) adds its calls and actions."""
+    functions: dict[str, Fn] = {}
+    for facts in files:
+        for function in facts.functions:
+            known = functions.get(function.id)
+            if known is None:
+                functions[function.id] = Fn(
+                    id=function.id,
+                    facts=function,
+                    path=facts.path,
+                    language=facts.language,
+                    calls=list(function.calls),
+                    actions=list(function.actions),
+                    returns=list(function.returns),
+                    gates=list(function.gates),
+                )
+            else:
+                known.calls.extend(function.calls)
+                known.actions.extend(function.actions)
+                known.returns.extend(function.returns)
+    return functions
+
+
+class Resolver:
+    """Callee names -> function ids, exactly or by a dotted suffix on a segment boundary, or through
+    the modules that re-export a name (JS/TS ``export { X } from "./x"``, ``export * from``)."""
+
+    def __init__(
+        self,
+        functions: dict[str, Fn],
+        heads: frozenset[str] = frozenset(),
+        reexports: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.heads = heads
+        self.reexports = reexports or {}
+        self.exact: dict[str, str] = {}
+        # Qualnames defined in several files: a method of an interface or base class, defined by each
+        # implementing class (JS/TS), is called on all of them.
+        self.every: dict[str, list[str]] = {}
+        self.suffix: dict[str, list[str]] = {}
+        for fid in sorted(functions):
+            qualname = functions[fid].facts.qualname
+            first = self.exact.setdefault(qualname, fid)
+            if first != fid and "#" in qualname:
+                self.every.setdefault(qualname, [first]).append(fid)
+            if "#" in qualname:
+                continue
+            parts = qualname.split(".")
+            for start in range(1, len(parts) - 1):
+                self.suffix.setdefault(".".join(parts[start:]), []).append(fid)
+        self.functions = functions
+        # Modules of the tree (JS/TS), for names imported through a project path alias (``~/utils/x``).
+        self.modules = sorted(
+            {q.partition("#")[0] for q in self.exact if "#" in q} | {n.partition("#")[0] for n in self.reexports}
+        )
+        self._aliased: dict[str, str | None] = {}
+
+    def resolve(self, callee: str, caller: str, depth: int = 0) -> str | None:
+        """The function ``callee`` names, as seen from the function or module ``caller``; failing
+        that, the same name without the tree's own package name (``without_package``), or the name
+        a re-exporting module stands for."""
+        for name in (callee, f"{callee}.__init__"):
+            found = self.exact.get(name)
+            if found is not None:
+                return found
+            candidates = self.suffix.get(name)
+            if candidates:
+                return self._closest(candidates, caller)
+        if callee.startswith(TREE_ALIASES) and depth < 8:
+            module, _, rest = callee.partition("#")
+            found_module = self.aliased(module)
+            return self.resolve(f"{found_module}#{rest}", caller, depth + 1) if found_module else None
+        for stripped in without_package(callee, self.heads):
+            return self.resolve(stripped, caller)
+        if self.reexports and "#" in callee and depth < 8:
+            for name in self._reexported(callee):
+                found = self.resolve(name, caller, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _reexported(self, callee: str) -> list[str]:
+        """What ``types#Manager.cleanup`` names where ``types`` re-exports ``Manager`` from another module."""
+        module, _, rest = callee.partition("#")
+        head = rest
+        while True:
+            targets = self.reexports.get(f"{module}#{head}")
+            if targets:
+                return [t + rest[len(head) :] for t in targets]
+            if "." not in head:
+                break
+            head = head.rsplit(".", 1)[0]
+        return [f"{t}{rest}" for t in self.reexports.get(f"{module}#*", ())]
+
+    def aliased(self, module: str) -> str | None:
+        """The module of the tree a path alias names (``~/utils/x`` -> ``src/utils/x``, as tsconfig
+        ``paths`` map ``~/*`` or ``@/*`` to a source root): the module that is the rest of the path, or
+        the only one ending with it; None when none or several do."""
+        if module not in self._aliased:
+            rest = module[2:]
+            exact = [m for m in self.modules if m == rest]
+            ending = exact or [m for m in self.modules if m.endswith(f"/{rest}")]
+            self._aliased[module] = ending[0] if len(ending) == 1 else None
+        return self._aliased[module]
+
+    def origins(self, name: str, depth: int = 0) -> list[str]:
+        """Every name a JS/TS name may stand for through path aliases and re-exports, nearest first
+        (``mcp/tools#getDataTool`` -> ``mcp/tools/get-data-tool#getDataTool``), for joining tools."""
+        if depth > 4 or "#" not in name:
+            return []
+        module, _, rest = name.partition("#")
+        if module.startswith(TREE_ALIASES):
+            found = self.aliased(module)
+            out = [f"{found}#{rest}"] if found else []
+        else:
+            out = self._reexported(name) if self.reexports else []
+        for each in list(out):
+            out.extend(self.origins(each, depth + 1))
+        return out
+
+    def _closest(self, candidates: list[str], caller: str) -> str | None:
+        if len(candidates) == 1:
+            return candidates[0]
+        origin = caller.split(".")
+        scored: dict[int, list[str]] = {}
+        for fid in candidates:
+            parts = self.functions[fid].facts.qualname.split(".")
+            shared = 0
+            for mine, theirs in zip(origin, parts, strict=False):
+                if mine != theirs:
+                    break
+                shared += 1
+            scored.setdefault(shared, []).append(fid)
+        best = scored[max(scored)]
+        return best[0] if len(best) == 1 else None

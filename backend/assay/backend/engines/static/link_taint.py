@@ -1,0 +1,199 @@
+"""Interprocedural taint over the resolved call graph: which model-chosen values reach each action.
+
+A tool's parameters are model-chosen; model outputs are model-chosen. Both flow through call arguments
+into callee parameters and out through return values, summarised per function (see ``Taint``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from assay.backend.engines.static.facts import ArgTaint, CallFact, TaintOrigin, ToolDef
+from assay.backend.engines.static.link_graph import MAX_DEPTH, NON_TOOL_PARAMS, Fn
+from assay.backend.engines.static.sqlflow import param_for
+from assay.backend.scans.bundle import Location
+
+# Distinct sources kept per parameter: enough for every real tool graph, a bound for generated ones.
+MAX_SOURCES = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    kind: Literal["model_output", "tool_argument"]
+    location: Location
+    path: tuple[Location, ...]
+    # Identifies the source (kind and location) whatever the path it came by; read very often.
+    key: tuple[str, str, int, int]
+
+    @classmethod
+    def at(cls, kind: Literal["model_output", "tool_argument"], location: Location) -> Source:
+        return cls(kind, location, (), (kind, location.path, location.line, location.column))
+
+    def through(self, call: Location) -> Source:
+        return Source(self.kind, self.location, (*self.path, call), self.key)
+
+
+Sources = dict[tuple[str, str, int, int], Source]
+
+
+class Taint:
+    """Interprocedural taint over the resolved call graph.
+
+    1. Return summaries, to a fixpoint: the sources each function returns whatever its callers pass
+       (``direct``), and the parameters whose values reach its return (``through``).
+    2. Parameter sources, over a worklist: tool parameters, then every tainted call argument into the
+       callee's parameter, read in the caller's context (its own parameters' sources, and each
+       ``call_return`` through the summaries with the arguments of that caller's calls).
+    3. Every action's taint origins, read in its function's context.
+    """
+
+    def __init__(self, functions: dict[str, Fn], tools: Sequence[ToolDef], tool_fn: dict[str, str | None]) -> None:
+        self.functions = functions
+        self.order = sorted(functions)
+        self.direct: dict[str, Sources] = {fid: {} for fid in functions}
+        self.through: dict[str, frozenset[str]] = {fid: frozenset() for fid in functions}
+        self.params: dict[str, dict[str, Sources]] = {}
+        for tool in tools:
+            fid = tool_fn.get(tool.id)
+            if fid is None:
+                continue
+            env = self.params.setdefault(fid, {})
+            for param in functions[fid].params:
+                if param not in NON_TOOL_PARAMS:
+                    source = Source.at("tool_argument", tool.location)
+                    env.setdefault(param, {}).setdefault(source.key, source)
+
+    def flows(self) -> list[tuple[str, Source, bool]]:
+        """Every (action site, source) flow, and whether it reaches a SQL sink through its SQL text
+        (``sqlParam``) rather than through bound values."""
+        self._summaries()
+        self._propagate()
+        out: dict[tuple[str, tuple[str, str, int, int]], tuple[Source, bool]] = {}
+        for fid in self.order:
+            fn = self.functions[fid]
+            env = self.params.get(fid, {})
+            for site in fn.actions:
+                if site.sqlParam is not None:
+                    text = [o for o in site.taint if o.kind == "param" and o.param == site.sqlParam]
+                    for source in self._read(fid, text, env).values():
+                        out.setdefault((site.id, source.key), (source, True))
+                for source in self._read(fid, site.taint, env).values():
+                    out.setdefault((site.id, source.key), (source, False))
+        return [(action_id, *out[(action_id, key)]) for action_id, key in sorted(out)]
+
+    # ----- summaries ------------------------------------------------------------------------------
+
+    def _summaries(self) -> None:
+        """Return summaries over a worklist: a function is read again only when one it calls changed.
+        Summaries only grow, so this terminates; the budget is a guard for pathological graphs."""
+        callers: dict[str, set[str]] = {}
+        for fid in self.order:
+            for target, _call in self.functions[fid].edges:
+                callers.setdefault(target, set()).add(fid)
+        pending = [fid for fid in self.order if self.functions[fid].returns]
+        queue = deque(pending)
+        queued = set(pending)
+        budget = 4 * MAX_DEPTH * max(len(pending), 1)
+        while queue and budget > 0:
+            budget -= 1
+            fid = queue.popleft()
+            queued.discard(fid)
+            fn = self.functions[fid]
+            through = self._params_reaching(fid, fn.returns, set())
+            direct = self._read(fid, fn.returns, {})
+            if through != self.through[fid] or direct.keys() != self.direct[fid].keys():
+                self.through[fid] = through
+                self.direct[fid] = direct
+                for caller in sorted(callers.get(fid, ())):
+                    if caller not in queued and self.functions[caller].returns:
+                        queue.append(caller)
+                        queued.add(caller)
+
+    def _params_reaching(self, fid: str, origins: Iterable[TaintOrigin], seen: set[str]) -> frozenset[str]:
+        out: set[str] = set()
+        fn = self.functions[fid]
+        for origin in origins:
+            if origin.kind == "param" and origin.param is not None:
+                out.add(origin.param)
+            elif origin.kind == "call_return" and origin.callee and origin.callee not in seen:
+                seen.add(origin.callee)
+                for _call, arg in self._returned_args(fn, origin.callee):
+                    out |= self._params_reaching(fid, arg.origins, seen)
+        return frozenset(out)
+
+    # ----- reading origins in a function's context ---------------------------------------------------
+
+    def _returned_args(self, fn: Fn, callee: str) -> Iterable[tuple[CallFact, ArgTaint]]:
+        """The arguments of ``fn``'s calls to ``callee`` whose values come back in its return value:
+        those bound to a parameter the callee returns, or all of them for code outside the tree."""
+        target = fn.targets.get(callee)
+        for call in fn.by_callee.get(callee, ()):
+            for arg in call.args:
+                if target is None:
+                    yield call, arg
+                else:
+                    name = param_for(self.functions[target], arg)
+                    if name is not None and name in self.through[target]:
+                        yield call, arg
+
+    def _read(self, fid: str, origins: Iterable[TaintOrigin], env: dict[str, Sources]) -> Sources:
+        out: Sources = {}
+        self._read_into(fid, origins, env, out, set())
+        return out
+
+    def _read_into(
+        self, fid: str, origins: Iterable[TaintOrigin], env: dict[str, Sources], out: Sources, seen: set[str]
+    ) -> None:
+        fn = self.functions[fid]
+        for origin in origins:
+            if origin.kind == "model_output" and origin.location is not None:
+                source = Source.at("model_output", origin.location)
+                out.setdefault(source.key, source)
+            elif origin.kind == "param" and origin.param is not None:
+                for key, source in env.get(origin.param, {}).items():
+                    out.setdefault(key, source)
+            elif origin.kind == "call_return" and origin.callee and origin.callee not in seen:
+                seen.add(origin.callee)
+                calls = fn.by_callee.get(origin.callee, ())
+                at = calls[0].location if calls else None
+                target = fn.targets.get(origin.callee)
+                if target is not None:
+                    for key, source in self.direct[target].items():
+                        out.setdefault(key, source.through(at) if at is not None else source)
+                for call, arg in self._returned_args(fn, origin.callee):
+                    inner: Sources = {}
+                    self._read_into(fid, arg.origins, env, inner, seen)
+                    for key, source in inner.items():
+                        out.setdefault(key, source.through(call.location) if target is not None else source)
+
+    # ----- parameters ---------------------------------------------------------------------------------
+
+    def _propagate(self) -> None:
+        queue = deque(self.order)
+        queued = set(self.order)
+        while queue:
+            fid = queue.popleft()
+            queued.discard(fid)
+            fn = self.functions[fid]
+            env = self.params.get(fid, {})
+            for target, call in fn.edges:
+                callee = self.functions[target]
+                for arg in call.args:
+                    name = param_for(callee, arg)
+                    if name is None:
+                        continue
+                    sources = self._read(fid, arg.origins, env)
+                    if not sources:
+                        continue
+                    into = self.params.setdefault(target, {}).setdefault(name, {})
+                    grew = False
+                    for key in sorted(sources):
+                        if key not in into and len(into) < MAX_SOURCES:
+                            into[key] = sources[key].through(call.location)
+                            grew = True
+                    if grew and target not in queued:
+                        queue.append(target)
+                        queued.add(target)
