@@ -89,7 +89,7 @@ def malformed(detail: str) -> ApiError:
     return ApiError("INVALID_REQUEST", f"The OTLP request is not valid: {detail}.")
 
 
-class _Wire:
+class Wire:
     """Field boundaries of protobuf messages inside a seekable file."""
 
     def __init__(self, file: IO[bytes], max_header_bytes: int) -> None:
@@ -146,7 +146,7 @@ class _Wire:
             if size > self.max_header_bytes:
                 raise malformed(f"a resource or scope header is larger than {self.max_header_bytes} bytes")
             parts.append(self.read(field_start, value_end))
-        return _decode(message, b"".join(parts))
+        return decode_message(message, b"".join(parts))
 
     def lists(self, start: int, end: int) -> Iterator[tuple[int, int]]:
         for number, wire_type, _, value_start, value_end in self.fields(start, end):
@@ -154,7 +154,7 @@ class _Wire:
                 yield value_start, value_end
 
 
-def _decode(message: type[Message], data: bytes | memoryview) -> Any:
+def decode_message(message: type[Message], data: bytes | memoryview) -> Any:
     try:
         return message.FromString(data)  # type: ignore[arg-type]  # upb reads any buffer
     except DecodeError as exc:
@@ -163,7 +163,7 @@ def _decode(message: type[Message], data: bytes | memoryview) -> Any:
 
 def protobuf_records(file: IO[bytes], size: int, signal: Signal, max_header_bytes: int) -> Iterator[Normalized]:
     """The normalized records of a protobuf-encoded request held in ``file`` (``size`` bytes)."""
-    wire = _Wire(file, max_header_bytes)
+    wire = Wire(file, max_header_bytes)
     # Fields of the request other than its entries are unknown to this version of OTLP: skipped, as a
     # whole-message parse would keep them aside unread.
     for number, wire_type, _, entry_start, entry_end in wire.fields(0, size):
@@ -174,7 +174,7 @@ def protobuf_records(file: IO[bytes], size: int, signal: Signal, max_header_byte
         for scope_start, scope_end in wire.lists(entry_start, entry_end):
             scope = otlp.scope_of(wire.header(scope_start, scope_end, signal.scope_entry).scope)
             for item_start, item_end in wire.lists(scope_start, scope_end):
-                yield signal.normalize(_decode(signal.item, wire.read(item_start, item_end)), resource, scope)
+                yield signal.normalize(decode_message(signal.item, wire.read(item_start, item_end)), resource, scope)
 
 
 def _hex_to_base64(obj: dict[str, Any], keys: tuple[str, ...]) -> None:
@@ -187,7 +187,7 @@ def _hex_to_base64(obj: dict[str, Any], keys: tuple[str, ...]) -> None:
                 raise malformed(f"{key} is not hex") from exc
 
 
-def _from_json(obj: Any, message: type[Message], hex_ids: tuple[str, ...] = ()) -> Any:
+def message_from_json(obj: Any, message: type[Message], hex_ids: tuple[str, ...] = ()) -> Any:
     if not isinstance(obj, dict):
         raise malformed(f"{message.DESCRIPTOR.name} must be a JSON object")
     _hex_to_base64(obj, hex_ids)
@@ -201,7 +201,7 @@ def _from_json(obj: Any, message: type[Message], hex_ids: tuple[str, ...] = ()) 
         raise malformed(f"a {message.DESCRIPTOR.name} object does not match OTLP/JSON") from exc
 
 
-def _objects(file: IO[bytes], wanted: Callable[[str], bool]) -> Iterator[tuple[str, tuple[int, int], Any]]:
+def json_objects(file: IO[bytes], wanted: Callable[[str], bool]) -> Iterator[tuple[str, tuple[int, int], Any]]:
     """(prefix, (entry index, scope index), object) for each JSON value whose prefix ``wanted`` accepts."""
     entry = scope = -1
     builder: Any = None
@@ -243,12 +243,12 @@ def json_records(file: IO[bytes], signal: Signal) -> Iterator[Normalized]:
     resources: dict[int, dict[str, Any]] = {}
     scopes: dict[tuple[int, int], dict[str, Any]] = {}
     file.seek(0)
-    for prefix, (entry, scope), value in _objects(file, lambda p: p in (resource_at, scope_at)):
+    for prefix, (entry, scope), value in json_objects(file, lambda p: p in (resource_at, scope_at)):
         if prefix == resource_at:
-            resources[entry] = otlp.resource_of(_from_json(value, Resource))
+            resources[entry] = otlp.resource_of(message_from_json(value, Resource))
         else:
-            scopes[(entry, scope)] = otlp.scope_of(_from_json(value, InstrumentationScope))
+            scopes[(entry, scope)] = otlp.scope_of(message_from_json(value, InstrumentationScope))
     file.seek(0)
-    for _, (entry, scope), value in _objects(file, lambda p: p == item_at):
-        item = _from_json(value, signal.item, signal.hex_ids)
+    for _, (entry, scope), value in json_objects(file, lambda p: p == item_at):
+        item = message_from_json(value, signal.item, signal.hex_ids)
         yield signal.normalize(item, resources.get(entry, {}), scopes.get((entry, scope), {"name": "", "version": ""}))

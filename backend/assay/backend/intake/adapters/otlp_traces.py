@@ -31,7 +31,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Sp
 
 from assay.backend.errors import ApiError
 from assay.backend.intake.adapters import otlp
-from assay.backend.intake.adapters.otlp_decode import _decode, _from_json, _objects, _Wire, malformed
+from assay.backend.intake.adapters.otlp_decode import Wire, decode_message, json_objects, malformed, message_from_json
 
 # Bytes of span fields read and parsed at once.
 WINDOW = 1024 * 1024
@@ -179,7 +179,7 @@ def scan(file: IO[bytes], size: int, limit: int) -> list[bytes]:
     key of each of its spans (trace id and span id, 24 bytes: :func:`event_id` makes its event id), in
     order. ``limit``: the record limit (a span's encoded size, and the size of a resource or scope
     header)."""
-    wire = _Wire(file, limit)
+    wire = Wire(file, limit)
     keys: list[bytes] = []
     append = keys.append
     for number, wire_type, _, entry_start, entry_end in wire.fields(0, size):
@@ -189,7 +189,7 @@ def scan(file: IO[bytes], size: int, limit: int) -> list[bytes]:
         for scope_start, scope_end in wire.lists(entry_start, entry_end):
             entry = _ScopeEntry(file, scope_start, scope_end, limit, len(keys))
             for run in entry.runs():
-                for span in _decode(ScopeSpans, run).spans:
+                for span in decode_message(ScopeSpans, run).spans:
                     trace_id, span_id, parent = span.trace_id, span.span_id, span.parent_span_id
                     key = trace_id + span_id
                     if (
@@ -201,7 +201,7 @@ def scan(file: IO[bytes], size: int, limit: int) -> list[bytes]:
                     ):
                         raise _bad_ids(len(keys), trace_id, span_id)
                     append(key)
-            _decode(ScopeSpans, b"".join(entry.header))
+            decode_message(ScopeSpans, b"".join(entry.header))
     return keys
 
 
@@ -232,7 +232,7 @@ def without_spans(file: IO[bytes], size: int, dropped: set[int]) -> tuple[IO[byt
     """The request in ``file`` with the spans at the ``dropped`` positions (in request order) removed,
     every other byte copied as it is (entries keep their place, with their lengths rewritten), as a new
     spooled file and its size. ``file`` was checked by :func:`scan`."""
-    wire = _Wire(file, size)
+    wire = Wire(file, size)
     out: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115 (the caller closes it)
     seq = 0
     for number, wire_type, field_start, entry_start, entry_end in wire.fields(0, size):
@@ -290,7 +290,7 @@ def from_json(file: IO[bytes]) -> tuple[IO[bytes], int]:
         f"{scope_at}.schemaUrl": (None, "schema_url"),
     }
     file.seek(0)
-    for prefix, (entry, scope), value in _objects(file, lambda p: p in wanted):
+    for prefix, (entry, scope), value in json_objects(file, lambda p: p in wanted):
         message_class, member = wanted[prefix]
         is_scope = prefix.startswith(scope_at)
         holder: Message = ScopeSpans() if is_scope else ResourceSpans()
@@ -299,15 +299,15 @@ def from_json(file: IO[bytes]) -> tuple[IO[bytes], int]:
                 raise malformed(f"{prefix} must be a string")
             setattr(holder, member, value)
         else:
-            getattr(holder, member).CopyFrom(_from_json(value, message_class))
+            getattr(holder, member).CopyFrom(message_from_json(value, message_class))
         headers.setdefault((entry, scope if is_scope else -1), []).append(holder.SerializeToString())
     spans: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115 (closed below)
     out: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115 (the caller closes it)
     try:
         ranges: dict[tuple[int, int], tuple[int, int]] = {}
         file.seek(0)
-        for _, key, value in _objects(file, lambda p: p == span_at):
-            data = _from_json(value, Span, ("traceId", "spanId", "parentSpanId")).SerializeToString()
+        for _, key, value in json_objects(file, lambda p: p == span_at):
+            data = message_from_json(value, Span, ("traceId", "spanId", "parentSpanId")).SerializeToString()
             start = ranges.get(key, (spans.tell(), 0))[0]
             spans.write(bytes([_SPAN_TAG]) + _varint_bytes(len(data)) + data)
             ranges[key] = (start, spans.tell())
