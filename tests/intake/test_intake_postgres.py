@@ -3,21 +3,16 @@ triggers, and a run attaching a batch. Own database per run, skipped when the se
 
 from __future__ import annotations
 
-import os
-import secrets
 import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
-import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
 from intake_helpers import OTLP_TRACES, PROTOBUF, ingest_headers, make_spans, trace_request
 from runs_helpers import EXAMPLES, RUNS, STATIC
 from service_helpers import World, bearer
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from assay.backend import provisioning
@@ -28,24 +23,6 @@ from assay.backend.settings import RateLimitSettings, ServiceSettings
 from assay.backend.web.app import create_app
 
 pytestmark = pytest.mark.postgres
-ADMIN_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
-
-
-@pytest.fixture
-async def pg_url() -> AsyncIterator[str]:
-    url = make_url(ADMIN_URL)
-    dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
-    try:
-        admin = await asyncpg.connect(dsn, timeout=5)
-    except (OSError, asyncpg.PostgresError) as exc:
-        pytest.skip(f"PostgreSQL not reachable at {url.render_as_string()}: {exc}")
-    name = f"assay_intake_{secrets.token_hex(6)}"
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 async def test_intake_on_postgresql(pg_url: str, tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ directory); rotation keeps earlier passports verifiable; a replica with a key of
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -36,13 +35,11 @@ def _write_key(path: Path) -> str:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, runs_template: Path) -> ServiceSettings:
+def settings(tmp_path: Path, service_db: Path) -> ServiceSettings:
     """Replica A: the shared database and the key file every replica is given."""
-    database = tmp_path / "service.db"
-    shutil.copyfile(runs_template, database)
     _write_key(tmp_path / "secrets" / "signing.pem")
     return ServiceSettings(
-        database_url=sqlite_url_for(database),
+        database_url=sqlite_url_for(service_db),
         data_dir=tmp_path / "a",
         rate_limit=RateLimitSettings(enabled=False),
         signing_key_file=tmp_path / "secrets" / "signing.pem",

@@ -5,19 +5,14 @@ skipped when no server is reachable (ASSAY_TEST_POSTGRES_URL)."""
 from __future__ import annotations
 
 import asyncio
-import os
-import secrets
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 
-import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
 from runs_helpers import STATIC, bind, copy_example, create, provision_world, wait
 from service_helpers import bearer
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from assay.backend.runs.worker import Worker
@@ -25,26 +20,11 @@ from assay.backend.settings import RateLimitSettings, ServiceSettings
 from assay.backend.web.app import create_app
 
 pytestmark = pytest.mark.postgres
-ADMIN_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
 
 
 @pytest.fixture
-async def pg_settings() -> AsyncIterator[ServiceSettings]:
-    url = make_url(ADMIN_URL)
-    try:
-        admin = await asyncpg.connect(url.set(drivername="postgresql").render_as_string(hide_password=False), timeout=5)
-    except (OSError, asyncpg.PostgresError) as exc:
-        pytest.skip(f"PostgreSQL not reachable at {url.render_as_string()}: {exc}")
-    name = f"assay_runs_{secrets.token_hex(6)}"
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield ServiceSettings(
-            database_url=url.set(database=name).render_as_string(hide_password=False),
-            rate_limit=RateLimitSettings(enabled=False),
-        )
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+def pg_settings(pg_url: str) -> ServiceSettings:
+    return ServiceSettings(database_url=pg_url, rate_limit=RateLimitSettings(enabled=False))
 
 
 async def test_chain_immutability_and_concurrent_claims(pg_settings: ServiceSettings, tmp_path: Path) -> None:

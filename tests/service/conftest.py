@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import httpx
 import pytest
-from service_helpers import World
+from service_helpers import RATE_LIMIT_BURST, World
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -16,7 +14,6 @@ from starlette.responses import JSONResponse, Response
 from assay.backend import provisioning
 from assay.backend.settings import RateLimitSettings, ServiceSettings
 from assay.backend.storage.db import SessionFactory, sqlite_url_for
-from assay.backend.storage.migrations import upgrade_database
 from assay.backend.web.app import create_app
 from assay.backend.web.routing import RequestContext, RouteSpec
 
@@ -43,23 +40,12 @@ TEST_ROUTES = [
         rate_limited=True,
     ),
 ]
-RATE_LIMIT_BURST = 3
-
-
-@pytest.fixture(scope="session")
-def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A database at the newest migration, made once and copied per test (keeps the suite fast)."""
-    path = tmp_path_factory.mktemp("template") / "template.db"
-    upgrade_database(sqlite_url_for(path))
-    return path
 
 
 @pytest.fixture
-def settings(tmp_path: Path, migrated_template: Path) -> ServiceSettings:
-    database = tmp_path / "service.db"
-    shutil.copyfile(migrated_template, database)
+def settings(tmp_path: Path, service_db: Path) -> ServiceSettings:
     return ServiceSettings(
-        database_url=sqlite_url_for(database),
+        database_url=sqlite_url_for(service_db),
         data_dir=tmp_path,
         # A bucket that does not refill within a test: the fourth request is refused, deterministically.
         rate_limit=RateLimitSettings(burst=RATE_LIMIT_BURST, per_second=0.001),
@@ -73,13 +59,6 @@ async def app(settings: ServiceSettings) -> AsyncIterator[Starlette]:
     # httpx.ASGITransport does not run the lifespan: enter it here.
     async with application.router.lifespan_context(application):
         yield application
-
-
-@pytest.fixture
-async def client(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://assay.test") as http:
-        yield http
 
 
 @pytest.fixture

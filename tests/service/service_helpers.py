@@ -15,6 +15,10 @@ from assay.backend import provisioning
 from assay.backend.storage.db import SessionFactory
 from assay.backend.web.auth import ALL_SCOPES
 
+# The rate-limited test route's bucket in tests/service/conftest.py: it does not refill within a test,
+# so the fourth request is refused, deterministically.
+RATE_LIMIT_BURST = 3
+
 
 @dataclass
 class World:

@@ -6,8 +6,7 @@ import logging
 
 import httpx
 import pytest
-from conftest import RATE_LIMIT_BURST
-from service_helpers import World, assert_error, bearer
+from service_helpers import RATE_LIMIT_BURST, World, assert_error, bearer
 
 from assay.backend.errors import ERROR_CODES, STATUS_BY_CODE
 

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import secrets
-from collections.abc import AsyncIterator
-
-import asyncpg  # type: ignore[import-untyped]
 import httpx
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from service_bundles import make_submission
 from service_helpers import World, assert_error, bearer
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
 from assay.backend import provisioning
@@ -21,24 +16,6 @@ from assay.backend.settings import ServiceSettings
 from assay.backend.web.app import create_app
 
 pytestmark = pytest.mark.postgres
-ADMIN_URL = os.environ.get("ASSAY_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
-
-
-@pytest.fixture
-async def pg_url() -> AsyncIterator[str]:
-    url = make_url(ADMIN_URL)
-    dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
-    try:
-        admin = await asyncpg.connect(dsn, timeout=5)
-    except (OSError, asyncpg.PostgresError) as exc:
-        pytest.skip(f"PostgreSQL not reachable at {url.render_as_string()}: {exc}")
-    name = f"assay_test_{secrets.token_hex(6)}"
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 def _diff(connection: Connection) -> list[object]:
