@@ -281,44 +281,40 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
             continue
         where = f" at {item.location.path}:{item.location.line}" if item.location else ""
         if item.kind == "unresolved_call":
-            items.append(
-                _item(
-                    "unresolved_reach",
-                    "medium",
-                    item.id,
-                    found=f"A call the analysis could not follow{where}, in code a tool reaches: {item.detail}.",
-                    establishes="A tool reaches code whose effect is not visible to static analysis.",
-                    not_established="What that call does: it may perform an action no rule saw.",
-                    why="Reach that analysis cannot see is reach nobody reviewed.",
-                    needed=f"Make the call{where} resolvable: give its receiver a type the analysis can follow "
-                    "(an annotated parameter or attribute, a direct import), or provide runtime traces "
-                    f"(OpenTelemetry GenAI `execute_tool` spans) of the tool that makes it; {NEW_RUN}",
-                    questions=["reach", "proofBoundary"],
-                    paths=[item.id],
-                    refs=[view.ref(item.id)],
-                    relations=findings_by_element.get(item.id, []),
-                    boundary="Reach is UNKNOWN beyond this call.",
-                    about=_about(item.location, [], path=item.path),
-                )
+            found = f"A call the analysis could not follow{where}, in code a tool reaches: {item.detail}."
+            establishes = "A tool reaches code whose effect is not visible to static analysis."
+            not_established = "What that call does: it may perform an action no rule saw."
+            needed = (
+                f"Make the call{where} resolvable: give its receiver a type the analysis can follow "
+                "(an annotated parameter or attribute, a direct import), or provide runtime traces "
+                f"(OpenTelemetry GenAI `execute_tool` spans) of the tool that makes it; {NEW_RUN}"
             )
-            continue
+            beyond = "this call"
+        else:
+            found = f"Unresolved reach ({item.kind}){where}: {item.detail}."
+            establishes = "Part of what the system can do is decided at run time."
+            not_established = "Which tools and actions are reachable through it."
+            needed = (
+                f"Make the reach{where} visible: list the tools it can yield in assay.toml `tools` and bind them "
+                "statically, or provide runtime traces (OpenTelemetry GenAI `execute_tool` spans) of the tools "
+                f"it yields; {NEW_RUN}"
+            )
+            beyond = "this point"
         items.append(
             _item(
                 "unresolved_reach",
                 "medium",
                 item.id,
-                found=f"Unresolved reach ({item.kind}){where}: {item.detail}.",
-                establishes="Part of what the system can do is decided at run time.",
-                not_established="Which tools and actions are reachable through it.",
+                found=found,
+                establishes=establishes,
+                not_established=not_established,
                 why="Reach that analysis cannot see is reach nobody reviewed.",
-                needed=f"Make the reach{where} visible: list the tools it can yield in assay.toml `tools` and bind them "
-                "statically, or provide runtime traces (OpenTelemetry GenAI `execute_tool` spans) of the tools "
-                f"it yields; {NEW_RUN}",
+                needed=needed,
                 questions=["reach", "proofBoundary"],
                 paths=[item.id],
                 refs=[view.ref(item.id)],
                 relations=findings_by_element.get(item.id, []),
-                boundary="Reach is UNKNOWN beyond this point.",
+                boundary=f"Reach is UNKNOWN beyond {beyond}.",
                 about=_about(item.location, [], path=item.path),
             )
         )
