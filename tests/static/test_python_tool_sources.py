@@ -382,3 +382,42 @@ def test_more_langchain_toolkits_and_tools_by_their_library_names() -> None:
     assert {"navigate_browser", "send_message", "write_file"} <= names
     sent = {a.location.line for a in linked.actions if a.actionClass == "message.send" and a.reachedFrom}
     assert sent == {7}
+
+
+def test_tools_a_function_of_another_file_returns_are_its_listed_functions_not_the_function() -> None:
+    files = {
+        "app/tools.py": (
+            "import subprocess\n\n"
+            "def run_shell(cmd: str) -> str:\n"
+            "    return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout\n\n"
+            "def search(q: str) -> str:\n    return q\n\n"
+            "async def get_tools(config):\n    tools = [search]\n    tools.append(run_shell)\n    return tools\n"
+        ),
+        "app/graph.py": (
+            "from langchain_openai import ChatOpenAI\nfrom langgraph.prebuilt import ToolNode\n"
+            "from app.tools import get_tools\n\n"
+            "async def build(config):\n    tools = await get_tools(config)\n"
+            "    model = ChatOpenAI(model='gpt-4o').bind_tools(tools)\n    return model, ToolNode(await get_tools(config))\n"
+        ),
+    }
+    linked = analyse(files)
+    assert _tools(linked) == [("run_shell", "app/tools.py", 3), ("search", "app/tools.py", 6)]
+    (action,) = linked.actions
+    assert action.actionClass == "shell.exec" and action.reachedFrom
+    assert [f.sink.line for f in linked.taintFlows] == [4]
+    assert not linked.frontier
+
+
+def test_tools_a_function_returns_that_analysis_cannot_list_are_a_frontier_item_not_a_tool() -> None:
+    files = {
+        "app/plugins.py": "import importlib\n\ndef load_plugins(names):\n    return [importlib.import_module(n).tool for n in names]\n",
+        "app/graph.py": (
+            "from langchain_openai import ChatOpenAI\nfrom app.plugins import load_plugins\n\n"
+            "def build():\n    plugins = load_plugins(['a'])\n    return ChatOpenAI(model='gpt-4o').bind_tools(plugins)\n"
+        ),
+    }
+    linked = analyse(files)
+    assert linked.tools == []
+    (item,) = linked.frontier
+    assert item.kind == "runtime_registered_tools" and "app.plugins.load_plugins returns" in item.detail
+    assert (item.location.path, item.location.line) == ("app/graph.py", 6)

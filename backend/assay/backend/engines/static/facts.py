@@ -32,12 +32,15 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "6"
+FACTS_VERSION = "7"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
 # hold after a call to ``<callee>`` returned (the linker replaces it by the callee's ``EXIT`` gates).
 EXIT = "<exit>"
+# ``<function qualname>()``: what a call of that function returns (a list of tools in ``FileFacts.lists``,
+# a tools argument holding a call's result in ``ToolDef.function``).
+CALL_RESULT = "()"
 AFTER = "after:"
 # ``NEVER + "<callee>|<gate id>"``: the gate holds here if ``<callee>`` never returns (its ``returnType`` is
 # ``never``: ``if (!isWithin(p)) { fail(...) }`` with ``fail(): never``); the linker keeps or drops it.

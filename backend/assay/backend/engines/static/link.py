@@ -30,7 +30,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ActionSite, FileFacts, SqlKind, ToolDef
+from assay.backend.engines.static.facts import CALL_RESULT, ActionSite, FileFacts, SqlKind, ToolDef
 from assay.backend.engines.static.link_gates import gates_after_calls
 from assay.backend.engines.static.link_graph import (
     MAX_DEPTH,
@@ -118,7 +118,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
 
     modules = {f.path: f.module for f in ordered}
     joined, tool_frontier = bind_tools([t for f in ordered for t in f.tools], resolver.origins)
-    tools, tool_fn = _tools(ordered, resolver, modules, rules, joined)
+    tools, tool_fn, opaque = _tools(ordered, resolver, modules, rules, joined)
 
     sql = SqlContexts(functions, resolver.every, rules)
     reach, reached = _reach(functions, tools, tool_fn, sql)
@@ -205,6 +205,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         )
     ]
     frontier.extend(tool_frontier)
+    frontier.extend(_opaque_results(opaque))
     frontier.extend(_unresolved(functions, reached, rules))
     if found_aliases:  # calls through a path alias that the tree's modules answered
         frontier = [f for f in frontier if f.id not in found_aliases]
@@ -233,10 +234,11 @@ def _tools(
     modules: dict[str, str],
     rules: RulePack,
     joined: list[ToolDef] | None = None,
-) -> tuple[list[ToolDef], dict[str, str | None]]:
-    """Tools with the function each resolves to. A function only listed as a tool somewhere
-    (``ToolNode([f])``) is dropped when it is defined as a tool elsewhere (``@tool def f``), and is
-    located at its def; a listed name that is a list of another module stands for its functions."""
+) -> tuple[list[ToolDef], dict[str, str | None], list[ToolDef]]:
+    """Tools with the function each resolves to, and the tools arguments holding a function's result
+    whose list is not visible. A function only listed as a tool somewhere (``ToolNode([f])``) is dropped
+    when it is defined as a tool elsewhere (``@tool def f``), and is located at its def; a listed name
+    that is a list of another module, or a function's result, stands for the functions of that list."""
     listed_rules = {r.id for r in rules.rules if r.kind == "tool" and "tool_lists" in r.match}
     defined = expand_records(
         settle_imported(
@@ -251,7 +253,7 @@ def _tools(
         }
 
     tool_fn = resolve(defined)
-    expanded = expand_lists(defined, listed_rules, {k: v is not None for k, v in tool_fn.items()}, files)
+    expanded, opaque = expand_lists(defined, listed_rules, {k: v is not None for k, v in tool_fn.items()}, files)
     if expanded is not defined:
         defined = expanded
         tool_fn = resolve(defined)
@@ -272,7 +274,7 @@ def _tools(
             if "#" not in facts.qualname:  # a function, not the dispatch branch a schema class runs
                 tool = tool.model_copy(update={"location": facts.location})
         kept.append(tool)
-    return kept, {t.id: tool_fn[t.id] for t in kept}
+    return kept, {t.id: tool_fn[t.id] for t in kept}, opaque
 
 
 def _dispatch_branches(functions: dict[str, Fn]) -> dict[str, list[str]]:
@@ -391,6 +393,26 @@ def _reach(
         for (site_id, kind), path in paths.items():
             out.setdefault(site_id, {}).setdefault(kind, []).append(path)
     return out, reached
+
+
+def _opaque_results(opaque: Sequence[ToolDef]) -> list[FrontierItem]:
+    """A tools argument holding what a function returns, when that function's list is not visible."""
+    out: list[FrontierItem] = []
+    for tool in opaque:
+        location = tool.location
+        made_by = (tool.function or "").removesuffix(CALL_RESULT)
+        out.append(
+            FrontierItem(
+                id=short_id("fr", "runtime_registered_tools", location.path, location.line, location.column),
+                kind="runtime_registered_tools",
+                detail=f"the tools given here are what {made_by} returns, which analysis cannot list; "
+                "which tools the model is given, and what they reach, is not visible",
+                location=location,
+                path=location.path,
+                ruleId=tool.ruleId,
+            )
+        )
+    return out
 
 
 def _unresolved_rules(rules: RulePack) -> dict[str, tuple[Rule, frozenset[str]]]:

@@ -1,7 +1,8 @@
 """Tools whose definition spans files, settled once the tree's files are joined (``link.py``).
 
 - A tools argument naming a module-level list of another file (``ToolNode(TOOLS)``, ``TOOLS``
-  imported) stands for each function of that list (``FileFacts.lists``).
+  imported), or holding what a function returns (``tools = get_tools()``), stands for each function of
+  that list (``FileFacts.lists``); a function's result whose list is not visible is a frontier item.
 - A tool decorator on an object of another module (``@server.tool()``, ``server`` imported) is a tool
   of the rule whose class that module binds the object to (``FileFacts.bindings``): of the candidate
   tools the analyzer made, one per rule, the linker keeps that one (none when the binding is unknown).
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import FileFacts, ToolDef
+from assay.backend.engines.static.facts import CALL_RESULT, FileFacts, ToolDef
 from assay.backend.scans.bundle import Location
 
 
@@ -68,18 +69,22 @@ def module_heads(files: Sequence[FileFacts]) -> frozenset[str]:
 
 def expand_lists(
     defined: list[ToolDef], listed_rules: set[str], found: dict[str, bool], files: Sequence[FileFacts]
-) -> list[ToolDef]:
+) -> tuple[list[ToolDef], list[ToolDef]]:
     """Each listed tool whose function the tree does not define (``found``) but which names a
-    module-level list of functions becomes one listed tool per function of that list."""
+    module-level list of functions, or a function's result that is such a list (``get_tools()``),
+    becomes one listed tool per function of that list. A function's result whose list is not visible
+    is no tool: those are returned second (what the model is given there is unknown)."""
     lists = {name: items for f in files for name, items in f.lists.items()}
-    if not lists:
-        return defined
     index = NameIndex(lists, module_heads(files))
     out: list[ToolDef] = []
+    opaque: list[ToolDef] = []
     for tool in defined:
         ref = None
         if tool.ruleId in listed_rules and tool.function and not found.get(tool.id, False):
-            ref = index.find(tool.function)
+            ref = index.find(tool.function) if lists else None
+            if ref is None and tool.function.endswith(CALL_RESULT):
+                opaque.append(tool)
+                continue
         if ref is None:
             out.append(tool)
             continue
@@ -93,7 +98,9 @@ def expand_lists(
                     }
                 )
             )
-    return out
+    if not opaque and all(a is b for a, b in zip(out, defined, strict=False)) and len(out) == len(defined):
+        return defined, opaque  # nothing expanded: the caller keeps its resolutions
+    return out, opaque
 
 
 def settle_receivers(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:

@@ -10,7 +10,7 @@ import ast
 from collections.abc import Iterator
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import CallFact, FrontierSite, RecordField, ToolDef, ToolSource
+from assay.backend.engines.static.facts import CALL_RESULT, CallFact, FrontierSite, RecordField, ToolDef, ToolSource
 from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.library import LibraryLogic
 from assay.backend.engines.static.pyast.literals import kwarg, literal_dict, literal_str
@@ -289,6 +289,21 @@ class SourceLogic(LibraryLogic):
         elif scope.list_vars:
             scope.list_vars.pop(name, None)
 
+    def _returned_list(self, value: ast.expr, scope: Scope) -> None:
+        """``return tools`` (a list this function built) or ``return [f, g]``: what a call of this function
+        gives, for a tools argument of another function or file holding its result
+        (``tools = await get_all_tools(config)``; ``FileFacts.lists`` under ``<qualname>()``)."""
+        if isinstance(value, ast.Name) and value.id not in scope.list_vars:
+            return
+        names = [
+            n
+            for e in self._tool_elements(value, scope)
+            if isinstance(e, ast.Name | ast.Attribute) and (n := self._resolved_name(e))
+        ]
+        if names:
+            key = f"{scope.qualname}{CALL_RESULT}"
+            self.lists[key] = [*self.lists.get(key, []), *(n for n in names if n not in self.lists.get(key, []))]
+
     def _tool_elements(self, value: ast.expr, scope: Scope, depth: int = 0) -> Iterator[ast.expr]:
         """What a tools argument lists: the elements of a literal list, of both sides of ``+``, of a
         list variable of the function or the module; anything else is yielded as it is (a list named
@@ -325,13 +340,30 @@ class SourceLogic(LibraryLogic):
         return name in scope.taint or name in self.module_bound or name in self.module_types
 
     def _list_reference(self, node: ast.expr, rule: Rule, scope: Scope) -> None:
-        """A tools argument that names a list of another module (``ToolNode(TOOLS)``, ``TOOLS`` imported):
+        """A tools argument that names a list of another module (``ToolNode(TOOLS)``, ``TOOLS`` imported),
+        or holds what a function returns (``tools = await get_all_tools(config)``: ``<function>()``):
         listed as a function the linker does not find, it stands for each function of that list."""
-        if not isinstance(node, ast.Name | ast.Attribute):
+        if isinstance(node, ast.Await):
+            node = node.value
+        produced: str | None = None
+        if isinstance(node, ast.Call):
+            produced, resolved = self.dotted(node.func, scope)
+            produced = produced if resolved else None
+        elif isinstance(node, ast.Name) and node.id in scope.taint and node.id not in scope.params:
+            produced = scope.types.get(node.id)  # a variable the function assigned a call's result to
+        elif not isinstance(node, ast.Name | ast.Attribute):
             return
-        name, resolved = self.dotted(node, scope)
-        if not (resolved and name) or name.startswith(self.module_prefix) or not is_user_callee(name, resolved, self):
-            return
+        if produced is not None:
+            if not is_user_callee(produced, True, self):
+                return
+            name = f"{produced}{CALL_RESULT}"
+        else:
+            dotted, resolved = self.dotted(node, scope)
+            if not (resolved and dotted) or dotted.startswith(self.module_prefix):
+                return
+            if not is_user_callee(dotted, resolved, self):
+                return
+            name = dotted
         location = self.loc(node)
         self._listed_tools.append(
             ToolDef(
