@@ -17,6 +17,7 @@ from assay.backend.canonical import digest_bytes
 from assay.backend.engines.static.facts import AFTER, NEVER, RESULT, FileFacts
 from assay.backend.engines.static.js_analyzer import JsLanguage, analyze_javascript
 from assay.backend.engines.static.rulepack import load_rule_pack
+from assay.backend.scans.bundle import EvidenceBundle
 
 FIXTURES = Path(__file__).parent / "fixtures" / "js"
 _MARK = re.compile(r"//\s*(action|gate|model|frontier)\b([^/]*)")
@@ -110,3 +111,14 @@ def function(facts: FileFacts, qualname: str) -> object:
     found = [f for f in facts.functions if f.qualname == qualname]
     assert found, f"{qualname} not in {[f.qualname for f in facts.functions]}"
     return found[0]
+
+
+def gates_of_tool_actions(bundle: EvidenceBundle) -> dict[tuple[str, str, int], list[tuple[str, str, int]]]:
+    """(tool, action class, line) of each action a tool reaches -> its gates as (kind, path, line)."""
+    kinds = {g.id: (g.kind, g.location.path, g.location.line) for g in bundle.gates}
+    names = {t.id: t.name for t in bundle.tools}
+    return {
+        (names[a.reachedFrom[0].toolId], a.actionClass, a.location.line): sorted(kinds[g] for g in a.gateIds)
+        for a in bundle.actions
+        if a.reachedFrom
+    }

@@ -5,20 +5,14 @@ nothing. A branch ending in a call to a function typed ``never`` ends there, as 
 
 from __future__ import annotations
 
-from jsfix import FIXTURES
+from jsfix import FIXTURES, gates_of_tool_actions
 
 from assay.backend.engines.static.scan import scan_tree
 
 
 def test_a_checked_success_flag_and_a_never_returning_call_gate_what_follows() -> None:
     bundle = scan_tree(FIXTURES / "result_checks")
-    kinds = {g.id: (g.kind, g.location.path, g.location.line) for g in bundle.gates}
-    names = {t.id: t.name for t in bundle.tools}
-    gated = {
-        (names[a.reachedFrom[0].toolId], a.actionClass, a.location.line): sorted(kinds[g] for g in a.gateIds)
-        for a in bundle.actions
-        if a.reachedFrom
-    }
+    gated = gates_of_tool_actions(bundle)
     assert gated == {
         ("save", "file.write", 14): [("path_containment", "server.ts", 11)],  # at the flag's check
         ("copy", "file.write", 23): [],  # looseResolve says ok before any check

@@ -7,20 +7,14 @@ check gates nothing."""
 
 from __future__ import annotations
 
-from jsfix import FIXTURES
+from jsfix import FIXTURES, gates_of_tool_actions
 
 from assay.backend.engines.static.scan import scan_tree
 
 
 def test_validators_gate_what_follows_their_calls_only_when_every_return_passes_the_check() -> None:
     bundle = scan_tree(FIXTURES / "validators")
-    kinds = {g.id: (g.kind, g.location.path, g.location.line) for g in bundle.gates}
-    names = {t.id: t.name for t in bundle.tools}
-    gated = {
-        (names[a.reachedFrom[0].toolId], a.actionClass, a.location.line): sorted(kinds[g] for g in a.gateIds)
-        for a in bundle.actions
-        if a.reachedFrom
-    }
+    gated = gates_of_tool_actions(bundle)
     containment = ("path_containment", "paths.ts", 12)  # isPathWithinRoot(...) by name
     prefix = ("path_containment", "paths.ts", 21)  # resolved.startsWith(ROOT + sep)
     assert gated == {
