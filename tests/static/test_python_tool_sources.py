@@ -421,3 +421,24 @@ def test_tools_a_function_returns_that_analysis_cannot_list_are_a_frontier_item_
     (item,) = linked.frontier
     assert item.kind == "runtime_registered_tools" and "app.plugins.load_plugins returns" in item.detail
     assert (item.location.path, item.location.line) == ("app/graph.py", 6)
+
+
+def test_what_a_returned_list_holds_beyond_named_functions_is_a_frontier_item_beside_its_tools() -> None:
+    files = {
+        "app/tools.py": (
+            "from app.base import BASE\n\n"
+            "def search(q: str) -> str:\n    return q\n\n"
+            "def get_tools(make):\n    tools = BASE + [search]\n    tools.append(make())\n    return tools\n"
+        ),
+        "app/base.py": "def clock() -> str:\n    return 'now'\n\nBASE = [clock]\n",
+        "app/graph.py": (
+            "from langgraph.prebuilt import create_react_agent\nfrom app.tools import get_tools\n\n"
+            "def build(model, make):\n    tools = get_tools(make)\n    return create_react_agent(model, tools)\n"
+        ),
+    }
+    linked = analyse(files)
+    assert _tools(linked) == [("clock", "app/base.py", 1), ("search", "app/tools.py", 3)]
+    (item,) = linked.frontier
+    assert item.kind == "runtime_registered_tools" and "app.tools.get_tools returns" in item.detail
+    assert "cannot list in full" in item.detail
+    assert (item.location.path, item.location.line) == ("app/graph.py", 6)

@@ -32,7 +32,7 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "7"
+FACTS_VERSION = "8"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
@@ -281,10 +281,15 @@ class FileFacts(_Facts):
         "``<module>#X`` -> ``<other>#X``; ``<module>#*`` -> ``<other>#`` for ``export * from``.",
     )
     # Module-level bindings other files' tools may name, by qualname: the type a name is constructed
-    # as, the functions a list holds (``ToolNode(TOOLS)`` with ``TOOLS`` imported), the string fields
-    # of a list of dict literals, and what constant-keyed dicts of functions map each name to (dispatch
-    # tables: ``{"create_customer": create_customer}``).
+    # as, the functions a list holds (``ToolNode(TOOLS)`` with ``TOOLS`` imported; a function's returned
+    # list under ``<qualname>()``), the string fields of a list of dict literals, and what constant-keyed
+    # dicts of functions map each name to (dispatch tables: ``{"create_customer": create_customer}``).
     bindings: dict[str, str] = Field(default_factory=dict)
     lists: dict[str, list[str]] = Field(default_factory=dict)
+    partialLists: list[str] = Field(
+        default_factory=list,
+        description="Keys of ``lists`` (function results) whose list also holds what analysis cannot name "
+        "(a tool made by a call, a value of a local variable): the names are tools, the rest a frontier item.",
+    )
     records: dict[str, list[dict[str, RecordField]]] = Field(default_factory=dict)
     tables: dict[str, str] = Field(default_factory=dict)

@@ -396,7 +396,8 @@ def _reach(
 
 
 def _opaque_results(opaque: Sequence[ToolDef]) -> list[FrontierItem]:
-    """A tools argument holding what a function returns, when that function's list is not visible."""
+    """A tools argument holding what a function returns, when that function's list is not visible, or
+    only in part (its named functions are tools as well)."""
     out: list[FrontierItem] = []
     for tool in opaque:
         location = tool.location
@@ -405,8 +406,8 @@ def _opaque_results(opaque: Sequence[ToolDef]) -> list[FrontierItem]:
             FrontierItem(
                 id=short_id("fr", "runtime_registered_tools", location.path, location.line, location.column),
                 kind="runtime_registered_tools",
-                detail=f"the tools given here are what {made_by} returns, which analysis cannot list; "
-                "which tools the model is given, and what they reach, is not visible",
+                detail=f"the tools given here are what {made_by} returns, which analysis cannot list in full; "
+                "which tools the model is given, and what they reach, is not all visible",
                 location=location,
                 path=location.path,
                 ruleId=tool.ruleId,

@@ -72,23 +72,28 @@ def expand_lists(
 ) -> tuple[list[ToolDef], list[ToolDef]]:
     """Each listed tool whose function the tree does not define (``found``) but which names a
     module-level list of functions, or a function's result that is such a list (``get_tools()``),
-    becomes one listed tool per function of that list. A function's result whose list is not visible
-    is no tool: those are returned second (what the model is given there is unknown)."""
+    becomes one listed tool per function of that list (a list within it is read through). A function's
+    result whose list is not visible, or only in part, stands where it is given for what analysis cannot
+    list: those tools arguments are returned second."""
     lists = {name: items for f in files for name, items in f.lists.items()}
+    partial = {name for f in files for name in f.partialLists}
     index = NameIndex(lists, module_heads(files))
     out: list[ToolDef] = []
     opaque: list[ToolDef] = []
+    expanded = False
     for tool in defined:
         ref = None
         if tool.ruleId in listed_rules and tool.function and not found.get(tool.id, False):
             ref = index.find(tool.function) if lists else None
-            if ref is None and tool.function.endswith(CALL_RESULT):
+            if tool.function.endswith(CALL_RESULT) and (ref is None or ref in partial):
                 opaque.append(tool)
-                continue
+                if ref is None:
+                    continue
         if ref is None:
             out.append(tool)
             continue
-        for function in lists[ref]:
+        expanded = True
+        for function in _flattened(ref, lists, index):
             out.append(
                 tool.model_copy(
                     update={
@@ -98,9 +103,17 @@ def expand_lists(
                     }
                 )
             )
-    if not opaque and all(a is b for a, b in zip(out, defined, strict=False)) and len(out) == len(defined):
-        return defined, opaque  # nothing expanded: the caller keeps its resolutions
-    return out, opaque
+    return (out if expanded or opaque else defined), opaque
+
+
+def _flattened(ref: str, lists: dict[str, list[str]], index: NameIndex, depth: int = 0) -> Iterator[str]:
+    """The names a list holds, a list it holds read through (``BASE + [f]``, ``[*BASE, f]``)."""
+    for name in lists[ref]:
+        inner = index.find(name) if depth < 4 and name != ref else None
+        if inner is None:
+            yield name
+        else:
+            yield from _flattened(inner, lists, index, depth + 1)
 
 
 def settle_receivers(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:

@@ -93,6 +93,7 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
         frontier=sorted(_unique(analyzer.frontier), key=lambda f: (f.location.line if f.location else 0, f.id)),
         bindings={f"{module}.{name}": kind for name, kind in sorted(analyzer.module_types.items())},
         lists=analyzer.lists,
+        partialLists=sorted(key for key in analyzer.unnamed_returns if key in analyzer.lists),
         records=analyzer.records,
         tables=analyzer.tables,
     )

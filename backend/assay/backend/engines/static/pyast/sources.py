@@ -38,6 +38,8 @@ class SourceLogic(LibraryLogic):
         # Module-level lists of this file, by name: their elements as written (``TOOLS = [search]``).
         self.module_lists: dict[str, list[ast.expr]] = {}
         self.lists: dict[str, list[str]] = {}
+        # Function results (``<qualname>()``) a return gives elements of that no name spells.
+        self.unnamed_returns: set[str] = set()
         self.records: dict[str, list[dict[str, RecordField]]] = {}
         self.tables: dict[str, str] = {}
 
@@ -295,14 +297,17 @@ class SourceLogic(LibraryLogic):
         (``tools = await get_all_tools(config)``; ``FileFacts.lists`` under ``<qualname>()``)."""
         if isinstance(value, ast.Name) and value.id not in scope.list_vars:
             return
-        names = [
-            n
-            for e in self._tool_elements(value, scope)
-            if isinstance(e, ast.Name | ast.Attribute) and (n := self._resolved_name(e))
-        ]
+        key = f"{scope.qualname}{CALL_RESULT}"
+        names: list[str] = []
+        for element in self._tool_elements(value, scope):
+            name = self._resolved_name(element) if isinstance(element, ast.Name | ast.Attribute) else None
+            if name is None:
+                self.unnamed_returns.add(key)
+            elif name not in names:
+                names.append(name)
         if names:
-            key = f"{scope.qualname}{CALL_RESULT}"
-            self.lists[key] = [*self.lists.get(key, []), *(n for n in names if n not in self.lists.get(key, []))]
+            known = self.lists.setdefault(key, [])
+            known.extend(n for n in names if n not in known)
 
     def _tool_elements(self, value: ast.expr, scope: Scope, depth: int = 0) -> Iterator[ast.expr]:
         """What a tools argument lists: the elements of a literal list, of both sides of ``+``, of a
@@ -348,7 +353,8 @@ class SourceLogic(LibraryLogic):
         produced: str | None = None
         if isinstance(node, ast.Call):
             produced, resolved = self.dotted(node.func, scope)
-            produced = produced if resolved else None
+            if not (produced and resolved):
+                return
         elif isinstance(node, ast.Name) and node.id in scope.taint and node.id not in scope.params:
             produced = scope.types.get(node.id)  # a variable the function assigned a call's result to
         elif not isinstance(node, ast.Name | ast.Attribute):

@@ -169,7 +169,7 @@ class StatementLogic(ExpressionLogic):
             scope.returns |= self._expr(stmt.value, scope, active)
             if type(stmt.value) is ast.Name and scope.defines:
                 self._returned_closure(stmt, stmt.value.id, scope, active)
-            if scope.list_vars or type(stmt.value) in _RETURNED_LISTS:
+            if scope.list_vars or type(stmt.value) is ast.List:
                 self._returned_list(stmt.value, scope)
             if scope.exits is not None and not is_literal(stmt.value):
                 scope.exits.append(active)
@@ -363,8 +363,6 @@ class StatementLogic(ExpressionLogic):
         scope.taint.update(saved)
 
 
-# Returned values that may be a list of tools (``_returned_list``).
-_RETURNED_LISTS = (ast.List, ast.Tuple, ast.BinOp)
 # Values an assignment may make a tools list of (``_list_assigned``).
 _LISTISH = frozenset({ast.List, ast.Tuple, ast.BinOp, ast.Call, ast.ListComp})
 
