@@ -15,8 +15,8 @@ from pathlib import Path
 
 from assay.backend.canonical import digest_bytes
 from assay.backend.engines.static.facts import AFTER, NEVER, RESULT, FileFacts
-from assay.backend.engines.static.js_analyzer import JsLanguage, analyze_javascript
-from assay.backend.engines.static.rulepack import load_rule_pack
+from assay.backend.engines.static.jsts.frontend import JsLanguage, analyze_javascript
+from assay.backend.engines.static.rules.pack import load_rule_pack
 from assay.backend.scans.bundle import EvidenceBundle
 
 FIXTURES = Path(__file__).parent / "fixtures" / "js"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from assay.backend.canonical import digest_bytes
-from assay.backend.engines.static.js_analyzer import analyze_javascript
+from assay.backend.engines.static.jsts.frontend import analyze_javascript
 from assay.backend.engines.static.link import Linked, link
-from assay.backend.engines.static.python_analyzer import analyze_python
-from assay.backend.engines.static.rulepack import load_rule_pack
+from assay.backend.engines.static.pyast.frontend import analyze_python
+from assay.backend.engines.static.rules.pack import load_rule_pack
 
 
 def analyse(files: dict[str, str]) -> Linked:

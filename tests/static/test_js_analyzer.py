@@ -6,8 +6,8 @@ import pytest
 from pyfix import analyse, gate_kinds, tools
 
 from assay.backend.canonical import digest_bytes
-from assay.backend.engines.static.js_analyzer import analyze_javascript
-from assay.backend.engines.static.rulepack import load_rule_pack
+from assay.backend.engines.static.jsts.frontend import analyze_javascript
+from assay.backend.engines.static.rules.pack import load_rule_pack
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from jsfix import FIXTURES, actions, expected, facts_of, fixture, gated, gates, 
 
 from assay.backend.engines.static.facts import EXIT, FunctionFacts
 from assay.backend.engines.static.link import link
-from assay.backend.engines.static.rulepack import load_rule_pack
+from assay.backend.engines.static.rules.pack import load_rule_pack
 
 
 def test_gate_sites() -> None:

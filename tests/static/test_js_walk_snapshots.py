@@ -17,8 +17,8 @@ import pytest
 from js_walk_cases import CASES
 
 from assay.backend.canonical import digest_bytes
-from assay.backend.engines.static.js_analyzer import JsLanguage, analyze_javascript
-from assay.backend.engines.static.rulepack import load_rule_pack
+from assay.backend.engines.static.jsts.frontend import JsLanguage, analyze_javascript
+from assay.backend.engines.static.rules.pack import load_rule_pack
 
 SNAPSHOTS = Path(__file__).parent / "js_walk_snapshots.json"
 

@@ -16,9 +16,10 @@ from assay.backend.engines.static.facts import (
     TaintOrigin,
     ToolDef,
 )
-from assay.backend.engines.static.link import MAX_DEPTH, link
-from assay.backend.engines.static.python_analyzer import analyze_python
-from assay.backend.engines.static.rulepack import load_rule_pack
+from assay.backend.engines.static.link import link
+from assay.backend.engines.static.link.graph import MAX_DEPTH
+from assay.backend.engines.static.pyast.frontend import analyze_python
+from assay.backend.engines.static.rules.pack import load_rule_pack
 from assay.backend.scans.bundle import Location
 
 TOOL = "from agents import function_tool\n"

@@ -10,9 +10,9 @@ from trusted_check import assert_as_validated, models_in
 
 from assay.backend.canonical import digest_bytes
 from assay.backend.engines.static.facts import CallFact, FileFacts
+from assay.backend.engines.static.pyast.frontend import analyze_python
 from assay.backend.engines.static.pyast.models import trusted
-from assay.backend.engines.static.python_analyzer import analyze_python
-from assay.backend.engines.static.rulepack import load_rule_pack
+from assay.backend.engines.static.rules.pack import load_rule_pack
 from assay.backend.scans.bundle import Location
 
 ROOT = Path(__file__).parents[2]

@@ -8,8 +8,8 @@ from pyfix import analyse
 
 from assay.backend.canonical import digest_bytes
 from assay.backend.engines.static.facts import FileFacts
-from assay.backend.engines.static.python_analyzer import analyze_python, module_name
-from assay.backend.engines.static.rulepack import load_rule_pack
+from assay.backend.engines.static.pyast.frontend import analyze_python, module_name
+from assay.backend.engines.static.rules.pack import load_rule_pack
 
 
 def _facts(path: str, code: str | bytes) -> FileFacts:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from assay.backend.canonical import digest_bytes
 from assay.backend.engines.static.link import Linked, link
-from assay.backend.engines.static.python_analyzer import analyze_python
-from assay.backend.engines.static.rulepack import load_rule_pack
+from assay.backend.engines.static.pyast.frontend import analyze_python
+from assay.backend.engines.static.rules.pack import load_rule_pack
 
 FIXTURES = Path(__file__).parent / "fixtures" / "python"
 

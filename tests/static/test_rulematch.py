@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from assay.backend.engines.static.jsts.rules import NOTHING, JsRules, classify
-from assay.backend.engines.static.rulematch import Patterns
-from assay.backend.engines.static.rulepack import load_rule_pack
+from assay.backend.engines.static.rules.match import Patterns
+from assay.backend.engines.static.rules.pack import load_rule_pack
 
 NAMES = [
     "console.log",

@@ -11,8 +11,8 @@ from bench.gen_tree import generate
 
 from assay.backend.engines.static import analyse
 from assay.backend.engines.static.cache import DirectoryCache, MemoryCache
-from assay.backend.engines.static.js_analyzer import analyze_javascript
-from assay.backend.engines.static.python_analyzer import analyze_python
+from assay.backend.engines.static.jsts.frontend import analyze_javascript
+from assay.backend.engines.static.pyast.frontend import analyze_python
 from assay.backend.engines.static.scan import scan_tree
 from assay.backend.scans.bundle import content_hash
 

@@ -10,7 +10,7 @@ from bench.gen_tree import generate
 
 from assay.backend.engines.static import analyse
 from assay.backend.engines.static.cache import MemoryCache
-from assay.backend.engines.static.rulepack import RulePack
+from assay.backend.engines.static.rules.pack import RulePack
 from assay.backend.engines.static.scan import PARALLEL_MIN_FILES, scan_tree
 from assay.backend.engines.static.walk import SourceFile
 

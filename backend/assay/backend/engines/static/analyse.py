@@ -21,9 +21,9 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from assay.backend.engines.static.facts import FileFacts
-from assay.backend.engines.static.js_analyzer import analyze_javascript
-from assay.backend.engines.static.python_analyzer import analyze_python
-from assay.backend.engines.static.rulepack import RulePack
+from assay.backend.engines.static.jsts.frontend import analyze_javascript
+from assay.backend.engines.static.pyast.frontend import analyze_python
+from assay.backend.engines.static.rules.pack import RulePack
 from assay.backend.engines.static.walk import SourceFile
 
 logger = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.rulepack import Rule
+from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import (
     ActionClass,
     FrontierKind,
@@ -152,7 +152,7 @@ class ModelSite(_Facts):
 
 
 class ToolSource(_Facts):
-    """What a tool defined in one file needs from another, resolved by the linker (``link_sources.py``).
+    """What a tool defined in one file needs from another, resolved by the linker (``link/sources.py``).
 
     - ``records``: one tool per record of the module-level list of dicts ``ref`` named by its ``key``
       (``StripeTool(name=tool["method"]) for tool in tools``), run by ``function`` and by what a

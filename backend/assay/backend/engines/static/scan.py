@@ -46,7 +46,7 @@ from assay.backend.engines.static.facts import FACTS_VERSION, FileFacts
 from assay.backend.engines.static.findings import compute_findings
 from assay.backend.engines.static.identity import GitIdentity, file_set_digest, git_identity, path_set_digest
 from assay.backend.engines.static.link import Linked, link
-from assay.backend.engines.static.rulepack import RulePack, load_rule_pack
+from assay.backend.engines.static.rules.pack import RulePack, load_rule_pack
 from assay.backend.engines.static.walk import DEFAULT_MAX_FILE_BYTES, Skipped, SourceFile, Walk, walk_tree
 from assay.backend.scans.bundle import (
     BUNDLE_TYPE,

@@ -1,1 +1,1 @@
-"""The JavaScript / TypeScript half of the static engine, on tree-sitter (entry: ``js_analyzer``)."""
+"""The JavaScript / TypeScript front-end of the static engine, on tree-sitter (entry: ``frontend.analyze_javascript``)."""

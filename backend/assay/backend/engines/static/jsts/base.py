@@ -21,7 +21,7 @@ from assay.backend.engines.static.jsts.rules import JsRules
 from assay.backend.engines.static.jsts.scope import Pending, Scope, Taint
 from assay.backend.engines.static.jsts.syntax import WRAPPERS, Code, unwrap
 from assay.backend.engines.static.pyast.models import trusted
-from assay.backend.engines.static.rulepack import Rule
+from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import Location
 
 if TYPE_CHECKING:

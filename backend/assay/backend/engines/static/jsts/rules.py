@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from assay.backend.engines.static.rulematch import Patterns
-from assay.backend.engines.static.rulepack import Rule, RuleKind, RulePack
+from assay.backend.engines.static.rules.match import Patterns
+from assay.backend.engines.static.rules.pack import Rule, RuleKind, RulePack
 
 _Table = list[tuple[Rule, Patterns]]
 

@@ -15,7 +15,7 @@ from assay.backend.engines.static.jsts.gates import GateLogic
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint
 from assay.backend.engines.static.jsts.syntax import WRAPPERS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
-from assay.backend.engines.static.rulepack import Rule
+from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
 
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)

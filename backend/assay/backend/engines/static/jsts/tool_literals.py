@@ -20,7 +20,7 @@ from assay.backend.scans.bundle import Location
 if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
     from assay.backend.engines.static.jsts.scope import Scope
-    from assay.backend.engines.static.rulepack import Rule
+    from assay.backend.engines.static.rules.pack import Rule
 
 
 class LiteralTools:

@@ -30,7 +30,7 @@ from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
 from assay.backend.engines.static.jsts.tool_literals import LiteralTools
 from assay.backend.engines.static.jsts.tool_placements import ToolPlacements
 from assay.backend.engines.static.pyast.models import trusted
-from assay.backend.engines.static.rulepack import Rule
+from assay.backend.engines.static.rules.pack import Rule
 
 if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.analyzer import FileAnalyzer

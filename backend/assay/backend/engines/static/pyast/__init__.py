@@ -1,1 +1,1 @@
-"""Pieces of the Python analyzer (``python_analyzer.py``) that stand on their own."""
+"""The Python front-end of the static engine, on the standard library's ``ast`` (entry: ``frontend.analyze_python``)."""

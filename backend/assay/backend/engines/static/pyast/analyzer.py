@@ -19,7 +19,7 @@ from assay.backend.engines.static.pyast.scope import (
     origin_key,
 )
 from assay.backend.engines.static.pyast.statements import StatementLogic
-from assay.backend.engines.static.python_syntax import (
+from assay.backend.engines.static.pyast.syntax import (
     imports_breadth_first,
 )
 from assay.backend.scans.bundle import Location

@@ -21,10 +21,10 @@ from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import BUILTINS, STDLIB_HEADS, module_name
 from assay.backend.engines.static.pyast.rules import compile_rules
 from assay.backend.engines.static.pyast.scope import NO_CALLEE, Branch, Scope, definitions
-from assay.backend.engines.static.python_syntax import (
+from assay.backend.engines.static.pyast.syntax import (
     statements_breadth_first,
 )
-from assay.backend.engines.static.rulepack import Rule, RulePack
+from assay.backend.engines.static.rules.pack import Rule, RulePack
 from assay.backend.scans.bundle import Location
 
 

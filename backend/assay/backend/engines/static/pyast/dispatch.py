@@ -25,9 +25,9 @@ from assay.backend.engines.static.pyast.literals import (
 )
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import Branch, Scope
+from assay.backend.engines.static.pyast.syntax import breadth_first
 from assay.backend.engines.static.pyast.tools import ToolLogic
-from assay.backend.engines.static.python_syntax import breadth_first
-from assay.backend.engines.static.rulepack import Rule
+from assay.backend.engines.static.rules.pack import Rule
 
 # A dict literal defines a tool (``_dict_tool``) only with one of these keys.
 _TOOL_DICT_KEYS = frozenset({"type", "input_schema"})

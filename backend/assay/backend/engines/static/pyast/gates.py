@@ -16,7 +16,7 @@ from assay.backend.engines.static.pyast.literals import (
 )
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import Scope
-from assay.backend.engines.static.rulepack import Rule
+from assay.backend.engines.static.rules.pack import Rule
 
 # Comparison operators, by what a true comparison says (``_comparison``): membership passes an
 # allow-list check when true (``in``) or false (``not in``); an ordering is true when the left side

@@ -15,8 +15,8 @@ from assay.backend.engines.static.pyast.literals import kwarg, literal_str
 from assay.backend.engines.static.pyast.rules import LibraryTool, Toolkit, display_name
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.pyast.sites import SiteLogic
-from assay.backend.engines.static.python_syntax import breadth_first
-from assay.backend.engines.static.rulepack import Rule, RulePack
+from assay.backend.engines.static.pyast.syntax import breadth_first
+from assay.backend.engines.static.rules.pack import Rule, RulePack
 
 
 class LibraryLogic(SiteLogic):

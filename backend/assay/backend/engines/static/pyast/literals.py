@@ -1,6 +1,6 @@
 """What a piece of Python syntax spells out literally, read without resolving any name: string
 constants and keyword arguments, f-string text, docstrings, dotted names as written, dict literals,
-annotations, the names a comprehension binds. Used by the analyzer (``python_analyzer.py``).
+annotations, the names a comprehension binds. Used by the analyzer (``pyast/frontend.py``).
 """
 
 from __future__ import annotations

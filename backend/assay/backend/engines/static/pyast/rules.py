@@ -1,4 +1,4 @@
-"""The rule pack's Python rules, compiled once per rule pack for the analyzer (``python_analyzer.py``).
+"""The rule pack's Python rules, compiled once per rule pack for the analyzer (``pyast/frontend.py``).
 
 Besides the tables of each kind, ``CallProfile`` gathers everything the rules say about one callee
 name (is it a model API, an action, a gate, a tool registration...): a call site then costs one dict
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.backend.engines.static.rulematch import Patterns, RuleTable
-from assay.backend.engines.static.rulepack import Rule, RuleKind, RulePack
+from assay.backend.engines.static.rules.match import Patterns, RuleTable
+from assay.backend.engines.static.rules.pack import Rule, RuleKind, RulePack
 
 
 def display_name(name: str) -> str:

@@ -26,7 +26,7 @@ from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import PY_BUILTINS
 from assay.backend.engines.static.pyast.rules import CallProfile, display_name
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_TAINT, Scope, origin_key
-from assay.backend.engines.static.rulepack import Rule
+from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
 
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)

@@ -17,7 +17,7 @@ from assay.backend.engines.static.pyast.literals import kwarg, literal_dict, lit
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.rules import CallProfile
 from assay.backend.engines.static.pyast.scope import Scope
-from assay.backend.engines.static.rulepack import Rule, RulePack
+from assay.backend.engines.static.rules.pack import Rule, RulePack
 
 # Methods that add to a list in place, and where the added elements are: ``append(x)``,
 # ``insert(i, x)`` add one; ``extend(xs)`` adds a list's.

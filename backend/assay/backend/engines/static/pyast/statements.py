@@ -21,11 +21,11 @@ from assay.backend.engines.static.pyast.scope import (
     definitions,
     param_taint,
 )
-from assay.backend.engines.static.pyast.taint import ExpressionLogic
-from assay.backend.engines.static.python_syntax import (
+from assay.backend.engines.static.pyast.syntax import (
     node_fields,
     statements_breadth_first,
 )
+from assay.backend.engines.static.pyast.taint import ExpressionLogic
 
 
 class StatementLogic(ExpressionLogic):

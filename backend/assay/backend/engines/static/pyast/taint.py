@@ -15,7 +15,7 @@ from assay.backend.engines.static.pyast.dispatch import DispatchLogic
 from assay.backend.engines.static.pyast.literals import bound_names, kwarg
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import NO_CALLEE, NO_TAINT, Scope, call_return, origin_key
-from assay.backend.engines.static.python_syntax import (
+from assay.backend.engines.static.pyast.syntax import (
     node_fields,
 )
 

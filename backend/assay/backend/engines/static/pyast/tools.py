@@ -26,7 +26,7 @@ from assay.backend.engines.static.pyast.literals import (
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.pyast.sources import SourceLogic
-from assay.backend.engines.static.rulepack import Rule
+from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import Location
 
 NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "wrapper", "config", "callbacks"})

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from assay.backend.engines.static.facts import ArgTaint, CallFact, TaintOrigin, ToolDef
-from assay.backend.engines.static.link_graph import MAX_DEPTH, NON_TOOL_PARAMS, Fn
-from assay.backend.engines.static.sqlflow import param_for
+from assay.backend.engines.static.link.graph import MAX_DEPTH, NON_TOOL_PARAMS, Fn
+from assay.backend.engines.static.link.sqlflow import param_for
 from assay.backend.scans.bundle import Location
 
 # Distinct sources kept per parameter: enough for every real tool graph, a bound for generated ones.

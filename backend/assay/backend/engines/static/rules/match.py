@@ -6,7 +6,7 @@ import fnmatch
 import re
 from collections.abc import Iterable, Sequence
 
-from assay.backend.engines.static.rulepack import Rule
+from assay.backend.engines.static.rules.pack import Rule
 
 
 class Patterns:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from assay.backend.engines.static.facts import ActionSite, CallFact, FileFacts, FunctionFacts, GateSite, TaintOrigin
-from assay.backend.engines.static.link_sources import without_package
+from assay.backend.engines.static.link.sources import without_package
 
 MAX_DEPTH = 12
 # Project path aliases the JS/TS analyzer names as modules of the tree (``~/utils/x#name``).

@@ -1,4 +1,4 @@
-"""Python analyzer: one file's source -> ``FileFacts``, with the standard library's ``ast`` only.
+"""The Python front-end's entry point: one file's source -> ``FileFacts``, with the standard library's ``ast`` only.
 
 The code is parsed, never imported or executed. One walk per function body resolves call names
 through imports and simple variable types (``client = OpenAI()`` makes ``client.chat.completions.create``
@@ -6,7 +6,7 @@ the OpenAI API), matches them against the rule pack, tracks which gates dominate
 (structured dominance over statements: straight-line order, ``if``/``else``, early ``return``/``raise``,
 loops and ``try``), and which values carry model-chosen data (model outputs and parameters).
 
-The pieces live in ``pyast/``: ``literals`` (what syntax spells out), ``names`` (modules, builtins),
+The pieces live beside it in ``pyast/``: ``literals`` (what syntax spells out), ``syntax`` (fast traversal), ``names`` (modules, builtins),
 ``rules`` (the pack's Python rules, memoised), ``scope`` (per-function state), ``base`` (name
 resolution), ``gates`` (conditions and dominance), ``sites`` (models, actions, frontier), ``tools``
 (tool frameworks and dispatch), ``taint`` (expressions and the taint they carry), ``statements``
@@ -24,7 +24,7 @@ from assay.backend.engines.static.facts import FileFacts, FrontierSite
 from assay.backend.engines.static.pyast.analyzer import FileAnalyzer
 from assay.backend.engines.static.pyast.literals import mend_surrogates
 from assay.backend.engines.static.pyast.names import module_name
-from assay.backend.engines.static.rulepack import RulePack
+from assay.backend.engines.static.rules.pack import RulePack
 from assay.backend.scans.bundle import Location
 
 __all__ = ["analyze_python", "module_name"]

@@ -22,10 +22,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from assay.backend.engines.static.facts import ArgTaint, CallFact, SqlKind
-from assay.backend.engines.static.rulepack import Rule, RulePack
+from assay.backend.engines.static.rules.pack import Rule, RulePack
 
 if TYPE_CHECKING:
-    from assay.backend.engines.static.link_graph import Fn
+    from assay.backend.engines.static.link.graph import Fn
 
 # What is known on entry of a function: (SQL parameter, the kind of fixed SQL it holds), sorted.
 Ctx = frozenset[tuple[str, SqlKind]]

@@ -67,7 +67,7 @@ class RulePack(BaseModel):
 @cache
 def load_rule_pack() -> RulePack:
     """Load and validate the bundled rule pack; its digest covers every rule file's canonical JSON."""
-    root = resources.files("assay.backend.engines.static") / "rules"
+    root = resources.files("assay.backend.engines.static.rules")
     header = json.loads((root / "pack.json").read_text(encoding="utf-8"))
     rules: list[Rule] = []
     raw_files: list[Any] = []

@@ -16,9 +16,9 @@ taint flows and frontier. Language-neutral: Python and JS/TS facts follow the sa
 - Calls on receivers the analyzer could not type, inside code a tool reaches, are ``unresolved_call``
   frontier items (one per function and callee) when the file's language has a rule asking for them.
 
-The parts live beside it: ``link_graph`` (functions and callee resolution), ``link_gates`` (gates that
-hold after a call), ``link_taint`` (the taint pass), ``link_sources`` (tools built from lists, records
-and imports), ``tool_uses``, ``returned`` and ``sqlflow``.
+The parts live beside it in ``link/``: ``graph`` (functions and callee resolution), ``gates`` (gates
+that hold after a call), ``taint`` (the taint pass), ``sources`` (tools built from lists, records and
+imports), ``tool_uses``, ``returned`` and ``sqlflow``.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from pydantic import BaseModel, ConfigDict
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import CALL_RESULT, ActionSite, FileFacts, SqlKind, ToolDef
-from assay.backend.engines.static.link_gates import gates_after_calls
-from assay.backend.engines.static.link_graph import (
+from assay.backend.engines.static.link.gates import gates_after_calls
+from assay.backend.engines.static.link.graph import (
     MAX_DEPTH,
     NON_TOOL_PARAMS,
     TREE_ALIASES,
@@ -40,18 +40,18 @@ from assay.backend.engines.static.link_graph import (
     Resolver,
     function_graph,
 )
-from assay.backend.engines.static.link_sources import (
+from assay.backend.engines.static.link.returned import through_returns
+from assay.backend.engines.static.link.sources import (
     expand_lists,
     expand_records,
     module_heads,
     settle_imported,
     settle_receivers,
 )
-from assay.backend.engines.static.link_taint import Taint
-from assay.backend.engines.static.returned import through_returns
-from assay.backend.engines.static.rulepack import Rule, RulePack
-from assay.backend.engines.static.sqlflow import NO_CTX, Ctx, SqlContexts
-from assay.backend.engines.static.tool_uses import bind_tools
+from assay.backend.engines.static.link.sqlflow import NO_CTX, Ctx, SqlContexts
+from assay.backend.engines.static.link.taint import Taint
+from assay.backend.engines.static.link.tool_uses import bind_tools
+from assay.backend.engines.static.rules.pack import Rule, RulePack
 from assay.backend.scans.bundle import (
     Action,
     ActionClass,

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import ActionSite, CallFact, GateSite
 from assay.backend.engines.static.jsts.rules import compile_rules
-from assay.backend.engines.static.rulepack import RulePack
+from assay.backend.engines.static.rules.pack import RulePack
 
 if TYPE_CHECKING:
-    from assay.backend.engines.static.link_graph import Fn
+    from assay.backend.engines.static.link.graph import Fn
 
 _JS = frozenset({"javascript", "typescript", "tsx"})
 # Returned results followed through at most this many functions (``a()`` returns ``b()``...).

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import AFTER, EXIT, NEVER, OK_EXIT, RESULT, GateSite
-from assay.backend.engines.static.link_graph import MAX_DEPTH, Fn
+from assay.backend.engines.static.link.graph import MAX_DEPTH, Fn
 from assay.backend.scans.bundle import Location
 
 

@@ -1,10 +1,10 @@
-"""JavaScript / TypeScript analyzer: one file's source -> ``FileFacts``, parsed with tree-sitter.
+"""The JavaScript / TypeScript front-end's entry point: one file's source -> ``FileFacts``, parsed with tree-sitter.
 
 The same facts as the Python analyzer, from the maintained tree-sitter grammars (never regexes over
 text, never executed): names resolved through ``import``/``require`` and simple variable types
 (``const client = new OpenAI()``, ``client: OpenAI``, ``this.client = new OpenAI()``), rules matched on
 those names, gates with structured dominance over statements, and taint from model outputs and tool
-handler parameters. The pieces live in ``jsts/``: ``syntax`` (grammars, node helpers), ``names`` (modules
+handler parameters. The pieces live beside it in ``jsts/``: ``syntax`` (grammars, node helpers), ``names`` (modules
 and imports), ``rules`` (the pack's JavaScript rules, memoised), ``scope`` (per-function state), ``base``
 (name resolution), ``gates`` (conditions and dominance), ``sites`` (models, actions, frontier),
 ``tools`` (tool frameworks) and ``analyzer`` (the walk over statements and expressions).
@@ -31,7 +31,7 @@ from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
 from assay.backend.engines.static.jsts.names import canonical_module, collect_imports
 from assay.backend.engines.static.jsts.rules import compile_rules
 from assay.backend.engines.static.jsts.syntax import Code, JsLanguage, error_bytes, field_ids, first_error, parser
-from assay.backend.engines.static.rulepack import RulePack
+from assay.backend.engines.static.rules.pack import RulePack
 from assay.backend.scans.bundle import Location
 
 __all__ = ["JsLanguage", "analyze_javascript", "module_path"]
