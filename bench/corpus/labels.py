@@ -69,6 +69,8 @@ class Unit:
     exclude: tuple[str, ...]
     label: dict[str, Any]
     source: Path
+    # Held out: scored once at the end, never looked at while changing the engine (docs/corpus.md).
+    heldout: bool = False
 
 
 def load_units(directory: Path = UNITS_DIR) -> list[Unit]:
@@ -116,6 +118,9 @@ def check_label(data: Any, source: Path) -> Unit:
     exclude = data.get("exclude", [])
     if not isinstance(exclude, list) or not all(isinstance(e, str) and _relative(e) for e in exclude):
         raise fail("exclude must be a list of relative POSIX directories")
+    heldout = data.get("heldout", False)
+    if not isinstance(heldout, bool):
+        raise fail("heldout must be true or false")
     frameworks = data.get("frameworks", [])
     if not isinstance(frameworks, list) or not all(isinstance(f, str) for f in frameworks):
         raise fail("frameworks must be a list of strings")
@@ -141,6 +146,7 @@ def check_label(data: Any, source: Path) -> Unit:
         exclude=tuple(e.strip("/") for e in exclude),
         label=data,
         source=source,
+        heldout=heldout,
     )
 
 

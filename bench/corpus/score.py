@@ -10,6 +10,11 @@ left out of the totals.
     python -m bench.corpus.score --unit ID       one unit (repeatable)
     python -m bench.corpus.score --json          the same as JSON
     python -m bench.corpus.score --list          the repositories and commits to fetch, and their units
+    python -m bench.corpus.score --dev           only the development units (what engine work looks at)
+
+A unit labelled ``"heldout": true`` is held out: its figures count in the held-out totals, which are
+printed apart from the development totals, and its misses are never printed unless asked for with
+``--heldout-misses`` (score it once, at the end of a piece of engine work).
 """
 
 from __future__ import annotations
@@ -89,6 +94,7 @@ def size(results: list[UnitResult]) -> dict[str, Any]:
     scored = [r for r in results if r.score is not None]
     return {
         "units": len(scored),
+        "unitsHeldOut": sum(1 for r in scored if r.unit.heldout),
         "unitsListed": len(results),
         "repositories": len({r.unit.repo for r in scored}),
         "byLanguage": dict(sorted(Counter(r.unit.language for r in scored).items())),
@@ -99,14 +105,33 @@ def size(results: list[UnitResult]) -> dict[str, Any]:
     }
 
 
-def as_json(results: list[UnitResult]) -> dict[str, Any]:
-    scored = [r.score for r in results if r.score is not None]
-    totals = total(scored)
+SETS: tuple[tuple[str, bool | None], ...] = (("all", None), ("dev", False), ("heldout", True))
+
+
+def totals_of(results: list[UnitResult], heldout: bool | None) -> UnitScore:
+    """Micro-averaged totals of the scored units: all of them, or only the held-out or the dev ones."""
+    return total(r.score for r in results if r.score is not None and (heldout is None or r.unit.heldout == heldout))
+
+
+def _figures_json(totals: UnitScore) -> dict[str, Any]:
+    figures = {label: _count_json(getattr(totals, name)) for name, label, _ in FIGURES}
+    figures["decoys attributed"] = _count_json(totals.decoys)
+    return figures
+
+
+def as_json(results: list[UnitResult], heldout_misses: bool = False) -> dict[str, Any]:
     units = []
     for r in results:
-        entry: dict[str, Any] = {"id": r.unit.id, "repo": r.unit.repo, "language": r.unit.language}
+        entry: dict[str, Any] = {
+            "id": r.unit.id,
+            "repo": r.unit.repo,
+            "language": r.unit.language,
+            "heldout": r.unit.heldout,
+        }
         if r.score is None:
             entry["notMaterialised"] = r.absent
+        elif r.unit.heldout and not heldout_misses:
+            entry["files"] = r.files
         else:
             entry.update({name: _count_json(getattr(r.score, name)) for name, _, _ in FIGURES})
             entry["decoysAttributed"] = _count_json(r.score.decoys)
@@ -116,9 +141,13 @@ def as_json(results: list[UnitResult]) -> dict[str, Any]:
             entry["labelPathsAbsent"] = list(r.missing_paths)
             entry["absentFromMirror"] = list(r.absent_files)
         units.append(entry)
-    figures = {label: _count_json(getattr(totals, name)) for name, label, _ in FIGURES}
-    figures["decoys attributed"] = _count_json(totals.decoys)
-    return {"size": size(results), "totals": figures, "units": units}
+    return {
+        "size": size(results),
+        "totals": _figures_json(totals_of(results, None)),
+        "totalsDev": _figures_json(totals_of(results, False)),
+        "totalsHeldOut": _figures_json(totals_of(results, True)),
+        "units": units,
+    }
 
 
 def _count_json(count: Count) -> dict[str, Any]:
@@ -126,7 +155,7 @@ def _count_json(count: Count) -> dict[str, Any]:
     return {"found": count.found, "total": count.total, "ratio": None if ratio is None else round(ratio, 4)}
 
 
-def print_table(results: list[UnitResult], misses: bool) -> None:
+def print_table(results: list[UnitResult], misses: bool, heldout_misses: bool = False) -> None:
     header = f"{'unit':<34} {'files':>5} {'tools':>7} {'prec':>7} {'actions':>7} {'gates':>6} "
     header += f"{'taint':>6} {'prov':>6} {'model':>6} {'decoys':>6} {'sec':>5}"
     print(header)
@@ -136,35 +165,34 @@ def print_table(results: list[UnitResult], misses: bool) -> None:
             print(f"{r.unit.id:<34} not materialised: {r.absent}")
             continue
         s = r.score
+        if r.unit.heldout and not heldout_misses:
+            print(f"{r.unit.id:<34} {r.files:>5} held out: counted in the held-out totals only")
+            continue
         print(
             f"{r.unit.id:<34} {r.files:>5} {_fmt(s.tools):>7} {_fmt(s.tool_precision):>7} {_fmt(s.actions):>7} "
             f"{_fmt(s.gates):>6} {_fmt(s.taint):>6} {_fmt(s.providers):>6} {_fmt(s.model_ids):>6} "
             f"{s.decoys.found:>6} {r.seconds:>5.1f}"
         )
-    scored = [r.score for r in results if r.score is not None]
-    totals = total(scored)
-    print()
-    print("totals (every labelled item of every scored unit counts once)")
-    for name, label, target in FIGURES:
-        count = getattr(totals, name)
-        goal = f"target >= {target:.2f}" if target is not None else ""
-        mark = "" if target is None or count.ratio is None else ("ok" if count.ratio >= target else "BELOW")
-        print(f"  {label:<20} {_ratio(count):>5}  ({_fmt(count):>9})  {goal} {mark}")
-    decoy_mark = "ok" if totals.decoys.found == 0 else "ABOVE"
-    print(
-        f"  {'decoys attributed':<20} {totals.decoys.found:>5}  (of {totals.decoys.total} decoys)  target 0 {decoy_mark}"
-    )
+    for which, heldout in SETS:
+        chosen = [r for r in results if r.score is not None and (heldout is None or r.unit.heldout == heldout)]
+        if heldout is not None and not chosen:
+            continue
+        totals = totals_of(results, heldout)
+        print()
+        title = {"all": "totals", "dev": "dev totals", "heldout": "held-out totals"}[which]
+        print(f"{title} ({len(chosen)} units; every labelled item of every scored unit counts once)")
+        _print_totals(totals)
     corpus = size(results)
     langs = ", ".join(
         f"{lang} {n} units / {corpus['repositoriesByLanguage'][lang]} repos" for lang, n in corpus["byLanguage"].items()
     )
     print(
-        f"  corpus: {corpus['units']} units scored of {corpus['unitsListed']} listed, "
+        f"  corpus: {corpus['units']} units scored ({corpus['unitsHeldOut']} held out) of {corpus['unitsListed']} listed, "
         f"{corpus['repositories']} repositories ({langs or 'none'})"
     )
     if misses:
         for r in results:
-            if r.score is None:
+            if r.score is None or (r.unit.heldout and not heldout_misses):
                 continue
             if not r.score.misses and not r.missing_paths and not r.absent_files:
                 continue
@@ -176,6 +204,18 @@ def print_table(results: list[UnitResult], misses: bool) -> None:
                 print(f"  LABEL ERROR: {path} is not a file of the unit")
             for miss in r.score.misses:
                 print(f"  {miss}")
+
+
+def _print_totals(totals: UnitScore) -> None:
+    for name, label, target in FIGURES:
+        count = getattr(totals, name)
+        goal = f"target >= {target:.2f}" if target is not None else ""
+        mark = "" if target is None or count.ratio is None else ("ok" if count.ratio >= target else "BELOW")
+        print(f"  {label:<20} {_ratio(count):>5}  ({_fmt(count):>9})  {goal} {mark}")
+    decoy_mark = "ok" if totals.decoys.found == 0 else "ABOVE"
+    print(
+        f"  {'decoys attributed':<20} {totals.decoys.found:>5}  (of {totals.decoys.total} decoys)  target 0 {decoy_mark}"
+    )
 
 
 def print_sources(units: list[Unit]) -> None:
@@ -199,6 +239,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="list every miss per unit")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--list", action="store_true", help="list the repositories and commits to fetch; scan nothing")
+    parser.add_argument("--dev", action="store_true", help="score only the development units (not the held-out ones)")
+    parser.add_argument(
+        "--heldout-misses",
+        action="store_true",
+        help="also show the held-out units' figures and misses (at the end only)",
+    )
     parser.add_argument("--units-dir", type=Path, default=UNITS_DIR, help=argparse.SUPPRESS)
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS, help="where fetched mirrors live")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where units are materialised")
@@ -214,14 +260,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"unknown unit(s): {', '.join(unknown)}", file=sys.stderr)
             return 2
         units = [u for u in units if u.id in set(args.unit)]
+    if args.dev:
+        units = [u for u in units if not u.heldout]
     if args.list:
         print_sources(units)
         return 0
     results = [run_unit(unit, args.mirrors, args.cache) for unit in units]
     if args.json:
-        print(json.dumps(as_json(results), indent=2))
+        print(json.dumps(as_json(results, args.heldout_misses), indent=2))
     else:
-        print_table(results, args.misses)
+        print_table(results, args.misses, args.heldout_misses)
     return 0
 
 

@@ -262,6 +262,7 @@ def test_a_unit_is_materialised_from_a_bare_mirror_and_scored(
     report = as_json([result, run_unit(missing, mirrors, cache)])
     assert report["size"] == {
         "units": 1,
+        "unitsHeldOut": 0,
         "unitsListed": 2,
         "repositories": 1,
         "byLanguage": {"python": 1},
@@ -275,3 +276,37 @@ def test_a_unit_is_materialised_from_a_bare_mirror_and_scored(
     listed = capsys.readouterr().out
     assert f"| acme/demo | {commit[:12]} | `py-demo` |" in listed
     assert "| acme/absent | 0123456789ab | `py-absent` |" in listed
+
+
+def test_held_out_units_are_totalled_apart_and_their_misses_stay_hidden(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bench.corpus.score import UnitResult, print_table
+
+    dev = check_label(label(tools=[{"name": "run", "path": "srv.py", "line": 10}]), tmp_path / "py-demo.json")
+    held_label = label(id="py-held", tools=[{"name": "secret_tool", "path": "srv.py", "line": 20}], heldout=True)
+    held = check_label(held_label, tmp_path / "py-held.json")
+    assert held.heldout and not dev.heldout
+    results = [
+        UnitResult(dev, score_unit(dev.label, bundle(tools=[tool("t1", "run", 10)]))),
+        UnitResult(held, score_unit(held.label, bundle())),
+    ]
+    data = as_json(results)
+    assert data["totalsDev"]["tool recall"] == {"found": 1, "total": 1, "ratio": 1.0}
+    assert data["totalsHeldOut"]["tool recall"] == {"found": 0, "total": 1, "ratio": 0.0}
+    assert data["totals"]["tool recall"]["total"] == 2
+    assert data["size"]["unitsHeldOut"] == 1
+    held_entry = next(u for u in data["units"] if u["id"] == "py-held")
+    assert held_entry["heldout"] is True and "misses" not in held_entry
+    assert "secret_tool" in str(as_json(results, heldout_misses=True))
+
+    print_table(results, misses=True)
+    out = capsys.readouterr().out
+    assert "dev totals (1 units" in out and "held-out totals (1 units" in out
+    assert "py-held" in out and "held out" in out
+    assert "secret_tool" not in out  # a held-out miss is never shown while the engine is worked on
+    print_table(results, misses=True, heldout_misses=True)
+    assert "secret_tool" in capsys.readouterr().out
+
+    with pytest.raises(LabelError, match="heldout"):
+        check_label(label(heldout="yes"), tmp_path / "py-demo.json")
