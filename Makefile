@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint bench corpus clean
+.PHONY: install demo test lint bench corpus clean peers
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,24 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m assay.server.demo
 
-test: $(STAMP)
+test: $(STAMP) peers
 	$(BIN)/pytest -q
+
+# The real MCP servers the runtime engine's tests probe (tests/runtime): the official reference servers
+# from npm (tests/runtime/peers/package.json) and the deliberately vulnerable mcp-server-everything-wrong
+# from PyPI, in its own virtual environment (it needs the 1.x SDK). Each step runs only when its peer is
+# missing, and is skipped when npm is not installed; the tests skip what is absent.
+PEERS_NODE := tests/runtime/peers/node_modules/.bin/mcp-server-everything
+PEERS_PY   := .peers-venv/bin/mcp-server-everything-wrong
+peers: $(PEERS_NODE) $(PEERS_PY)
+
+$(PEERS_NODE): tests/runtime/peers/package.json
+	@command -v npm >/dev/null || { echo "npm not found: the runtime tests against the MCP reference servers will skip"; exit 0; }; \
+		cd tests/runtime/peers && npm install --no-audit --no-fund --silent
+
+$(PEERS_PY):
+	$(PYTHON) -m venv .peers-venv
+	.peers-venv/bin/pip install --quiet "mcp-server-everything-wrong==0.2.1" "mcp>=1.9,<2"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -44,4 +60,4 @@ screenshots: $(STAMP)
 	$(BIN)/python -m tests.reports.screenshots out/screenshots
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .peers-venv tests/runtime/peers/node_modules

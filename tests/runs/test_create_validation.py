@@ -31,8 +31,14 @@ from assay.backend import provisioning
         (
             {"aiSystemId": "{a}", "engines": {"runtime": {"enabled": True}, "static": {"enabled": True}}},
             400,
+            "SOURCE_NOT_VERIFIED",
+            "no runtime target",
+        ),
+        (
+            {"aiSystemId": "{a}", "engines": {"runtime": {"suites": ["catalogue"], "maxRequests": 0}}},
+            400,
             "INVALID_REQUEST",
-            "runtime engine is not available",
+            "maxRequests",
         ),
         (
             {"aiSystemId": "{a}", "engines": {"wizard": {"enabled": True, "framework": "eu_ai_act"}}},

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assay.backend.runtime.network import Network
+
 MIB = 1024 * 1024
 DEFAULT_MAX_SCAN_BODY_BYTES = 160 * MIB
 # How an operator changes it (ASSAY_MAX_SCAN_BODY_BYTES, read by the command line): errors name it.
@@ -73,6 +75,16 @@ class ServiceSettings:
     metrics_enabled: bool = True
     # A run interrupted this many times is failed (retryable) instead of being picked up again.
     max_run_attempts: int = 2
+
+    # The runtime engine (docs/runtime.md): restricted networks probes may reach anyway (CIDRs), and whether
+    # mcp-command targets may be started (embedded and local modes; a shared service only when enabled).
+    runtime_allowed_networks: tuple[Network, ...] = ()
+    runtime_allow_commands: bool = False
+    # Probe-session ceilings, whatever a run asks: requests, seconds, recorded bytes, one message's bytes.
+    runtime_max_requests: int = 200
+    runtime_max_seconds: float = 120.0
+    runtime_max_bytes: int = 16 * MIB
+    runtime_max_message_bytes: int = 4 * MIB
 
     # Passport signing keys (docs/passport.md): replicas share one key directory (default
     # ``<data_dir>/keys``), or are each given the same private key file, which is then the active key.

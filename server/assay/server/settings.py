@@ -6,6 +6,10 @@ Environment variables:
 - ``ASSAY_RATE_LIMIT_BURST``, ``ASSAY_RATE_LIMIT_PER_SECOND``: per-key token bucket (0 burst disables).
 - ``ASSAY_MAX_SCAN_BODY_BYTES``: the largest scan submission, on the wire and decompressed.
 - ``ASSAY_METRICS``: ``on`` (default) or ``off``: whether ``GET /metrics`` is served.
+- ``ASSAY_RUNTIME_ALLOWED_NETWORKS``: comma-separated CIDRs runtime probes may reach although restricted
+  (loopback, private, link-local); default none.
+- ``ASSAY_RUNTIME_ALLOW_COMMANDS``: ``1`` lets a shared service (``assay serve``, ``assay worker``) start
+  ``mcp-command`` targets; the embedded and local modes always may.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pathlib import Path
 
 import platformdirs
 
+from assay.backend.runtime.network import Network, parse_networks
 from assay.backend.settings import (
     DEFAULT_MAX_SCAN_BODY_BYTES,
     MAX_SCAN_BODY_SETTING,
@@ -33,6 +38,8 @@ ENV_MAX_SCAN_BODY_BYTES = MAX_SCAN_BODY_SETTING
 ENV_SIGNING_KEY_DIR = "ASSAY_SIGNING_KEY_DIR"
 ENV_SIGNING_KEY_FILE = "ASSAY_SIGNING_KEY_FILE"
 ENV_METRICS = "ASSAY_METRICS"
+ENV_RUNTIME_ALLOWED_NETWORKS = "ASSAY_RUNTIME_ALLOWED_NETWORKS"
+ENV_RUNTIME_ALLOW_COMMANDS = "ASSAY_RUNTIME_ALLOW_COMMANDS"
 _SWITCH = {"on": True, "true": True, "1": True, "yes": True, "off": False, "false": False, "0": False, "no": False}
 DEFAULT_DATABASE_FILE = "assay.db"
 
@@ -53,6 +60,14 @@ class Environment:
     signing_key_dir: Path | None = None
     signing_key_file: Path | None = None
     metrics_enabled: bool = True
+    # The runtime engine (docs/runtime.md): restricted networks an operator allows probes to reach, and
+    # whether a shared service may start mcp-command targets.
+    runtime_allowed_networks: tuple[Network, ...] = ()
+    runtime_allow_commands: bool = False
+
+    def key_directory(self) -> Path:
+        """The service's key directory: ``ASSAY_SIGNING_KEY_DIR``, else ``<data dir>/keys``."""
+        return self.signing_key_dir or self.data_dir / "keys"
 
 
 def default_data_dir() -> Path:
@@ -91,7 +106,16 @@ def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
     metrics = _SWITCH.get(env.get(ENV_METRICS, "on").strip().lower() or "on")
     if metrics is None:
         raise SettingsError(f"{ENV_METRICS} must be on or off")
+    try:
+        allowed_networks = parse_networks(env.get(ENV_RUNTIME_ALLOWED_NETWORKS))
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from exc
+    allow_commands = _SWITCH.get(env.get(ENV_RUNTIME_ALLOW_COMMANDS, "0").strip().lower() or "0")
+    if allow_commands is None:
+        raise SettingsError(f"{ENV_RUNTIME_ALLOW_COMMANDS} must be 1 or 0")
     return Environment(
+        runtime_allowed_networks=allowed_networks,
+        runtime_allow_commands=allow_commands,
         metrics_enabled=metrics,
         database_url=env.get(ENV_DATABASE_URL) or None,
         data_dir=data_dir,
@@ -117,4 +141,6 @@ def service_settings(cli_database_url: str | None, environment: Environment) -> 
         signing_key_file=environment.signing_key_file,
         max_scan_body_bytes=environment.max_scan_body_bytes,
         metrics_enabled=environment.metrics_enabled,
+        runtime_allowed_networks=environment.runtime_allowed_networks,
+        runtime_allow_commands=environment.runtime_allow_commands,
     )

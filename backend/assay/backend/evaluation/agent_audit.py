@@ -11,6 +11,7 @@ verification item is always whole.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from assay.backend.evaluation.methodology import EvaluationPayload
@@ -76,6 +77,40 @@ def _rest(omitted: dict[str, int], page: int, pages: int) -> str | None:
     return f"{hint} Every list whole: ?detail=full."
 
 
+def _runtime_section(data: dict[str, Any], cap: Callable[[list[Any], str], list[Any]]) -> list[dict[str, Any]]:
+    """The runtime engine's section, only for an Evaluation with a probe recording: per target what the
+    server serves, what the rules found, and each catalogue change since the pinned catalogue."""
+    runtime = data.get("runtime")
+    if runtime is None:
+        return []
+    targets = []
+    for index, recording in enumerate(runtime["recordings"]):
+        path = f"sections.runtime.targets[{index}]"
+        drift = recording["drift"]
+        targets.append(
+            {
+                "target": recording["target"],
+                "server": {k: recording["server"].get(k) for k in ("name", "version", "protocolVersion")},
+                "suites": recording["suites"],
+                "counts": recording["counts"],
+                "catalogueDigest": recording["catalogueDigest"],
+                "recording": recording["evidenceId"],
+                "poisoning": cap(recording["poisoning"], f"{path}.poisoning"),
+                "annotations": cap(recording["annotations"], f"{path}.annotations"),
+                "drift": None
+                if drift is None
+                else {
+                    "pinnedBy": drift["pinnedBy"],
+                    "changed": cap(drift["changed"], f"{path}.drift.changed"),
+                    "added": cap(drift["added"], f"{path}.drift.added"),
+                    "removed": cap(drift["removed"], f"{path}.drift.removed"),
+                },
+                "observed": recording["observed"],
+            }
+        )
+    return [{"id": "runtime", "title": "Runtime probe", "probePack": runtime["probePack"], "targets": targets}]
+
+
 def build_agent_audit(
     evaluation_id: str,
     payload: EvaluationPayload,
@@ -139,6 +174,7 @@ def build_agent_audit(
                 "unresolved": cap(fq["proofBoundary"]["unresolved"], "sections.proofBoundary.unresolved"),
             },
             {"id": "verification", "title": "Verification needed", "count": len(every)},
+            *_runtime_section(data, cap),
         ],
         "narrative": {
             "established": cap(established, "narrative.established"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay.backend.evaluation import probes
 from assay.backend.evaluation.caps import bounded_names
 from assay.backend.evaluation.imported import imported_errors
 from assay.backend.evaluation.observed import observed_tools, outside_declared_reach
@@ -127,7 +128,11 @@ def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]
                 [f"{e}#jurisdiction" for e in view.evidence_ids],
             )
         )
-    if not coverage_complete(view):
+    out.extend(probes.reasons(view))
+    # Without any static evidence (a runtime-only run) the source rules have nothing to read: REVIEW-103
+    # says so instead of a coverage or "no AI code" reason about code that was never in scope.
+    static_in_scope = bool(view.evidence_ids) or not view.probes
+    if static_in_scope and not coverage_complete(view):
         out.append(
             _reason(
                 "REVIEW-005",
@@ -154,7 +159,7 @@ def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]
                 [f"{e}#declaration" for e in view.evidence_ids],
             )
         )
-    if not view.models and not view.tools:
+    if static_in_scope and not view.models and not view.tools:
         out.append(
             _reason(
                 "REVIEW-007",

@@ -23,7 +23,10 @@ from assay.backend.scans.bundle import EvidenceBundle
 #   "recordCount", "signal"}``, a reference to the immutable batch; its content is loaded, and checked
 #   against the digest, when the membership is built for an evaluation (docs/intake.md).
 # sarif_report: an ingested SARIF 2.1.0 log (sarif-import), payload ``{"sarif": {...}}``.
-EvidenceKind = Literal["static_bundle", "runtime_batch", "sarif_report"]
+# runtime_probe: a recorded probe session of the runtime engine (docs/runtime.md), payload the recording.
+# catalogue_pin: the MCP catalogue an earlier Evaluation of the system pinned, payload
+#   ``{"pinnedBy": <that Evaluation's coreTruthDigest>, "catalogues": [...]}``; drift is measured against it.
+EvidenceKind = Literal["static_bundle", "runtime_batch", "sarif_report", "runtime_probe", "catalogue_pin"]
 
 
 class EvidenceItem(BaseModel):
@@ -82,6 +85,12 @@ class EvidenceMembership(BaseModel):
                 raise ValueError(f"the content of batch {payload['batch']} is not loaded")
             else:
                 yield item.evidenceId, item.content
+
+    def of_kind(self, kind: EvidenceKind) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(evidenceId, payload)`` for every item of ``kind``, in membership order."""
+        for item in self.items:
+            if item.kind == kind:
+                yield item.evidenceId, orjson.loads(item.payloadJson)
 
     def sarif_logs(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """``(evidenceId, SARIF log)`` for every sarif_report item, in membership order."""

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.backend.canonical import canonical_bytes, canonical_bytes_of_plain, canonical_object, digest_bytes
-from assay.backend.evaluation import boundary, disposition, imported, questions, scenario
+from assay.backend.evaluation import boundary, disposition, imported, probes, questions, scenario
 from assay.backend.evaluation.caps import apply_caps
 from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.view import build_view
 from assay.backend.scans.bundle import EvidenceBundle
 
-METHODOLOGY_VERSION = "assay-methodology/1.1.0"
+METHODOLOGY_VERSION = "assay-methodology/1.2.0"
 JURISDICTIONS = ("nyc_ll144", "colorado_ai", "eu_ai_act")
 CORE_MEMBERS = (
     "methodologyVersion",
@@ -89,10 +89,13 @@ def evaluate(
         raise ValueError(f"unknown jurisdiction {jurisdiction!r}")
     view = build_view(membership, known_bundles)
     view.imported, imported_total = imported.imported_findings(view)
-    items = boundary.verification_items(view, jurisdiction)
+    items = boundary.verification_items(view, jurisdiction) + probes.verification_items(view)
     found = disposition.reasons(view, jurisdiction)
-    limitations = set(view.limitations)
-    limitations.add("No runtime evidence: observed actions are EVIDENCE_NEEDED, never reported as not having occurred.")
+    limitations = set(view.limitations) | probes.limitations(view)
+    if not view.probes:
+        limitations.add(
+            "No runtime evidence: observed actions are EVIDENCE_NEEDED, never reported as not having occurred."
+        )
     limitations.add(
         "EFFECTIVELY_GRANTED is EVIDENCE_NEEDED: static analysis cannot see the credentials a deployment wires in."
     )
@@ -124,6 +127,10 @@ def evaluate(
         "importedFindings": [f.to_json() for f in view.imported],
         "limitations": [],
     }
+    runtime = probes.runtime_section(view)
+    if runtime is not None:
+        # Only with runtime evidence: Evaluations without it keep their exact bytes.
+        data["runtime"] = runtime
     # Everything above was computed on all of the evidence; now the lists are cut to their caps.
     limitations.update(apply_caps(data))
     data["limitations"] = sorted(limitations)

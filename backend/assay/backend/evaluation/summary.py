@@ -21,7 +21,7 @@ def build_summary(
     fq = data["fourQuestions"]
     reach = fq["reach"]
     reasons = data["reasons"]
-    return {
+    summary: dict[str, Any] = {
         "evaluationId": evaluation_id,
         "aiSystemId": data["aiSystemId"],
         "disposition": data["disposition"],
@@ -57,3 +57,23 @@ def build_summary(
         "limitations": data["limitations"],
         "links": links,
     }
+    if "runtime" in data:
+        # Present only when the Evaluation holds a runtime probe recording (docs/runtime.md).
+        summary["runtime"] = {
+            "probePack": data["runtime"]["probePack"],
+            "targets": [
+                {
+                    "target": r["target"],
+                    "server": r["server"].get("name"),
+                    "counts": r["counts"],
+                    "catalogueDigest": r["catalogueDigest"],
+                    "ruleHits": r["poisoningCount"],
+                    "annotationFindings": len(r["annotations"]),
+                    "driftChanges": None
+                    if r["drift"] is None
+                    else sum(len(r["drift"][k]) for k in ("added", "removed", "changed")),
+                }
+                for r in data["runtime"]["recordings"]
+            ],
+        }
+    return summary

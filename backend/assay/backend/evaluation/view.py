@@ -53,6 +53,11 @@ class EvidenceView:
     _locations: dict[str, dict[str, Any]] = field(default_factory=dict)
     observed_cache: list[Any] | None = None  # the observed tools, filled by observed.observed_tools
     imported: list[Any] = field(default_factory=list)  # imported (SARIF) findings, set by the methodology
+    # The runtime engine's recordings and the catalogue pins, as (evidenceId, payload); their reading is
+    # cached by evaluation.probes.
+    probes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    pins: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    probe_cache: list[Any] | None = None
 
     def ref(self, element_id: str) -> str:
         return f"{self.origin[element_id]}#{element_id}"
@@ -122,6 +127,8 @@ def build_view(membership: EvidenceMembership, known: Mapping[str, EvidenceBundl
     )
     view.runtime = read_runtime(membership.runtime_batches(), states)
     view.sarif = list(membership.sarif_logs())
+    view.probes = list(membership.of_kind("runtime_probe"))
+    view.pins = list(membership.of_kind("catalogue_pin"))
     return view
 
 

@@ -23,6 +23,9 @@ from assay.backend.reports.identity import combined_dirty, dirty_words, sources_
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://assay.dev/passport/v1"
 DIGESTED_PARTS = ("evaluation", "source", "fourQuestions", "actions", "limitations", "aiBom")
+# Parts present only for some Evaluations, digested (and verified) whenever present: ``runtime`` binds the
+# probe pack (id, version, digest) and each probe recording's digest (docs/runtime.md).
+OPTIONAL_DIGESTED_PARTS = ("runtime",)
 
 
 def _hex(digest: str) -> str:
@@ -115,5 +118,20 @@ def build_statement(
             evaluated_at=evaluated_at,
         ),
     }
-    predicate = {**parts, "digests": {name: digest_json(parts[name]) for name in DIGESTED_PARTS}}
+    if "runtime" in data:
+        digests = {i.evidenceId: i.contentDigest for i in membership.items}
+        parts["runtime"] = {
+            "probePack": data["runtime"]["probePack"],
+            "recordings": [
+                {
+                    "evidenceId": r["evidenceId"],
+                    "recordingDigest": digests.get(r["evidenceId"]),
+                    "target": r["target"],
+                    "catalogueDigest": r["catalogueDigest"],
+                }
+                for r in data["runtime"]["recordings"]
+            ],
+        }
+    named = [*DIGESTED_PARTS, *(p for p in OPTIONAL_DIGESTED_PARTS if p in parts)]
+    predicate = {**parts, "digests": {name: digest_json(parts[name]) for name in named}}
     return {"_type": STATEMENT_TYPE, "subject": subjects, "predicateType": PREDICATE_TYPE, "predicate": predicate}

@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from assay.backend.canonical import digest_json
 from assay.backend.passport.dsse import PAYLOAD_TYPE, pae
 from assay.backend.passport.keys import key_id
-from assay.backend.passport.statement import DIGESTED_PARTS, PREDICATE_TYPE, STATEMENT_TYPE
+from assay.backend.passport.statement import DIGESTED_PARTS, OPTIONAL_DIGESTED_PARTS, PREDICATE_TYPE, STATEMENT_TYPE
 
 VerificationCode = Literal[
     "MALFORMED_KEY_SET",
@@ -180,7 +180,8 @@ def _check_predicate(statement: dict[str, Any]) -> None:
     recorded = predicate.get("digests")
     if not isinstance(recorded, dict):
         raise PassportVerificationError("MISSING_PART", "predicate.digests is missing or not an object")
-    for part in DIGESTED_PARTS:
+    optional = [p for p in OPTIONAL_DIGESTED_PARTS if p in predicate or p in recorded]
+    for part in (*DIGESTED_PARTS, *optional):
         if part not in predicate:
             raise PassportVerificationError("MISSING_PART", f"predicate part {part!r} is missing")
         actual = digest_json(predicate[part])

@@ -105,6 +105,10 @@ def build_master_report(
         "bounds": {"maxItems": MAX_ITEMS, "maxTextChars": MAX_TEXT} if detail == "bounded" else None,
         "omitted": dict(sorted(omitted.items())),
     }
+    if "runtime" in data:
+        # Present only when the Evaluation holds a runtime probe recording (docs/runtime.md).
+        runtime = copy.deepcopy(data["runtime"])
+        report["runtime"] = _bound(runtime, "runtime", omitted) if detail == "bounded" else runtime
     if detail == "full":
         report["reportProjection"] = copy.deepcopy(data)
         report["supportingReadModels"] = {

@@ -26,6 +26,7 @@ from assay.backend.reports.document import (
     cut,
 )
 from assay.backend.reports.identity import dirty_words
+from assay.backend.reports.runtime_section import runtime_blocks
 
 PRESENTATION_ROWS = 40
 APPENDIX_ROWS = 500
@@ -465,6 +466,7 @@ def master_document(master: dict[str, Any]) -> Document:
             Paragraph(f"{len(boundary['unresolved'])} unresolved frontier item(s), listed under Reach.", "muted")
         )
 
+    blocks += runtime_blocks(r.get("runtime"))
     snapshot = r["evaluationScenarioSnapshot"]
     blocks += [
         Heading("Scenario snapshot", 1),

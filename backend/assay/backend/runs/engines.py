@@ -22,6 +22,7 @@ from assay.backend.runs.plan import CODE_BY_REASON, RunPlan
 from assay.backend.scans.bundle import EvidenceBundle
 from assay.backend.scans.scan_store import load_scan
 from assay.backend.scans.sources import fresh_scan_ineligibility
+from assay.backend.settings import ServiceSettings
 from assay.backend.storage import models
 from assay.backend.storage.db import SessionFactory
 
@@ -109,12 +110,29 @@ class StaticEvidence:
 
 
 async def static_evidence(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> StaticEvidence:
-    """The static engine's evidence for ``plan``: a fresh scan of its source, or its attached scan."""
+    """The static engine's evidence for ``plan``: a fresh scan of its source, or its attached scan (none
+    in a runtime-only run)."""
+    if plan.static_mode is None:
+        return StaticEvidence(items=[], bundles={})
     if plan.static_mode == "api":
         await _check_source(sessions, plan, organization_id)
         item, bundle = await _fresh_scan(plan)
         return StaticEvidence(items=[item], bundles={item.evidenceId: bundle})
     return StaticEvidence(items=[await _attached_scan(sessions, plan, organization_id)], bundles={})
+
+
+async def runtime_evidence(
+    sessions: SessionFactory, settings: ServiceSettings, plan: RunPlan, organization_id: str
+) -> list[EvidenceItem]:
+    """The runtime engine's evidence for ``plan``: the recorded probe session (docs/runtime.md)."""
+    if plan.runtime is None:
+        return []
+    from assay.backend.runtime.engine import RuntimeFailureError, probe_evidence
+
+    try:
+        return await probe_evidence(sessions, settings, plan.runtime, organization_id)
+    except RuntimeFailureError as exc:
+        raise EngineFailureError(exc.code, "runtime", exc.message, retryable=exc.retryable) from exc
 
 
 async def attached_evidence(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> list[EvidenceItem]:

@@ -18,6 +18,7 @@ from assay.backend.api.discovery import load_system
 from assay.backend.errors import ApiError, ErrorCode, not_found
 from assay.backend.intake.attachments import check_attachments
 from assay.backend.runs.schemas import CreateRunRequest, StaticEngine
+from assay.backend.runtime.engine import plan_runtime
 from assay.backend.scans.scan_store import load_scan
 from assay.backend.scans.sources import (
     Ineligibility,
@@ -44,13 +45,16 @@ class RunPlan:
     """Everything a worker needs to execute a run, fixed when the run is created (stored as JSON)."""
 
     ai_system_id: str
-    static_mode: str
+    # None: the static engine is not part of the run (a runtime-only run).
+    static_mode: str | None
     source_asset_id: str | None
     source_path: str | None
     attached_scan_id: str | None
     jurisdiction: str | None
     # The checked externalEvidenceAttachments ({producerId, producerRunId}), frozen at creation.
     attachments: list[dict[str, str]] = field(default_factory=list)
+    # The runtime engine's resolved configuration (runtime.engine.RuntimePlan as JSON), or None.
+    runtime: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -140,14 +144,18 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
     """Validate a run request against the caller's organization and return its frozen plan."""
     system = await load_system(ctx, request.aiSystemId)
     engines = request.engines
-    if engines.runtime is not None and engines.runtime.get("enabled", True) is not False:
-        raise _refuse("The runtime engine is not available in this deployment; remove engines.runtime.")
     if engines.wizard is not None and engines.wizard.enabled is not False:
         raise _refuse("The wizard engine is not available in this deployment; remove engines.wizard.")
     attached = await _attachments(ctx, system, request)
+    runtime = None
+    if engines.runtime is not None and engines.runtime.enabled is not False:
+        runtime = await plan_runtime(ctx, system, engines.runtime)
     static = engines.static
     if static is None or static.enabled is False:
-        raise _refuse("No engine is enabled: enable engines.static (this deployment's only engine).")
+        if runtime is None:
+            raise _refuse("No engine is enabled: enable engines.static or engines.runtime.")
+        # A runtime-only run: valid for a system with no source at all.
+        return RunPlan(system.id, None, None, None, None, request.jurisdiction, attached, runtime=runtime)
     mode = static.executionMode or ("ci-attached" if static.attachedScanId else "api")
     if mode in ("ui", "ci-triggered"):
         raise _refuse(f"executionMode {mode!r} is not available in this deployment; use api, ci-attached or reused.")
@@ -155,7 +163,7 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
         if static.attachedScanId is not None:
             raise _refuse("executionMode api makes a fresh scan; attachedScanId goes with ci-attached or reused.")
         source = await _resolve_source(ctx, system, static)
-        return RunPlan(system.id, mode, source.id, source.repo, None, request.jurisdiction, attached)
+        return RunPlan(system.id, mode, source.id, source.repo, None, request.jurisdiction, attached, runtime=runtime)
     if static.attachedScanId is None:
         raise _refuse(f"executionMode {mode!r} needs engines.static.attachedScanId.")
     if static.sourceAssetId is not None or static.repositoryUrl is not None or static.branch is not None:
@@ -168,7 +176,7 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
         raise not_found(what="scan")
     if scan.ai_system_id != system.id:
         raise _refuse("The attached scan belongs to another AI System.")
-    return RunPlan(system.id, mode, None, None, scan.id, request.jurisdiction, attached)
+    return RunPlan(system.id, mode, None, None, scan.id, request.jurisdiction, attached, runtime=runtime)
 
 
 async def _attachments(ctx: RequestContext, system: models.AiSystem, request: CreateRunRequest) -> list[dict[str, str]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,11 +35,24 @@ class WizardEngine(_Request):
     assessmentId: str | None = None
 
 
+RuntimeSuite = Literal["catalogue", "poisoning", "annotations", "active", "agent"]
+
+
+class RuntimeEngine(_Request):
+    """The runtime engine's configuration (not shown by the contract; docs/runtime.md decides it)."""
+
+    enabled: bool | None = None
+    # A runtime target bound to the AI System; default: the system's single VERIFIED target.
+    targetId: str | None = Field(default=None, min_length=1)
+    # Default: every built suite (catalogue, poisoning, annotations); each must be consented on the target.
+    suites: list[RuntimeSuite] | None = Field(default=None, min_length=1, max_length=5)
+    maxRequests: int | None = Field(default=None, ge=1, le=1000)
+    timeoutSeconds: float | None = Field(default=None, gt=0, le=600)
+
+
 class Engines(_Request):
     static: StaticEngine | None = None
-    # The runtime engine's fields are not shown by the contract; any object is accepted for validation
-    # and then refused, because this deployment has no runtime engine.
-    runtime: dict[str, Any] | None = None
+    runtime: RuntimeEngine | None = None
     wizard: WizardEngine | None = None
 
 

@@ -29,11 +29,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col
 
 from assay.backend.collector import collector_paused
-from assay.backend.evaluation.membership import make_membership
+from assay.backend.evaluation.membership import EvidenceItem, make_membership
 from assay.backend.evaluation.methodology import EvaluationPayload, evaluate
 from assay.backend.metrics import RunOutcome, ServiceMetrics
 from assay.backend.runs.changes import RunChanges
-from assay.backend.runs.engines import EngineFailureError, attached_evidence, static_evidence
+from assay.backend.runs.engines import EngineFailureError, attached_evidence, runtime_evidence, static_evidence
 from assay.backend.runs.persist import FrozenEvaluation, freeze, persist_evaluation
 from assay.backend.runs.plan import RunPlan
 from assay.backend.settings import ServiceSettings
@@ -335,8 +335,12 @@ class Worker:
         """The engines' evidence, evaluated and frozen (CPU work in worker threads), and the working data
         built on the way (the bundle models, the payload), still alive: see ``_evaluate_and_persist``."""
         evidence = await static_evidence(self.sessions, plan, organization_id)
+        probed: list[EvidenceItem] = []
+        if plan.runtime is not None:
+            await self._update_own(run_id, stage="runtime")
+            probed = await runtime_evidence(self.sessions, self.settings, plan, organization_id)
         attached = await attached_evidence(self.sessions, plan, organization_id)
-        membership = make_membership([*evidence.items, *attached])
+        membership = make_membership([*evidence.items, *probed, *attached])
 
         def evaluate_and_freeze() -> tuple[FrozenEvaluation, EvaluationPayload]:
             payload = evaluate(

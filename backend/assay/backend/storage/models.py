@@ -92,6 +92,35 @@ class SourceAsset(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
 
 
+TargetStatus = Literal["PENDING", "VERIFIED", "RETIRED"]
+TargetKind = Literal["mcp-url", "mcp-command", "agent-url"]
+
+
+class RuntimeTarget(SQLModel, table=True):
+    """A live endpoint of an AI System the runtime engine may probe (docs/runtime.md): an MCP server by URL
+    or by command, or an agent endpoint. Probed only when VERIFIED, not retired, and consented per suite.
+
+    ``sealed_headers`` holds the request headers (tokens) encrypted with the service's runtime secret key;
+    only their names are ever read back (``header_names``)."""
+
+    __tablename__ = "runtime_target"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    ai_system_id: str = Field(foreign_key="ai_system.id", index=True, max_length=64)
+    kind: str = Field(max_length=20)
+    # The URL as given (http/https) or the command line (``mcp-command``).
+    address: str = Field(max_length=4096)
+    protocol: str = Field(max_length=20)
+    status: str = Field(default="PENDING", max_length=20)
+    consented_suites: list[str] = Field(default_factory=list, sa_type=JSON)
+    header_names: list[str] = Field(default_factory=list, sa_type=JSON)
+    sealed_headers: bytes | None = Field(default=None, sa_type=LargeBinary)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    consented_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
 class ApiKey(SQLModel, table=True):
     """An API key: only its SHA-256 is stored; the key itself is shown once at creation."""
 

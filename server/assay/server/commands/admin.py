@@ -21,6 +21,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from assay.backend import provisioning
 from assay.backend.intake import binders
 from assay.backend.intake.adapters import ADAPTERS
+from assay.backend.runtime import targets
 from assay.backend.storage.db import DatabaseUrlError, create_engine, create_session_factory
 from assay.backend.storage.migrations import upgrade_engine
 from assay.backend.web.auth import ALL_SCOPES, PURPOSE_SCOPES
@@ -112,6 +113,8 @@ def register(subparsers: _SubParsers) -> None:
     p.add_argument("key_id", metavar="KEYID")
     p.set_defaults(handler=run, action_fn=_key_revoke)
 
+    _register_targets(groups, leaf)
+
     binder = groups.add_parser("binder", help="evidence binders (intake sources)").add_subparsers(
         dest="action", metavar="ACTION", required=True
     )
@@ -140,6 +143,80 @@ def register(subparsers: _SubParsers) -> None:
     p = binder.add_parser("deactivate", help="make a binder refuse intake", parents=[leaf])
     p.add_argument("binder_id", metavar="ID")
     p.set_defaults(handler=run, action_fn=_binder_deactivate)
+
+
+def _register_targets(groups: _SubParsers, leaf: argparse.ArgumentParser) -> None:
+    target = groups.add_parser("target", help="runtime targets (live MCP servers, agent endpoints)").add_subparsers(
+        dest="action", metavar="ACTION", required=True
+    )
+    p = target.add_parser(
+        "add",
+        help="bind a live endpoint to an AI System (PENDING until verified)",
+        parents=[leaf],
+        description="Bind an MCP server (URL or command) or an agent endpoint to an AI System; the runtime "
+        "engine probes it once it is verified and consented (docs/runtime.md). Header values are sealed "
+        "at rest and never shown again.",
+    )
+    p.add_argument("--org", required=True, help="organization id")
+    p.add_argument("--system", required=True, help="AI System id")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--mcp-url", metavar="URL", help="an MCP server over streamable HTTP")
+    where.add_argument("--mcp-command", metavar="'CMD ARGS'", help="an MCP server started over stdio")
+    where.add_argument("--agent-url", metavar="URL", help="an agent endpoint (needs --protocol)")
+    p.add_argument("--protocol", choices=list(targets.PROTOCOLS), help="the agent endpoint's protocol")
+    p.add_argument("--header", action="append", default=[], metavar="NAME=VALUE", help="a request header (secret)")
+    p.set_defaults(handler=run, action_fn=_target_add)
+    p = target.add_parser("list", help="list runtime targets (header names only)", parents=[leaf])
+    p.add_argument("--org", help="organization id (default: all)")
+    p.add_argument("--system", help="AI System id")
+    p.set_defaults(handler=run, action_fn=_target_list)
+    p = target.add_parser("verify", help="mark a target VERIFIED (the organization owns it)", parents=[leaf])
+    p.add_argument("target_id", metavar="ID")
+    p.set_defaults(handler=run, action_fn=_target_verify)
+    p = target.add_parser("consent", help="consent to probe suites on a target", parents=[leaf])
+    p.add_argument("target_id", metavar="ID")
+    p.add_argument("--suites", required=True, help=f"comma-separated: {','.join(targets.SUITES)}")
+    p.set_defaults(handler=run, action_fn=_target_consent)
+    p = target.add_parser("retire", help="mark a target RETIRED (final: never probed again)", parents=[leaf])
+    p.add_argument("target_id", metavar="ID")
+    p.set_defaults(handler=run, action_fn=_target_retire)
+
+
+async def _target_add(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    environment = read_environment()
+    spec = targets.TargetSpec(
+        mcp_url=args.mcp_url,
+        mcp_command=args.mcp_command,
+        agent_url=args.agent_url,
+        protocol=args.protocol,
+        headers=args.header,
+    )
+    created = await targets.add_target(
+        session,
+        args.org,
+        args.system,
+        spec,
+        key_dir=environment.key_directory(),
+        allowed_networks=environment.runtime_allowed_networks,
+    )
+    return targets.summary(created)
+
+
+async def _target_list(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    return {"targets": [targets.summary(t) for t in await targets.list_targets(session, args.org, args.system)]}
+
+
+async def _target_verify(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    return targets.summary(await targets.verify_target(session, args.target_id))
+
+
+async def _target_consent(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    suites = targets.parse_suites(args.suites)
+    return targets.summary(await targets.consent_target(session, args.target_id, suites))
+
+
+async def _target_retire(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    return targets.summary(await targets.retire_target(session, args.target_id))
 
 
 async def _org_create(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
@@ -240,6 +317,13 @@ def _fail(args: argparse.Namespace, code: str, message: str, exit_code: int) -> 
 
 
 def _print_human(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    if "targets" in result:
+        for item in result["targets"]:
+            suites = ",".join(item["consentedSuites"]) or "-"
+            print(
+                f"{item['targetId']}  {item['kind']}  {item['status']}  {item['aiSystemId']}  {suites}  {item['address']}"
+            )
+        return
     if "binders" in result:
         for item in result["binders"]:
             state = "active" if item["active"] else "inactive"
@@ -248,7 +332,7 @@ def _print_human(args: argparse.Namespace, result: dict[str, Any]) -> None:
             )
         return
     for name, value in result.items():
-        print(f"{name}: {value}")
+        print(f"{name}: {', '.join(value) if isinstance(value, list) else value}")
     if "apiKey" in result:
         print("Store this key now: it is shown once and only its hash is kept.", file=sys.stderr)
 

@@ -300,6 +300,7 @@ async def _embedded(options: CheckOptions, bundle: dict[str, Any], origin: str) 
         settings = replace(
             service_settings(database_url, replace(environment, data_dir=data_dir)),
             max_scan_body_bytes=EMBEDDED_MAX_SCAN_BYTES,
+            runtime_allow_commands=True,
         )
         async with open_embedded(settings, options.root, log=io.StringIO()) as service:
             return await assess_bundle(

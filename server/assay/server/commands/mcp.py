@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -109,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
     if not options.workspace.is_dir():
         print(f"assay mcp: the workspace {options.workspace} is not a folder", file=sys.stderr)
         return 2
-    settings = service_settings(options.database_url, environment)
+    # The embedded service is local to the developer: it may start mcp-command targets (docs/runtime.md).
+    settings = replace(service_settings(options.database_url, environment), runtime_allow_commands=True)
     try:
         anyio.run(serve, options, settings)
     except KeyboardInterrupt:

@@ -1,0 +1,281 @@
+"""The runtime engine's recordings read into the Evaluation: the ``runtime`` member, its rules' reasons,
+verification items and limitations (docs/runtime.md, docs/methodology.md).
+
+Everything here is computed from the frozen recordings (``runtime_probe`` items) and the catalogue pinned
+by the system's previous Evaluation (a ``catalogue_pin`` item), never from a live session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from assay.backend.canonical import short_id
+from assay.backend.evaluation.view import EvidenceView
+from assay.backend.runtime.catalogue import Catalogue, drift, read_catalogue
+from assay.backend.runtime.pack import load_pack
+from assay.backend.runtime.rules import annotation_findings, text_findings
+
+# Entities and findings listed per recording; counts are always whole.
+MAX_LISTED = 100
+SHADOW_RULE = "RT-SHADOW-001"
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    evidence_id: str
+    recording: dict[str, Any]
+    catalogue: Catalogue
+    text: list[dict[str, Any]]
+    annotations: list[dict[str, Any]]
+    drift: dict[str, Any] | None
+    pinned_by: str | None
+
+
+def reach_by_tool(view: EvidenceView) -> dict[str, set[str]] | None:
+    """Per tool name, the action classes its code reaches; None when no source was analysed."""
+    if not view.evidence_ids:
+        return None
+    reach: dict[str, set[str]] = {}
+    for action in view.actions.values():
+        for name in view.tool_names(action):
+            reach.setdefault(name, set()).add(action.actionClass)
+    return reach
+
+
+def _pins(view: EvidenceView) -> dict[str, tuple[str, list[list[str]]]]:
+    """Per target address, the pinning Evaluation's digest and its catalogue."""
+    pins: dict[str, tuple[str, list[list[str]]]] = {}
+    for _, payload in view.pins:
+        for catalogue in payload.get("catalogues", []):
+            pins.setdefault(str(catalogue["target"]["address"]), (str(payload["pinnedBy"]), catalogue["entities"]))
+    return pins
+
+
+def probe_results(view: EvidenceView) -> list[ProbeResult]:
+    if view.probe_cache is not None:
+        return view.probe_cache
+    pack = load_pack()
+    reach = reach_by_tool(view)
+    pins = _pins(view)
+    results = []
+    for evidence_id, recording in view.probes:
+        catalogue = read_catalogue(recording)
+        suites = set(recording.get("suites", []))
+        pin = pins.get(str(recording["target"]["address"]))
+        results.append(
+            ProbeResult(
+                evidence_id=evidence_id,
+                recording=recording,
+                catalogue=catalogue,
+                text=text_findings(catalogue, pack) if "poisoning" in suites else [],
+                annotations=annotation_findings(catalogue, reach) if "annotations" in suites else [],
+                drift=drift(catalogue, pin[1]) if pin is not None and "catalogue" in suites else None,
+                pinned_by=pin[0] if pin is not None else None,
+            )
+        )
+    view.probe_cache = results
+    return results
+
+
+def _reason(rule: str, disposition: str, message: str, refs: list[str]) -> dict[str, Any]:
+    return {"ruleId": rule, "disposition": disposition, "message": message, "evidenceRefs": sorted(set(refs))}
+
+
+def _target(result: ProbeResult) -> str:
+    return str(result.recording["target"]["address"])
+
+
+def reasons(view: EvidenceView) -> list[dict[str, Any]]:
+    """BLOCK-101 poisoned text, BLOCK-102 shadowing, REVIEW-101 catalogue drift, REVIEW-102 contradicted
+    annotations, REVIEW-103 a runtime-only Evaluation (no source analysed)."""
+    out: list[dict[str, Any]] = []
+    pack = load_pack()
+    for result in probe_results(view):
+        for hit in result.text:
+            ref = f"{result.evidence_id}#{hit['kind']}:{hit['name']}"
+            if hit["ruleId"] == SHADOW_RULE:
+                out.append(
+                    _reason(
+                        "BLOCK-102",
+                        "BLOCK",
+                        f"{hit['kind'].capitalize()} {hit['name']} of {_target(result)} tells the model how to use "
+                        f"another tool ({hit['names']}) in its {hit['field']} ({SHADOW_RULE}): shadowing.",
+                        [ref],
+                    )
+                )
+            else:
+                title = next((r.title for r in (*pack.poisoning, pack.exfiltration) if r.id == hit["ruleId"]), "")
+                out.append(
+                    _reason(
+                        "BLOCK-101",
+                        "BLOCK",
+                        f"{hit['kind'].capitalize()} {hit['name']} of {_target(result)}: {title.lower()} in its "
+                        f"{hit['field']} ({hit['ruleId']}).",
+                        [ref],
+                    )
+                )
+        if result.drift is not None:
+            for change in result.drift["changed"]:
+                out.append(
+                    _reason(
+                        "REVIEW-101",
+                        "REVIEW",
+                        f"{change['kind'].capitalize()} {change['name']} of {_target(result)} changed since the "
+                        f"pinned catalogue ({', '.join(change['changed'])}): a rug pull until someone approves it.",
+                        [f"{result.evidence_id}#{change['kind']}:{change['name']}"],
+                    )
+                )
+            for kind in ("added", "removed"):
+                for entity in result.drift[kind]:
+                    out.append(
+                        _reason(
+                            "REVIEW-101",
+                            "REVIEW",
+                            f"{entity['kind'].capitalize()} {entity['name']} of {_target(result)} was {kind} since "
+                            "the pinned catalogue.",
+                            [f"{result.evidence_id}#{entity['kind']}:{entity['name']}"],
+                        )
+                    )
+        for finding in result.annotations:
+            classes = f" (its code reaches {', '.join(finding['classes'])})" if finding["classes"] else ""
+            out.append(
+                _reason(
+                    "REVIEW-102",
+                    "REVIEW",
+                    f"Tool {finding['name']} of {_target(result)}: {pack.explanation(finding['ruleId'])}{classes} "
+                    f"({finding['ruleId']}).",
+                    [f"{result.evidence_id}#tool:{finding['name']}"],
+                )
+            )
+    if view.probes and not view.evidence_ids:
+        out.append(
+            _reason(
+                "REVIEW-103",
+                "REVIEW",
+                "Runtime evidence only: no source was analysed, so code-capable reach is NOT_ASSESSED and "
+                "annotations are not held against code.",
+                [f"{e}#coverage" for e, _ in view.probes],
+            )
+        )
+    return out
+
+
+def _item(kind: str, key: str, found: str, needed: str, refs: list[str], tool: str | None) -> dict[str, Any]:
+    return {
+        "id": short_id("vi", kind, key),
+        "kind": kind,
+        "severity": "medium",
+        "location": None,
+        "tool": tool,
+        "tools": [tool] if tool else [],
+        "toolCount": 1 if tool else 0,
+        "actionClass": None,
+        "whatHaiecFound": found,
+        "whatItEstablishes": "What the server tells a model (its catalogue), as recorded in the probe session.",
+        "whatHaiecDidNotEstablish": "What the tools do when called: the active suite did not run.",
+        "whyItMatters": "A description or hint that does not match behaviour misleads the model and its approver.",
+        "verificationNeeded": needed,
+        "affectedQuestionIds": ["observed", "proofBoundary"],
+        "affectedPathIds": [],
+        "evidenceRefs": sorted(set(refs)),
+        "relationIds": [],
+        "boundary": "OBSERVED is EVIDENCE_NEEDED: listed (exposed) is not called.",
+    }
+
+
+def verification_items(view: EvidenceView) -> list[dict[str, Any]]:
+    """Evidence needs the probe leaves open, each naming the suite or target that would close it."""
+    items = []
+    for result in probe_results(view):
+        target = _target(result)
+        suites = set(result.recording.get("suites", []))
+        if "annotations" in suites and not view.evidence_ids:
+            hinted = [t.name for t in result.catalogue.tools() if t.data.get("annotations")]
+            if hinted:
+                items.append(
+                    _item(
+                        "runtime_annotations_unchecked",
+                        target,
+                        f"{len(hinted)} tool(s) of {target} declare annotations that no code analysis checked "
+                        f"(first: {hinted[0]}).",
+                        "Bind the server's source repository to the AI System and run the static engine with the "
+                        "runtime engine in one run (engines.static and engines.runtime), so each hint is held "
+                        "against the tool's code.",
+                        [f"{result.evidence_id}#tool:{hinted[0]}"],
+                        hinted[0],
+                    )
+                )
+        if result.pinned_by is None and "catalogue" in suites:
+            items.append(
+                _item(
+                    "runtime_catalogue_unpinned",
+                    target,
+                    f"No earlier Evaluation of this AI System pinned the catalogue of {target}: drift cannot be "
+                    "measured yet.",
+                    "Run the runtime engine on the same target again (a new run): this Evaluation's catalogue is "
+                    "the pin the next run compares against.",
+                    [f"{result.evidence_id}#catalogue"],
+                    None,
+                )
+            )
+    return items
+
+
+def runtime_section(view: EvidenceView) -> dict[str, Any] | None:
+    """The Evaluation's ``runtime`` member; None when the membership holds no recording."""
+    results = probe_results(view)
+    if not results:
+        return None
+    pack = load_pack()
+    recordings = []
+    for result in results:
+        catalogue = result.catalogue
+        counts = {
+            k: sum(1 for e in catalogue.entities if e.kind == k)
+            for k in ("tool", "resource", "resourceTemplate", "prompt")
+        }
+        recordings.append(
+            {
+                "evidenceId": result.evidence_id,
+                "target": result.recording["target"],
+                "suites": result.recording.get("suites", []),
+                "probePack": result.recording.get("probePack"),
+                "server": catalogue.server,
+                "counts": counts,
+                "catalogueDigest": catalogue.digest(),
+                "entities": [
+                    {"kind": e.kind, "name": e.name, "digest": e.full, "schemaDigest": e.schema}
+                    for e in sorted(catalogue.entities, key=lambda e: (e.kind, e.name))[:MAX_LISTED]
+                ],
+                "notifications": dict(sorted(catalogue.notifications.items())),
+                "serverErrors": len(catalogue.errors),
+                "poisoning": result.text[:MAX_LISTED],
+                "poisoningCount": len(result.text),
+                "annotations": result.annotations[:MAX_LISTED],
+                "drift": None
+                if result.drift is None
+                else {
+                    "pinnedBy": result.pinned_by,
+                    **{k: v[:MAX_LISTED] for k, v in result.drift.items()},
+                },
+                "observed": "EXPOSED: the catalogue was listed; no tool was called (active suite not run).",
+            }
+        )
+    return {"probePack": pack.ref(), "recordings": recordings}
+
+
+def limitations(view: EvidenceView) -> set[str]:
+    out: set[str] = set()
+    for result in probe_results(view):
+        if len(result.catalogue.entities) > MAX_LISTED:
+            out.add(
+                f"The runtime section lists the first {MAX_LISTED} of {len(result.catalogue.entities)} catalogue "
+                f"entities of {_target(result)}; its catalogueDigest covers them all."
+            )
+    if view.probes:
+        out.add(
+            "Runtime probe: tools were listed, not called (the active suite is not built); observed actions "
+            "remain EVIDENCE_NEEDED, never reported as not having occurred."
+        )
+    return out

@@ -1,0 +1,140 @@
+"""One probe session with an MCP server, recorded: the runtime engine's evidence.
+
+The session opens the MCP handshake (``initialize``), lists what the server advertises (tools,
+resources, resource templates, prompts; every page, bounded) and closes. Every message both ways is kept
+in order; the recording, with the probe pack's reference and the target's non-secret description, is
+the evidence item the Evaluation is computed from (never the live session), so evaluating it again is
+byte-identical. Header secrets travel on the HTTP connection only and never enter a recording.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.client._transport import TransportStreams
+from mcp.types import Implementation
+
+from assay.backend.canonical import canonical_bytes, sha256_hex
+from assay.backend.evaluation.membership import EvidenceItem
+from assay.backend.runtime.pack import load_pack
+from assay.backend.runtime.transport import (
+    Limits,
+    ProbeError,
+    Recorder,
+    StdioServer,
+    http_transport,
+    recorded,
+    stdio_transport,
+)
+from mcp import Client, MCPError
+
+RECORDING_VERSION = "1"
+RUNTIME_PRODUCER_ID = "assay-runtime"
+CLIENT_NAME = "assay-runtime-probe"
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeTarget:
+    """What to probe: ``kind`` mcp-url (``address`` a URL, ``headers`` its secrets) or mcp-command
+    (``argv``)."""
+
+    kind: str
+    address: str
+    argv: Sequence[str] = ()
+    headers: dict[str, str] | None = None
+
+
+async def _pages(recorder: Recorder, fetch: Callable[[str | None], Awaitable[Any]]) -> None:
+    cursor: str | None = None
+    for _ in range(recorder.limits.max_pages):
+        result = await fetch(cursor)
+        cursor = getattr(result, "next_cursor", None)
+        if not cursor:
+            return
+    raise ProbeError(f"a listing did not end within {recorder.limits.max_pages} pages", retryable=False)
+
+
+async def _catalogue(client: Client, recorder: Recorder) -> None:
+    capabilities = client.server_capabilities
+    if capabilities.tools is not None:
+        await _pages(recorder, lambda c: client.list_tools(cursor=c))
+    if capabilities.resources is not None:
+        await _pages(recorder, lambda c: client.list_resources(cursor=c))
+        await _pages(recorder, lambda c: client.list_resource_templates(cursor=c))
+    if capabilities.prompts is not None:
+        await _pages(recorder, lambda c: client.list_prompts(cursor=c))
+
+
+async def record_session(target: ProbeTarget, suites: Sequence[str], limits: Limits) -> dict[str, Any]:
+    """Probe ``target`` and return the recording (JSON values); ProbeError when the session fails."""
+    recorder = Recorder(limits)
+    server = StdioServer()
+    pack = load_pack()
+    with tempfile.TemporaryDirectory(prefix="assay-probe-") as scratch:
+        try:
+            with anyio.fail_after(limits.timeout_seconds):
+                inner: AbstractAsyncContextManager[TransportStreams]
+                if target.kind == "mcp-command":
+                    inner = stdio_transport(target.argv, workdir=Path(scratch), recorder=recorder, server=server)
+                else:
+                    inner = http_transport(target.address, dict(target.headers or {}), limits)
+                async with Client(
+                    recorded(inner, recorder),
+                    mode="legacy",
+                    cache=None,
+                    client_info=Implementation(name=CLIENT_NAME, version=pack.version),
+                    read_timeout_seconds=limits.timeout_seconds,
+                ) as client:
+                    await _catalogue(client, recorder)
+        except ProbeError:
+            raise
+        except TimeoutError as exc:
+            raise recorder.error or ProbeError(
+                f"the target did not complete the session within {limits.timeout_seconds:g} s", retryable=True
+            ) from exc
+        except (MCPError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream) as exc:
+            raise recorder.error or _ended(server, exc) from exc
+        except BaseExceptionGroup as group:
+            raise recorder.error or _ended(server, group.exceptions[0]) from group
+        if recorder.error is not None:
+            raise recorder.error
+    return {
+        "recordingVersion": RECORDING_VERSION,
+        "probePack": pack.ref(),
+        "target": {"kind": target.kind, "address": target.address},
+        "suites": list(suites),
+        "limits": {
+            "maxRequests": limits.max_requests,
+            "timeoutSeconds": limits.timeout_seconds,
+            "maxBytes": limits.max_bytes,
+        },
+        "exchanges": recorder.exchanges,
+    }
+
+
+def _ended(server: StdioServer, exc: BaseException) -> ProbeError:
+    process = server.process
+    if process is not None and process.returncode is not None:
+        return ProbeError(f"the server exited mid-session (exit status {process.returncode})", retryable=True)
+    if isinstance(exc, MCPError):
+        return ProbeError(f"the server answered with a protocol error ({exc})", retryable=False)
+    return ProbeError(f"the session with the target failed ({type(exc).__name__}: {exc})", retryable=True)
+
+
+def recording_item(recording: dict[str, Any]) -> EvidenceItem:
+    """The recording as an evidence item: content addressed, so the same session is the same item."""
+    canonical = canonical_bytes(recording)
+    digest = f"sha256:{sha256_hex(canonical)}"
+    return EvidenceItem(
+        evidenceId=f"ev-{sha256_hex(f'runtime_probe:{digest}'.encode())[:16]}",
+        kind="runtime_probe",
+        producerId=RUNTIME_PRODUCER_ID,
+        contentDigest=digest,
+        payloadJson=canonical.decode("utf-8"),
+    )

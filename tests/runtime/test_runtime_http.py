@@ -1,0 +1,98 @@
+"""A runtime target over streamable HTTP: the target's header secret reaches the server and nothing else
+(no read, no recording, no Evaluation), and a redirect off the registered origin is not followed."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+from runtime_helpers import add_target, evaluation, run_to_end, runtime_body
+from service_helpers import World
+from starlette.applications import Starlette
+
+SECRET = "Bearer tok-9f8e7d6c5b4a"
+
+
+def _server() -> MCPServer:
+    server = MCPServer("http-peer", version="2.0.0")
+
+    def lookup(order_id: str) -> str:
+        """Look up an order by its id."""
+        return order_id
+
+    server.tool()(lookup)
+    return server
+
+
+@asynccontextmanager
+async def serving(seen: list[str], *, redirect: str | None = None) -> AsyncIterator[str]:
+    """An MCP server on a loopback port that answers only requests carrying SECRET; its URL."""
+    mcp_app = _server().streamable_http_app()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope["headers"])
+            seen.append(headers.get(b"authorization", b"").decode())
+            if redirect is not None:
+                await send(
+                    {"type": "http.response.start", "status": 307, "headers": [(b"location", redirect.encode())]}
+                )
+                await send({"type": "http.response.body", "body": b""})
+                return
+            if headers.get(b"authorization", b"").decode() != SECRET:
+                await send({"type": "http.response.start", "status": 401, "headers": []})
+                await send({"type": "http.response.body", "body": b""})
+                return
+        await mcp_app(scope, receive, send)
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    # Listening before uvicorn starts: the first requests wait in the backlog until it serves them.
+    sock.listen(16)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(lambda: server.serve(sockets=[sock]))
+        try:
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            server.should_exit = True
+
+
+async def test_headers_reach_the_server_and_nothing_else(
+    app: Starlette, client: httpx.AsyncClient, world: World
+) -> None:
+    seen: list[str] = []
+    async with serving(seen) as url:
+        target = await add_target(app, world, url=url, headers=(f"Authorization={SECRET}",))
+        done = await run_to_end(client, world, runtime_body(world, target), seconds=60)
+    assert done["status"] == "COMPLETED", done
+    assert seen and set(seen) == {SECRET}
+    audit = await evaluation(client, world, done)
+    section = next(s for s in audit["agentAudit"]["sections"] if s["id"] == "runtime")
+    assert section["targets"][0]["server"]["name"] == "http-peer"
+    assert section["targets"][0]["counts"]["tool"] == 1
+    async with world.sessions() as session:
+        from sqlmodel import text
+
+        rows = (await session.exec(text("SELECT payload_json FROM evaluation_evidence"))).all()  # type: ignore[call-overload]
+        payloads = (await session.exec(text("SELECT payload_json FROM evaluation"))).all()  # type: ignore[call-overload]
+    stored = " ".join(r[0] for r in [*rows, *payloads])
+    assert "tok-9f8e7d6c5b4a" not in stored and "tok-9f8e7d6c5b4a" not in str(audit)
+
+
+async def test_a_redirect_off_the_registered_origin_is_not_followed(
+    app: Starlette, client: httpx.AsyncClient, world: World
+) -> None:
+    seen: list[str] = []
+    async with serving(seen, redirect="http://169.254.169.254/latest/meta-data") as url:
+        target = await add_target(app, world, url=url)
+        done = await run_to_end(client, world, runtime_body(world, target, timeoutSeconds=10), seconds=60)
+    assert done["status"] == "FAILED", done
+    assert done["failure"]["engine"] == "runtime"
