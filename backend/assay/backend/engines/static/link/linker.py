@@ -239,7 +239,9 @@ def _tools(
     whose list is not visible. A function only listed as a tool somewhere (``ToolNode([f])``) is dropped
     when it is defined as a tool elsewhere (``@tool def f``), and is located at its def; a listed name
     that is a list of another module, or a function's result, stands for the functions of that list."""
-    listed_rules = {r.id for r in rules.rules if r.kind == "tool" and "tool_lists" in r.match}
+    listed_rules = {
+        r.id for r in rules.rules if r.kind == "tool" and ("tool_lists" in r.match or "role_tool_params" in r.match)
+    }
     defined = expand_records(
         settle_imported(
             settle_receivers(joined if joined is not None else [t for f in files for t in f.tools], files), files

@@ -165,6 +165,11 @@ class ExpressionLogic(DispatchLogic):
                 self._records_tool(node, name, profile, scope)
             if self._literal_tools:
                 self._drop_forced(node)
+        role_done = False
+        if profile.model is not None and node.keywords and not profile.tool_list and resolved:
+            # A model call's own tools (``responses.create(tools=[{"type": "web_search_preview"}])``).
+            self._role_tool_params(node, name, resolved, scope)
+            role_done = True
         if profile.model is not None or profile.http_egress:
             model = self._model_call(node, name, profile, scope)
             if model:
@@ -189,6 +194,12 @@ class ExpressionLogic(DispatchLogic):
             self._tool_object(node, profile.tool_object)
         if profile.tool_list:
             self._tool_list(node, name, scope)
+        elif node.keywords and resolved and not profile.tool_call and not profile.tool_object and not role_done:
+            self._role_tool_params(node, name, resolved, scope)
+        if node.keywords and func_kind is ast.Attribute and func.attr in self.roles.agent_tool_methods:  # type: ignore[attr-defined]
+            self._agent_as_tool(node, name)
+        if node.keywords and self.roles.executor_kwargs and not profile.actions:
+            self._role_code_executor(node, name, scope, active)
         if not resolved and func_kind is ast.Name:
             self._unresolved(node, func.id, profile, scope)  # type: ignore[attr-defined]
         if callbacks and not (profile.tool_call or profile.tool_list or profile.tool_object or handler):
@@ -197,6 +208,8 @@ class ExpressionLogic(DispatchLogic):
         # ``draft(...)`` with ``draft = GmailCreateDraft(...)``: an instance is called, not its class.
         instance = func_kind is ast.Name and (func.id in scope.types or func.id in self.module_types)  # type: ignore[attr-defined]
         action_rule = self._action_rule(node, profile) if profile.actions and not instance else None
+        if action_rule is None and not profile.actions and not profile.model and self.roles.client_rule is not None:
+            action_rule = self._client_call(name, resolved)
         if (
             action_rule is None
             and self.rules.library_tools

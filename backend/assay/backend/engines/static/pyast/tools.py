@@ -24,22 +24,22 @@ from assay.backend.engines.static.pyast.literals import (
     tool_annotations,
 )
 from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.pyast.roles import RoleLogic
 from assay.backend.engines.static.pyast.scope import Scope
-from assay.backend.engines.static.pyast.sources import SourceLogic
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import Location
 
 NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "wrapper", "config", "callbacks"})
 
 
-class ToolLogic(SourceLogic):
+class ToolLogic(RoleLogic):
     """What makes a function, class or literal a tool a model is given, and which function runs it."""
 
     def _decorators(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, scope: Scope) -> frozenset[str]:
         entry: set[str] = set()
         for dec in fn.decorator_list:
             target = dec.func if isinstance(dec, ast.Call) else dec
-            name, _ = self.dotted(target, None)
+            name, resolved = self.dotted(target, None)
             if not name:
                 continue
             if name.rsplit(".", 1)[-1] in self.rules.handler_attrs:
@@ -47,9 +47,17 @@ class ToolLogic(SourceLogic):
             rule, gate_rules = self.rules.decorator(name)
             if rule is not None:
                 self._add_tool(rule, fn, qualname, dec if isinstance(dec, ast.Call) else None, entry, scope)
-            elif isinstance(target, ast.Attribute) and target.attr in self.rules.receiver_attrs:
-                self._receiver_tool(target, fn, qualname, dec, entry, scope)
-            elif not gate_rules and name.rsplit(".", 1)[-1] not in self.rules.handler_attrs:
+            elif (
+                (
+                    isinstance(target, ast.Attribute)
+                    and target.attr in self.rules.receiver_attrs
+                    and self._receiver_tool(target, fn, qualname, dec, entry, scope)
+                )
+                or gate_rules
+                or name.rsplit(".", 1)[-1] in self.rules.handler_attrs
+            ):
+                pass
+            elif not self._role_decorator(dec, name, resolved, fn, qualname, entry, scope):
                 self._wrapped_by(dec, name, scope)
             for gate_rule in gate_rules:
                 entry.add(self._gate(scope, gate_rule, dec, name))
@@ -63,17 +71,21 @@ class ToolLogic(SourceLogic):
         dec: ast.expr,
         entry: set[str],
         scope: Scope,
-    ) -> None:
+    ) -> bool:
         """``@server.tool()`` with ``server`` imported from another module of the tree: a tool of each
         rule whose decorator that is on some class, for the linker to keep the one ``server`` is."""
         receiver, resolved = self.dotted(target.value, None)
         if not (resolved and receiver) or receiver.startswith(self.module_prefix):
-            return
+            return False
         if not is_user_callee(receiver, resolved, self):
-            return
+            return False
+        base = target.value
+        if isinstance(base, ast.Name) and base.id in self.module_types and base.id not in self.aliases:
+            return False  # ``server = Server(...)`` here: the role rules name its decorators
         for rule, types in self.rules.receiver_attrs[target.attr]:
             source = ToolSource(kind="receiver", ref=receiver, types=list(types))
             self._add_tool(rule, fn, qualname, dec if isinstance(dec, ast.Call) else None, entry, scope, source)
+        return True
 
     def _add_tool(
         self,
@@ -159,6 +171,12 @@ class ToolLogic(SourceLogic):
     def _class_tool(self, cls: ast.ClassDef, qualname: str) -> None:
         if self.rules.callable_classes and self._callable_class_tool(cls, qualname):
             return
+        before = len(self.tools)
+        self._framework_class_tool(cls, qualname)
+        if len(self.tools) == before:
+            self._role_class_tool(cls, qualname)
+
+    def _framework_class_tool(self, cls: ast.ClassDef, qualname: str) -> None:
         bases = {self.dotted(b, None)[0] for b in cls.bases}
         if cls.name in self.class_bases:
             bases |= self._ancestors(cls.name)

@@ -1,0 +1,196 @@
+"""Issue 20, Python: tools by the role a name plays (a schema handed to a model), actions by their effect,
+gates wherever frameworks put them, for frameworks no rule of the pack spells out."""
+
+from __future__ import annotations
+
+from pyfix import analyse
+
+from assay.backend.engines.static.link import Linked
+
+
+def _tools(linked: Linked) -> list[tuple[str, int]]:
+    return sorted((t.name, t.location.line) for t in linked.tools)
+
+
+def _reached(linked: Linked, tool: str) -> set[tuple[str, int]]:
+    ids = {t.id for t in linked.tools if t.name == tool}
+    return {(a.actionClass, a.location.line) for a in linked.actions if any(p.toolId in ids for p in a.reachedFrom)}
+
+
+def _gate_kinds(linked: Linked, tool: str, action_class: str) -> list[str]:
+    ids = {t.id for t in linked.tools if t.name == tool}
+    kinds = {g.id: g.kind for g in linked.gates}
+    found: list[str] = []
+    for action in linked.actions:
+        for path in action.reachedFrom:
+            if path.toolId in ids and action.actionClass == action_class:
+                found += [kinds[g] for g in path.gateIds]
+    return sorted(found)
+
+
+def test_decorators_whose_name_denotes_a_tool_make_tools_named_as_the_framework_names_them() -> None:
+    code = (
+        "import os, subprocess\n"
+        "from strands import tool\n"
+        "from semantic_kernel.functions import kernel_function\n"
+        "from browser_use import Tools\n"
+        "from some_new_framework import tool as nf_tool\n\n"
+        "tools = Tools()\n"
+        "registry = tools.registry\n\n"
+        "@tool\n"
+        "def run(cmd: str) -> str:\n"
+        "    return subprocess.run(cmd, shell=True, capture_output=True).stdout\n\n"
+        "class FilesPlugin:\n"
+        "    @kernel_function(description='Delete a file')\n"
+        "    def delete(self, path: str) -> None:\n"
+        "        os.remove(path)\n\n"
+        "@registry.action('Save text to a file')\n"
+        "def save(text: str) -> None:\n"
+        "    open('out.txt', 'a').write(text)\n\n"
+        "@nf_tool('Search the internet')\n"
+        "def search(q: str) -> str:\n"
+        "    return q\n"
+    )
+    linked = analyse({"m.py": code})
+    assert _tools(linked) == [
+        ("FilesPlugin-delete", 16),  # Semantic Kernel: <Plugin>-<function>
+        ("Search the internet", 24),  # the decorator's positional name
+        ("run", 11),
+        ("save", 20),  # browser-use: the positional string is a description, the name is the function's
+    ]
+    assert _reached(linked, "run") == {("shell.exec", 12)}
+    assert _reached(linked, "FilesPlugin-delete") == {("file.delete", 17)}
+    assert _reached(linked, "save") == {("file.write", 21)}
+    assert {(f.actionClass, f.sink.line) for f in linked.taintFlows} >= {("shell.exec", 12)}
+
+
+def test_approval_switches_a_confirming_pre_hook_and_a_domain_filter_are_gates_over_the_tool() -> None:
+    code = (
+        "import os\n"
+        "from rich.prompt import Prompt\n"
+        "from agno.tools import tool\n"
+        "from browser_use import Tools\n\n"
+        "tools = Tools()\n\n"
+        "def confirm(fc):\n"
+        "    if Prompt.ask('Run it?') != 'y':\n"
+        "        raise RuntimeError('cancelled')\n\n"
+        "@tool(requires_confirmation=True)\n"
+        "def purge(path: str) -> None:\n"
+        "    os.remove(path)\n\n"
+        "@tool(pre_hook=confirm)\n"
+        "def wipe(path: str) -> None:\n"
+        "    os.remove(path)\n\n"
+        "@tool(approval_mode='never_require')\n"
+        "def unguarded(path: str) -> None:\n"
+        "    os.remove(path)\n\n"
+        "@tools.action('Delete on the intranet only', domains=['intranet.example.com'])\n"
+        "def intranet_delete(path: str) -> None:\n"
+        "    os.remove(path)\n"
+    )
+    linked = analyse({"m.py": code})
+    assert _gate_kinds(linked, "purge", "file.delete") == ["human_approval"]
+    assert _gate_kinds(linked, "wipe", "file.delete") == ["human_approval"]
+    assert _gate_kinds(linked, "unguarded", "file.delete") == []
+    assert _gate_kinds(linked, "intranet_delete", "file.delete") == ["allowlist"]
+
+
+def test_a_tools_parameter_of_an_unknown_framework_lists_tools_and_keeps_what_it_cannot_enumerate_visible() -> None:
+    code = (
+        "import shutil\n"
+        "from acme_agents import Brain\n"
+        "from acme_agents.toolbox import WeatherLookup\n\n"
+        "def clear_cache(path: str) -> None:\n"
+        "    shutil.rmtree(path)\n\n"
+        "brain = Brain(model='gpt-4o', functions=[clear_cache], skills=[WeatherLookup()])\n"
+    )
+    linked = analyse({"m.py": code})
+    assert _tools(linked) == [("clear_cache", 5)]
+    assert _reached(linked, "clear_cache") == {("file.delete", 6)}
+    (item,) = [f for f in linked.frontier if f.kind == "runtime_registered_tools"]
+    assert "Brain(skills=...)" in item.detail and "WeatherLookup()" in item.detail
+    assert item.location is not None and item.location.line == 8
+
+
+def test_sdk_built_in_tools_named_as_strings_carry_their_effect_and_a_task_tool_reaches_its_subagents() -> None:
+    code = (
+        "from claude_agent_sdk import AgentDefinition, ClaudeAgentOptions\n\n"
+        "agents = {\n"
+        "    'analyst': AgentDefinition(description='d', prompt='p', tools=['Read', 'Bash']),\n"
+        "}\n"
+        "options = ClaudeAgentOptions(allowed_tools=['Task', 'mcp__calc__add'], agents=agents)\n"
+    )
+    linked = analyse({"m.py": code})
+    assert _tools(linked) == [("Bash", 4), ("Read", 4), ("Task", 6)]  # mcp__ names are an MCP server's tools
+    assert _reached(linked, "Bash") == {("shell.exec", 4)}
+    assert _reached(linked, "Read") == {("file.read", 4)}
+    assert _reached(linked, "Task") == {("shell.exec", 4), ("file.read", 4)}
+    assert ("shell.exec", 4) in {(f.actionClass, f.sink.line) for f in linked.taintFlows}  # commands the model writes
+
+
+def test_an_inner_agent_prompted_inside_a_tool_reaches_what_its_library_tools_reach() -> None:
+    code = (
+        "from strands import Agent, tool\n"
+        "from strands_tools import shell, python_repl\n\n"
+        "@tool\n"
+        "def write_code(task: str) -> str:\n"
+        "    agent = Agent(tools=[shell])\n"
+        "    return str(agent(task))\n\n"
+        "@tool\n"
+        "def execute(code: str) -> str:\n"
+        "    agent = Agent(tools=[python_repl])\n"
+        "    return agent.tool.python_repl(code=code)\n"
+    )
+    linked = analyse({"m.py": code})
+    assert ("shell.exec", 6) in _reached(linked, "write_code")
+    assert ("code.exec", 11) in _reached(linked, "execute")
+    assert ("code.exec", 11) in {(f.actionClass, f.sink.line) for f in linked.taintFlows}
+
+
+def test_a_code_executor_configured_on_an_agent_runs_model_written_code() -> None:
+    code = (
+        "from google.adk.agents import Agent\n"
+        "from google.adk.code_executors import VertexAiCodeExecutor, UnsafeLocalCodeExecutor\n\n"
+        "sandboxed = Agent(name='a', code_executor=VertexAiCodeExecutor())\n"
+        "local = Agent(name='b', code_executor=UnsafeLocalCodeExecutor())\n"
+    )
+    linked = analyse({"m.py": code})
+    kinds = {g.id: g.kind for g in linked.gates}
+    found = sorted((a.actionClass, a.location.line, [kinds[g] for g in a.gateIds]) for a in linked.actions)
+    assert found == [("code.exec", 4, ["sandbox"]), ("code.exec", 5, [])]
+    assert sorted((f.sourceKind, f.sink.line) for f in linked.taintFlows) == [("model_output", 4), ("model_output", 5)]
+
+
+def test_a_method_of_a_third_party_client_object_is_network_egress_naming_the_package() -> None:
+    code = (
+        "from acme_cloud import WidgetClient\n"
+        "from langchain_core.tools import tool\n\n"
+        "client = WidgetClient(token='t')\n\n"
+        "@tool\n"
+        "def archive(widget_id: str) -> str:\n"
+        '    """Archive a widget."""\n'
+        "    return client.widgets.archive(widget_id)\n"
+    )
+    linked = analyse({"m.py": code})
+    (action,) = [a for a in linked.actions if a.location.line == 9]
+    assert action.actionClass == "network.egress" and action.target.startswith("acme_cloud.")
+    assert _reached(linked, "archive") == {("network.egress", 9)}
+
+
+def test_tool_classes_named_in_their_constructor_and_agents_given_as_tools() -> None:
+    code = (
+        "import os\n"
+        "from agents import Agent\n"
+        "from mylib.base import Tool\n\n"
+        "class FileWriteTool(Tool):\n"
+        "    def __init__(self):\n"
+        "        super().__init__(name='file_write', description='Write a file', input_schema={})\n\n"
+        "    async def execute(self, path: str, content: str) -> str:\n"
+        "        with open(path, 'w') as f:\n"
+        "            f.write(content)\n"
+        "        return 'ok'\n\n"
+        "analyst = Agent(name='analyst')\n"
+        "writer = Agent(name='writer', tools=[analyst.as_tool(tool_name='analysis', tool_description='d')])\n"
+    )
+    linked = analyse({"m.py": code})
+    assert _tools(linked) == [("analysis", 15), ("file_write", 7)]
+    assert _reached(linked, "file_write") == {("file.write", 10)}
