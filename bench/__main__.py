@@ -14,6 +14,7 @@ BENCHMARKS: tuple[str, ...] = (
     "otlp_ingest",
     "run_attach",
     "large_tree",
+    "ll144",
 )
 
 

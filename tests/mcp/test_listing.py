@@ -26,6 +26,9 @@ EXPECTED_TOOLS = {
     "assay_get_evaluation_sources",
     "assay_list_evidence_binders",
     "assay_ingest_evidence",
+    "assay_assessment",
+    "assay_answer_assessment",
+    "assay_attach_assessment_data",
 }
 
 
@@ -41,7 +44,15 @@ async def test_every_tool_is_described_typed_and_annotated(settings: ServiceSett
         for name, prop in tool.input_schema.get("properties", {}).items():
             assert prop.get("description"), f"{tool.name}.{name} has no description"
     creates = {name for name, t in tools.items() if not t.annotations or not t.annotations.read_only_hint}
-    assert creates == {"assay_assess_workspace", "assay_create_run", "assay_ingest_evidence"}
+    assert creates == {
+        "assay_assess_workspace",
+        "assay_create_run",
+        "assay_ingest_evidence",
+        "assay_assessment",
+        "assay_answer_assessment",
+        "assay_attach_assessment_data",
+    }
+    assert tools["assay_answer_assessment"].annotations.idempotent_hint is True  # type: ignore[union-attr]
     assert tools["assay_create_run"].annotations.idempotent_hint is False  # type: ignore[union-attr]
     assert tools["assay_get_summary"].input_schema["required"] == ["evaluation_id"]
     detail = tools["assay_get_master_report"].input_schema["properties"]["detail"]

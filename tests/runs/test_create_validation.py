@@ -44,7 +44,7 @@ from assay.backend import provisioning
             {"aiSystemId": "{a}", "engines": {"wizard": {"enabled": True, "framework": "eu_ai_act"}}},
             400,
             "INVALID_REQUEST",
-            "wizard engine is not available",
+            "engines.wizard needs assessmentId",
         ),
         ({"aiSystemId": "{a}", "engines": {}}, 400, "INVALID_REQUEST", "No engine is enabled"),
         ({"aiSystemId": "{a}", "engines": {"static": {"enabled": False}}}, 400, "INVALID_REQUEST", "No engine"),

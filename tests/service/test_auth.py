@@ -39,8 +39,17 @@ SCOPED_ROUTES: dict[tuple[str, str], str] = {
             "/report",
             "/report/pdf",
             "/passport",
+            "/ll144-summary",
+            "/ll144-summary/html",
+            "/ll144-summary/pdf",
+            "/oscal-assessment-results",
         )
     },
+    ("POST", "/api/v1/assessments"): "scan:submit",
+    ("GET", "/api/v1/assessments"): "scan:read",
+    ("GET", "/api/v1/assessments/{assessmentId}"): "scan:read",
+    ("PUT", "/api/v1/assessments/{assessmentId}/answers/{questionId}"): "scan:submit",
+    ("POST", "/api/v1/assessments/{assessmentId}/data"): "scan:submit",
     ("GET", "/api/v1/evidence/binders/{binderId}/receipts"): "source:read",
     ("POST", "/api/ingest/structured"): "evidence:ingest",
     ("POST", "/api/ingest/log"): "evidence:ingest",
@@ -60,12 +69,18 @@ def _request(world: World, method: str, template: str) -> tuple[str, dict[str, A
         .replace("{runId}", "run_0000")
         .replace("{evaluationId}", "eval_0000")
         .replace("{binderId}", "bnd_0000")
+        .replace("{assessmentId}", "asm_0000")
+        .replace("{questionId}", "uses_aedt")
     )
     body: dict[str, Any] | None = None
     if template == "/api/v1/scans":
         body = make_submission(world.system_a)
     elif template == "/api/v1/assurance/runs" and method == "POST":
         body = {"aiSystemId": world.system_a, "engines": {"static": {"enabled": True}}}
+    elif template == "/api/v1/assessments" and method == "POST":
+        body = {"aiSystemId": world.system_a, "framework": "nyc_ll144"}
+    elif template.endswith("/answers/{questionId}"):
+        body = {"value": True}
     elif template == "/api/ci/scan":
         body = {"repoUrl": "/nowhere/repo", "branch": "main", "framework": "auto", "commitSha": "abcdef1"}
     return path, body

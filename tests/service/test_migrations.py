@@ -38,7 +38,7 @@ async def test_app_start_creates_the_schema_on_a_fresh_database(tmp_path: Path) 
             tables = await connection.run_sync(lambda c: set(inspect(c).get_table_names()))
             assert {"organization", "ai_system", "source_asset", "api_key", "qualified_scan", "legacy_scan"} <= tables
             assert {"evidence_binder", "idempotency_record", "alembic_version"} <= tables
-            assert await connection.run_sync(_revision) == "0005_runtime_targets"
+            assert await connection.run_sync(_revision) == "0006_assessments"
             assert {"assurance_run", "evaluation", "evaluation_evidence"} <= tables
             assert await connection.run_sync(_diff) == []
             journal = (await connection.exec_driver_sql("PRAGMA journal_mode")).scalar()

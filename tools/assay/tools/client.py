@@ -269,6 +269,18 @@ class AssayClient:
             headers["Content-Encoding"] = "gzip"
         return _json(await self.request("POST", path, content=data, headers=headers))
 
+    async def put_json(self, path: str, body: Any) -> Any:
+        """PUT a JSON body and read the JSON answer."""
+        return _json(await self.request("PUT", path, json=body))
+
+    async def post_content(
+        self, path: str, content: bytes, content_type: str, params: Mapping[str, Any] | None = None
+    ) -> Any:
+        """POST a body as it is (a CSV file) and read the JSON answer."""
+        return _json(
+            await self.request("POST", path, content=content, params=params, headers={"Content-Type": content_type})
+        )
+
     async def get_bytes(self, path: str) -> bytes:
         """GET a binary document (a PDF)."""
         return (await self.request("GET", path)).content

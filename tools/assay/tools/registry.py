@@ -10,13 +10,15 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-from assay.tools import discovery, evidence, reports, resources, runs, workspace
+from assay.tools import assessments, discovery, evidence, reports, resources, runs, workspace
 from assay.tools.context import AssayBinding
 
 # Reads change nothing. Creating a run adds a NEW run and Evaluation and never alters an existing one:
 # not destructive, and not idempotent (each call is a new run). No tool reaches beyond the service.
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 CREATE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+# An answer replaces the previous answer to the same question (the same answer again changes nothing).
+ANSWER = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,11 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("assay_get_evaluation_sources", "Evaluation sources of a system", discovery.get_evaluation_sources, READ),
     ToolSpec("assay_list_evidence_binders", "List evidence binders", discovery.list_evidence_binders, READ),
     ToolSpec("assay_ingest_evidence", "Send local traces or SARIF to intake", evidence.ingest_evidence, CREATE),
+    ToolSpec("assay_assessment", "Start or read a wizard assessment", assessments.assessment, CREATE),
+    ToolSpec("assay_answer_assessment", "Answer assessment questions", assessments.answer_assessment, ANSWER),
+    ToolSpec(
+        "assay_attach_assessment_data", "Attach an assessment's data file", assessments.attach_assessment_data, CREATE
+    ),
 )
 
 

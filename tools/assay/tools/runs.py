@@ -124,6 +124,16 @@ async def create_run(
         Literal["nyc_ll144", "colorado_ai", "eu_ai_act"] | None,
         Field(description="A jurisdiction whose controls the Evaluation records."),
     ] = None,
+    assessment_id: Annotated[
+        str | None,
+        Field(
+            description="A wizard assessment (assay_assessment) to freeze into the run (engines.wizard); its "
+            "framework is the run's jurisdiction. With no source bound, the run holds the assessment only."
+        ),
+    ] = None,
+    static: Annotated[
+        bool, Field(description="Include the static engine (false: a wizard-only run, needs assessment_id).")
+    ] = True,
     external_evidence_attachments: Annotated[
         list[EvidenceAttachment] | None,
         Field(description="Evidence received through intake routes (producerId, producerRunId), frozen into the run."),
@@ -137,12 +147,13 @@ async def create_run(
         ),
     ] = None,
 ) -> RunEnvelope:
-    """Create a NEW assurance run of an AI System (static engine). Evaluations are frozen: new evidence is
+    """Create a NEW assurance run of an AI System (static engine, and the wizard engine with assessment_id).
+    Evaluations are frozen: new evidence is
     assessed only by a new run. Returns the run (QUEUED or RUNNING). Next: assay_get_run(run_id,
     wait_seconds=60) until `evaluation` is set. For this workspace's code prefer assay_assess_workspace."""
     bound = binding(ctx)
     mode = execution_mode or ("ci-attached" if attached_scan_id else "api")
-    static: dict[str, Any] = {"enabled": True, "executionMode": mode}
+    static_engine: dict[str, Any] = {"enabled": True, "executionMode": mode}
     for name, value in (
         ("attachedScanId", attached_scan_id),
         ("sourceAssetId", source_asset_id),
@@ -150,8 +161,11 @@ async def create_run(
         ("branch", branch),
     ):
         if value is not None:
-            static[name] = value
-    body: dict[str, Any] = {"aiSystemId": system_id(bound, ai_system_id), "engines": {"static": static}}
+            static_engine[name] = value
+    engines: dict[str, Any] = {"static": static_engine} if static else {}
+    if assessment_id is not None:
+        engines["wizard"] = {"enabled": True, "assessmentId": assessment_id}
+    body: dict[str, Any] = {"aiSystemId": system_id(bound, ai_system_id), "engines": engines}
     if jurisdiction is not None:
         body["jurisdiction"] = jurisdiction
     if external_evidence_attachments:

@@ -27,10 +27,12 @@ from assay.backend.passport.keys import KeyStore, KeyStoreError
 from assay.backend.passport.statement import build_statement
 from assay.backend.reports.html import render_html
 from assay.backend.reports.identity import build_identity, evaluation_time, sources_of
+from assay.backend.reports.jurisdiction_document import ll144_document, ll144_summary
 from assay.backend.reports.legacy import PROFILES, build_evidence_report
 from assay.backend.reports.legacy_document import evidence_document
 from assay.backend.reports.master import build_master_report
 from assay.backend.reports.master_document import master_document
+from assay.backend.reports.oscal import assessment_results
 from assay.backend.reports.pdf import RendererUnavailableError, render_pdf
 from assay.backend.reports.schemas import (
     AgentAuditResponse,
@@ -218,6 +220,45 @@ async def master_report_pdf(request: Request, ctx: RequestContext) -> Response:
     )
 
 
+async def _ll144(request: Request, ctx: RequestContext) -> dict[str, Any]:
+    row, payload = await _evaluation(request, ctx)
+    system = await ctx.session.get(models.AiSystem, row.ai_system_id)
+    summary = ll144_summary(row.id, payload.data, system.name if system is not None else None)
+    if summary is None:
+        raise ApiError(
+            "RESOURCE_NOT_FOUND",
+            "This Evaluation holds no NYC LL144 figures: run with engines.wizard and an nyc_ll144 assessment that has "
+            "its candidate outcomes attached.",
+        )
+    return summary
+
+
+async def ll144_summary_json(request: Request, ctx: RequestContext) -> Response:
+    return _json(await _ll144(request, ctx))
+
+
+async def ll144_summary_html(request: Request, ctx: RequestContext) -> Response:
+    summary = await _ll144(request, ctx)
+    return HTMLResponse(await to_thread.run_sync(lambda: render_html(ll144_document(summary))))
+
+
+async def ll144_summary_pdf(request: Request, ctx: RequestContext) -> Response:
+    summary = await _ll144(request, ctx)
+    return await _pdf(lambda: render_pdf(ll144_document(summary)), f"ll144-summary-{summary['evaluationId']}.pdf")
+
+
+async def oscal_results(request: Request, ctx: RequestContext) -> Response:
+    row, payload = await _evaluation(request, ctx)
+    document = assessment_results(row.id, payload.data, evaluation_time(row.created_at))
+    if document is None:
+        raise ApiError(
+            "RESOURCE_NOT_FOUND",
+            "This Evaluation has no assessed jurisdiction: run with engines.wizard and an assessment to export its "
+            "controls as OSCAL.",
+        )
+    return _json(document)
+
+
 async def evidence_report(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
     membership = await _membership(ctx, row.id)
@@ -341,6 +382,33 @@ ROUTES: list[RouteSpec] = [
         "getMasterReportHtml",
         "Master Assurance Report as one HTML page",
         content_type="text/html",
+    ),
+    _route(
+        "/ll144-summary",
+        ll144_summary_json,
+        "getLl144Summary",
+        "NYC LL144 bias audit summary (extension, docs/wizard.md): dates, data, rates and impact ratios",
+    ),
+    _route(
+        "/ll144-summary/html",
+        ll144_summary_html,
+        "getLl144SummaryHtml",
+        "NYC LL144 summary as HTML",
+        content_type="text/html",
+    ),
+    _route(
+        "/ll144-summary/pdf",
+        ll144_summary_pdf,
+        "getLl144SummaryPdf",
+        "NYC LL144 summary as PDF",
+        content_type="application/pdf",
+        errors=(401, 403, 404, 503),
+    ),
+    _route(
+        "/oscal-assessment-results",
+        oscal_results,
+        "getOscalAssessmentResults",
+        "The jurisdiction's controls as an OSCAL 1.1.2 assessment-results document (extension, docs/wizard.md)",
     ),
     _route(
         "/master-report/pdf",

@@ -59,7 +59,7 @@ def _about(
 NOWHERE: dict[str, Any] = {"location": None, "tool": None, "tools": [], "toolCount": 0, "actionClass": None}
 
 
-def _item(
+def make_item(
     kind: str,
     severity: str,
     key: str,
@@ -93,7 +93,8 @@ def _item(
     }
 
 
-def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]]:
+def verification_items(view: EvidenceView, more: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The verification items the evidence calls for, with ``more`` (the jurisdiction's), ordered."""
     items: list[dict[str, Any]] = []
     findings_by_element: dict[str, list[str]] = {}
     for finding in view.findings.values():
@@ -107,7 +108,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
         tools = view.tool_names(action)
         origin = "a model-chosen tool argument" if flow.sourceKind == "tool_argument" else "a model's output"
         items.append(
-            _item(
+            make_item(
                 "model_output_to_execution",
                 "critical",
                 flow.id,
@@ -138,7 +139,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
         high = action.actionClass in HIGH_IMPACT
         if high and action.reachedFrom and not gated and not covering:
             items.append(
-                _item(
+                make_item(
                     "ungated_undeclared_high_impact",
                     "high",
                     action.id,
@@ -162,7 +163,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
             )
         elif view.declaration is not None and not covering:
             items.append(
-                _item(
+                make_item(
                     "undeclared_action",
                     "high" if high else "medium",
                     action.id,
@@ -184,7 +185,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
             )
         elif covering and any(d.requiresApproval for d in covering) and "human_approval" not in view.gate_kinds(action):
             items.append(
-                _item(
+                make_item(
                     "approval_not_enforced",
                     "high",
                     action.id,
@@ -206,7 +207,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
             )
         elif high and view.declaration is None and action.reachedFrom:
             items.append(
-                _item(
+                make_item(
                     "authority_unestablished",
                     "medium",
                     action.id,
@@ -230,7 +231,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
         for tool in view.tools.values():
             if tool.name not in view.declaration.tools:
                 items.append(
-                    _item(
+                    make_item(
                         "undeclared_tool",
                         "medium",
                         tool.id,
@@ -252,7 +253,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
 
     for action in unattributed(view):
         items.append(
-            _item(
+            make_item(
                 "unattributed_action",
                 "high",
                 action.id,
@@ -301,7 +302,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
             )
             beyond = "this point"
         items.append(
-            _item(
+            make_item(
                 "unresolved_reach",
                 "medium",
                 item.id,
@@ -325,7 +326,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
     if incomplete:
         named = ", ".join(sorted({(f.path or (f.location.path if f.location else f.detail)) for f in incomplete})[:5])
         items.append(
-            _item(
+            make_item(
                 "coverage_incomplete",
                 "medium",
                 "coverage",
@@ -346,7 +347,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
 
     if view.declaration is None and view.evidence_ids:
         items.append(
-            _item(
+            make_item(
                 "declaration_missing",
                 "medium",
                 "declaration",
@@ -365,34 +366,13 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
             )
         )
 
-    if jurisdiction is not None:
-        items.append(
-            _item(
-                "jurisdiction_not_assessed",
-                "medium",
-                jurisdiction,
-                found=f"Jurisdiction {jurisdiction} was requested.",
-                establishes="Nothing about its controls: they are NOT_ASSESSED.",
-                not_established=f"Whether the {jurisdiction} obligations are met.",
-                why="A requested jurisdiction's controls must be assessed before the system can be allowed there.",
-                needed=f"Assess the {jurisdiction} controls with the wizard engine in a NEW run; this deployment does not "
-                "provide the wizard engine yet, so this item stays open until it does.",
-                questions=["authority", "proofBoundary"],
-                paths=[],
-                refs=[f"{e}#jurisdiction" for e in view.evidence_ids],
-                relations=[],
-                boundary="Jurisdiction controls are NOT_ASSESSED.",
-                about=NOWHERE,
-            )
-        )
-
     items.extend(_observed_items(view))
     for (scanner, rule), group in imported_errors(view).items():
         where = ", ".join(f"{f.path}:{f.line}" for f in group[:5]) + (
             f" and {len(group) - 5} more" if len(group) > 5 else ""
         )
         items.append(
-            _item(
+            make_item(
                 "imported_finding",
                 "high",
                 f"{scanner}:{rule}",
@@ -413,7 +393,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
         )
     if view.actions and not view.runtime.present:
         items.append(
-            _item(
+            make_item(
                 "runtime_evidence_needed",
                 "low",
                 "observed",
@@ -431,6 +411,7 @@ def verification_items(view: EvidenceView, jurisdiction: str | None) -> list[dic
             )
         )
 
+    items.extend(more or [])
     return sorted(items, key=lambda i: (SEVERITY_ORDER[i["severity"]], i["kind"], i["id"]))
 
 
@@ -440,7 +421,7 @@ def _observed_items(view: EvidenceView) -> list[dict[str, Any]]:
         refs = list(observed.stats.refs)
         for action_class in outside_declared_reach(view, observed):
             items.append(
-                _item(
+                make_item(
                     "observed_outside_declared_reach",
                     "critical",
                     f"{observed.name}:{action_class}",
@@ -462,7 +443,7 @@ def _observed_items(view: EvidenceView) -> list[dict[str, Any]]:
             )
         if not observed.tool_ids:
             items.append(
-                _item(
+                make_item(
                     "observed_tool_not_in_code",
                     "medium",
                     observed.name,

@@ -19,7 +19,8 @@ def _reason(rule: str, disposition: str, message: str, refs: list[str]) -> dict[
     return {"ruleId": rule, "disposition": disposition, "message": message, "evidenceRefs": sorted(set(refs))}
 
 
-def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]]:
+def reasons(view: EvidenceView, more: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The reasons the evidence gives, with ``more`` (the jurisdiction's), deduplicated and ordered."""
     out: list[dict[str, Any]] = []
     for flow in view.flows.values():
         if flow.actionClass in EXECUTION:
@@ -118,21 +119,21 @@ def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]
             out.append(
                 _reason("REVIEW-001", "REVIEW", f"Unresolved reach ({item.kind}): {item.detail}.", [view.ref(item.id)])
             )
-    if jurisdiction is not None:
-        out.append(
-            _reason(
-                "REVIEW-004",
-                "REVIEW",
-                f"Jurisdiction {jurisdiction} requested; its controls are NOT_ASSESSED "
-                "(no wizard engine in this deployment).",
-                [f"{e}#jurisdiction" for e in view.evidence_ids],
-            )
-        )
     out.extend(probes.reasons(view))
     # Without any static evidence (a runtime-only run) the source rules have nothing to read: REVIEW-103
     # says so instead of a coverage or "no AI code" reason about code that was never in scope.
     static_in_scope = bool(view.evidence_ids) or not view.probes
-    if static_in_scope and not coverage_complete(view):
+    if static_in_scope and not view.coverages:
+        # A wizard-only run: no source in the run at all.
+        out.append(
+            _reason(
+                "REVIEW-005",
+                "REVIEW",
+                "No source was analysed: the run has no static evidence, so what the code can do is EVIDENCE_NEEDED.",
+                [],
+            )
+        )
+    elif static_in_scope and not coverage_complete(view):
         out.append(
             _reason(
                 "REVIEW-005",
@@ -159,7 +160,7 @@ def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]
                 [f"{e}#declaration" for e in view.evidence_ids],
             )
         )
-    if static_in_scope and not view.models and not view.tools:
+    if static_in_scope and view.coverages and not view.models and not view.tools:
         out.append(
             _reason(
                 "REVIEW-007",
@@ -168,6 +169,7 @@ def reasons(view: EvidenceView, jurisdiction: str | None) -> list[dict[str, Any]
                 [f"{e}#coverage" for e in view.evidence_ids],
             )
         )
+    out.extend(more or [])
     unique = {(r["ruleId"], r["message"]): r for r in out}
     return sorted(unique.values(), key=lambda r: (_RANK[r["disposition"]], r["ruleId"], r["message"]))
 

@@ -26,7 +26,11 @@ from assay.backend.scans.bundle import EvidenceBundle
 # runtime_probe: a recorded probe session of the runtime engine (docs/runtime.md), payload the recording.
 # catalogue_pin: the MCP catalogue an earlier Evaluation of the system pinned, payload
 #   ``{"pinnedBy": <that Evaluation's coreTruthDigest>, "catalogues": [...]}``; drift is measured against it.
-EvidenceKind = Literal["static_bundle", "runtime_batch", "sarif_report", "runtime_probe", "catalogue_pin"]
+# wizard_assessment: a wizard assessment frozen by a run (engines.wizard): payload ``{"framework", "pack",
+#   "asOf", "answers", "data"}``, the answers and the attached data's figures as they were at run creation.
+EvidenceKind = Literal[
+    "static_bundle", "runtime_batch", "sarif_report", "runtime_probe", "catalogue_pin", "wizard_assessment"
+]
 
 
 class EvidenceItem(BaseModel):
@@ -92,11 +96,34 @@ class EvidenceMembership(BaseModel):
             if item.kind == kind:
                 yield item.evidenceId, orjson.loads(item.payloadJson)
 
+    def wizard_assessments(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(evidenceId, frozen assessment)`` for every wizard_assessment item, in membership order."""
+        for item in self.items:
+            if item.kind == "wizard_assessment":
+                yield item.evidenceId, orjson.loads(item.payloadJson)
+
+    def runtime_evidence_ids(self) -> list[str]:
+        return [item.evidenceId for item in self.items if item.kind == "runtime_batch"]
+
     def sarif_logs(self) -> Iterator[tuple[str, dict[str, Any]]]:
         """``(evidenceId, SARIF log)`` for every sarif_report item, in membership order."""
         for item in self.items:
             if item.kind == "sarif_report":
                 yield item.evidenceId, orjson.loads(item.payloadJson)["sarif"]
+
+
+def wizard_item(payload: dict[str, Any]) -> EvidenceItem:
+    """An evidence item for a frozen assessment, identified by the digest of its canonical payload (which
+    holds no assessment id and no time but the evaluation date, so the same answers give the same id)."""
+    canonical = canonical_bytes(payload)
+    digest = f"sha256:{sha256_hex(canonical)}"
+    return EvidenceItem(
+        evidenceId=f"ev-{sha256_hex(f'wizard_assessment:{digest}'.encode())[:16]}",
+        kind="wizard_assessment",
+        producerId="assay-wizard",
+        contentDigest=digest,
+        payloadJson=canonical.decode("utf-8"),
+    )
 
 
 def ingested_item(

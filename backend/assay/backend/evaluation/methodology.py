@@ -18,12 +18,13 @@ from typing import Any
 
 from assay.backend.canonical import canonical_bytes, canonical_bytes_of_plain, canonical_object, digest_bytes
 from assay.backend.evaluation import boundary, disposition, imported, probes, questions, scenario
+from assay.backend.evaluation import jurisdiction as jurisdictions
 from assay.backend.evaluation.caps import apply_caps
 from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.view import build_view
 from assay.backend.scans.bundle import EvidenceBundle
 
-METHODOLOGY_VERSION = "assay-methodology/1.2.0"
+METHODOLOGY_VERSION = "assay-methodology/1.3.0"
 JURISDICTIONS = ("nyc_ll144", "colorado_ai", "eu_ai_act")
 CORE_MEMBERS = (
     "methodologyVersion",
@@ -89,8 +90,9 @@ def evaluate(
         raise ValueError(f"unknown jurisdiction {jurisdiction!r}")
     view = build_view(membership, known_bundles)
     view.imported, imported_total = imported.imported_findings(view)
-    items = boundary.verification_items(view, jurisdiction) + probes.verification_items(view)
-    found = disposition.reasons(view, jurisdiction)
+    assessed = jurisdictions.assess(view, membership, jurisdiction)
+    items = boundary.verification_items(view, assessed.items) + probes.verification_items(view)
+    found = disposition.reasons(view, assessed.reasons)
     limitations = set(view.limitations) | probes.limitations(view)
     if not view.probes:
         limitations.add(
@@ -104,10 +106,7 @@ def evaluate(
             f"{imported_total - len(view.imported)} of {imported_total} imported SARIF results are not listed: an "
             f"Evaluation holds the first {imported.MAX_IMPORTED} (errors on reachable code first)."
         )
-    if jurisdiction is not None:
-        limitations.add(
-            f"Jurisdiction {jurisdiction}: controls NOT_ASSESSED (the wizard engine is not in this deployment)."
-        )
+    limitations.update(assessed.limitations)
     data: dict[str, Any] = {
         "methodologyVersion": METHODOLOGY_VERSION,
         "aiSystemId": ai_system_id,
@@ -118,7 +117,9 @@ def evaluate(
         "membership": [i.ref() for i in membership.items],
         "fourQuestions": {
             "reach": questions.reach(view),
-            "authority": questions.authority(view),
+            "authority": questions.authority(view)
+            if assessed.section is None
+            else {**questions.authority(view), "jurisdiction": assessed.section},
             "observed": questions.observed(view),
             "proofBoundary": boundary.proof_boundary(view, items),
         },

@@ -26,6 +26,7 @@ from assay.backend.reports.document import (
     cut,
 )
 from assay.backend.reports.identity import dirty_words
+from assay.backend.reports.jurisdiction_document import jurisdiction_blocks
 from assay.backend.reports.runtime_section import runtime_blocks
 
 PRESENTATION_ROWS = 40
@@ -413,6 +414,7 @@ def master_document(master: dict[str, Any]) -> Document:
         )
     )
 
+    blocks += jurisdiction_blocks(authority.get("jurisdiction"))
     blocks += [
         Heading("Observed: what was it seen doing?", 2),
         Paragraph(f"Status: {observed['status']}. {observed.get('note', '')}"),

@@ -15,7 +15,8 @@ from typing import Any
 
 import anyio
 
-from assay.backend.evaluation.membership import EvidenceItem, canonical_bundle_item
+from assay.backend.engines.wizard.assessments import frozen_payload
+from assay.backend.evaluation.membership import EvidenceItem, canonical_bundle_item, wizard_item
 from assay.backend.intake.attachments import attached_items
 from assay.backend.intake.store import TamperedBatchError
 from assay.backend.runs.plan import CODE_BY_REASON, RunPlan
@@ -149,3 +150,18 @@ async def attached_evidence(sessions: SessionFactory, plan: RunPlan, organizatio
             ) from exc
         except TamperedBatchError as exc:
             raise EngineFailureError("RUN_FAILED", "evaluation", str(exc), retryable=False) from exc
+
+
+async def wizard_evidence(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> list[EvidenceItem]:
+    """The wizard engine's evidence: the assessment as the run froze it (answers, and the figures of the
+    immutable data files it named), never as it is now."""
+    if plan.wizard is None:
+        return []
+    async with sessions() as session:
+        try:
+            payload = await frozen_payload(session, organization_id, plan.wizard)
+        except LookupError as exc:
+            raise EngineFailureError(
+                "RESOURCE_NOT_FOUND", "wizard", "A data file the run froze no longer exists.", retryable=False
+            ) from exc
+    return [wizard_item(payload)]

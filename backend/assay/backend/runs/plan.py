@@ -15,6 +15,7 @@ from typing import Any
 from sqlmodel import col, select
 
 from assay.backend.api.discovery import load_system
+from assay.backend.engines.wizard.assessments import freeze_for_run
 from assay.backend.errors import ApiError, ErrorCode, not_found
 from assay.backend.intake.attachments import check_attachments
 from assay.backend.runs.schemas import CreateRunRequest, StaticEngine
@@ -55,6 +56,8 @@ class RunPlan:
     attachments: list[dict[str, str]] = field(default_factory=list)
     # The runtime engine's resolved configuration (runtime.engine.RuntimePlan as JSON), or None.
     runtime: dict[str, Any] | None = None
+    # engines.wizard: the assessment's answers and data ids as they were at creation (assessments.snapshot).
+    wizard: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -144,18 +147,18 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
     """Validate a run request against the caller's organization and return its frozen plan."""
     system = await load_system(ctx, request.aiSystemId)
     engines = request.engines
-    if engines.wizard is not None and engines.wizard.enabled is not False:
-        raise _refuse("The wizard engine is not available in this deployment; remove engines.wizard.")
+    wizard = await _wizard(ctx, system, request)
+    jurisdiction = request.jurisdiction or (wizard["framework"] if wizard else None)
     attached = await _attachments(ctx, system, request)
     runtime = None
     if engines.runtime is not None and engines.runtime.enabled is not False:
         runtime = await plan_runtime(ctx, system, engines.runtime)
     static = engines.static
     if static is None or static.enabled is False:
-        if runtime is None:
-            raise _refuse("No engine is enabled: enable engines.static or engines.runtime.")
-        # A runtime-only run: valid for a system with no source at all.
-        return RunPlan(system.id, None, None, None, None, request.jurisdiction, attached, runtime=runtime)
+        if runtime is None and wizard is None:
+            raise _refuse("No engine is enabled: enable engines.static, engines.runtime or engines.wizard.")
+        # A runtime-only or wizard-only run: valid for a system with no source at all.
+        return RunPlan(system.id, None, None, None, None, jurisdiction, attached, runtime=runtime, wizard=wizard)
     mode = static.executionMode or ("ci-attached" if static.attachedScanId else "api")
     if mode in ("ui", "ci-triggered"):
         raise _refuse(f"executionMode {mode!r} is not available in this deployment; use api, ci-attached or reused.")
@@ -163,7 +166,9 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
         if static.attachedScanId is not None:
             raise _refuse("executionMode api makes a fresh scan; attachedScanId goes with ci-attached or reused.")
         source = await _resolve_source(ctx, system, static)
-        return RunPlan(system.id, mode, source.id, source.repo, None, request.jurisdiction, attached, runtime=runtime)
+        return RunPlan(
+            system.id, mode, source.id, source.repo, None, jurisdiction, attached, runtime=runtime, wizard=wizard
+        )
     if static.attachedScanId is None:
         raise _refuse(f"executionMode {mode!r} needs engines.static.attachedScanId.")
     if static.sourceAssetId is not None or static.repositoryUrl is not None or static.branch is not None:
@@ -176,7 +181,22 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
         raise not_found(what="scan")
     if scan.ai_system_id != system.id:
         raise _refuse("The attached scan belongs to another AI System.")
-    return RunPlan(system.id, mode, None, None, scan.id, request.jurisdiction, attached, runtime=runtime)
+    return RunPlan(system.id, mode, None, None, scan.id, jurisdiction, attached, runtime=runtime, wizard=wizard)
+
+
+async def _wizard(ctx: RequestContext, system: models.AiSystem, request: CreateRunRequest) -> dict[str, Any] | None:
+    wizard = request.engines.wizard
+    if wizard is None or wizard.enabled is False:
+        return None
+    return await freeze_for_run(
+        ctx.session,
+        ctx.organization_id,
+        system.id,
+        assessment_id=wizard.assessmentId,
+        framework=wizard.framework,
+        jurisdiction=request.jurisdiction,
+        day=ctx.now.date(),
+    )
 
 
 async def _attachments(ctx: RequestContext, system: models.AiSystem, request: CreateRunRequest) -> list[dict[str, str]]:

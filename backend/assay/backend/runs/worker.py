@@ -33,7 +33,13 @@ from assay.backend.evaluation.membership import EvidenceItem, make_membership
 from assay.backend.evaluation.methodology import EvaluationPayload, evaluate
 from assay.backend.metrics import RunOutcome, ServiceMetrics
 from assay.backend.runs.changes import RunChanges
-from assay.backend.runs.engines import EngineFailureError, attached_evidence, runtime_evidence, static_evidence
+from assay.backend.runs.engines import (
+    EngineFailureError,
+    attached_evidence,
+    runtime_evidence,
+    static_evidence,
+    wizard_evidence,
+)
 from assay.backend.runs.persist import FrozenEvaluation, freeze, persist_evaluation
 from assay.backend.runs.plan import RunPlan
 from assay.backend.settings import ServiceSettings
@@ -340,7 +346,8 @@ class Worker:
             await self._update_own(run_id, stage="runtime")
             probed = await runtime_evidence(self.sessions, self.settings, plan, organization_id)
         attached = await attached_evidence(self.sessions, plan, organization_id)
-        membership = make_membership([*evidence.items, *probed, *attached])
+        wizard = await wizard_evidence(self.sessions, plan, organization_id)
+        membership = make_membership([*evidence.items, *probed, *attached, *wizard])
 
         def evaluate_and_freeze() -> tuple[FrozenEvaluation, EvaluationPayload]:
             payload = evaluate(

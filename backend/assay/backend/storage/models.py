@@ -367,3 +367,44 @@ class EvaluationEvidence(SQLModel, table=True):
     producer_id: str = Field(max_length=60)
     content_digest: str = Field(max_length=80)
     payload_json: str = Field(sa_type=Text)
+
+
+class Assessment(SQLModel, table=True):
+    """A wizard assessment of an AI System under one framework: the answers given so far (by question id)
+    and the data sets attached (by dataset id, the id of an immutable ``assessment_data`` row). Runs
+    freeze a snapshot of it; later answers never reach an existing Evaluation."""
+
+    __tablename__ = "assessment"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    ai_system_id: str = Field(foreign_key="ai_system.id", index=True, max_length=64)
+    framework: str = Field(max_length=40)
+    # The law pack in force when the assessment was created (a run resolves the pack of its own date).
+    pack_version: str = Field(max_length=40)
+    answers: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+    data: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+    # Incremented by every change; a write applies only to the revision it read (no lost update).
+    revision: int = Field(default=0)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class AssessmentData(SQLModel, table=True):
+    """A data file attached to an assessment: its digest and the figures computed from it (RFC 8785 JSON).
+    Immutable: triggers refuse every UPDATE and DELETE, so a run that froze it reads what it froze."""
+
+    __tablename__ = "assessment_data"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    assessment_id: str = Field(foreign_key="assessment.id", index=True, max_length=64)
+    dataset: str = Field(max_length=60)
+    # historical or test (6 RCNY § 5-302: test data only when historical data is insufficient).
+    kind: str = Field(max_length=20)
+    file_name: str = Field(max_length=200)
+    content_digest: str = Field(max_length=80)
+    byte_count: int
+    row_count: int
+    figures_json: str = Field(sa_type=Text)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)

@@ -20,7 +20,7 @@ from anyio import CapacityLimiter
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
-from assay.backend.api import discovery, evaluations, health, legacy, runs, scans
+from assay.backend.api import assessments, discovery, evaluations, health, legacy, runs, scans
 from assay.backend.api import metrics as metrics_routes
 from assay.backend.api import openapi as openapi_routes
 from assay.backend.errors import install_error_handlers
@@ -48,6 +48,7 @@ ROUTE_MODULES: tuple[ModuleType, ...] = (
     legacy,
     runs,
     evaluations,
+    assessments,
     intake_routes,
     openapi_routes,
 )

