@@ -15,6 +15,7 @@ BENCHMARKS: tuple[str, ...] = (
     "run_attach",
     "large_tree",
     "ll144",
+    "runtime_probe",
 )
 
 

@@ -29,6 +29,7 @@ EXPECTED_TOOLS = {
     "assay_assessment",
     "assay_answer_assessment",
     "assay_attach_assessment_data",
+    "assay_probe_mcp_server",
 }
 
 
@@ -40,7 +41,8 @@ async def test_every_tool_is_described_typed_and_annotated(settings: ServiceSett
         assert tool.title and tool.description and "Next" in tool.description, tool.name
         assert tool.output_schema is not None and tool.output_schema["type"] == "object"
         assert tool.annotations is not None and tool.annotations.destructive_hint is False
-        assert tool.annotations.open_world_hint is False
+        # Only the probe reaches beyond the service: it starts or contacts the MCP server it names.
+        assert tool.annotations.open_world_hint is (tool.name == "assay_probe_mcp_server")
         for name, prop in tool.input_schema.get("properties", {}).items():
             assert prop.get("description"), f"{tool.name}.{name} has no description"
     creates = {name for name, t in tools.items() if not t.annotations or not t.annotations.read_only_hint}
@@ -51,6 +53,7 @@ async def test_every_tool_is_described_typed_and_annotated(settings: ServiceSett
         "assay_assessment",
         "assay_answer_assessment",
         "assay_attach_assessment_data",
+        "assay_probe_mcp_server",
     }
     assert tools["assay_answer_assessment"].annotations.idempotent_hint is True  # type: ignore[union-attr]
     assert tools["assay_create_run"].annotations.idempotent_hint is False  # type: ignore[union-attr]

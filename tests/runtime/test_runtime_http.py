@@ -3,14 +3,21 @@
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
 import uvicorn
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from mcp.server.mcpserver import MCPServer
 from runtime_helpers import add_target, evaluation, run_to_end, runtime_body
 from service_helpers import World
@@ -96,3 +103,51 @@ async def test_a_redirect_off_the_registered_origin_is_not_followed(
         done = await run_to_end(client, world, runtime_body(world, target, timeoutSeconds=10), seconds=60)
     assert done["status"] == "FAILED", done
     assert done["failure"]["engine"] == "runtime"
+
+
+def _self_signed(directory: Path) -> tuple[Path, Path]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(days=1))
+        .not_valid_after(now + timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+        .sign(key, hashes.SHA256())
+    )
+    key_file, cert_file = directory / "key.pem", directory / "cert.pem"
+    key_file.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return key_file, cert_file
+
+
+async def test_a_tls_error_fails_the_run_without_retry(
+    app: Starlette, client: httpx.AsyncClient, world: World, tmp_path: Path
+) -> None:
+    key_file, cert_file = _self_signed(tmp_path)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        _server().streamable_http_app(), log_level="warning", ssl_keyfile=str(key_file), ssl_certfile=str(cert_file)
+    )
+    server = uvicorn.Server(config)
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(lambda: server.serve(sockets=[sock]))
+        try:
+            target = await add_target(app, world, url=f"https://127.0.0.1:{port}/mcp")
+            done = await run_to_end(client, world, runtime_body(world, target, timeoutSeconds=15), seconds=60)
+        finally:
+            server.should_exit = True
+    assert done["status"] == "FAILED", done
+    assert done["failure"]["engine"] == "runtime"
+    assert "certificate" in done["failure"]["message"].lower(), done["failure"]
+    assert done["failure"]["retryable"] is False

@@ -5,13 +5,14 @@ and targets that are not verified, consented or live are refused with the contra
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from runs_helpers import create
+from runs_helpers import bind, create
 from runtime_helpers import EVERYTHING_WRONG, NODE_BIN, add_target, evaluation, peer, run_to_end, runtime_body
 from service_helpers import World, assert_error
 from sqlmodel import col, select
@@ -201,3 +202,21 @@ async def test_the_evaluation_is_recomputed_byte_for_byte_from_the_frozen_record
     again = evaluate(make_membership(items), ai_system_id=world.system_a, jurisdiction=None)
     assert again.canonical().decode("utf-8") == stored.payload_json
     assert "s3cr3t" not in stored.payload_json
+
+
+async def test_annotations_are_held_against_the_code_of_the_same_tool(
+    app: Starlette, client: httpx.AsyncClient, world: World, tmp_path: Path
+) -> None:
+    source = tmp_path / "notes_mcp"
+    shutil.copytree(HERE / "fixtures" / "notes_mcp", source)
+    await bind(world.sessions, world.org_a, world.system_a, source)
+    target = await add_target(app, world, command=f"{sys.executable} {source / 'server.py'}")
+    body = runtime_body(world, target)
+    body["engines"]["static"] = {"enabled": True}
+    done = await run_to_end(client, world, body)
+    audit = await evaluation(client, world, done)
+    findings = runtime_section(audit)["targets"][0]["annotations"]
+    assert findings == [{"ruleId": "RT-ANNOT-002", "name": "delete_note", "classes": ["file.delete"]}]
+    reasons = [r for r in audit["agentAudit"]["sections"][0]["reasons"] if r["ruleId"] == "REVIEW-102"]
+    assert len(reasons) == 1 and "delete_note" in reasons[0]["message"]
+    assert not any(r["ruleId"] == "REVIEW-103" for r in audit["agentAudit"]["sections"][0]["reasons"])

@@ -32,13 +32,14 @@ from assay.backend import provisioning
 from assay.backend.engines.static.cache import MemoryCache
 from assay.backend.errors import ApiError
 from assay.backend.intake import binders
+from assay.backend.runtime import targets
 from assay.backend.settings import ServiceSettings
 from assay.backend.storage import models
 from assay.backend.storage.db import SessionFactory
 from assay.backend.web.app import create_app
 from assay.backend.web.auth import authenticate
-from assay.tools.client import AssayClient, RetryPolicy, Sleep
-from assay.tools.context import AssayBinding, IntakeAccess, IntakeProvider
+from assay.tools.client import AssayClient, AssayError, RetryPolicy, Sleep
+from assay.tools.context import AssayBinding, IntakeAccess, IntakeProvider, TargetProvider
 
 STATE_FILE = "mcp-workspaces.json"
 STATE_VERSION = 1
@@ -217,6 +218,52 @@ class EmbeddedIntake:
             await self._client.aclose()
 
 
+class EmbeddedTargets:
+    """Runtime targets of the embedded service, made on first use for the workspace's organization: one per
+    AI System and address (a live one made earlier is reused), verified and consented to the default
+    suites, because the local developer asking for the probe is the operator who consents."""
+
+    def __init__(self, app: Starlette, organization_id: str) -> None:
+        self._sessions: SessionFactory = app.state.services.session_factory
+        self._settings: ServiceSettings = app.state.services.settings
+        self._organization_id = organization_id
+        self._lock = anyio.Lock()
+
+    async def __call__(self, ai_system_id: str, address: str) -> str:
+        kind = "url" if address.startswith(("http://", "https://")) else "command"
+        async with self._lock, self._sessions() as session:
+            try:
+                existing = [
+                    t
+                    for t in await targets.list_targets(session, self._organization_id, ai_system_id)
+                    if t.address == address and t.status != "RETIRED"
+                ]
+                target = existing[0] if existing else None
+                if target is None:
+                    spec = (
+                        targets.TargetSpec(mcp_url=address)
+                        if kind == "url"
+                        else targets.TargetSpec(mcp_command=address)
+                    )
+                    target = await targets.add_target(
+                        session,
+                        self._organization_id,
+                        ai_system_id,
+                        spec,
+                        key_dir=self._settings.key_directory(),
+                        allowed_networks=self._settings.runtime_allowed_networks,
+                    )
+                missing = [s for s in targets.DEFAULT_SUITES if s not in target.consented_suites]
+                if missing:
+                    await targets.consent_target(session, target.id, [*target.consented_suites, *missing])
+                if target.status != "VERIFIED":
+                    await targets.verify_target(session, target.id)
+                await session.commit()
+            except provisioning.ProvisioningError as exc:
+                raise AssayError("INVALID_REQUEST", exc.message) from exc
+            return target.id
+
+
 @asynccontextmanager
 async def open_embedded(
     settings: ServiceSettings,
@@ -239,6 +286,7 @@ async def open_embedded(
         # the caller's key, never made for the workspace's organization.
         intake = None if caller_keys else EmbeddedIntake(app, record.organizationId)
         provider: IntakeProvider | None = intake
+        runtime_targets: TargetProvider | None = None if caller_keys else EmbeddedTargets(app, record.organizationId)
         try:
             bound = AssayBinding(
                 client=client,
@@ -248,6 +296,7 @@ async def open_embedded(
                 confine_paths=confine_paths,
                 scan_cache=MemoryCache(),
                 intake=provider,
+                targets=runtime_targets,
             )
             yield EmbeddedService(app=app, binding=bound, record=record)
         finally:

@@ -28,6 +28,13 @@ class IntakeAccess:
 IntakeProvider = Callable[[str, str], Awaitable[IntakeAccess]]
 
 
+# Given an AI System and an MCP server to probe (a command line, or an http(s) URL), the id of a runtime
+# target for it, verified and consented to the default suites: the embedded service's local developer is
+# its operator, so asking for the probe is the consent (docs/runtime.md). None where targets are made by
+# an administrator (a shared service): a probe then names an existing target id.
+TargetProvider = Callable[[str, str], Awaitable[str]]
+
+
 @dataclass(frozen=True, slots=True)
 class AssayBinding:
     """The MCP server's connection to one assurance service.
@@ -48,6 +55,8 @@ class AssayBinding:
     scan_cache: FactsCache | None = None
     # Binders and an ingest key on demand (embedded service); None: look binders up with the client's key.
     intake: IntakeProvider | None = None
+    # Runtime targets on demand (embedded service); None: name an existing target.
+    targets: TargetProvider | None = None
 
     def client_for(self, ctx: Context[Any, Any] | None) -> AssayClient:
         """The client to act with for this request."""

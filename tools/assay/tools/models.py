@@ -7,7 +7,7 @@ member the tools add to run results: a hint to the next call.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired
+from typing import Any, Literal, NotRequired
 
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
@@ -198,4 +198,18 @@ class WorkspaceAssessment(TypedDict):
     summary: NotRequired[Summary]
     scanLimitations: NotRequired[list[str]]
     evidenceReceipts: NotRequired[list[EvidenceReceipt]]
+    nextStep: str
+
+
+class ProbeResult(TypedDict):
+    """What ``assay_probe_mcp_server`` returns: the run, the disposition, and what the probe found."""
+
+    status: str
+    runId: str
+    aiSystemId: str
+    targetId: str
+    evaluationId: NotRequired[str]
+    disposition: NotRequired[Disposition | None]
+    runtime: NotRequired[dict[str, Any]]
+    topReasons: NotRequired[list[dict[str, Any]]]
     nextStep: str

@@ -10,7 +10,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-from assay.tools import assessments, discovery, evidence, reports, resources, runs, workspace
+from assay.tools import assessments, discovery, evidence, reports, resources, runs, runtime, workspace
 from assay.tools.context import AssayBinding
 
 # Reads change nothing. Creating a run adds a NEW run and Evaluation and never alters an existing one:
@@ -19,6 +19,8 @@ READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_h
 CREATE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 # An answer replaces the previous answer to the same question (the same answer again changes nothing).
 ANSWER = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+# A probe contacts the MCP server it names (a process it starts, or a URL): open world, changes nothing there.
+PROBE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +51,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "assay_attach_assessment_data", "Attach an assessment's data file", assessments.attach_assessment_data, CREATE
     ),
+    ToolSpec("assay_probe_mcp_server", "Probe an MCP server (runtime engine)", runtime.probe_mcp_server, PROBE),
 )
 
 

@@ -24,6 +24,7 @@ from assay.tools.evidence import ingest_file
 from assay.tools.models import WorkspaceAssessment
 from assay.tools.reports import evaluation_path
 from assay.tools.runs import MAX_WAIT_SECONDS, RUNS, StageReporter, wait_for_run
+from assay.tools.runtime import workspace_command
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +131,8 @@ async def assess_workspace(
 ) -> WorkspaceAssessment:
     """Assess this workspace in one call: scan its code locally (read, never executed), submit the scan as a
     qualified scan, create a NEW run attached to it, wait for the Evaluation (progress on stage changes),
-    and return its summary with runId and evaluationId. evidence_files (OTLP/JSON traces of your tests, SARIF
+    and return its summary with runId and evaluationId. When assay.toml has [runtime] mcp_command, the
+    workspace's own MCP server is started and probed in the same run. evidence_files (OTLP/JSON traces of your tests, SARIF
     of a linter) are ingested and attached, so the observed question and the scenario snapshot use them.
     Call it again after every change: each call makes
     a NEW Evaluation and never alters an earlier one. Next: assay_get_agent_audit(evaluation_id)."""
@@ -146,6 +148,13 @@ async def assess_workspace(
     await progress.stage(f"submitting the qualified scan {bundle['contentHash']}")
     scan = await submit_scan(api, system, bundle)
     body: dict[str, Any] = {"aiSystemId": system, "engines": {"static": {"enabled": True, **scan["attach"]}}}
+    command = workspace_command(root) if bound.targets is not None else None
+    if command is not None and bound.targets is not None:
+        # assay.toml says how to start the workspace's own MCP server: probe it in the same run, so its
+        # tool hints meet the code just scanned (docs/runtime.md).
+        await progress.stage(f"registering the workspace's MCP server ({command})")
+        target = await bound.targets(system, command)
+        body["engines"]["runtime"] = {"enabled": True, "targetId": target}
     receipts = []
     for file in files:
         await progress.stage(f"ingesting {file.name}")

@@ -92,14 +92,17 @@ def observed_question(view: EvidenceView) -> dict[str, Any]:
         "gates": len(runtime.gates),
     }
     if not runtime.present:
-        return {
-            "status": "EVIDENCE_NEEDED",
-            "actions": [],
-            "gates": [],
-            "summary": summary,
-            "note": "No runtime evidence is in this Evaluation's membership: observed actions are EVIDENCE_NEEDED, "
-            "never reported as not having occurred.",
-        }
+        note = (
+            "No runtime evidence is in this Evaluation's membership: observed actions are EVIDENCE_NEEDED, "
+            "never reported as not having occurred."
+        )
+        if view.probes:
+            # A runtime probe listed what the servers expose; it called nothing (docs/runtime.md).
+            note = (
+                f"Runtime probe of {len(view.probes)} target(s): their catalogues were listed (tools exposed), no "
+                "tool was called, so observed actions are EVIDENCE_NEEDED, never reported as not having occurred."
+            )
+        return {"status": "EVIDENCE_NEEDED", "actions": [], "gates": [], "summary": summary, "note": note}
     actions = []
     for observed in observed_tools(view):
         classes = sorted({view.actions[a].actionClass for a in observed.action_ids})

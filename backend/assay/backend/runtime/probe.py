@@ -9,6 +9,7 @@ byte-identical. Header secrets travel on the HTTP connection only and never ente
 
 from __future__ import annotations
 
+import ssl
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -118,7 +119,20 @@ async def record_session(target: ProbeTarget, suites: Sequence[str], limits: Lim
     }
 
 
+def _tls_error(exc: BaseException | None) -> ssl.SSLError | None:
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, ssl.SSLError):
+            return exc
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
 def _ended(server: StdioServer, exc: BaseException) -> ProbeError:
+    tls = _tls_error(exc)
+    if tls is not None or "CERTIFICATE_VERIFY_FAILED" in str(exc):
+        # A certificate the client does not trust will not become trusted by retrying.
+        return ProbeError(f"TLS with the target failed ({tls or exc})", retryable=False)
     process = server.process
     if process is not None and process.returncode is not None:
         return ProbeError(f"the server exited mid-session (exit status {process.returncode})", retryable=True)

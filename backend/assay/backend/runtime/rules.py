@@ -49,6 +49,8 @@ def texts(item: Entity) -> Iterator[tuple[str, str]]:
 def _excerpt(text: str, start: int, end: int) -> str:
     """The match with some context, invisible characters written as escapes so a reader sees them."""
     piece = text[max(0, start - EXCERPT // 2) : min(len(text), end + EXCERPT // 2)][: EXCERPT * 2]
+    # Line breaks and tabs read as spaces; every other invisible or non-ASCII symbol is shown escaped.
+    piece = " ".join(piece.replace("\t", " ").split("\n"))
     return "".join(c if (c.isprintable() and c.isascii()) or c.isalnum() else f"\\u{ord(c):04x}" for c in piece)
 
 

@@ -54,6 +54,12 @@ class _ScenarioEntry(_File):
     description: str | None = None
 
 
+class _RuntimeEntry(_File):
+    # How to start the workspace's own MCP server over stdio; read by the MCP workspace assessment
+    # (docs/runtime.md), not by the static engine.
+    mcp_command: str = Field(min_length=1)
+
+
 class _DeclarationFile(_File):
     version: str = Field(pattern=r"^1$")
     system: str | None = None
@@ -62,6 +68,7 @@ class _DeclarationFile(_File):
     tools: list[str] = Field(default_factory=list)
     actions: list[_ActionEntry] = Field(default_factory=list)
     scenarios: list[_ScenarioEntry] = Field(default_factory=list)
+    runtime: _RuntimeEntry | None = None
 
 
 @dataclass(frozen=True, slots=True)
