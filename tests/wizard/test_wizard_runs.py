@@ -96,6 +96,13 @@ async def test_a_wizard_only_run_of_a_system_without_source_assesses_every_contr
     assert report["disposition"] == "REVIEW"
     assert not any(r["disposition"] == "BLOCK" for r in report["reasons"])
 
+    # The agent audit carries the controls with their statuses and evidence refs.
+    audit = (await client.get(f"{EVALUATIONS}/{evaluation_id}/agent-audit", headers=bearer(key))).json()["agentAudit"]
+    section = next(s for s in audit["sections"] if s["id"] == "jurisdiction")
+    assert {c["id"]: c["status"] for c in section["controls"]} == {k: v["status"] for k, v in controls.items()}
+    assert any(r.endswith("#answer:independent_auditor") for c in section["controls"] for r in c["evidenceRefs"])
+    assert any("NYC-LL144-DATA-POLICY EVIDENCE_NEEDED" in line for line in audit["narrative"]["notAssessed"])
+
     # A later answer changes the assessment, never the Evaluation already made; a NEW run sees it.
     assert (await answer(client, key, assessment, "data_policy_disclosed", True)).status_code == 200
     again = await client.get(f"{EVALUATIONS}/{evaluation_id}/master-report?detail=full", headers=bearer(key))

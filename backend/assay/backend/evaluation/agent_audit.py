@@ -65,7 +65,43 @@ def _narrative(data: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
     if fq["observed"]["status"] != "ESTABLISHED":
         not_assessed.append(f"observed: {fq['observed']['status']}")
     not_assessed.append(f"scenario snapshot: {data['evaluationScenarioSnapshot']['status']}")
+    section = fq["authority"].get("jurisdiction")
+    if section is not None and section["status"] != "ASSESSED":
+        not_assessed.append(f"{section['framework']} controls: NOT_ASSESSED")
+    for control in (section or {}).get("controls", []):
+        line = f"{section['framework']} {control['id']} {control['status']}: {control['title']} ({control['citation']})"
+        if control["status"] == "ESTABLISHED":
+            established.append(line)
+        elif control["status"] == "MISSING":
+            unestablished.append(line)
+        elif control["status"] == "EVIDENCE_NEEDED":
+            not_assessed.append(line)
     return established, unestablished, not_assessed
+
+
+def _jurisdiction_section(data: dict[str, Any], cap: Any) -> list[dict[str, Any]]:
+    """The jurisdiction's controls with their statuses and evidence refs (none without a jurisdiction)."""
+    section = data["fourQuestions"]["authority"].get("jurisdiction")
+    if section is None:
+        return []
+    controls = [
+        {
+            k: c.get(k)
+            for k in ("id", "status", "title", "citation", "appliesFrom", "inForce", "evidenceRefs", "closedBy")
+        }
+        for c in section["controls"]
+    ]
+    return [
+        {
+            "id": "jurisdiction",
+            "title": "Jurisdiction controls",
+            "framework": section["framework"],
+            "status": section["status"],
+            "pack": section.get("pack"),
+            "counts": section.get("counts", {}),
+            "controls": cap(controls, "sections.jurisdiction.controls"),
+        }
+    ]
 
 
 def _rest(omitted: dict[str, int], page: int, pages: int) -> str | None:
@@ -175,6 +211,7 @@ def build_agent_audit(
             },
             {"id": "verification", "title": "Verification needed", "count": len(every)},
             *_runtime_section(data, cap),
+            *_jurisdiction_section(data, cap),
         ],
         "narrative": {
             "established": cap(established, "narrative.established"),
