@@ -214,6 +214,11 @@ class ToolDef(_Facts):
         description="A use in a model's tool set (``tools: {...}`` of a generation call or agent): a tool even "
         "when its definition is not in the tree.",
     )
+    listed: bool = Field(
+        default=False,
+        description="A use in a model's tool list (``tools: [weatherTool]``): names nothing itself; joined with "
+        "the definition it refers to, or a frontier item when analysis cannot see it.",
+    )
 
     @classmethod
     def found(

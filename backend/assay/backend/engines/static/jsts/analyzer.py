@@ -140,10 +140,29 @@ class FileAnalyzer(StmtLogic):
             name = self.code.text(pattern)
             names.append(name)
             if typed:
-                type_name = self.type_name(param.child_by_field_id(self.fields.type))
+                annotation = param.child_by_field_id(self.fields.type)
+                type_name = self.type_name(annotation)
                 if type_name:
                     types[name] = type_name
+                members: dict[str, str] = {}
+                self.member_types(annotation, members)
+                for member, member_type in members.items():  # ``const { sandbox } = ctx`` later
+                    types[f"{name}.{member}"] = member_type
         return names, types
+
+    def member_types(self, annotation: Node | None, types: dict[str, str]) -> None:
+        """The typed members of an interface or object type of this file (``ctx: RunContext`` whose
+        ``sandbox: Sandbox``): member name -> type."""
+        shape = annotation.named_children[0] if annotation is not None and annotation.named_children else None
+        if shape is not None and shape.type == "type_identifier":
+            shape = self.imports.shapes.get(self.code.text(shape))
+        if shape is None or shape.type not in ("object_type", "interface_body"):
+            return
+        for m in shape.named_children:
+            if m.type == "property_signature":
+                found = self.type_name(m.child_by_field_id(self.fields.type))
+                if found:
+                    types[self.code.text(m.child_by_field_id(self.fields.name))] = found
 
     def destructured_types(self, pattern: Node, annotation: Node | None, types: dict[str, str]) -> None:
         """``{ sandbox, writer }: Dependencies`` (an interface or type of this file) or ``{ sandbox }:

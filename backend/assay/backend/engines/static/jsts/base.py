@@ -131,6 +131,8 @@ class AnalyzerBase:
         # Classes of this file: their methods, and the class each extends when it is in the tree.
         self.class_methods: dict[str, set[str]] = {}
         self.class_bases: dict[str, str] = {}
+        # Classes of the file that extend a library class: class -> the library class.
+        self.library_bases: dict[str, str] = {}
         # Functions of the tree named by a string: { get_weather: getWeather }, case "get_weather": ...
         self.named_impls: dict[str, str] = {}
         # What functions of this file return, by their TypeScript return type (``(): Promise<Pool>``).
@@ -287,7 +289,9 @@ class AnalyzerBase:
             node = name_node or node
         if node.type in ("type_identifier", "identifier"):
             name = self.code.text(node)
-            return self.imports.aliases.get(name) or self.imports.local_defs.get(name)
+            found = self.imports.aliases.get(name) or self.imports.local_defs.get(name)
+            # Platform types no import names (Cloudflare ``SqlStorage``, ``D1Database``...), by the rules.
+            return found or (name if name in self.rules.global_types else None)
         if node.type == "nested_type_identifier":
             head, _, rest = self.code.text(node).partition(".")
             base = self.imports.aliases.get(head)

@@ -63,6 +63,18 @@ class BindingLogic(CallLogic):
             for name in self.code.pattern_names(name_node):
                 scope.taint[name] = taint
                 scope.assembled.add(name)
+            if kind == "identifier" and name_node.type == "object_pattern":  # const { sandbox } = ctx
+                holder = self.code.text(inner)
+                for part in name_node.named_children:
+                    if part.type == "shorthand_property_identifier_pattern":
+                        key = local = self.code.text(part)
+                    elif part.type == "pair_pattern" and (v := part.child_by_field_id(self.fields.value)) is not None:
+                        key, local = self.code.text(part.child_by_field_id(self.fields.key)), self.code.text(v)
+                    else:
+                        continue
+                    member_type = scope.types.get(f"{holder}.{key}")
+                    if member_type:
+                        scope.types[local] = member_type
             return
         scope.taint[name_text] = taint
         self.bind_whole(name_text, inner, scope)
@@ -218,6 +230,8 @@ class BindingLogic(CallLogic):
             base, _ = self.dotted(base_node, scope)
             if base is not None and "#" in base:
                 self.class_bases[cls] = base
+            elif base is not None:  # ``class Sandbox extends BaseSandbox``: a library class
+                self.library_bases[cls] = base
             self.overrides(cls, body, heritage, base if base is not None and "#" in base else None)
         for member in body.named_children:
             if member.type == "public_field_definition":

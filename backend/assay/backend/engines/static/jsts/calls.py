@@ -45,12 +45,24 @@ class CallLogic(SiteLogic):
                 args = [a for a in args if a.type != "comment"]
         name, resolved = self.callee_name(node, func, scope)
         facts = classify(self.rules, name) if name else NOTHING
+        if facts is NOTHING and name and "#" in name:
+            # ``sandbox.exec(...)`` on a class of the tree that extends a library's (``class Sandbox
+            # extends BaseSandbox``) without defining ``exec``: the library's method runs.
+            base = self.inherited(name)
+            cls, _, method = base.rpartition(".")
+            library = self.library_bases.get(cls)
+            if library is not None and method not in self.class_methods.get(cls, ()):
+                base = f"{library}.{method}"
+            if base != name and "#" not in base:
+                name, facts = base, classify(self.rules, base)
         gate_id = self.gate_site(scope, facts.gate, node, name) if facts.gate is not None and name else None
         self.call_gates[node.id] = gate_id
         if gate_id is not None and facts.gate is not None and facts.gate.match.get("pauses"):
             scope.pauses.append(gate_id)
         if facts.tool and name:
             self.tool_recognizer.tool_call(node, name, args, scope)
+        if self.rules.auth_middleware is not None and name and len(args) > 1:
+            self.middleware_gates(name, args, scope)
 
         receiver = EMPTY
         keyed = False  # f[k](...) or f[k].m(...): a callee looked up by key
@@ -101,6 +113,12 @@ class CallLogic(SiteLogic):
         if not name:
             return all_args | returned
         if facts is NOTHING:  # most calls: the rules say nothing about them
+            client = self.rules.client_rule
+            if client is not None and resolved and "#" not in name and self.client_call(node, name):
+                # An awaited call into a third-party package nobody wrote a rule for (``await
+                # notion.pages.create(...)``): it talks to a service, network.egress naming the package.
+                self.add_action(client, node, name, scope, active, all_args)
+                return all_args | returned
             return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
 
         command, command_args = self.command(name, args, scope) if facts.command else (None, None)
@@ -129,6 +147,54 @@ class CallLogic(SiteLogic):
             self.add_action(action_rule, node, target, scope, active, all_args, gates, sql_param)
             return all_args | returned
         return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
+
+    def client_call(self, node: Node, name: str) -> bool:
+        """Whether ``name`` is a method of a third-party package's client or module, awaited: the
+        general rule for SDKs the pack does not list (JS-FX-CLIENT-001)."""
+        parent = node.parent
+        if parent is None or parent.type != "await_expression" or "." not in name:
+            return False
+        package = name.split(".", 1)[0]
+        if name.startswith("@"):
+            scope_part, _, rest = name.partition("/")
+            package = f"{scope_part}/{rest.split('.', 1)[0]}"
+        if package not in self.imports.packages:
+            return False  # a global, a local or a relative module: not a package this file imports
+        return not self.rules.local_package(package)
+
+    def middleware_gates(self, name: str, args: list[Node], scope: Scope) -> None:
+        """``app.post("/mcp", authMiddleware, handler)``: an authentication middleware in front of a
+        route (by its name) is a gate on what the route serves, recorded where the middleware is defined
+        in this file (else where it is put in front)."""
+        rule = self.rules.auth_middleware
+        assert rule is not None
+        if name.rpartition(".")[2] not in rule.match["route_methods"]:
+            return
+        for arg in args[:-1]:
+            inner = unwrap(arg)
+            if inner is None or inner.type != "identifier":
+                continue
+            text = self.code.text(inner)
+            if not self.rules.auth_names.matches(text):
+                continue
+            where = self.top_definition(text) or inner
+            self.gate_site(scope, rule, where, f"{text} in front of {name}")
+
+    def top_definition(self, name: str) -> Node | None:
+        """The top-level declaration of ``name`` in this file (a function or a const), or None."""
+        for stmt in self.root.named_children:
+            decl = stmt.named_children[0] if stmt.type == "export_statement" and stmt.named_children else stmt
+            if decl.type == "function_declaration":
+                if self.code.text(decl.child_by_field_id(self.fields.name)) == name:
+                    return decl
+            elif decl.type in ("lexical_declaration", "variable_declaration"):
+                for part in decl.named_children:
+                    if (
+                        part.type == "variable_declarator"
+                        and self.code.text(part.child_by_field_id(self.fields.name)) == name
+                    ):
+                        return part
+        return None
 
     def mutated(self, func: Node, taint: Taint, scope: Scope) -> None:
         """``args.push(input.name)``: a collection a method adds to carries what was added."""
@@ -178,6 +244,22 @@ class CallLogic(SiteLogic):
         all_args: Taint,
     ) -> Taint:
         """A call that is neither a model use nor an action: a call into the tree, or possibly unresolved."""
+        runs = self.rules.agent_runners.get(name.rpartition(".")[2]) if self.rules.agent_runners else None
+        if runs is not None and arg_taints:
+            # ``this.runAgentTool(ClaudeCodeAgent, { input })``: the agent class's turn runs here.
+            cls, _ = self.dotted(arg_taints[0][2], scope)
+            if cls is not None and "#" in cls:
+                scope.calls.append(
+                    trusted(
+                        CallFact,
+                        location=self.loc(node),
+                        callee=self.inherited(f"{cls}.{runs}"),
+                        resolved=True,
+                        dominatingGates=sorted(active),
+                        args=self.call_args(arg_taints[1:], scope),
+                    )
+                )
+                return all_args | returned
         if "#" in name:
             callee = self.inherited(f"{name}default" if name.endswith("#") else name)
             owner, _, method = callee.rpartition(".")

@@ -7,13 +7,16 @@ from collections.abc import Callable
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ArgTaint, CallFact, FunctionFacts
+from assay.backend.engines.static.facts import ArgTaint, CallFact, FrontierSite, FunctionFacts
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.bindings import BindingLogic
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint
 from assay.backend.engines.static.jsts.scope import param_taint as own_param
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
+
+# Items of one array, argument list or template walked at most: beyond that a literal is data.
+MAX_LITERAL_ITEMS = 5000
 
 
 class ExprLogic(BindingLogic):
@@ -46,11 +49,48 @@ class ExprLogic(BindingLogic):
         """Any other expression (arrays, templates, unary and update operators, spreads...): the union of
         what its parts carry."""
         taint = EMPTY
-        for child in node.named_children:
+        children = node.named_children
+        if len(children) > MAX_LITERAL_ITEMS:  # a data table written as code: cut, and said so
+            self.literal_cut(node, len(children))
+            children = children[:MAX_LITERAL_ITEMS]
+        for child in children:
             found = self.expr(child, scope, active)
             if found:  # most parts carry nothing: skip building a new set for them
                 taint = taint | found if taint else found
         return taint
+
+    def hook_gates(self, key: bytes, function: Node, scope: Scope) -> None:
+        """``hooks: { onToolStart: async ({ tool, args }) => { if (...) throw new ToolDeniedError(...) } }``:
+        a hook that runs before every tool call and refuses some (a ``throw`` or a deny/block decision
+        under a condition) is a permission check in front of the agent's tools, at the condition."""
+        rule = self.rules.hook_gate
+        assert rule is not None
+        if key.decode("utf-8", "replace") not in rule.match["before_tool_hooks"]:
+            return
+        body = function.child_by_field_id(self.fields.body)
+        stack = [body] if body is not None else []
+        while stack:
+            node = stack.pop()
+            if node.type == "if_statement":
+                consequence = node.child_by_field_id(self.fields.consequence)
+                text = self.code.raw(consequence) if consequence is not None else b""
+                if b"throw " in text or any(w in text for w in (b'"deny"', b"'deny'", b'"block"', b"'block'")):
+                    self.gate_site(scope, rule, node, f"{key.decode()} refuses some tool calls")
+                    continue
+            if node.type not in FUNCTIONS or node is body:
+                stack.extend(reversed(node.named_children))
+
+    def literal_cut(self, node: Node, count: int) -> None:
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "literal_cut", self.path, location.line, location.column),
+                kind="parse_error",
+                detail=f"a literal of {count} items at line {location.line} is cut after {MAX_LITERAL_ITEMS}; "
+                "what the rest calls is not analysed",
+                location=location,
+            )
+        )
 
     def binary(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
         operator = self.code.operator_of(node)
@@ -134,6 +174,20 @@ class ExprLogic(BindingLogic):
                 if inner is None:
                     continue
                 inner_kind = inner.type
+                if key is not None and inner_kind in FUNCTIONS and self.rules.hook_gate is not None:
+                    self.hook_gates(self.code.raw(key), inner, scope)
+                if key is not None and inner_kind == "array" and self.rules.builtin_lists:
+                    recognizer.builtin_list(self.code.raw(key), inner, scope)
+                if key is not None and inner_kind == "array" and self.rules.subagent_tools:
+                    recognizer.subagent_tool(child, self.code.raw(key), inner, node, scope)
+                if (
+                    inner_kind != "object"
+                    and key is not None
+                    and self.code.raw(key) in self.rules.tool_list_keys
+                    and (call := recognizer.options_call(node, scope)) is not None
+                ):
+                    recognizer.tool_list(child, inner, scope, active, call)
+                    continue
                 if inner_kind == "identifier":
                     key_text = self.code.key_name(key)
                     variable = self.code.text(inner)
@@ -173,6 +227,8 @@ class ExprLogic(BindingLogic):
                 name = self.code.text(child)
                 if name not in recognizer.tool_vars:
                     recognizer.placement(child, name, child, scope, toolset)
+                elif toolset:  # ``tools: { weatherTool }`` in a model's tool set: named by the key
+                    recognizer.rename(name, name)
                 if owner is not None:
                     target, _ = self.resolve_name(name, scope)
                     if target is not None and "#" in target:

@@ -42,10 +42,46 @@ def module_path(path: str) -> str:
     return canonical_module(path)
 
 
+# Minified or generated code: a file this large whose lines are this long on average is not written by
+# a person (a bundle, a .min.js); a person's longest lines are a few hundred characters.
+_MINIFIED_MIN_BYTES = 32 * 1024
+_MINIFIED_AVG_LINE = 1000
+
+
+def _minified(source: bytes, lines: int) -> str | None:
+    """Why a file is skipped as minified or generated code, or None."""
+    if len(source) < _MINIFIED_MIN_BYTES:
+        return None
+    average = len(source) // max(lines, 1)
+    if average >= _MINIFIED_AVG_LINE:
+        return f"minified or generated code ({len(source)} bytes in {lines} lines, {average} characters a line)"
+    return None
+
+
 def analyze_javascript(path: str, source: bytes, digest: str, language: JsLanguage, rules: RulePack) -> FileFacts:
     """Analyse one JS/TS file (``path`` is POSIX, relative to the tree root). Deterministic: the same
     bytes, path and rules always give the same facts."""
     lines = source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
+    minified = _minified(source, lines)
+    if minified is not None:
+        # A bundle or minified build: what it holds is someone else's code, written for machines; its
+        # walk would cost more than the rest of the tree. Skipped, and said so (never a silent pass).
+        return FileFacts(
+            path=path,
+            language=language,
+            digest=digest,
+            lines=lines,
+            module=canonical_module(path),
+            parseError=minified,
+            frontier=[
+                FrontierSite(
+                    id=short_id("fr", "skipped_file", path),
+                    kind="skipped_file",
+                    detail=f"{minified}; not analysed, what it calls and does is not visible",
+                    location=Location(path=path, line=1, column=1),
+                )
+            ],
+        )
     root = parser(language).parse(source).root_node
     module = canonical_module(path)
     code = Code(source, field_ids(language))

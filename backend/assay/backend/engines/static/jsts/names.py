@@ -74,6 +74,8 @@ class Imports:
     # Object shapes of top-level interfaces and type aliases (``interface Deps { sandbox: Sandbox }``),
     # for destructured parameters typed by them.
     shapes: dict[str, Node] = field(default_factory=dict)
+    # Third-party packages the file imports (``@octokit/rest``, ``dockerode``), by the name calls use.
+    packages: set[str] = field(default_factory=set)
 
     def resolve_spec(self, spec: str) -> tuple[str, bool]:
         """A module specifier -> (name prefix, is a file of the tree)."""
@@ -95,6 +97,8 @@ class Imports:
 
     def bind(self, local: str, name: str, spec: str) -> None:
         self.aliases[local] = name
+        if not spec.startswith((".", *TREE_ALIAS_PREFIXES, *PROJECT_ALIAS_PREFIXES)):
+            self.packages.add(package_name(spec))
         if spec.startswith(PROJECT_ALIAS_PREFIXES):
             self.unresolvable.add(local)
         if spec.endswith(".json"):

@@ -89,6 +89,11 @@ class JsRules:
         self.path_check = next((r for r in gates if r.match.get("prefix_checks")), None)
         self.sandbox_target = _Lookup(pats(gates, "sandbox_targets"))
         self.tool_property_gate = next((r for r in gates if "tool_property" in r.match), None)
+        # Hooks that run before every tool call (``onToolStart``, ``PreToolUse``, ``canUseTool``).
+        self.hook_gate = next((r for r in gates if "before_tool_hooks" in r.match), None)
+        # Authentication middleware put in front of a route (``app.post("/mcp", requireAuth, handler)``).
+        self.auth_middleware = next((r for r in gates if "middleware_names" in r.match), None)
+        self.auth_names = Patterns(self.auth_middleware.match["middleware_names"] if self.auth_middleware else [])
         self.object_tool = _Lookup(pats(tools, "object_tool_calls"))
         self.fn_tool = _Lookup(pats(tools, "fn_tool_calls"))
         self.builtin_tool = _Lookup(
@@ -96,12 +101,50 @@ class JsRules:
         )
         self.mcp_server = _Lookup(pats(tools, "mcp_server_types"))
         self.class_tool = _Lookup(pats(tools, "class_tool_bases"))
+        self.code_tool = _Lookup(pats(tools, "code_tools"))
+        self.agent_class_tool = _Lookup(
+            [
+                (r, Patterns("*." + k for k in r.match["agent_class_tools"]))
+                for r in tools
+                if "agent_class_tools" in r.match
+            ]
+            + [(r, Patterns(r.match["agent_class_tools"])) for r in tools if "agent_class_tools" in r.match]
+        )
+        # Calls that run an agent class of the tree (``this.runAgentTool(Cls, ...)``): method name -> the
+        # agent's method that runs.
+        self.agent_runners: dict[str, str] = {k: v for r in tools for k, v in r.match.get("agent_runners", {}).items()}
+        # Lists of built-in tool names (``allowedTools: ["Bash", "Read"]``): (rule, keys, packages, name ->
+        # (action class, impact) or None).
+        self.builtin_lists = [
+            (
+                r,
+                frozenset(k.encode() for k in r.match["builtin_lists"]["keys"]),
+                frozenset(r.match["builtin_lists"]["packages"]),
+                {
+                    name: (tuple(effect) if effect else None)
+                    for name, effect in r.match["builtin_lists"]["tools"].items()
+                },
+            )
+            for r in tools
+            if "builtin_lists" in r.match
+        ]
+        # Options whose agents the framework gives the model as one delegation tool (``subAgents``).
+        self.subagent_tools: dict[bytes, tuple[Rule, str]] = {
+            k.encode(): (r, v) for r in tools for k, v in r.match.get("subagent_options", {}).items()
+        }
+        self.subagent_calls = Patterns(c for r in tools for c in r.match.get("subagent_calls", ()))
+        # Tools by role (any package): the rule that names their positional form and server prefixes.
+        self.generic_tool = next((r for r in tools if "positional_names" in r.match), None)
         self.literal_tools = [r for r in tools if "object_literal" in r.match and "hosted_types" not in r.match]
         self.hosted_tool = next((r for r in tools if "hosted_types" in r.match), None)
         # Tools placed under a key (``{ weather: weatherTool }``), and the calls whose ``tools`` object
         # is a model's tool set (every key a tool).
         self.placement_rule = next((r for r in tools if "tool_sets" in r.match), None)
         self.tool_sets = Patterns(self.placement_rule.match["tool_sets"] if self.placement_rule else [])
+        # Options under which a call is given a model's tools (``tools: [...]``): every element a tool.
+        self.tool_list_keys = frozenset(
+            k.encode() for k in (self.placement_rule.match.get("tool_list_keys", []) if self.placement_rule else [])
+        )
         # Tool definitions written as objects (``{ name, description, handler }``).
         self.definition_rule = next((r for r in tools if "definition_objects" in r.match), None)
         # Calls whose callback receives what the model sends a tool (MCP ``setRequestHandler``).
@@ -109,7 +152,33 @@ class JsRules:
         self.frontier_tools = _Lookup(pats(frontier, "calls"))
         self.dispatch_rule = next((r for r in frontier if r.match.get("dynamic_dispatch")), None)
         self.config_rule = next((r for r in frontier if r.match.get("json_tool_imports")), None)
+        # The general rule for SDKs the pack does not list: an awaited call into a third-party package.
+        self.client_rule = next((r for r in actions if "client_calls" in r.match), None)
+        client = self.client_rule.match if self.client_rule is not None else {}
+        self.local_packages = Patterns(client.get("local_packages", []))
+        self.local_memo: dict[str, bool] = {}
+        # Packages some rule already models: their other calls (a pool's ``getConnection``, a sandbox's
+        # ``kill``) are plumbing around the calls that rule names, not a service nobody listed.
+        self.known_packages = frozenset(
+            _package_of(pattern)
+            for rule in pack.rules
+            if rule.language == "javascript"
+            for key in (
+                "calls",
+                "commands",
+                "command_patterns",
+                "sandbox_targets",
+                "object_tool_calls",
+                "fn_tool_calls",
+            )
+            for pattern in rule.match.get(key, ())
+            if isinstance(pattern, str) and not pattern.startswith("*")
+        )
         self.classified: dict[str, Classified] = {}
+        # Types of the platform that no import names, which rules match on (``SqlStorage.exec``).
+        self.global_types = frozenset(
+            t for r in pack.rules if r.language == "javascript" for t in r.match.get("global_types", ())
+        )
         self.by_id = {r.id: r for r in actions}
         self.message_hosts = [(r, tuple(r.match["http_hosts"])) for r in actions if "http_hosts" in r.match]
         self.credential = next((r for r in actions if "env_names" in r.match), None)
@@ -123,6 +192,8 @@ class JsRules:
                 self.object_tool,
                 self.fn_tool,
                 self.builtin_tool,
+                self.agent_class_tool,
+                self.code_tool,
                 self.model,
                 self.taint_source,
                 self.network,
@@ -136,6 +207,23 @@ class JsRules:
         self.unresolved_skip = (
             frozenset(self.unresolved_rule.match.get("skip", [])) if self.unresolved_rule else frozenset()
         )
+
+    def local_package(self, package: str) -> bool:
+        """Whether calls into ``package`` stay in the process (Node built-ins, validation, formatting,
+        the agent frameworks whose calls are model uses), by the general rule's list, or are modelled
+        by a rule of their own."""
+        found = self.local_memo.get(package)
+        if found is None:
+            found = self.local_memo[package] = package in self.known_packages or self.local_packages.matches(package)
+        return found
+
+
+def _package_of(name: str) -> str:
+    """The package a resolved name or pattern starts with (``@scope/pkg`` or ``pkg``)."""
+    if name.startswith("@"):
+        scope, _, rest = name.partition("/")
+        return f"{scope}/{rest.split('.', 1)[0].split('*', 1)[0]}"
+    return name.split(".", 1)[0].split("*", 1)[0]
 
 
 _COMPILED: dict[str, JsRules] = {}
@@ -157,7 +245,7 @@ def classify(rules: JsRules, name: str) -> Classified:
         owner, _, method = name.rpartition(".")
         if (
             not rules.any_call.matches(name)
-            and method not in ("tool", "registerTool", "registerToolTask", "send")
+            and method not in ("tool", "registerTool", "registerToolTask", "addTool", "send")
             and name not in rules.config_reads
         ):
             memo[name] = NOTHING  # most names: no rule pattern could match them
@@ -167,7 +255,10 @@ def classify(rules: JsRules, name: str) -> Classified:
             tool=rules.object_tool(name) is not None
             or rules.fn_tool(name) is not None
             or rules.builtin_tool(name) is not None
-            or (method in ("tool", "registerTool", "registerToolTask") and rules.mcp_server(owner) is not None),
+            or rules.agent_class_tool(name) is not None
+            or rules.code_tool(name) is not None
+            or (method in ("tool", "registerTool", "registerToolTask") and rules.mcp_server(owner) is not None)
+            or (rules.generic_tool is not None and method in rules.generic_tool.match["positional_names"]),
             model=rules.model(name),
             taint_source=rules.taint_source(name),
             network=rules.network(name) is not None,

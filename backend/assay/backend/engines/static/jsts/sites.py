@@ -67,6 +67,24 @@ class SiteLogic(GateLogic):
             if rule.match.get("provider_from_model_prefix") and model_id and ":" in model_id:
                 vendor, _, model_id = model_id.partition(":")  # initChatModel("openai:gpt-4o")
                 provider = _VENDORS.get(vendor, vendor)
+            words: dict[str, str] | None = rule.match.get("vendor_words")
+            if words is not None:
+                # A rule for frameworks nobody wrote one for: the vendor from the model string's prefix
+                # (``model: "openai/gpt-4o"``, ``"anthropic:claude-..."``) or from a vendor word in the
+                # call's name (``googleAI.model("gemini-2.5-flash")``, ``ollama({ model })``); no model
+                # named, or no vendor found: not a model use this rule can vouch for.
+                provider = None
+                if model_id and rule.match.get("model_prefix"):
+                    vendor, sep, rest = next(
+                        (model_id.partition(c) for c in ("/", ":") if c in model_id), (model_id, "", "")
+                    )
+                    if sep and vendor.lower() in words:
+                        provider, model_id = words[vendor.lower()], rest
+                if provider is None and rule.match.get("vendor_from_name"):
+                    lowered = name.lower()
+                    provider = next((v for w, v in words.items() if w in lowered), None)
+                if provider is None or not model_id:
+                    return None
         elif command is not None:
             rule = self.rules.model_command(command)
             provider = rule.provider if rule is not None else None

@@ -61,7 +61,10 @@ class LiteralTools:
             if fields is None:
                 fields = self.a.code.props(node)
                 if "name" not in fields and "function" not in fields:
-                    self.hosted_tool(node, fields)
+                    if "metadata" in fields:
+                        self.metadata_tool(node, fields, scope)
+                    else:
+                        self.hosted_tool(node, fields)
                     return
             kind = rule.match["object_literal"]
             name = description = None
@@ -120,6 +123,38 @@ class LiteralTools:
             self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
             return
 
+    def metadata_tool(self, node: Node, fields: dict[str, Node], scope: Scope) -> None:
+        """``tools: [{ metadata: { name, description, parameters } }]`` (LlamaIndex.TS ``BaseTool``): a
+        tool written as a literal in a tools list, its implementation chosen at run time by name."""
+        rule = next((r for r in self.a.rules.literal_tools if r.match["object_literal"] == "metadata_tool"), None)
+        inner = unwrap(fields.get("metadata"))
+        array = node.parent
+        pair = array.parent if array is not None and array.type == "array" else None
+        if (
+            rule is None
+            or inner is None
+            or inner.type != "object"
+            or pair is None
+            or pair.type != "pair"
+            or self.a.code.raw(pair.child_by_field_id(self.a.fields.key)) != b"tools"
+        ):
+            return
+        meta = self.a.code.props(inner)
+        name = self.a.constant(meta.get("name"), scope)
+        if not name:
+            return
+        location = self.a.loc(node)
+        self.a.tools.append(
+            ToolDef.found(
+                rule,
+                name,
+                location,
+                description=self.a.constant(meta.get("description"), scope),
+                parameters=self.schema_keys(meta.get("parameters")),
+            )
+        )
+        self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
+
     def unread_binding(self, node: Node, scope: Scope) -> ToolSource | None:
         """A tool literal bound to a top-level name its file never reads (``export const X = {...} as
         const`` and nothing else names ``X``): only a file that imports it can list it to a model."""
@@ -164,6 +199,16 @@ class LiteralTools:
         location = self.a.loc(node)
         self.a.tools.append(ToolDef.found(rule, kind, location))
 
+    def model_output_sinks(self) -> str | None:
+        """The function of this file that acts on model output the most (an action whose data comes
+        from a model call: the dispatch of a hand-written tool loop), or None."""
+        best: tuple[int, int, str] | None = None
+        for fn in self.a.functions:
+            count = sum(1 for act in fn.actions if any(o.kind == "model_output" for o in act.taint))
+            if count and (best is None or (count, -fn.location.line) > best[:2]):
+                best = (count, -fn.location.line, fn.qualname)
+        return best[2] if best is not None else None
+
     def literal_frontier(self, name: str, location: Location) -> str | None:
         rule = self.a.rules.dispatch_rule
         if rule is None:
@@ -188,11 +233,16 @@ class LiteralTools:
         literal = {index for index, _ in self.literal_tools}
         implemented = {t.name for i, t in enumerate(self.a.tools) if t.function is not None and i not in literal}
         dropped: set[int] = set()
+        loop = self.model_output_sinks()
         for index, frontier_id in self.literal_tools:
             tool = self.a.tools[index]
             function = self.a.named_impls.get(tool.name)
             if function is None and tool.name not in implemented:
-                continue
+                if loop is None or tool.function is not None:
+                    continue
+                # A plain SDK loop: the schema goes to the model and the code that acts on what the model
+                # returned (``execSync(toolUse.input.cmd)``) is where this tool's calls are carried out.
+                function = loop
             if tool.name in implemented:
                 dropped.add(index)
             else:

@@ -13,8 +13,11 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ToolDef
+from assay.backend.engines.static.facts import ActionSite, FrontierSite, FunctionFacts, ToolDef
+from assay.backend.engines.static.jsts.base import origin_key
+from assay.backend.engines.static.jsts.scope import param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
+from assay.backend.engines.static.pyast.models import trusted
 
 if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
@@ -42,11 +45,157 @@ class ToolPlacements:
         options = pair.parent
         arguments = options.parent if options is not None else None
         call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+        # The tools option of any call: a tool set, whatever framework made the call.
+        return call is not None and call.type in ("call_expression", "new_expression")
+
+    def options_call(self, options: Node, scope: Scope) -> str | None:
+        """The call whose options object ``options`` is (``new Agent({ ... })``, ``generateText({ ... })``),
+        by name, or None."""
+        arguments = options.parent
+        call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
         if call is None or call.type not in ("call_expression", "new_expression"):
-            return False
+            return None
         field = self.a.fields.function if call.type == "call_expression" else self.a.fields.constructor
         name, _ = self.a.dotted(call.child_by_field_id(field), scope)
-        return name is not None and self.a.rules.tool_sets.matches(name)
+        return name or self.a.code.text(call.child_by_field_id(field))[:60]
+
+    def tool_list(self, pair: Node, value: Node, scope: Scope, active: frozenset[str], call: str) -> None:
+        """``new Agent({ tools: [search, shell, makeThing()] })``: every element of a tool list given to a
+        call is a tool the model is given. An element a definition of this file or another accounts for
+        is that tool; anything else (a value analysis cannot follow, a call nobody wrote a rule for, a
+        spread of tools fetched at run time) is a frontier item naming the call, never a silent zero."""
+        inner = unwrap(value)
+        if inner is None:
+            return
+        elements = list(inner.named_children) if inner.type == "array" else [inner]
+        for element in elements:
+            made, frontier = len(self.a.tools), len(self.a.frontier)
+            self.a.expr(element, scope, active)
+            if len(self.a.tools) > made or len(self.a.frontier) > frontier:
+                continue  # a tool definition, or something already reported
+            item = unwrap(element)
+            if item is None or item.type in ("comment", "null", "undefined", "true", "false"):
+                continue
+            spread = item.type == "spread_element"
+            target = unwrap(item.named_children[0]) if spread and item.named_children else item
+            if target is None:
+                continue
+            if target.type == "identifier" and not spread:
+                name = self.a.code.text(target)
+                if name in self.tool_vars or name in self.bound_names:  # type: ignore[attr-defined]
+                    continue
+                held, _ = self.a.resolve_name(name, scope)
+                if held is not None and "#" in held:
+                    if held.startswith(f"{self.a.module}#") and held.rsplit("#", 1)[1] in self.a.imports.objects:
+                        continue  # a literal of this file (``const tools = [...]``): its tools are read there
+                    self.listed_use(element, held, call)
+                    continue
+            what = self.a.code.text(target)[:60]
+            self.unseen_tools(
+                element, f"tools given to {call} through {what} cannot be enumerated; what they reach is not visible"
+            )
+
+    def subagent_tool(self, pair: Node, key: bytes, value: Node, options: Node, scope: Scope) -> None:
+        """``new Agent({ subAgents: [writer, editor] })`` (VoltAgent): the framework gives the agent's model
+        one tool that delegates to them, under the name it fixes (``delegate_task``)."""
+        found = self.a.rules.subagent_tools.get(key)
+        if found is None or not value.named_children:
+            return
+        rule, tool_name = found
+        call = self.options_call(options, scope)
+        if call is None or not rule.match.get("subagent_calls") or not self.a.rules.subagent_calls.matches(call):
+            return
+        location = self.a.loc(pair)
+        self.a.tools.append(ToolDef.found(rule, tool_name, location))
+
+    def builtin_list(self, key: bytes, value: Node, scope: Scope) -> None:
+        """``allowedTools: ["Bash", "Read", "Write"]`` in a file that uses the Claude Agent SDK: each name is a
+        built-in tool of the agent's model (Claude Code's), with the built-in's effect at the name."""
+        for rule, keys, packages, effects in self.a.rules.builtin_lists:
+            if key not in keys or not (self.a.imports.packages & packages):
+                continue
+            for element in value.named_children:
+                name = self.a.code.string_value(element) if element.type == "string" else None
+                if name is None or name not in effects:
+                    continue
+                location = self.a.loc(element)
+                function = f"{self.a.module}#tool:{name}@{location.line}:{location.column}"
+                effect = effects[name]
+                actions = []
+                if effect:
+                    action_class, impact = effect
+                    actions.append(
+                        trusted(
+                            ActionSite,
+                            id=short_id("act", self.a.path, location.line, location.column, rule.id, name),
+                            actionClass=action_class,
+                            impact=impact,
+                            ruleId=rule.id,
+                            target=f"claude-code.{name}",
+                            location=location,
+                            dominatingGates=[],
+                            sqlParam=None,
+                            taint=sorted(param_taint("input", 0), key=origin_key)
+                            if action_class in ("shell.exec", "code.exec")
+                            else [],
+                        )
+                    )
+                self.a.functions.append(
+                    trusted(
+                        FunctionFacts,
+                        id=short_id("fn", self.a.path, function),
+                        qualname=function,
+                        name=f"tool:{name}",
+                        location=location,
+                        params=["input"],
+                        calls=[],
+                        actions=actions,
+                        gates=[],
+                        returns=[],
+                        returnShape=None,
+                        returnType=None,
+                    )
+                )
+                self.a.tools.append(
+                    ToolDef(
+                        id=short_id("tool", self.a.path, location.line, location.column, name, rule.id),
+                        name=name,
+                        framework=rule.framework or "unknown",
+                        ruleId=rule.id,
+                        location=location,
+                        function=function,
+                    )
+                )
+
+    def listed_use(self, node: Node, held: str, call: str) -> None:
+        rule = self.a.rules.placement_rule
+        if rule is None:
+            return
+        location = self.a.loc(node)
+        self.a.tools.append(
+            ToolDef(
+                id=short_id("tool", self.a.path, location.line, location.column, held, "listed"),
+                name=held.rsplit("#", 1)[1],
+                framework=rule.framework or "unknown",
+                ruleId=rule.id,
+                location=location,
+                ref=held,
+                listed=True,
+            )
+        )
+
+    def unseen_tools(self, node: Node, detail: str) -> None:
+        rule = self.a.rules.dispatch_rule
+        location = self.a.loc(node)
+        self.a.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "runtime_registered_tools", self.a.path, location.line, location.column),
+                kind="runtime_registered_tools",
+                detail=detail,
+                location=location,
+                ruleId=rule.id if rule is not None else None,
+            )
+        )
 
     def placement(self, pair: Node, key: str, value: Node, scope: Scope, toolset: bool) -> None:
         """``{ weather: weatherTool }`` / ``{ createSandbox: createSandbox({ writer }) }`` where the value

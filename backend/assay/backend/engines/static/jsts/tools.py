@@ -17,6 +17,7 @@ from tree_sitter import Node
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
+    ActionSite,
     ArgTaint,
     CallFact,
     FrontierSite,
@@ -37,6 +38,11 @@ if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.scope import Scope
 
 _HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def _snake(name: str) -> str:
+    """``webSearch`` -> ``web_search``: a provider tool's id from its factory's name."""
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
 
 
 class ToolRecognizer(LiteralTools, ToolPlacements):
@@ -94,24 +100,44 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
             (first is not None and first.type == "object") or (first is None and rule.match.get("options_optional"))
         ):
             fields = self.a.code.props(first) if first is not None else {}
-            tool_name = self.a.code.string_value(unwrap(fields.get("name")))
+            generic = bool(rule.match.get("name_fields"))
+            tool_name = (
+                self.field_name(fields, rule, scope)
+                if generic
+                else self.a.code.string_value(unwrap(fields.get("name")))
+            )
             binding = None
             if rule.match.get("name_from") == "property_key":
                 binding = self.a.code.enclosing_binding(node)
                 tool_name = self.a.code.enclosing_key(node) or tool_name or binding
+            elif generic:
+                # A tool built by a call that says so (``createTool({ id, execute })``): named by its name
+                # option, renamed by the key a tool set places it under (``tools: { weather: weatherTool }``).
+                binding = self.a.code.enclosing_binding(node)
+                tool_name = tool_name or self.a.code.enclosing_key(node) or binding
             held = self.a.nested_qualname(scope, binding) if binding and scope.is_module else None
+            factory = self.factory_of(node, scope)
+            if not tool_name and factory is None and rule.match.get("name_from_method"):
+                # ``tools: [openai.tools.webSearch()]``: no key, the provider's own id (``web_search``).
+                tool_name = _snake(name.rpartition(".")[2])
             if not tool_name:
-                factory = self.factory_of(node, scope)
                 if factory is None:
                     self.unnamed_tool(node, None, rule)
                     return
                 # ``export const createSandbox = ({ writer }) => tool({...})``: named where its result is
                 # placed (``{ createSandbox: createSandbox({ writer }) }``), by the factory until then.
                 tool_name, held = factory.rsplit("#", 1)[1].rsplit(".", 1)[-1], f"{factory}()"
+            elif generic and factory is not None:
+                held = f"{factory}()"  # ``return createTool({ id: "view", ... })``: the factory's result
             schema = (
                 fields.get(rule.match.get("schema", "inputSchema")) or fields.get("parameters") or fields.get("schema")
             )
             handler = fields.get(rule.match.get("handler", "execute"))
+            if generic:
+                handler = next((fields[h] for h in rule.match.get("handlers", ()) if h in fields), None)
+                if handler is None:  # ``ai.defineTool({ name, ... }, async (input) => ...)``
+                    handler = next((a for a in args[1:] if (unwrap(a) or a).type in FUNCTIONS), None)
+                schema = next((fields[k] for k in rule.match.get("schemas", ()) if k in fields), None)
             self.register(
                 rule,
                 node,
@@ -123,14 +149,27 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
                 outer=scope,
                 held=held,
             )
-            if binding is not None and tool_name == binding and self.a.tools:
+            if binding is not None and (tool_name == binding or generic) and self.a.tools:
                 self.tool_vars[binding] = len(self.a.tools) - 1
             return
         rule = rules.builtin_tool(name)
         if rule is not None:
             self.builtin(rule, node, name, first, scope)
             return
+        rule = rules.code_tool(name)
+        if rule is not None:
+            self.code_tool(rule, node, name, first, scope)
+            return
+        rule = rules.agent_class_tool(name)
+        if rule is not None and first is not None:
+            self.agent_class_tool(rule, node, name, first, args, scope)
+            return
         rule = rules.fn_tool(name)
+        if rule is not None and rule.match.get("function_first"):
+            # By role: only ``tool(fn, { name })`` itself (``server.tool("name", ...)`` is MCP's form).
+            second = unwrap(args[1]) if len(args) > 1 else None
+            if first is None or first.type not in FUNCTIONS or second is None or second.type != "object":
+                rule = None
         if rule is not None and args:
             fields = self.a.code.object_props(args[1]) if len(args) > 1 else {}
             self.register(
@@ -149,6 +188,133 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
             rule = rules.mcp_server(owner)
             if rule is not None:
                 self.mcp_tool(rule, node, method, args, scope)
+                return
+        self.positional_tool(node, name, args, scope)
+
+    def code_tool(self, rule: Rule, node: Node, call: str, options: Node | None, scope: Scope) -> None:
+        """``const codemode = createCodeTool({ tools, executor })``: a tool that runs the code its model
+        writes (code.exec reached from the tool, with what the model sends), inside the sandbox its
+        executor option names when it has one; named by its name option, else where it is bound or placed."""
+        fields = self.a.code.props(options) if options is not None and options.type == "object" else {}
+        tool_name = self.field_name(fields, rule, scope) or self.a.code.enclosing_key(node)
+        tool_name = tool_name or self.a.code.enclosing_binding(node)
+        if not tool_name:
+            self.unnamed_tool(node, None, rule)
+            return
+        action_rule = self.a.rules.by_id.get(rule.match.get("action_rule", ""))
+        location = self.a.loc(node)
+        function = f"{self.a.module}#tool:{tool_name}@{location.line}"
+        gates: list[GateSite] = []
+        sandbox = self.a.rules.sandbox_target(call)
+        executor = next((fields[k] for k in rule.match.get("sandbox_options", ()) if k in fields), None)
+        if sandbox is not None and executor is not None:
+            gates.append(self.a.make_gate(sandbox, executor, f"runs inside {self.a.code.text(executor)[:60]}"))
+        actions = []
+        if action_rule is not None:
+            actions.append(
+                trusted(
+                    ActionSite,
+                    id=short_id("act", self.a.path, location.line, location.column, action_rule.id),
+                    actionClass=action_rule.actionClass or "code.exec",
+                    impact=action_rule.impact or "critical",
+                    ruleId=action_rule.id,
+                    target=call,
+                    location=location,
+                    dominatingGates=[g.id for g in gates],
+                    taint=sorted(param_taint("input", 0), key=origin_key),
+                    sqlParam=None,
+                )
+            )
+        self.a.functions.append(
+            trusted(
+                FunctionFacts,
+                id=short_id("fn", self.a.path, function),
+                qualname=function,
+                name=f"tool:{tool_name}",
+                location=location,
+                params=["input"],  # the code the model writes
+                calls=[],
+                actions=actions,
+                gates=gates,
+                returns=[],
+                returnShape=None,
+                returnType=None,
+            )
+        )
+        binding = self.a.code.enclosing_binding(node)
+        self.register(rule, node, tool_name, None, None, fields, None, function=function)
+        if binding is not None and self.a.tools:
+            self.tool_vars[binding] = len(self.a.tools) - 1
+
+    def agent_class_tool(self, rule: Rule, node: Node, name: str, first: Node, args: list[Node], scope: Scope) -> None:
+        """``delegate: agentTool(ClaudeCodeAgent, { description, inputSchema })``: an agent class of the tree
+        run as a tool; it reaches what the agent's turn handler reaches (``ClaudeCodeAgent.onChatMessage``)."""
+        method = rule.match["agent_class_tools"].get(name.rpartition(".")[2]) or rule.match.get("agent_method")
+        cls, _ = self.a.dotted(first, scope)
+        options = unwrap(args[1]) if len(args) > 1 else None
+        fields = self.a.code.props(options) if options is not None and options.type == "object" else {}
+        tool_name = self.field_name(fields, rule, scope) or self.a.code.enclosing_key(node)
+        tool_name = tool_name or self.a.code.enclosing_binding(node)
+        function = self.a.inherited(f"{cls}.{method}") if cls and "#" in cls and method else None
+        self.register(
+            rule,
+            node,
+            tool_name,
+            self.a.code.string_value(unwrap(fields.get("description"))),
+            None,
+            fields,
+            fields.get("inputSchema") or fields.get("parameters"),
+            function=function,
+        )
+
+    def positional_tool(self, node: Node, name: str, args: list[Node], scope: Scope) -> None:
+        """By role: ``tool("search_inbox", "description", schema, handler)`` (Claude Agent SDK), an MCP
+        server of a type analysis cannot see (``server.tool(name, ..., handler)``): a call named for a tool
+        whose first argument is its name and whose last is its implementation. Inside an in-process MCP
+        server given to an agent (``createSdkMcpServer({ name, tools: [...] })``) the model sees the
+        server-qualified name (``mcp__<server>__<tool>``)."""
+        rule = self.a.rules.generic_tool
+        if rule is None or len(args) < 2:
+            return
+        method = name.rpartition(".")[2] or name
+        handler = unwrap(args[-1])
+        if method not in rule.match.get("positional_names", ()) or handler is None or handler.type not in FUNCTIONS:
+            return
+        tool_name = self.a.constant(args[0], scope)
+        if not tool_name:
+            first = unwrap(args[0])
+            if first is not None and first.type in ("identifier", "member_expression"):
+                self.unnamed_tool(node, args[0], rule)
+            return
+        tool_name = self.server_qualified(node, tool_name, rule, scope)
+        middle = [unwrap(a) for a in args[1:-1]]
+        strings = [m for m in middle if m is not None and m.type in ("string", "template_string")]
+        objects = [m for m in middle if m is not None and m.type in ("object", "call_expression")]
+        description = self.a.code.string_value(strings[0]) if strings else None
+        self.register(rule, node, tool_name, description, args[-1], {}, objects[0] if objects else None, outer=scope)
+
+    def server_qualified(self, node: Node, tool: str, rule: Rule, scope: Scope) -> str:
+        """``createSdkMcpServer({ name: "email", tools: [tool("search_inbox", ...)] })``: the name the
+        model sees, by the pattern of the server call (``mcp__{server}__{tool}``)."""
+        patterns: dict[str, str] = rule.match.get("server_names", {})
+        array = node.parent
+        pair = array.parent if array is not None and array.type == "array" else None
+        if (
+            pair is None
+            or pair.type != "pair"
+            or self.a.code.raw(pair.child_by_field_id(self.a.fields.key)) != b"tools"
+        ):
+            return tool
+        options = pair.parent
+        arguments = options.parent if options is not None else None
+        call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+        if call is None or call.type != "call_expression":
+            return tool
+        callee, _ = self.a.dotted(call.child_by_field_id(self.a.fields.function), scope)
+        last = (callee or "").rpartition(".")[2]
+        template = patterns.get(last)
+        server = self.a.constant(self.a.code.props(options).get("name"), scope) if options is not None else None
+        return template.format(server=server, tool=tool) if template and server else tool
 
     def builtin(self, rule: Rule, node: Node, call: str, options: Node | None, scope: Scope) -> None:
         """Agents SDK built-in tools (``shellTool({ shell })``): named by type or ``name``; a local
@@ -246,6 +412,15 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
                     schema = obj
         self.register(rule, node, tool_name, description, args[-1], config, schema, outer=scope, ref=ref)
 
+    def field_name(self, fields: dict[str, Node], rule: Rule, scope: Scope) -> str | None:
+        """The name a tool definition gives itself: ``name`` (or, for the rules that list them, the first
+        of ``name_fields`` it has: ``id`` for Mastra, ``toolName``), a string or a constant."""
+        for key in rule.match.get("name_fields", ("name",)):
+            found = self.tool_name(fields.get(key), scope) if key in fields else None
+            if found:
+                return found
+        return None
+
     def tool_name(self, node: Node | None, scope: Scope) -> str | None:
         """A tool's ``name``: a string or constant, or another tool's (``name: queryTool.name``, a tool
         that wraps another under its name)."""
@@ -292,12 +467,13 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
         annotations: dict[str, bool] = {}
         annotations = self.annotations(fields.get("annotations"))
         entry: list[GateSite] = []
-        approval = rule.match.get("approval_property")
         gate_rule = self.a.rules.tool_property_gate
-        if approval and gate_rule is not None:
+        approvals = [rule.match["approval_property"]] if rule.match.get("approval_property") else []
+        for approval in [*approvals, *rule.match.get("approval_properties", ())]:
             flag = fields.get(approval)
-            if flag is not None and flag.type != "false":
+            if gate_rule is not None and flag is not None and flag.type != "false":
                 entry.append(self.a.make_gate(gate_rule, flag, approval))
+                break
         params = self.schema_keys(schema)
         handler_node = unwrap(handler)
         if handler_node is not None and handler_node.type in FUNCTIONS:
@@ -340,9 +516,11 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
     def rename(self, variable: str, key: str) -> None:
         """``tools: { weather: weatherTool }``: the model sees the tool under the key."""
         index = self.tool_vars.pop(variable, None)
-        if index is None or not key or key == variable:
+        if index is None or not key:
             return
         tool = self.a.tools[index]
+        if tool.name == key:
+            return
         new_id = short_id("tool", self.a.path, tool.location.line, key, tool.ruleId)
         self.a.tools[index] = tool.model_copy(update={"name": key, "id": new_id})
 

@@ -61,8 +61,12 @@ class Taint:
             if fid is None:
                 continue
             env = self.params.setdefault(fid, {})
-            for param in functions[fid].params:
-                if param not in NON_TOOL_PARAMS:
+            fn = functions[fid]
+            # A JS/TS tool handler's first parameter is what the model sends, whatever its name
+            # (``execute: async (context) => ...``); later ones (``ctx``, ``options``) are the framework's.
+            first = fn.language != "python"
+            for index, param in enumerate(fn.params):
+                if (index == 0 and first) or param not in NON_TOOL_PARAMS:
                     source = Source.at("tool_argument", tool.location)
                     env.setdefault(param, {}).setdefault(source.key, source)
 

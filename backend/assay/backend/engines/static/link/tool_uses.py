@@ -51,10 +51,24 @@ def bind_tools(
     used: set[str] = set()
     out: list[ToolDef] = []
     frontier: list[FrontierItem] = []
+    listed: set[str] = set()
     for use in uses:
         assert use.ref is not None
         definition = find(use.ref)
         location = use.location
+        if use.listed:
+            # ``tools: [weatherTool]``: the definition is the tool (named and located by itself).
+            if definition is None:
+                frontier.append(
+                    _frontier(
+                        use,
+                        f"a tool ({use.ref}) is given to a model here whose definition analysis does not see; "
+                        "what it reaches is not visible",
+                    )
+                )
+            else:
+                listed.add(definition.id)
+            continue
         if definition is None:
             if use.toolset and not use.refName:
                 out.append(use.model_copy(update={"ref": None, "toolset": False}))
@@ -102,8 +116,10 @@ def bind_tools(
                 )
             )
     for tool in defined:
-        if tool.ref is not None or tool.id in used or tool.candidate:
+        if tool.ref is not None or tool.id in used or (tool.candidate and tool.id not in listed):
             continue
+        if tool.candidate:
+            tool = tool.model_copy(update={"candidate": False})
         if tool.binding is not None and tool.binding.endswith("()"):
             # A factory's tool that no key names (``tools[def.method] = makeTool(...)``): named at run time.
             frontier.append(
