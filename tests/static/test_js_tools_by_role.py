@@ -254,3 +254,31 @@ def test_bad_input_is_skipped_or_cut_with_a_note_never_a_crash(tmp_path: Path) -
     assert notes["broken.ts"] == "parse_error"
     # The rest of the tree is still analysed, and the minified file's exec is not silently counted.
     assert [(a["location"]["path"], a["actionClass"]) for a in bundle["actions"]] == [("ok.ts", "shell.exec")]
+
+
+def test_an_agent_run_as_a_tool_reaches_what_its_tools_reach(tmp_path: Path) -> None:
+    source = """
+import { Agent, tool } from "@openai/agents";
+import { execSync } from "node:child_process";
+import { z } from "zod";
+const runTool = tool({ name: "run", description: "run", parameters: z.object({ cmd: z.string() }), execute: async ({ cmd }) => execSync(cmd).toString() });
+const ops = new Agent({ name: "ops", tools: [runTool] });
+export const boss = new Agent({ name: "boss", tools: [ops.asTool({ toolName: "ask_ops", toolDescription: "ops" })] });
+"""
+    bundle = _scan(tmp_path, {"agents.ts": source})
+    assert ("shell.exec", "agents.ts", 5) in _reached(bundle, "ask_ops")
+
+
+def test_a_claude_agent_sdk_run_is_a_model_use_and_its_built_ins_are_tools(tmp_path: Path) -> None:
+    source = """
+import { query } from "@anthropic-ai/claude-agent-sdk";
+export async function run(prompt: string) {
+  for await (const m of query({ prompt, options: { model: "claude-sonnet-4-5", allowedTools: ["Bash", "Read"] } })) {
+    console.log(m);
+  }
+}
+"""
+    bundle = _scan(tmp_path, {"run.ts": source})
+    assert [(m["provider"], m["model"]) for m in bundle["models"]] == [("anthropic", "claude-sonnet-4-5")]
+    assert ("shell.exec", "run.ts", 4) in _reached(bundle, "Bash")
+    assert ("file.read", "run.ts", 4) in _reached(bundle, "Read")

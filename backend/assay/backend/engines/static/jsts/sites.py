@@ -137,6 +137,11 @@ class SiteLogic(GateLogic):
             return self.constant(first, scope) or self.fallback(first, scope)
         props = self.code.props(first)
         value = unwrap(next((props[k] for k in _MODEL_KEYS if k in props), None))
+        nested = unwrap(props.get("options"))
+        if value is None and nested is not None and nested.type == "object":
+            # ``query({ prompt, options: { model: "claude-sonnet-4-5" } })`` (Claude Agent SDK)
+            inner_props = self.code.props(nested)
+            value = unwrap(next((inner_props[k] for k in _MODEL_KEYS if k in inner_props), None))
         if value is None:
             return None
         if value.type in ("call_expression", "new_expression"):

@@ -68,9 +68,11 @@ class ToolPlacements:
         if inner is None:
             return
         elements = list(inner.named_children) if inner.type == "array" else [inner]
+        reached: list[str] = []  # the handlers of this agent's tools, for an agent run as a tool
         for element in elements:
             made, frontier = len(self.a.tools), len(self.a.frontier)
             self.a.expr(element, scope, active)
+            reached.extend(t.function for t in self.a.tools[made:] if t.function)
             if len(self.a.tools) > made or len(self.a.frontier) > frontier:
                 continue  # a tool definition, or something already reported
             item = unwrap(element)
@@ -82,6 +84,9 @@ class ToolPlacements:
                 continue
             if target.type == "identifier" and not spread:
                 name = self.a.code.text(target)
+                index = self.tool_vars.get(name, self.bound_tools.get(name))  # type: ignore[attr-defined]
+                if index is not None and index < len(self.a.tools) and self.a.tools[index].function:
+                    reached.append(self.a.tools[index].function)
                 if name in self.tool_vars or name in self.bound_names:  # type: ignore[attr-defined]
                     continue
                 held, _ = self.a.resolve_name(name, scope)
@@ -94,6 +99,12 @@ class ToolPlacements:
             self.unseen_tools(
                 element, f"tools given to {call} through {what} cannot be enumerated; what they reach is not visible"
             )
+        options = pair.parent
+        arguments = options.parent if options is not None else None
+        made_by = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+        binding = self.a.code.enclosing_binding(made_by) if made_by is not None else None
+        if binding is not None and reached:
+            self.agent_tools[binding] = reached  # type: ignore[attr-defined]
 
     def subagent_tool(self, pair: Node, key: bytes, value: Node, options: Node, scope: Scope) -> None:
         """``new Agent({ subAgents: [writer, editor] })`` (VoltAgent): the framework gives the agent's model

@@ -63,6 +63,11 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
         # tool is bound to is typed by it, so ``queryTool.invoke(input)`` calls the handler).
         self.handler_of: dict[int, str] = {}
         self.handlers: set[str] = set()
+        # Agents of this file bound to a variable, with the handlers of the tools they are given
+        # (``const weatherAgent = new Agent({ tools: [getWeather] })``): what running the agent reaches.
+        self.agent_tools: dict[str, list[str]] = {}
+        # Tools bound to a variable: variable -> index in the tools list.
+        self.bound_tools: dict[str, int] = {}
 
     def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None:
         """Parameter names of a schema: ``z.object({...})`` (also chained, ``.describe()``), a zod raw shape
@@ -151,6 +156,8 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
             )
             if binding is not None and (tool_name == binding or generic) and self.a.tools:
                 self.tool_vars[binding] = len(self.a.tools) - 1
+            if rule.match.get("reaches_receiver_tools") and self.a.tools:
+                self.agent_as_tool(node, len(self.a.tools) - 1)
             return
         rule = rules.builtin_tool(name)
         if rule is not None:
@@ -190,6 +197,47 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
                 self.mcp_tool(rule, node, method, args, scope)
                 return
         self.positional_tool(node, name, args, scope)
+
+    def agent_as_tool(self, node: Node, index: int) -> None:
+        """``weatherAgent.asTool({ toolName })``: the tool runs the agent, and reaches what the agent's
+        tools reach (when the agent and its tools are in this file)."""
+        func = unwrap(node.child_by_field_id(self.a.fields.function))
+        receiver = unwrap(func.child_by_field_id(self.a.fields.object)) if func is not None else None
+        if receiver is None or receiver.type != "identifier":
+            return
+        handlers = self.agent_tools.get(self.a.code.text(receiver))
+        tool = self.a.tools[index]
+        if not handlers or tool.function is not None:
+            return
+        location = self.a.loc(node)
+        function = f"{self.a.module}#tool:{tool.name}@{location.line}"
+        self.a.functions.append(
+            trusted(
+                FunctionFacts,
+                id=short_id("fn", self.a.path, function),
+                qualname=function,
+                name=f"tool:{tool.name}",
+                location=location,
+                params=["input"],  # what the outer model asks the inner agent
+                calls=[
+                    trusted(
+                        CallFact,
+                        location=location,
+                        callee=h,
+                        resolved=True,
+                        dominatingGates=[],
+                        args=[ArgTaint(index=0, origins=sorted(param_taint("input", 0), key=origin_key))],
+                    )
+                    for h in handlers
+                ],
+                actions=[],
+                gates=[],
+                returns=[],
+                returnShape=None,
+                returnType=None,
+            )
+        )
+        self.a.tools[index] = tool.model_copy(update={"function": function})
 
     def code_tool(self, rule: Rule, node: Node, call: str, options: Node | None, scope: Scope) -> None:
         """``const codemode = createCodeTool({ tools, executor })``: a tool that runs the code its model
@@ -464,6 +512,7 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
         binding = self.a.code.enclosing_binding(node)
         if binding is not None:
             self.bound_names[binding] = name
+            self.bound_tools[binding] = len(self.a.tools)  # the index this tool is appended at
         annotations: dict[str, bool] = {}
         annotations = self.annotations(fields.get("annotations"))
         entry: list[GateSite] = []
