@@ -19,6 +19,7 @@ import codecs
 import csv
 import json
 import math
+import re
 import statistics
 from array import array
 from collections import Counter
@@ -207,7 +208,39 @@ def _split_block(text: str, width: int, positions: tuple[int, int, int]) -> Colu
     return sex, race, outcome
 
 
-def _projected(blocks: Iterator[str], header: list[str], positions: tuple[int, int, int]) -> Iterator[Columns]:
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """A block of binary outcomes read by lines: how many rows hold each (sex, race, selected) triple of
+    cells, and the block itself (read again, by columns, only to locate a refused row)."""
+
+    counts: Counter[tuple[str, ...]]
+    rows: int
+    text: str
+
+
+def _counted_block(text: str, width: int, ranks: tuple[int, ...]) -> Counted | None:
+    """Binary outcomes whose three columns are the last ones: rows are counted as whole lines (leading
+    columns cut by one regular expression), so only the distinct lines are ever split. Exact: every line
+    must have ``width - 1`` commas (the total is checked, and every distinct line must split in three, so
+    a short line cannot hide behind a long one). None when the block is not of that shape."""
+    body = text[:-1] if text.endswith("\n") else text
+    lines_count = body.count("\n") + 1
+    if "\r" in body or body.count(",") != lines_count * (width - 1):
+        return None
+    if width > 3:
+        body = re.sub(rf"(?m)^(?:[^,\n]*,){{{width - 3}}}", "", body)
+    counts: Counter[tuple[str, ...]] = Counter()
+    for line, n in Counter(body.split("\n")).items():
+        parts = line.split(",")
+        if len(parts) != 3:
+            return None
+        counts[(parts[ranks[0]], parts[ranks[1]], parts[ranks[2]])] += n
+    return Counted(counts, lines_count, text)
+
+
+def _projected(
+    blocks: Iterator[str], header: list[str], positions: tuple[int, int, int], binary: bool = False
+) -> Iterator[Columns | Counted]:
     """Chunks of (sex, race, outcome) columns.
 
     A block without a quote character whose lines all have the header's number of cells is split by
@@ -216,9 +249,16 @@ def _projected(blocks: Iterator[str], header: list[str], positions: tuple[int, i
     lines)."""
     width = len(header)
     needed = max(positions) + 1
+    trailing = binary and sorted(positions) == list(range(width - 3, width))
+    ranks = tuple(sorted(positions).index(p) for p in positions)
     for text in blocks:
         if not text:
             continue
+        if trailing and '"' not in text:
+            counted = _counted_block(text, width, ranks)
+            if counted is not None:
+                yield counted
+                continue
         if '"' in text:
             for rows in _csv_rows(chain([text], blocks)):
                 yield _transpose(rows, needed, positions)
@@ -266,10 +306,11 @@ def tally(stream: IO[bytes]) -> Tally:
     scores = array("d")
     row_codes = array("B")
     total = 0
-    chunks = _projected(chain([first[len(header_line) :]], blocks), header, (sex_at, race_at, outcome_at))
+    positions = (sex_at, race_at, outcome_at)
+    chunks = _projected(chain([first[len(header_line) :]], blocks), header, positions, binary)
     while True:
         try:
-            sex, race, outcome = next(chunks)
+            chunk = next(chunks)
         except StopIteration:
             break
         except _ShortRowError as short:
@@ -277,6 +318,19 @@ def tally(stream: IO[bytes]) -> Tally:
                 f"data row {total + short.offset + 1} has {short.cells} cell(s), fewer than the header needs."
             ) from None
         codes.row = total + 1
+        if isinstance(chunk, Counted):
+            try:
+                for key, n in chunk.counts.items():
+                    rows[codes[key]] += n
+            except DataError as exc:
+                # Located by reading the block again by columns (refusals only: never the hot path).
+                columns = _split_block(chunk.text, len(header), positions)
+                if columns is None:
+                    raise
+                raise DataError(_locate(exc, *columns, codes, total + 1)) from None
+            total += chunk.rows
+            continue
+        sex, race, outcome = chunk
         try:
             coded = array(
                 "B",
