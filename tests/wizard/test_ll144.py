@@ -123,7 +123,10 @@ def test_eeo1_long_names_blank_lines_crlf_and_bom_are_read() -> None:
         ("sex,race_ethnicity,selected\nMale,White,1\n".encode("utf-16"), "UTF-16"),
         (b'sex,race_ethnicity,selected\nMale,"White,1\n', "malformed"),
         # A short line beside a long one: the comma total matches, the rows do not.
-        (b"id,sex,race_ethnicity,selected\nc1,Male,White,1\nMale,White,1\nc3,Male,White,1,x\n", "data row 2 has 3 cell"),
+        (
+            b"id,sex,race_ethnicity,selected\nc1,Male,White,1\nMale,White,1\nc3,Male,White,1,x\n",
+            "data row 2 has 3 cell",
+        ),
         (b"id,sex,race_ethnicity,selected\nc1,Male,White,1\nc2,Male,Purple,1\n", 'data row 2: race_ethnicity "Purple"'),
     ],
 )
