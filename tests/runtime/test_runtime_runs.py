@@ -5,6 +5,7 @@ and targets that are not verified, consented or live are refused with the contra
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -125,7 +126,7 @@ async def test_unverified_unconsented_and_retired_targets_are_refused(
     foreign = runtime_body(world, retired)
     foreign["aiSystemId"] = world.system_b
     assert_error(await create(client, world.agent_key_b, foreign), 404, "RESOURCE_NOT_FOUND")
-    unbuilt = await create(client, world.agent_key_a, runtime_body(world, partial, suites=["active"]))
+    unbuilt = await create(client, world.agent_key_a, runtime_body(world, partial, suites=["agent"]))
     assert "not available" in assert_error(unbuilt, 400, "INVALID_REQUEST")["message"]
     assert not canary.exists()  # nothing was ever started
 
@@ -220,3 +221,24 @@ async def test_annotations_are_held_against_the_code_of_the_same_tool(
     reasons = [r for r in audit["agentAudit"]["sections"][0]["reasons"] if r["ruleId"] == "REVIEW-102"]
     assert len(reasons) == 1 and "delete_note" in reasons[0]["message"]
     assert not any(r["ruleId"] == "REVIEW-103" for r in audit["agentAudit"]["sections"][0]["reasons"])
+
+
+async def test_the_active_suite_confirms_execution_egress_and_a_rug_pull_within_the_session(
+    app: Starlette, client: httpx.AsyncClient, world: World
+) -> None:
+    target = await add_target(app, world, command=peer(EVERYTHING_WRONG))
+    done = await run_to_end(client, world, runtime_body(world, target, suites=["catalogue", "active"]))
+    audit = await evaluation(client, world, done)
+    assert done["evaluation"]["disposition"] == "BLOCK"
+    reasons = audit["agentAudit"]["sections"][0]["reasons"]
+    block = [r for r in reasons if r["ruleId"] == "BLOCK-103"]
+    assert len(block) == 1 and block[0]["message"].startswith("Tool run_command ")  # echo canary ran
+    rug = [r for r in reasons if r["ruleId"] == "REVIEW-101"]
+    assert len(rug) == 1 and "Tool greet" in rug[0]["message"] and "during the session" in rug[0]["message"]
+    async with world.sessions() as session:
+        stored = await session.get(models.Evaluation, done["evaluation"]["evaluationId"])
+    assert stored is not None
+    active = json.loads(stored.payload_json)["runtime"]["recordings"][0]["active"]
+    assert active["executed"] == ["run_command"] and active["networkEgress"] == ["fetch"]
+    assert active["toolsCalled"] == 8 and active["calls"] == 16
+    assert not [r for r in reasons if r["ruleId"] in ("BLOCK-101", "BLOCK-102")]  # poisoning not asked for

@@ -253,7 +253,7 @@ class EmbeddedTargets:
                         key_dir=self._settings.key_directory(),
                         allowed_networks=self._settings.runtime_allowed_networks,
                     )
-                missing = [s for s in targets.DEFAULT_SUITES if s not in target.consented_suites]
+                missing = [s for s in targets.SUITES if s not in target.consented_suites]
                 if missing:
                     await targets.consent_target(session, target.id, [*target.consented_suites, *missing])
                 if target.status != "VERIFIED":

@@ -23,7 +23,7 @@ from assay.tools.models import ProbeResult
 from assay.tools.reports import evaluation_path
 from assay.tools.runs import MAX_WAIT_SECONDS, RUNS, StageReporter, wait_for_run
 
-Suite = Literal["catalogue", "poisoning", "annotations"]
+Suite = Literal["catalogue", "poisoning", "annotations", "active"]
 
 
 async def resolve_target(bound: AssayBinding, system: str, address: str | None, target_id: str | None) -> str:
@@ -90,7 +90,12 @@ async def probe_mcp_server(
         str | None, Field(description="The AI System the server belongs to; default: this workspace's system.")
     ] = None,
     suites: Annotated[
-        list[Suite] | None, Field(description="Default: catalogue, poisoning, annotations.", max_length=3)
+        list[Suite] | None,
+        Field(
+            description="Default: catalogue, poisoning, annotations. 'active' also calls every tool with canary "
+            "arguments (the server must be one you may exercise).",
+            max_length=4,
+        ),
     ] = None,
     wait_seconds: Annotated[
         float, Field(ge=1, le=MAX_WAIT_SECONDS, description="Wait up to this many seconds for the Evaluation.")

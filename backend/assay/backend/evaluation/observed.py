@@ -97,10 +97,19 @@ def observed_question(view: EvidenceView) -> dict[str, Any]:
             "never reported as not having occurred."
         )
         if view.probes:
-            # A runtime probe listed what the servers expose; it called nothing (docs/runtime.md).
+            # A runtime probe listed what the servers expose, and with the active suite called each tool with
+            # canaries (docs/runtime.md): its observations are in the Evaluation's runtime member.
+            from assay.backend.evaluation.probes import probe_results
+
+            calls = sum(len(r.catalogue.calls) for r in probe_results(view))
             note = (
-                f"Runtime probe of {len(view.probes)} target(s): their catalogues were listed (tools exposed), no "
-                "tool was called, so observed actions are EVIDENCE_NEEDED, never reported as not having occurred."
+                f"Runtime probe of {len(view.probes)} target(s): their catalogues were listed (tools exposed)"
+                + (
+                    f" and {calls} canary call(s) made (active suite; see runtime.recordings[].active)"
+                    if calls
+                    else ", no tool was called"
+                )
+                + "; observed actions of the system are EVIDENCE_NEEDED, never reported as not having occurred."
             )
         return {"status": "EVIDENCE_NEEDED", "actions": [], "gates": [], "summary": summary, "note": note}
     actions = []

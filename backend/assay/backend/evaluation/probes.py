@@ -12,7 +12,7 @@ from typing import Any
 
 from assay.backend.canonical import short_id
 from assay.backend.evaluation.view import EvidenceView
-from assay.backend.runtime.catalogue import Catalogue, drift, read_catalogue
+from assay.backend.runtime.catalogue import Catalogue, drift, executed, in_session_changes, read_catalogue
 from assay.backend.runtime.pack import load_pack
 from assay.backend.runtime.rules import annotation_findings, text_findings
 
@@ -30,6 +30,12 @@ class ProbeResult:
     annotations: list[dict[str, Any]]
     drift: dict[str, Any] | None
     pinned_by: str | None
+    # The active suite: entities changed within the session, tools that ran a canary command, tools that
+    # reached the honeypot, and probe-contradicted annotations.
+    session_changes: list[dict[str, Any]]
+    executions: list[str]
+    egress: list[str]
+    probe_annotations: list[dict[str, Any]]
 
 
 def reach_by_tool(view: EvidenceView) -> dict[str, set[str]] | None:
@@ -63,6 +69,9 @@ def probe_results(view: EvidenceView) -> list[ProbeResult]:
         catalogue = read_catalogue(recording)
         suites = set(recording.get("suites", []))
         pin = pins.get(str(recording["target"]["address"]))
+        active = "active" in suites
+        executions = sorted({c["name"] for c in catalogue.calls if executed(c)}) if active else []
+        egress = sorted({c["name"] for c in catalogue.calls if c["effects"]}) if active else []
         results.append(
             ProbeResult(
                 evidence_id=evidence_id,
@@ -72,10 +81,31 @@ def probe_results(view: EvidenceView) -> list[ProbeResult]:
                 annotations=annotation_findings(catalogue, reach) if "annotations" in suites else [],
                 drift=drift(catalogue, pin[1]) if pin is not None and "catalogue" in suites else None,
                 pinned_by=pin[0] if pin is not None else None,
+                session_changes=in_session_changes(catalogue) if active else [],
+                executions=executions,
+                egress=egress,
+                probe_annotations=_probe_annotations(catalogue, executions, egress),
             )
         )
     view.probe_cache = results
     return results
+
+
+def _probe_annotations(catalogue: Catalogue, executions: list[str], egress: list[str]) -> list[dict[str, Any]]:
+    """Hints the active probe contradicted: a read-only or non-destructive tool that ran a command, a
+    closed-world tool that made a network request."""
+    found = []
+    for tool in catalogue.tools():
+        hints = tool.data.get("annotations") or {}
+        if not isinstance(hints, dict):
+            continue
+        if tool.name in executions and hints.get("readOnlyHint") is True:
+            found.append({"ruleId": "RT-ANNOT-002", "name": tool.name, "classes": ["shell.exec"], "by": "probe"})
+        if tool.name in executions and hints.get("destructiveHint") is False:
+            found.append({"ruleId": "RT-ANNOT-003", "name": tool.name, "classes": ["shell.exec"], "by": "probe"})
+        if tool.name in egress and hints.get("openWorldHint") is False:
+            found.append({"ruleId": "RT-ANNOT-004", "name": tool.name, "classes": ["network.egress"], "by": "probe"})
+    return found
 
 
 def _reason(rule: str, disposition: str, message: str, refs: list[str]) -> dict[str, Any]:
@@ -137,8 +167,29 @@ def reasons(view: EvidenceView) -> list[dict[str, Any]]:
                             [f"{result.evidence_id}#{entity['kind']}:{entity['name']}"],
                         )
                     )
-        for finding in result.annotations:
-            classes = f" (its code reaches {', '.join(finding['classes'])})" if finding["classes"] else ""
+        for name in result.executions:
+            out.append(
+                _reason(
+                    "BLOCK-103",
+                    "BLOCK",
+                    f"Tool {name} of {_target(result)} ran a command its caller chose: the active probe's "
+                    "command-echo canary came back executed, and no gate stopped it (model -> execution, confirmed).",
+                    [f"{result.evidence_id}#tool:{name}"],
+                )
+            )
+        for change in result.session_changes:
+            out.append(
+                _reason(
+                    "REVIEW-101",
+                    "REVIEW",
+                    f"{change['kind'].capitalize()} {change['name']} of {_target(result)} changed during the session "
+                    f"after the active probe's calls ({', '.join(change['changed'])}): a rug pull.",
+                    [f"{result.evidence_id}#{change['kind']}:{change['name']}"],
+                )
+            )
+        for finding in [*result.annotations, *result.probe_annotations]:
+            seen_by = "the probe saw" if finding.get("by") == "probe" else "its code reaches"
+            classes = f" ({seen_by} {', '.join(finding['classes'])})" if finding["classes"] else ""
             out.append(
                 _reason(
                     "REVIEW-102",
@@ -259,7 +310,21 @@ def runtime_section(view: EvidenceView) -> dict[str, Any] | None:
                     "pinnedBy": result.pinned_by,
                     **{k: v[:MAX_LISTED] for k, v in result.drift.items()},
                 },
-                "observed": "EXPOSED: the catalogue was listed; no tool was called (active suite not run).",
+                "active": None
+                if "active" not in result.recording.get("suites", [])
+                else {
+                    "calls": len(catalogue.calls),
+                    "toolsCalled": len({c["name"] for c in catalogue.calls}),
+                    "errors": sum(1 for c in catalogue.calls if c["isError"]),
+                    "executed": result.executions,
+                    "networkEgress": result.egress,
+                    "changedInSession": result.session_changes[:MAX_LISTED],
+                    "annotationsContradicted": result.probe_annotations[:MAX_LISTED],
+                },
+                "observed": "OBSERVED: each tool called with canary arguments (active suite); effects seen: command "
+                "execution by echo canary, requests to a loopback honeypot."
+                if catalogue.calls
+                else "EXPOSED: the catalogue was listed; no tool was called (active suite not run).",
             }
         )
     return {"probePack": pack.ref(), "recordings": recordings}
@@ -273,9 +338,15 @@ def limitations(view: EvidenceView) -> set[str]:
                 f"The runtime section lists the first {MAX_LISTED} of {len(result.catalogue.entities)} catalogue "
                 f"entities of {_target(result)}; its catalogueDigest covers them all."
             )
-    if view.probes:
+    if any(not r.catalogue.calls for r in probe_results(view)):
         out.add(
-            "Runtime probe: tools were listed, not called (the active suite is not built); observed actions "
+            "Runtime probe: tools were listed, not called (the active suite was not run); observed actions "
             "remain EVIDENCE_NEEDED, never reported as not having occurred."
+        )
+    if any(r.catalogue.calls for r in probe_results(view)):
+        out.add(
+            "Active probe: tools were called with canary arguments; it sees command execution (echo canaries) and "
+            "requests to its loopback honeypot only, not file, database or other network effects, and a tool that "
+            "behaves differently for other arguments or after more calls."
         )
     return out

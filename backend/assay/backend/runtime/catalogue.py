@@ -42,6 +42,10 @@ class Catalogue:
     entities: list[Entity] = field(default_factory=list)
     notifications: Counter[str] = field(default_factory=Counter)
     errors: list[dict[str, Any]] = field(default_factory=list)
+    # Later listings of the same session (the active suite lists again after each round of calls).
+    relisted: list[Entity] = field(default_factory=list)
+    # The active suite's tool calls, in order: name, arguments, result text, isError, effects seen meanwhile.
+    calls: list[dict[str, Any]] = field(default_factory=list)
 
     def digest(self) -> str:
         return digest_json(sorted(e.pin() for e in self.entities))
@@ -81,17 +85,43 @@ def read_catalogue(recording: dict[str, Any]) -> Catalogue:
     """The catalogue of a recording (its first listing of each entity name wins)."""
     catalogue = Catalogue()
     methods: dict[Any, str] = {}
+    calls: dict[Any, dict[str, Any]] = {}
+    current: dict[str, Any] | None = None
     seen: set[tuple[str, str]] = set()
     for exchange in recording.get("exchanges", []):
         message = exchange.get("message") or {}
+        if exchange.get("direction") == "effect":
+            if current is not None:
+                current["effects"].append(message)
+            continue
         if exchange.get("direction") == "sent":
             if "method" in message and "id" in message:
                 methods[message["id"]] = message["method"]
+                if message["method"] == "tools/call":
+                    params = message.get("params") or {}
+                    current = {
+                        "name": str(params.get("name")),
+                        "arguments": params.get("arguments") or {},
+                        "text": "",
+                        "isError": None,
+                        "effects": [],
+                    }
+                    calls[message["id"]] = current
+                    catalogue.calls.append(current)
             continue
         if "method" in message:
             catalogue.notifications[str(message["method"])] += 1
             continue
         method = methods.get(message.get("id"))
+        if method == "tools/call" and message.get("id") in calls:
+            call = calls[message["id"]]
+            answer = message.get("result")
+            returned: dict[str, Any] = answer if isinstance(answer, dict) else {}
+            content = returned.get("content")
+            blocks: list[Any] = content if isinstance(content, list) else []
+            call["text"] = " ".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))[:4000]
+            call["isError"] = bool(returned.get("isError")) or "error" in message
+            continue
         if "error" in message:
             catalogue.errors.append({"method": method, "error": message["error"]})
             continue
@@ -114,7 +144,35 @@ def read_catalogue(recording: dict[str, Any]) -> Catalogue:
                     if (kind, item.name) not in seen:
                         seen.add((kind, item.name))
                         catalogue.entities.append(item)
+                    else:
+                        catalogue.relisted.append(item)
     return catalogue
+
+
+def in_session_changes(catalogue: Catalogue) -> list[dict[str, Any]]:
+    """Entities whose later listing in the same session differs from the first: what changed."""
+    first = {(e.kind, e.name): e.pin() for e in catalogue.entities}
+    changes: dict[tuple[str, str], dict[str, Any]] = {}
+    for later in catalogue.relisted:
+        key = (later.kind, later.name)
+        if key in changes or key not in first or first[key][2] == later.full:
+            continue
+        old, new = first[key], later.pin()
+        what = [w for w, i in (("schema", 3), ("annotations", 4)) if old[i] != new[i]] or ["description"]
+        changes[key] = {"kind": later.kind, "name": later.name, "changed": what}
+    return [changes[k] for k in sorted(changes)]
+
+
+def executed(call: dict[str, Any]) -> bool:
+    """The call's command-echo canary came back run: an ``echo`` argument, and the canary in the result
+    without the ``echo`` before it (the server ran the command rather than repeating its input)."""
+    values = [v for v in call["arguments"].values() if isinstance(v, str)]
+    if not any(v == "echo" or v.startswith("echo ") for v in values):
+        return False
+    tokens = {w for v in call["arguments"].values() for w in (v if isinstance(v, list) else [v]) if isinstance(w, str)}
+    tokens = {t.removeprefix("echo ") for t in tokens if "ASSAY-CANARY-" in t}
+    text = call["text"]
+    return any(t in text and f"echo {t}" not in text for t in tokens)
 
 
 def drift(current: Catalogue, pinned: list[list[str]]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ byte-identical. Header secrets travel on the HTTP connection only and never ente
 
 from __future__ import annotations
 
+import contextlib
 import ssl
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
@@ -23,6 +24,7 @@ from mcp.types import Implementation
 
 from assay.backend.canonical import canonical_bytes, sha256_hex
 from assay.backend.evaluation.membership import EvidenceItem
+from assay.backend.runtime.active import MAX_TOOLS, ROUNDS, canary_arguments, canary_token, honeypot
 from assay.backend.runtime.pack import load_pack
 from assay.backend.runtime.transport import (
     Limits,
@@ -51,25 +53,44 @@ class ProbeTarget:
     headers: dict[str, str] | None = None
 
 
-async def _pages(recorder: Recorder, fetch: Callable[[str | None], Awaitable[Any]]) -> None:
+async def _pages(recorder: Recorder, fetch: Callable[[str | None], Awaitable[Any]]) -> list[Any]:
     cursor: str | None = None
+    results = []
     for _ in range(recorder.limits.max_pages):
         result = await fetch(cursor)
+        results.append(result)
         cursor = getattr(result, "next_cursor", None)
         if not cursor:
-            return
+            return results
     raise ProbeError(f"a listing did not end within {recorder.limits.max_pages} pages", retryable=False)
 
 
-async def _catalogue(client: Client, recorder: Recorder) -> None:
+async def _catalogue(client: Client, recorder: Recorder) -> list[Any]:
+    """List everything the server advertises; its tools."""
     capabilities = client.server_capabilities
+    tools: list[Any] = []
     if capabilities.tools is not None:
-        await _pages(recorder, lambda c: client.list_tools(cursor=c))
+        pages = await _pages(recorder, lambda c: client.list_tools(cursor=c))
+        tools = [t for page in pages for t in page.tools]
     if capabilities.resources is not None:
         await _pages(recorder, lambda c: client.list_resources(cursor=c))
         await _pages(recorder, lambda c: client.list_resource_templates(cursor=c))
     if capabilities.prompts is not None:
         await _pages(recorder, lambda c: client.list_prompts(cursor=c))
+    return tools
+
+
+async def _active(client: Client, recorder: Recorder, tools: list[Any], workdir: Path) -> None:
+    """The active suite (runtime/active.py): every tool called with canaries, twice, listed again after."""
+    async with honeypot(recorder) as url:
+        for _ in range(ROUNDS):
+            for tool in tools[:MAX_TOOLS]:
+                token = canary_token()
+                args = canary_arguments(tool.input_schema or {}, token, url, workdir)
+                # An error answer is recorded like any other; the next tool is called all the same.
+                with contextlib.suppress(MCPError):
+                    await client.call_tool(tool.name, args)
+            await _pages(recorder, lambda c: client.list_tools(cursor=c, cache_mode="refresh"))
 
 
 async def record_session(target: ProbeTarget, suites: Sequence[str], limits: Limits) -> dict[str, Any]:
@@ -92,7 +113,9 @@ async def record_session(target: ProbeTarget, suites: Sequence[str], limits: Lim
                     client_info=Implementation(name=CLIENT_NAME, version=pack.version),
                     read_timeout_seconds=limits.timeout_seconds,
                 ) as client:
-                    await _catalogue(client, recorder)
+                    tools = await _catalogue(client, recorder)
+                    if "active" in suites and tools:
+                        await _active(client, recorder, tools, Path(scratch))
         except ProbeError:
             raise
         except TimeoutError as exc:

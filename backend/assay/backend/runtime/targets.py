@@ -24,9 +24,10 @@ from assay.backend.runtime import network, secrets
 from assay.backend.storage.models import AiSystem, RuntimeTarget, new_id, utcnow
 
 # The suites a target can be consented to, in pack order; ``active`` and ``agent`` are not built yet.
-SUITES: tuple[str, ...] = ("catalogue", "poisoning", "annotations")
-PLANNED_SUITES: tuple[str, ...] = ("active", "agent")
-DEFAULT_SUITES: tuple[str, ...] = SUITES
+SUITES: tuple[str, ...] = ("catalogue", "poisoning", "annotations", "active")
+PLANNED_SUITES: tuple[str, ...] = ("agent",)
+# ``active`` calls the server's tools: only when a run asks for it (and the target is consented to it).
+DEFAULT_SUITES: tuple[str, ...] = ("catalogue", "poisoning", "annotations")
 PROTOCOLS = ("openai-chat",)
 _HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}")
 _MAX_HEADERS = 20

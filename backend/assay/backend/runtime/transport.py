@@ -70,6 +70,12 @@ class Recorder:
         if self.error is None:
             self.error = error
 
+    def effect(self, effect: dict[str, Any]) -> None:
+        """Record something the probe's honeypot saw, in order among the messages."""
+        if self.error is None and self.bytes < self.limits.max_bytes:
+            self.bytes += len(orjson.dumps(effect))
+            self.exchanges.append({"direction": "effect", "message": effect})
+
     def record(self, direction: str, message: dict[str, Any]) -> None:
         """Record one message; ProbeError (also kept) when it crosses a bound."""
         size = len(orjson.dumps(message))
