@@ -282,3 +282,22 @@ export async function run(prompt: string) {
     assert [(m["provider"], m["model"]) for m in bundle["models"]] == [("anthropic", "claude-sonnet-4-5")]
     assert ("shell.exec", "run.ts", 4) in _reached(bundle, "Bash")
     assert ("file.read", "run.ts", 4) in _reached(bundle, "Read")
+
+
+def test_a_tool_set_imported_from_a_file_that_defines_its_tools_is_not_unresolved(tmp_path: Path) -> None:
+    tools = """
+import { tool } from "ai";
+import { z } from "zod";
+export const toolset = {
+  weather: tool({ description: "w", inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => fetch(city) }),
+};
+"""
+    agent = """
+import { generateText } from "ai";
+import { openai } from "@ai-sdk/openai";
+import { toolset } from "./tools";
+export const run = (prompt: string) => generateText({ model: openai("gpt-4o"), prompt, tools: toolset });
+"""
+    bundle = _scan(tmp_path, {"src/tools.ts": tools, "src/agent.ts": agent})
+    assert set(_tools(bundle)) == {"weather"}
+    assert bundle["frontier"] == []

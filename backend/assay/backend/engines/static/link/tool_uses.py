@@ -52,13 +52,16 @@ def bind_tools(
     out: list[ToolDef] = []
     frontier: list[FrontierItem] = []
     listed: set[str] = set()
+    # Modules of the tree that define tools: a list naming a value of one of them (``tools: toolset``
+    # with ``export const toolset = { weather: tool(...) }``) names tools analysis does see.
+    defining = {_module_of(t.location.path) for t in defined if t.ref is None}
     for use in uses:
         assert use.ref is not None
         definition = find(use.ref)
         location = use.location
         if use.listed:
             # ``tools: [weatherTool]``: the definition is the tool (named and located by itself).
-            if definition is None:
+            if definition is None and use.ref.split("#", 1)[0] not in defining:
                 frontier.append(
                     _frontier(
                         use,
@@ -66,7 +69,7 @@ def bind_tools(
                         "what it reaches is not visible",
                     )
                 )
-            else:
+            elif definition is not None:
                 listed.add(definition.id)
             continue
         if definition is None:
@@ -132,6 +135,12 @@ def bind_tools(
             continue
         out.append(tool)
     return out, frontier
+
+
+def _module_of(path: str) -> str:
+    """``src/tools/index.ts`` -> ``src/tools``: the module a JS/TS file is named by in references."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    return stem[: -len("/index")] if stem.endswith("/index") else stem
 
 
 def _frontier(use: ToolDef, detail: str) -> FrontierItem:
