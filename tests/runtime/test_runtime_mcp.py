@@ -48,7 +48,7 @@ async def test_the_workspace_assessment_probes_the_workspaces_own_server(
         assessed = data(await client.call_tool("assay_assess_workspace", {}))
         assert assessed["status"] == "COMPLETED", assessed
         runtime = assessed["summary"]["runtime"]["targets"][0]
-        assert runtime["counts"]["tool"] == 2 and runtime["annotationFindings"] == 1
+        assert runtime["counts"]["tool"] == 3 and runtime["annotationFindings"] == 1
         audit = data(await client.call_tool("assay_get_agent_audit", {"evaluation_id": assessed["evaluationId"]}))
     reasons = audit["agentAudit"]["sections"][0]["reasons"]
     assert [r["ruleId"] for r in reasons if r["ruleId"].startswith("REVIEW-10")] == ["REVIEW-102"]

@@ -221,6 +221,23 @@ async def test_annotations_are_held_against_the_code_of_the_same_tool(
     reasons = [r for r in audit["agentAudit"]["sections"][0]["reasons"] if r["ruleId"] == "REVIEW-102"]
     assert len(reasons) == 1 and "delete_note" in reasons[0]["message"]
     assert not any(r["ruleId"] == "REVIEW-103" for r in audit["agentAudit"]["sections"][0]["reasons"])
+    flows = await static_flows(world, done)
+    assert [(f["tools"], f["status"]) for f in flows] == [(["export_notes"], "NOT_EXERCISED")]
+    # The active suite calls export_notes with an echo canary: the static flow is confirmed at run time.
+    body["engines"]["runtime"]["suites"] = ["catalogue", "annotations", "active"]
+    active = await run_to_end(client, world, body)
+    flows = await static_flows(world, active)
+    assert [(f["tools"], f["status"]) for f in flows] == [(["export_notes"], "CONFIRMED_AT_RUNTIME")]
+    reasons = (await evaluation(client, world, active))["agentAudit"]["sections"][0]["reasons"]
+    assert [r["message"].split(" of ")[0] for r in reasons if r["ruleId"] == "BLOCK-103"] == ["Tool export_notes"]
+
+
+async def static_flows(world: World, envelope: dict[str, Any]) -> list[dict[str, Any]]:
+    async with world.sessions() as session:
+        stored = await session.get(models.Evaluation, envelope["evaluation"]["evaluationId"])
+    assert stored is not None
+    flows: list[dict[str, Any]] = json.loads(stored.payload_json)["runtime"]["staticFlows"]
+    return flows
 
 
 async def test_the_active_suite_confirms_execution_egress_and_a_rug_pull_within_the_session(

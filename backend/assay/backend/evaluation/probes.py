@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.backend.canonical import short_id
-from assay.backend.evaluation.view import EvidenceView
+from assay.backend.evaluation.view import EXECUTION, EvidenceView
 from assay.backend.runtime.catalogue import Catalogue, drift, executed, in_session_changes, read_catalogue
 from assay.backend.runtime.pack import load_pack
 from assay.backend.runtime.rules import annotation_findings, text_findings
@@ -273,6 +273,27 @@ def verification_items(view: EvidenceView) -> list[dict[str, Any]]:
     return items
 
 
+def flow_statuses(view: EvidenceView, results: list[ProbeResult]) -> list[dict[str, Any]]:
+    """Each static taint flow into code or shell execution, joined by tool name to what the active probe
+    did: CONFIRMED_AT_RUNTIME (the tool ran the canary command), NOT_CONFIRMED (called with canaries, no
+    execution seen), NOT_EXERCISED (not called: active suite not run, or the tool was not served)."""
+    executed_tools = {name for r in results for name in r.executions}
+    called = {c["name"] for r in results for c in r.catalogue.calls}
+    out = []
+    for flow in sorted(view.flows.values(), key=lambda f: f.id):
+        if flow.actionClass not in EXECUTION or flow.actionId not in view.actions:
+            continue
+        tools = view.tool_names(view.actions[flow.actionId])
+        if executed_tools & set(tools):
+            status = "CONFIRMED_AT_RUNTIME"
+        elif called & set(tools):
+            status = "NOT_CONFIRMED"
+        else:
+            status = "NOT_EXERCISED"
+        out.append({"flowId": flow.id, "actionClass": flow.actionClass, "tools": tools, "status": status})
+    return out[:MAX_LISTED]
+
+
 def runtime_section(view: EvidenceView) -> dict[str, Any] | None:
     """The Evaluation's ``runtime`` member; None when the membership holds no recording."""
     results = probe_results(view)
@@ -327,7 +348,11 @@ def runtime_section(view: EvidenceView) -> dict[str, Any] | None:
                 else "EXPOSED: the catalogue was listed; no tool was called (active suite not run).",
             }
         )
-    return {"probePack": pack.ref(), "recordings": recordings}
+    section: dict[str, Any] = {"probePack": pack.ref(), "recordings": recordings}
+    if view.evidence_ids:
+        # Only when the run also analysed source: the static flows the probe could confirm.
+        section["staticFlows"] = flow_statuses(view, results)
+    return section
 
 
 def limitations(view: EvidenceView) -> set[str]:
