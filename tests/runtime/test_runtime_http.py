@@ -1,9 +1,11 @@
-"""A runtime target over streamable HTTP: the target's header secret reaches the server and nothing else
-(no read, no recording, no Evaluation), and a redirect off the registered origin is not followed."""
+"""Runtime targets over streamable HTTP: the target's header secret reaches the server and nothing else
+(no read, no recording, no Evaluation), a redirect off the registered origin is not followed, a TLS
+failure fails the run, and the MCP reference server (npm) is probed over HTTP as over stdio."""
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -19,7 +21,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from mcp.server.mcpserver import MCPServer
-from runtime_helpers import add_target, evaluation, run_to_end, runtime_body
+from runtime_helpers import NODE_BIN, add_target, evaluation, peer, run_to_end, runtime_body
 from service_helpers import World
 from starlette.applications import Starlette
 
@@ -151,3 +153,31 @@ async def test_a_tls_error_fails_the_run_without_retry(
     assert done["failure"]["engine"] == "runtime"
     assert "certificate" in done["failure"]["message"].lower(), done["failure"]
     assert done["failure"]["retryable"] is False
+
+
+async def test_the_reference_server_over_streamable_http(
+    app: Starlette, client: httpx.AsyncClient, world: World
+) -> None:
+    script = peer(NODE_BIN / "mcp-server-everything")  # node follows the .bin symlink itself
+    with socket.socket() as probe_port:
+        probe_port.bind(("127.0.0.1", 0))
+        port = probe_port.getsockname()[1]
+    env = {**os.environ, "PORT": str(port)}
+    async with await anyio.open_process(["node", script, "streamableHttp"], env=env) as process:
+        try:
+            assert process.stderr is not None
+            with anyio.fail_after(60):
+                said = b""
+                async for chunk in process.stderr:  # it says when it listens
+                    said += chunk
+                    if b"listening on port" in said:
+                        break
+            target = await add_target(app, world, url=f"http://127.0.0.1:{port}/mcp")
+            done = await run_to_end(client, world, runtime_body(world, target), seconds=60)
+        finally:
+            process.terminate()
+    assert done["status"] == "COMPLETED", done
+    audit = await evaluation(client, world, done)
+    section = next(s for s in audit["agentAudit"]["sections"] if s["id"] == "runtime")["targets"][0]
+    assert section["target"]["kind"] == "mcp-url" and section["counts"]["tool"] > 0
+    assert section["poisoning"] == []
