@@ -36,9 +36,10 @@ def _ours(table: list[dict[str, Any]], by: list[str]) -> dict[tuple[str, ...], d
     return {tuple(row[keys[b]] for b in by): row for row in table if row["count"]}
 
 
-@pytest.mark.parametrize("score", [False, True])
-def test_rates_and_impact_ratios_equal_fairlearn(tmp_path: Path, score: bool) -> None:
-    rows = candidates(6000, score=score)
+@pytest.mark.parametrize(("score", "decimals"), [(False, 1), (True, 0), (True, 6)])
+def test_rates_and_impact_ratios_equal_fairlearn(tmp_path: Path, score: bool, decimals: int) -> None:
+    # Whole-number scores repeat (counted by line), scores of six decimals hardly (read by columns).
+    rows = candidates(6000, score=score, decimals=decimals)
     path = write_csv(tmp_path / "c.csv", rows, score=score)
     with path.open("rb") as stream:
         figures = compute(stream)
@@ -118,6 +119,7 @@ def test_eeo1_long_names_blank_lines_crlf_and_bom_are_read() -> None:
         (b"sex,race_ethnicity,selected\nMale,White,1\nMale,White\n", "data row 2 has 2 cell(s)"),
         (b"sex,race_ethnicity,score\nMale,White,1.5\nFemale,White,nan\n", "data row 2: score"),
         (b"sex,race_ethnicity,score\nMale,White,1.5\nFemale,White,=1+2\n", "data row 2: score"),
+        (b"id,sex,race_ethnicity,score\n" + b"c,Male,White,1.5\n" * 5 + b"c,Male,White,inf\n", "data row 6: score"),
         ("sex,race_ethnicity,selected\nMale,Blanc,1\nFemme,Noir,0\n".encode("latin-1"), "data row 1"),
         ("sex,race_ethnicity,selected\nMale,Hispánico,1\n".encode("latin-1"), "not UTF-8"),
         ("sex,race_ethnicity,selected\nMale,White,1\n".encode("utf-16"), "UTF-16"),

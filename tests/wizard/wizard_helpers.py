@@ -14,7 +14,7 @@ from assay.backend.engines.wizard.ll144 import RACES, SEXES
 ASSESSMENTS = "/api/v1/assessments"
 
 
-def candidates(rows: int, *, score: bool = False, seed: int = 7) -> list[tuple[str, str, str]]:
+def candidates(rows: int, *, score: bool = False, seed: int = 7, decimals: int = 1) -> list[tuple[str, str, str]]:
     """Deterministic candidates: uneven category shares (two races under 2%), 2% unknown sex."""
     rng = random.Random(seed)
     races = list(RACES)
@@ -25,7 +25,7 @@ def candidates(rows: int, *, score: bool = False, seed: int = 7) -> list[tuple[s
         sex = rng.choice(SEXES) if rng.random() > 0.02 else ""
         race = rng.choices(races, weights)[0]
         if score:
-            value = f"{rng.gauss(60 if sex == 'Male' else 55, 12):.1f}"
+            value = f"{rng.gauss(60 if sex == 'Male' else 55, 12):.{decimals}f}"
         else:
             value = "1" if rng.random() < rates.get(sex, 0.3) * (0.7 if race == "Asian" else 1.0) else "0"
         out.append((sex, race, value))

@@ -218,19 +218,23 @@ class Counted:
     text: str
 
 
-def _counted_block(text: str, width: int, ranks: tuple[int, ...]) -> Counted | None:
-    """Binary outcomes whose three columns are the last ones: rows are counted as whole lines (leading
-    columns cut by one regular expression), so only the distinct lines are ever split. Exact: every line
-    must have ``width - 1`` commas (the total is checked, and every distinct line must split in three, so
-    a short line cannot hide behind a long one). None when the block is not of that shape."""
+def _counted_block(text: str, width: int, ranks: tuple[int, ...], binary: bool) -> Counted | None:
+    """Outcomes whose three columns are the last ones: rows are counted as whole lines (leading columns
+    cut by one regular expression), so only the distinct lines are ever split. Exact: every line must have
+    ``width - 1`` commas (the total is checked, and every distinct line must split in three, so a short
+    line cannot hide behind a long one). None when the block is not of that shape, or (scores) when its
+    lines hardly repeat, where reading by columns is cheaper."""
     body = text[:-1] if text.endswith("\n") else text
     lines_count = body.count("\n") + 1
     if "\r" in body or body.count(",") != lines_count * (width - 1):
         return None
     if width > 3:
         body = re.sub(rf"(?m)^(?:[^,\n]*,){{{width - 3}}}", "", body)
+    lines = Counter(body.split("\n"))
+    if not binary and len(lines) * 2 > lines_count:
+        return None
     counts: Counter[tuple[str, ...]] = Counter()
-    for line, n in Counter(body.split("\n")).items():
+    for line, n in lines.items():
         parts = line.split(",")
         if len(parts) != 3:
             return None
@@ -249,16 +253,18 @@ def _projected(
     lines)."""
     width = len(header)
     needed = max(positions) + 1
-    trailing = binary and sorted(positions) == list(range(width - 3, width))
+    trailing = sorted(positions) == list(range(width - 3, width))
     ranks = tuple(sorted(positions).index(p) for p in positions)
     for text in blocks:
         if not text:
             continue
         if trailing and '"' not in text:
-            counted = _counted_block(text, width, ranks)
+            counted = _counted_block(text, width, ranks, binary)
             if counted is not None:
                 yield counted
                 continue
+            # Scores that hardly repeat in one block will not in the next: stop counting lines.
+            trailing = binary
         if '"' in text:
             for rows in _csv_rows(chain([text], blocks)):
                 yield _transpose(rows, needed, positions)
@@ -305,6 +311,8 @@ def tally(stream: IO[bytes]) -> Tally:
     rows: Counter[int] = Counter()
     scores = array("d")
     row_codes = array("B")
+    # Scores of counted blocks: (category code, score) -> rows.
+    pairs: Counter[tuple[int, float]] = Counter()
     total = 0
     positions = (sex_at, race_at, outcome_at)
     chunks = _projected(chain([first[len(header_line) :]], blocks), header, positions, binary)
@@ -321,12 +329,17 @@ def tally(stream: IO[bytes]) -> Tally:
         if isinstance(chunk, Counted):
             try:
                 for key, n in chunk.counts.items():
-                    rows[codes[key]] += n
+                    code = codes[key if binary else key[:2]]
+                    rows[code] += n
+                    if not binary:
+                        pairs[(code, _score(key[2]))] += n
             except DataError as exc:
                 # Located by reading the block again by columns (refusals only: never the hot path).
                 columns = _split_block(chunk.text, len(header), positions)
                 if columns is None:
                     raise
+                if isinstance(exc, _BadScoreError):
+                    raise DataError(_bad_score(columns[2], total + 1)) from None
                 raise DataError(_locate(exc, *columns, codes, total + 1)) from None
             total += chunk.rows
             continue
@@ -355,24 +368,45 @@ def tally(stream: IO[bytes]) -> Tally:
     if binary:
         positive = Counter({code: rows[code] for code, key in enumerate(codes.keys_by_code) if key.selected == 1})
         return Tally(codes.keys_by_code, rows, positive, True, None, total)
-    median = _median(scores)
+    median = _median(scores, pairs)
     above = Counter(compress(row_codes, map(median.__lt__, scores)))
+    for (code, value), n in pairs.items():
+        if value > median:
+            above[code] += n
     return Tally(codes.keys_by_code, rows, above, False, median, total)
 
 
-def _median(values: array[float]) -> float:
-    """The median; scores repeat (a few thousand distinct values in a million rows is common), so the
-    distinct values are sorted with their counts instead of every row when that is much smaller."""
+def _score(cell: str) -> float:
+    try:
+        value = float(cell)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise _BadScoreError(f"score {shown(cell)} is not a finite number.")
+    return value
+
+
+class _BadScoreError(DataError):
+    """A score cell of a counted block that is not a finite number (located by the caller)."""
+
+
+def _median(values: array[float], pairs: Counter[tuple[int, float]]) -> float:
+    """The median of every score: the rows read by columns (``values``) and the counted ones (``pairs``).
+    Scores repeat (a few thousand distinct values in a million rows is common), so the distinct values are
+    sorted with their counts, unless the column-read scores hardly repeat."""
     counts = Counter(values)
-    if len(counts) * 4 > len(values):
+    if not pairs and len(counts) * 4 > len(values):
         return float(statistics.median(values))
-    middle = len(values) // 2
+    for (_code, value), n in pairs.items():
+        counts[value] += n
+    size = sum(counts.values())
+    middle = size // 2
     seen = 0
     ordered = sorted(counts.items())
     for index, (value, count) in enumerate(ordered):
         seen += count
         if seen > middle:
-            if len(values) % 2 == 1 or seen - count < middle:
+            if size % 2 == 1 or seen - count < middle:
                 return value
             return (value + ordered[index - 1][0]) / 2
     raise AssertionError("unreachable: the counts sum to the number of values")
