@@ -301,3 +301,23 @@ export const run = (prompt: string) => generateText({ model: openai("gpt-4o"), p
     bundle = _scan(tmp_path, {"src/tools.ts": tools, "src/agent.ts": agent})
     assert set(_tools(bundle)) == {"weather"}
     assert bundle["frontier"] == []
+
+
+def test_a_pre_tool_use_hook_that_blocks_some_calls_is_a_permission_check(tmp_path: Path) -> None:
+    source = """
+import { query } from "@anthropic-ai/claude-agent-sdk";
+const options = {
+  allowedTools: ["Bash"],
+  hooks: {
+    PreToolUse: [{ matcher: "Bash", hooks: [async (input: any) => {
+      if (input.tool_input.command.includes("rm ")) {
+        return { decision: "block", stopReason: "no deletions" };
+      }
+      return { continue: true };
+    }] }],
+  },
+};
+export const run = (prompt: string) => query({ prompt, options });
+"""
+    bundle = _scan(tmp_path, {"agent.ts": source})
+    assert [(g["kind"], g["location"]["line"]) for g in bundle["gates"]] == [("permission_check", 7)]

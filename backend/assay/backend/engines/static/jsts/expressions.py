@@ -176,6 +176,20 @@ class ExprLogic(BindingLogic):
                 inner_kind = inner.type
                 if key is not None and inner_kind in FUNCTIONS and self.rules.hook_gate is not None:
                     self.hook_gates(self.code.raw(key), inner, scope)
+                elif key is not None and inner_kind == "array" and self.rules.hook_gate is not None:
+                    # ``PreToolUse: [{ matcher: "Write|Edit", hooks: [async (input) => ...] }]`` (Claude
+                    # Agent SDK): the functions listed under the hook's matchers.
+                    hook = self.code.raw(key)
+                    if hook.decode("utf-8", "replace") in self.rules.hook_gate.match["before_tool_hooks"]:
+                        stack = list(inner.named_children)
+                        while stack:
+                            item = unwrap(stack.pop())
+                            if item is None:
+                                continue
+                            if item.type in FUNCTIONS:
+                                self.hook_gates(hook, item, scope)
+                            elif item.type in ("object", "array", "pair"):
+                                stack.extend(item.named_children)
                 if key is not None and inner_kind == "array" and self.rules.builtin_lists:
                     recognizer.builtin_list(self.code.raw(key), inner, scope)
                 if key is not None and inner_kind == "array" and self.rules.subagent_tools:
