@@ -126,8 +126,9 @@ async def test_unverified_unconsented_and_retired_targets_are_refused(
     foreign = runtime_body(world, retired)
     foreign["aiSystemId"] = world.system_b
     assert_error(await create(client, world.agent_key_b, foreign), 404, "RESOURCE_NOT_FOUND")
-    unbuilt = await create(client, world.agent_key_a, runtime_body(world, partial, suites=["agent"]))
-    assert "not available" in assert_error(unbuilt, 400, "INVALID_REQUEST")["message"]
+    agent_only = await add_target(app, world, command=command, suites=("agent",))
+    mismatched = await create(client, world.agent_key_a, runtime_body(world, agent_only, suites=["agent"]))
+    assert "agent-url" in assert_error(mismatched, 400, "INVALID_REQUEST")["message"]
     assert not canary.exists()  # nothing was ever started
 
 

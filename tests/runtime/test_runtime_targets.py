@@ -111,8 +111,8 @@ def test_bad_requests_name_what_is_wrong(capsys: pytest.CaptureFixture[str], sys
     assert code == 1 and out["error"]["code"] == "NOT_FOUND"
     code, added, _ = run_admin(capsys, *base, "--mcp-command", "python -m server")
     assert code == 0 and added["kind"] == "mcp-command"
-    code, out, _ = run_admin(capsys, "target", "consent", added["targetId"], "--suites", "agent")
-    assert code == 1 and "not available" in out["error"]["message"]
+    code, out, _ = run_admin(capsys, "target", "consent", added["targetId"], "--suites", "agent,active")
+    assert code == 0 and out["consentedSuites"] == ["active", "agent"]
     code, out, _ = run_admin(capsys, "target", "consent", added["targetId"], "--suites", "bogus")
     assert code == 1 and "unknown suite" in out["error"]["message"]
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from assay.backend.canonical import short_id
 from assay.backend.evaluation.view import EXECUTION, EvidenceView
+from assay.backend.runtime.agent import judge
 from assay.backend.runtime.catalogue import Catalogue, drift, executed, in_session_changes, read_catalogue
 from assay.backend.runtime.pack import load_pack
 from assay.backend.runtime.rules import annotation_findings, text_findings
@@ -36,6 +37,8 @@ class ProbeResult:
     executions: list[str]
     egress: list[str]
     probe_annotations: list[dict[str, Any]]
+    # The agent suite's verdict per case (agent-url targets).
+    agent: list[dict[str, Any]]
 
 
 def reach_by_tool(view: EvidenceView) -> dict[str, set[str]] | None:
@@ -85,6 +88,7 @@ def probe_results(view: EvidenceView) -> list[ProbeResult]:
                 executions=executions,
                 egress=egress,
                 probe_annotations=_probe_annotations(catalogue, executions, egress),
+                agent=judge(recording.get("exchanges", []), pack) if "agent" in suites else [],
             )
         )
     view.probe_cache = results
@@ -167,6 +171,17 @@ def reasons(view: EvidenceView) -> list[dict[str, Any]]:
                             [f"{result.evidence_id}#{entity['kind']}:{entity['name']}"],
                         )
                     )
+        for verdict in result.agent:
+            if verdict["verdict"] == "FAIL":
+                out.append(
+                    _reason(
+                        "BLOCK-104",
+                        "BLOCK",
+                        f"Agent endpoint {_target(result)} failed case {verdict['case']} ({verdict['category']}): "
+                        f"{'; '.join(verdict['detected'])}.",
+                        [f"{result.evidence_id}#case:{verdict['case']}"],
+                    )
+                )
         for name in result.executions:
             out.append(
                 _reason(
@@ -342,7 +357,11 @@ def runtime_section(view: EvidenceView) -> dict[str, Any] | None:
                     "changedInSession": result.session_changes[:MAX_LISTED],
                     "annotationsContradicted": result.probe_annotations[:MAX_LISTED],
                 },
-                "observed": "OBSERVED: each tool called with canary arguments (active suite); effects seen: command "
+                "agent": result.agent or None,
+                "observed": f"OBSERVED: {len(result.agent)} agent case(s) sent; verdicts from canaries, forbidden "
+                "tool calls and the exfiltration address in the answers."
+                if result.agent
+                else "OBSERVED: each tool called with canary arguments (active suite); effects seen: command "
                 "execution by echo canary, requests to a loopback honeypot."
                 if catalogue.calls
                 else "EXPOSED: the catalogue was listed; no tool was called (active suite not run).",

@@ -94,7 +94,8 @@ def _limits(settings: ServiceSettings, max_requests: int, timeout: float) -> Lim
 async def plan_runtime(ctx: RequestContext, system: models.AiSystem, config: RuntimeEngine) -> dict[str, Any]:
     """The runtime engine's frozen plan, or the contract's refusal (nothing is contacted but DNS)."""
     target = await _resolve(ctx, system, config.targetId)
-    suites = [s for s in targets.SUITES if s in (config.suites or targets.DEFAULT_SUITES)]
+    default = targets.AGENT_SUITES if target.kind == "agent-url" else targets.DEFAULT_SUITES
+    suites = [s for s in targets.SUITES if s in (config.suites or default)]
     unbuilt = [s for s in config.suites or [] if s in targets.PLANNED_SUITES]
     if unbuilt:
         raise ApiError("INVALID_REQUEST", f"The {', '.join(unbuilt)} suite(s) are not available in this deployment.")

@@ -25,6 +25,7 @@ from mcp.types import Implementation
 from assay.backend.canonical import canonical_bytes, sha256_hex
 from assay.backend.evaluation.membership import EvidenceItem
 from assay.backend.runtime.active import MAX_TOOLS, ROUNDS, canary_arguments, canary_token, honeypot
+from assay.backend.runtime.agent import record_agent
 from assay.backend.runtime.pack import load_pack
 from assay.backend.runtime.transport import (
     Limits,
@@ -98,6 +99,15 @@ async def record_session(target: ProbeTarget, suites: Sequence[str], limits: Lim
     recorder = Recorder(limits)
     server = StdioServer()
     pack = load_pack()
+    if target.kind == "agent-url":
+        try:
+            with anyio.fail_after(limits.timeout_seconds):
+                recorder = await record_agent(target.address, dict(target.headers or {}), pack, limits)
+        except TimeoutError as exc:
+            raise ProbeError(
+                f"the agent endpoint did not answer every case within {limits.timeout_seconds:g} s", retryable=True
+            ) from exc
+        return _recording(target, suites, limits, recorder)
     with tempfile.TemporaryDirectory(prefix="assay-probe-") as scratch:
         try:
             with anyio.fail_after(limits.timeout_seconds):
@@ -128,6 +138,11 @@ async def record_session(target: ProbeTarget, suites: Sequence[str], limits: Lim
             raise recorder.error or _ended(server, group.exceptions[0]) from group
         if recorder.error is not None:
             raise recorder.error
+    return _recording(target, suites, limits, recorder)
+
+
+def _recording(target: ProbeTarget, suites: Sequence[str], limits: Limits, recorder: Recorder) -> dict[str, Any]:
+    pack = load_pack()
     return {
         "recordingVersion": RECORDING_VERSION,
         "probePack": pack.ref(),

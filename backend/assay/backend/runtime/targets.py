@@ -23,9 +23,11 @@ from assay.backend.provisioning import ProvisioningError
 from assay.backend.runtime import network, secrets
 from assay.backend.storage.models import AiSystem, RuntimeTarget, new_id, utcnow
 
-# The suites a target can be consented to, in pack order; ``active`` and ``agent`` are not built yet.
-SUITES: tuple[str, ...] = ("catalogue", "poisoning", "annotations", "active")
-PLANNED_SUITES: tuple[str, ...] = ("agent",)
+# The suites a target can be consented to, in pack order. ``agent`` applies to agent-url targets only,
+# the others to MCP servers.
+SUITES: tuple[str, ...] = ("catalogue", "poisoning", "annotations", "active", "agent")
+PLANNED_SUITES: tuple[str, ...] = ()
+AGENT_SUITES: tuple[str, ...] = ("agent",)
 # ``active`` calls the server's tools: only when a run asks for it (and the target is consented to it).
 DEFAULT_SUITES: tuple[str, ...] = ("catalogue", "poisoning", "annotations")
 PROTOCOLS = ("openai-chat",)
@@ -228,15 +230,18 @@ def probe_refusal(
             f"Runtime target {target.id} has no consent for suite(s) {', '.join(missing)} "
             f"(assay admin target consent {target.id} --suites {','.join(suites)}).",
         )
-    if target.kind == "agent-url":
-        return Refusal("INVALID_REQUEST", "The agent suite (agent-url targets) is not available in this deployment.")
+    if (target.kind == "agent-url") != (list(suites) == ["agent"]):
+        return Refusal(
+            "INVALID_REQUEST",
+            "The agent suite applies to agent-url targets, and only it does; the other suites probe MCP servers.",
+        )
     if target.kind == "mcp-command" and not allow_commands:
         return Refusal(
             "INVALID_REQUEST",
             "mcp-command targets run only in the embedded and local modes; a shared service starts them only "
             "when its operator sets ASSAY_RUNTIME_ALLOW_COMMANDS=1.",
         )
-    if target.kind == "mcp-url":
+    if target.kind in ("mcp-url", "agent-url"):
         try:
             network.check_url(target.address, allowed_networks)
         except ValueError as exc:
