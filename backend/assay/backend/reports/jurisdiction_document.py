@@ -15,6 +15,18 @@ FOUR_FIFTHS_NOTE = (
     "0.8 is the EEOC four-fifths reference (29 C.F.R. § 1607.4(D)), a rule of thumb for adverse impact; it is "
     "not a pass mark of Local Law 144, which sets none. With small numbers a ratio says little either way."
 )
+CLASSIFICATION_LABELS = {
+    "prohibitedPractice": "Prohibited practice (Art. 5)",
+    "prohibitedPracticeAnswer": "Practice answered",
+    "highRisk": "High-risk (Art. 6)",
+    "highRiskPath": "High-risk path",
+    "article6_3Exception": "Art. 6(3) exception",
+    "profiling": "Profiling",
+    "transparencyDuties": "Transparency duties (Art. 50)",
+    "generalPurposeModelProvider": "General-purpose model provider",
+    "systemicRisk": "Systemic risk (Art. 51)",
+    "role": "Role",
+}
 TABLES = (("bySex", "Sex"), ("byRaceEthnicity", "Race/ethnicity"), ("intersectional", "Sex and race/ethnicity"))
 
 
@@ -128,7 +140,7 @@ def jurisdiction_blocks(section: dict[str, Any] | None) -> list[Block]:
     if classification:
         blocks += [
             Heading("EU AI Act classification", 3),
-            KeyValues(rows=[(k, _shown(v)) for k, v in classification.items()]),
+            KeyValues(rows=[(CLASSIFICATION_LABELS.get(k, k), _shown(v)) for k, v in classification.items()]),
             Heading("Annex IV technical documentation", 3),
             Table(
                 ["Section", "Title", "Status", "Pre-filled from the evidence"],
