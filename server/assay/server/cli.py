@@ -12,7 +12,7 @@ from assay.server.version import assay_version
 
 # Each subcommand lives in its own module under assay.server.commands and exposes
 # ``register(subparsers)``; the parser dispatches to the ``handler`` it sets.
-COMMAND_MODULES: tuple[str, ...] = ("check", "scan", "serve", "admin", "assess", "worker", "mcp", "passport")
+COMMAND_MODULES: tuple[str, ...] = ("check", "scan", "serve", "admin", "assess", "worker", "mcp", "passport", "probe")
 
 
 def build_parser(commands: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
