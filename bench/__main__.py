@@ -16,6 +16,7 @@ BENCHMARKS: tuple[str, ...] = (
     "large_tree",
     "ll144",
     "runtime_probe",
+    "startup",
 )
 
 

@@ -12,8 +12,8 @@ from dulwich import porcelain
 from dulwich.refs import HEADREF, Ref
 
 from assay.backend import provisioning
+from assay.backend.scopes import ALL_SCOPES
 from assay.backend.storage.db import SessionFactory
-from assay.backend.web.auth import ALL_SCOPES
 
 # The rate-limited test route's bucket in tests/service/conftest.py: it does not refill within a test,
 # so the fourth request is refused, deterministically.

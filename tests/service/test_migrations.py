@@ -52,3 +52,28 @@ def test_upgrade_is_idempotent(tmp_path: Path) -> None:
     url = sqlite_url_for(tmp_path / "twice.db")
     upgrade_database(url)
     upgrade_database(url)
+
+
+def test_head_revision_is_alembics_head(tmp_path: Path) -> None:
+    # An up-to-date database is recognised by HEAD_REVISION without loading Alembic: it must be the newest.
+    from alembic.script import ScriptDirectory
+
+    from assay.backend.storage.migrations import HEAD_REVISION, alembic_config
+
+    assert ScriptDirectory.from_config(alembic_config()).get_heads() == [HEAD_REVISION]
+
+
+async def test_an_upgraded_database_is_recognised_at_head(tmp_path: Path) -> None:
+    from assay.backend.storage.migrations import HEAD_REVISION, at_head, upgrade_engine
+
+    engine = create_engine(sqlite_url_for(tmp_path / "head.db"))
+    try:
+        assert not await at_head(engine)
+        await upgrade_engine(engine, "0003_intake")
+        assert not await at_head(engine)  # an older schema goes through Alembic and is upgraded
+        await upgrade_engine(engine)
+        assert await at_head(engine)
+        async with engine.connect() as connection:
+            assert await connection.run_sync(_revision) == HEAD_REVISION
+    finally:
+        await engine.dispose()

@@ -18,6 +18,7 @@ from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from assay.backend.scans.sources import normalise_repo
+from assay.backend.scopes import ALL_SCOPES, PURPOSE_SCOPES, Purpose, Scope
 from assay.backend.storage.models import (
     SOURCE_STATUSES,
     AiSystem,
@@ -28,15 +29,7 @@ from assay.backend.storage.models import (
     new_id,
     utcnow,
 )
-from assay.backend.web.auth import (
-    ALL_SCOPES,
-    PURPOSE_SCOPES,
-    Environment,
-    Purpose,
-    Scope,
-    generate_api_key,
-    hash_api_key,
-)
+from assay.backend.web.auth import Environment, generate_api_key, hash_api_key
 
 ProvisioningErrorCode = Literal["NOT_FOUND", "INVALID", "CONFLICT"]
 # Units largest first, each at most once, ASCII digits only: 30s, 90m, 12h, 30d, 2w, 1h30m, 1d12h.

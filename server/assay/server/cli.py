@@ -34,11 +34,18 @@ def build_parser(commands: Sequence[str] = COMMAND_MODULES) -> argparse.Argument
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    # A command's module may import a lot (the service's web and database stack): only the command asked
-    # for is loaded, so ``assay scan`` does not pay for ``assay serve``. Anything else (no command, an
-    # unknown one, ``--help``) gets the whole parser, which lists and checks every command.
+    # Only the command asked for is registered, so ``assay scan`` does not pay for ``assay serve``;
+    # ``--version`` needs none. Anything else (no command, an unknown one, ``--help``) gets the whole
+    # parser, which lists and checks every command. A command module imports only what its parser needs;
+    # what it runs with (the service's web and database stack, the engines) is imported when it runs.
     named = argv[0] if argv and argv[0] in COMMAND_MODULES else None
-    parser = build_parser((named,) if named is not None else COMMAND_MODULES)
+    if named is not None:
+        commands: Sequence[str] = (named,)
+    elif argv[:1] == ["--version"]:
+        commands = ()
+    else:
+        commands = COMMAND_MODULES
+    parser = build_parser(commands)
     args = parser.parse_args(argv)
     handler = args.handler
     try:

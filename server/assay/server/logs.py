@@ -13,8 +13,6 @@ import logging
 import sys
 from typing import Any, Literal, TextIO
 
-from pythonjsonlogger.json import JsonFormatter
-
 LogFormat = Literal["json", "text"]
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 LOG_FORMATS: tuple[LogFormat, ...] = ("json", "text")
@@ -33,6 +31,8 @@ class _TextWithFields(logging.Formatter):
 
 
 def _json_formatter() -> logging.Formatter:
+    from pythonjsonlogger.json import JsonFormatter
+
     return JsonFormatter(
         "%(asctime)s %(levelname)s %(name)s %(message)s",
         rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},

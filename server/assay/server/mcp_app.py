@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from mcp.server.auth.provider import TokenVerifier
@@ -17,6 +16,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.prompts.base import Prompt, PromptArgument
 
 from assay.prompts.loader import PromptText, load_prompts
+from assay.server.version import assay_version
 from assay.tools.context import AssayBinding
 from assay.tools.registry import register_all
 
@@ -27,14 +27,6 @@ INSTRUCTIONS = (
     "evidence to gather. Evaluations never change: after fixing the workspace, call assay_assess_workspace "
     "again for a NEW Evaluation. Always use exact evaluation ids; there is no 'latest'."
 )
-
-
-def assay_version() -> str:
-    """The installed version of Assay."""
-    try:
-        return version("assay")
-    except PackageNotFoundError:
-        return "0.0.0"
 
 
 def _prompt(text: PromptText) -> Prompt:

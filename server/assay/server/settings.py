@@ -19,8 +19,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 from assay.backend.runtime.network import Network, parse_networks
 from assay.backend.settings import (
     DEFAULT_MAX_SCAN_BODY_BYTES,
@@ -28,7 +26,6 @@ from assay.backend.settings import (
     RateLimitSettings,
     ServiceSettings,
 )
-from assay.backend.storage.db import sqlite_url_for
 
 ENV_DATABASE_URL = "ASSAY_DATABASE_URL"
 ENV_DATA_DIR = "ASSAY_DATA_DIR"
@@ -72,6 +69,8 @@ class Environment:
 
 def default_data_dir() -> Path:
     """The per-user data directory of Assay."""
+    import platformdirs
+
     return Path(platformdirs.user_data_dir("assay"))
 
 
@@ -128,7 +127,12 @@ def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
 
 def database_url(cli_value: str | None, environment: Environment) -> str:
     """The database to use: ``--database-url``, else ``ASSAY_DATABASE_URL``, else the default SQLite file."""
-    return cli_value or environment.database_url or sqlite_url_for(environment.data_dir / DEFAULT_DATABASE_FILE)
+    chosen = cli_value or environment.database_url
+    if chosen:
+        return chosen
+    from assay.backend.storage.db import sqlite_url_for  # imports SQLAlchemy: only when it is needed
+
+    return sqlite_url_for(environment.data_dir / DEFAULT_DATABASE_FILE)
 
 
 def service_settings(cli_database_url: str | None, environment: Environment) -> ServiceSettings:

@@ -7,13 +7,10 @@ be listened on (serve only). 1 stays "failed after starting".
 
 from __future__ import annotations
 
-from alembic.util import CommandError
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from typing import TYPE_CHECKING
 
-from assay.backend.settings import ServiceSettings
-from assay.backend.storage.db import create_engine
-from assay.backend.storage.migrations import upgrade_engine
+if TYPE_CHECKING:
+    from assay.backend.settings import ServiceSettings
 
 EXIT_CONFIG = 2
 EXIT_DATABASE = 3
@@ -31,6 +28,8 @@ class StartupError(Exception):
 
 def one_line(exc: BaseException) -> str:
     """``Type: first line of the message``, at most 300 characters: drivers chain long explanations."""
+    from sqlalchemy.exc import DBAPIError
+
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     # SQLAlchemy wraps the driver's error; its own type name says less than the driver's.
     inner: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
@@ -42,6 +41,14 @@ def one_line(exc: BaseException) -> str:
 
 async def check_database(settings: ServiceSettings) -> None:
     """Open the database and bring its schema to the newest migration, or raise :class:`StartupError`."""
+    # Imported here: the commands' parsers use this module's exit statuses without the database stack.
+    from alembic.util import CommandError
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from assay.backend.storage.db import create_engine
+    from assay.backend.storage.migrations import upgrade_engine
+
     shown = make_url(settings.database_url).render_as_string(hide_password=True)
     try:
         engine = create_engine(settings.database_url, sqlite_busy_timeout_ms=settings.sqlite_busy_timeout_ms)

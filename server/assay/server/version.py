@@ -1,13 +1,15 @@
-"""The installed version of Assay (``assay --version``, SARIF's tool version)."""
+"""The version of Assay (``assay --version``, the MCP server's, SARIF's tool version).
+
+The one place it is written: pyproject.toml reads it from here (``[tool.hatch.version]``), so the installed
+distribution carries the same number, and ``assay --version`` needs no package metadata lookup, whose
+import alone costs more than the rest of the command.
+"""
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+__version__ = "0.1.0"
 
 
 def assay_version() -> str:
-    """The version of the installed distribution; a checkout that was never installed has none."""
-    try:
-        return version("assay")
-    except PackageNotFoundError:
-        return "0+unknown"
+    """The version of Assay."""
+    return __version__

@@ -21,16 +21,14 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from assay.backend.provisioning import ProvisioningError
 from assay.backend.runtime import network, secrets
+from assay.backend.runtime.names import PROTOCOLS as PROTOCOLS  # the names parsers list, re-exported
+from assay.backend.runtime.names import SUITES as SUITES
 from assay.backend.storage.models import AiSystem, RuntimeTarget, new_id, utcnow
 
-# The suites a target can be consented to, in pack order. ``agent`` applies to agent-url targets only,
-# the others to MCP servers.
-SUITES: tuple[str, ...] = ("catalogue", "poisoning", "annotations", "active", "agent")
 PLANNED_SUITES: tuple[str, ...] = ()
 AGENT_SUITES: tuple[str, ...] = ("agent",)
 # ``active`` calls the server's tools: only when a run asks for it (and the target is consented to it).
 DEFAULT_SUITES: tuple[str, ...] = ("catalogue", "poisoning", "annotations")
-PROTOCOLS = ("openai-chat",)
 _HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}")
 _MAX_HEADERS = 20
 _MAX_HEADER_VALUE = 8192

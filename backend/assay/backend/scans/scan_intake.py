@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 from pydantic import ValidationError
 
 from assay.backend.canonical import canonical_bytes, digest_bytes
@@ -20,6 +19,9 @@ from assay.backend.scans.bundle import EvidenceBundle, content_hash
 from assay.backend.scans.bundle_schema import bundle_json_schema
 from assay.backend.schemas import QualifiedScanSubmission
 from assay.backend.web.http_io import describe_validation_error, validate_model
+
+if TYPE_CHECKING:
+    import jsonschema
 
 # Member names that carry source text. Compared after lowercasing and dropping '_' and '-'. A member
 # with one of these names holding a string (or strings) is raw source or a snippet, which the service
@@ -81,6 +83,10 @@ def find_raw_source(body: dict[str, Any]) -> str | None:
 
 @cache
 def _bundle_validator() -> jsonschema.Draft202012Validator:
+    # Imported on first use: jsonschema's import is costly (it compiles format grammars), and only scan
+    # submissions need it.
+    import jsonschema
+
     schema = bundle_json_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
@@ -103,6 +109,8 @@ def check_submission(body: dict[str, Any]) -> AcceptedSubmission:
         raise _invalid(f"Raw source files or snippets are not accepted (member {raw}).")
     submission = validate_model(QualifiedScanSubmission, body)
     bundle_dict = submission.bundle
+    import jsonschema  # on first use, as in _bundle_validator: its import is costly
+
     error = jsonschema.exceptions.best_match(_bundle_validator().iter_errors(bundle_dict))
     if error is not None:
         raise _invalid(_schema_error_message(error))

@@ -13,10 +13,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from dulwich.errors import NotGitRepository
-from dulwich.refs import HEADREF
-from dulwich.repo import Repo
-
 from assay.backend.schemas import IneligibilityCode
 from assay.backend.storage.models import RepoKind, SourceAsset
 
@@ -67,6 +63,11 @@ def read_git_head(path: Path) -> GitHead | None:
     root = next((c for c in (path, *path.parents) if (c / ".git").exists()), None)
     if root is None:
         return None
+    # Imported here: provisioning (``assay admin``) uses this module without reading any repository.
+    from dulwich.errors import NotGitRepository
+    from dulwich.refs import HEADREF
+    from dulwich.repo import Repo
+
     try:
         with Repo(str(root)) as repo:
             chain, sha = repo.refs.follow(HEADREF)

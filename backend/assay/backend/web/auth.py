@@ -13,37 +13,16 @@ import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
 from assay.backend.errors import ApiError
+from assay.backend.scopes import Scope
 from assay.backend.storage.loop_reads import PreparedRead, Row, fetch_all_in_session
 from assay.backend.storage.models import ApiKey
-
-Scope = Literal[
-    "scan:submit",
-    "scan:create",
-    "scan:read",
-    "report:read",
-    "system:read",
-    "source:read",
-    "evidence:ingest",
-]
-ALL_SCOPES: tuple[Scope, ...] = get_args(Scope)
-
-Purpose = Literal["assurance-agent", "evidence-intake"]
-# Key purpose profiles (contract 5.5, 5.6). ``assurance-agent`` can run assurance, read reports and the
-# agent audit, discover systems and sources, and submit scans; it never gets ``evidence:ingest``, which
-# only the ``evidence-intake`` purpose or an explicit ``--scopes`` list grants.
-PURPOSE_SCOPES: dict[Purpose, frozenset[Scope]] = {
-    "assurance-agent": frozenset(
-        {"scan:submit", "scan:create", "scan:read", "report:read", "system:read", "source:read"}
-    ),
-    "evidence-intake": frozenset({"evidence:ingest"}),
-}
 
 Environment = Literal["live", "test"]
 KEY_PREFIXES: dict[Environment, str] = {"live": "svc_live_", "test": "svc_test_"}

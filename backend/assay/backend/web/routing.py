@@ -28,11 +28,12 @@ from starlette.routing import Route
 from assay.backend.errors import ApiError, error_response, internal_error
 from assay.backend.metrics import ServiceMetrics
 from assay.backend.runs.changes import RunChanges
+from assay.backend.scopes import Scope
 from assay.backend.settings import ServiceSettings
 from assay.backend.storage.db import SessionFactory
 from assay.backend.storage.loop_reads import LoopReader, PreparedRead, Row, fetch_all_in_session
 from assay.backend.storage.models import utcnow
-from assay.backend.web.auth import Principal, Scope, authenticate_with, require_scope
+from assay.backend.web.auth import Principal, authenticate_with, require_scope
 from assay.backend.web.ratelimit import TokenBucketLimiter
 
 logger = logging.getLogger(__name__)

@@ -9,25 +9,14 @@ on failure (``{"error": {"code", "message"}}``). An API key is printed once and 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel.ext.asyncio.session import AsyncSession
+from assay.backend.intake import ADAPTER_IDS
+from assay.backend.runtime.names import PROTOCOLS, SUITES
+from assay.backend.scopes import ALL_SCOPES, PURPOSE_SCOPES
 
-from assay.backend import provisioning
-from assay.backend.intake import binders
-from assay.backend.intake.adapters import ADAPTERS
-from assay.backend.runtime import targets
-from assay.backend.storage.db import DatabaseUrlError, create_engine, create_session_factory
-from assay.backend.storage.migrations import upgrade_engine
-from assay.backend.web.auth import ALL_SCOPES, PURPOSE_SCOPES
-from assay.server.settings import SettingsError, database_url, read_environment
-
-Action = Callable[[AsyncSession, argparse.Namespace], Awaitable[dict[str, Any]]]
 if TYPE_CHECKING:
     _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
@@ -59,7 +48,7 @@ def register(subparsers: _SubParsers) -> None:
     org = groups.add_parser("org", help="organizations").add_subparsers(dest="action", metavar="ACTION", required=True)
     p = org.add_parser("create", help="create an organization", parents=[leaf])
     p.add_argument("name")
-    p.set_defaults(handler=run, action_fn=_org_create)
+    p.set_defaults(handler=run)
 
     system = groups.add_parser("system", help="AI Systems").add_subparsers(
         dest="action", metavar="ACTION", required=True
@@ -69,7 +58,7 @@ def register(subparsers: _SubParsers) -> None:
     p.add_argument("--name", required=True)
     p.add_argument("--system-type", help="free text, e.g. agent, assistant, workflow")
     p.add_argument("--criticality", help="free text, e.g. low, medium, high")
-    p.set_defaults(handler=run, action_fn=_system_create)
+    p.set_defaults(handler=run)
 
     source = groups.add_parser("source", help="source repositories").add_subparsers(
         dest="action", metavar="ACTION", required=True
@@ -79,17 +68,17 @@ def register(subparsers: _SubParsers) -> None:
     p.add_argument("--system", required=True, help="AI System id")
     p.add_argument("--repo", required=True, help="local path (stored absolute) or git URL (stored as given)")
     p.add_argument("--branch", help="branch a fresh scan must be on")
-    p.set_defaults(handler=run, action_fn=_source_add)
+    p.set_defaults(handler=run)
     p = source.add_parser("verify", help="mark a source VERIFIED", parents=[leaf])
     p.add_argument("source_id", metavar="ID")
-    p.set_defaults(handler=run, action_fn=_source_verify)
+    p.set_defaults(handler=run)
     p = source.add_parser("retire", help="mark a source RETIRED (final)", parents=[leaf])
     p.add_argument("source_id", metavar="ID")
-    p.set_defaults(handler=run, action_fn=_source_retire)
+    p.set_defaults(handler=run)
     p = source.add_parser("set-status", help="set any status (CONFLICTED, UNAVAILABLE, ...)", parents=[leaf])
     p.add_argument("source_id", metavar="ID")
     p.add_argument("status", choices=["PENDING", "VERIFIED", "CONFLICTED", "UNAVAILABLE", "RETIRED"])
-    p.set_defaults(handler=run, action_fn=_source_set_status)
+    p.set_defaults(handler=run)
 
     key = groups.add_parser("key", help="API keys").add_subparsers(dest="action", metavar="ACTION", required=True)
     p = key.add_parser(
@@ -108,10 +97,10 @@ def register(subparsers: _SubParsers) -> None:
     grant.add_argument("--scopes", help="comma-separated scopes")
     p.add_argument("--expires-in", metavar="DURATION", help="lifetime such as 30s, 90m, 1h30m, 30d, 2w (default: none)")
     p.add_argument("--test", action="store_true", help="issue an svc_test_ key instead of svc_live_")
-    p.set_defaults(handler=run, action_fn=_key_create)
+    p.set_defaults(handler=run)
     p = key.add_parser("revoke", help="revoke an API key at once", parents=[leaf])
     p.add_argument("key_id", metavar="KEYID")
-    p.set_defaults(handler=run, action_fn=_key_revoke)
+    p.set_defaults(handler=run)
 
     _register_targets(groups, leaf)
 
@@ -128,7 +117,7 @@ def register(subparsers: _SubParsers) -> None:
     p.add_argument(
         "--source-system", required=True, metavar="NAME", help="what sends the evidence, e.g. ops-agent-prod"
     )
-    p.add_argument("--adapter", required=True, choices=sorted(ADAPTERS), help="how records are read")
+    p.add_argument("--adapter", required=True, choices=ADAPTER_IDS, help="how records are read")
     p.add_argument("--system", help="AI System id the binder's batches are bound to")
     p.add_argument("--domain", help="free text, e.g. payments")
     p.add_argument("--authority-role", metavar="ROLE", help="authority ceiling of the binder's records")
@@ -136,13 +125,13 @@ def register(subparsers: _SubParsers) -> None:
     p.add_argument("--max-record-bytes", type=int, metavar="N", help="largest normalized record accepted")
     p.add_argument("--require-event-id", action="store_true", help="refuse records without an event id")
     p.add_argument("--line-regex", metavar="REGEX", help="log adapter: Python regex with named groups per line")
-    p.set_defaults(handler=run, action_fn=_binder_create)
+    p.set_defaults(handler=run)
     p = binder.add_parser("list", help="list binders", parents=[leaf])
     p.add_argument("--org", help="organization id (default: all)")
-    p.set_defaults(handler=run, action_fn=_binder_list)
+    p.set_defaults(handler=run)
     p = binder.add_parser("deactivate", help="make a binder refuse intake", parents=[leaf])
     p.add_argument("binder_id", metavar="ID")
-    p.set_defaults(handler=run, action_fn=_binder_deactivate)
+    p.set_defaults(handler=run)
 
 
 def _register_targets(groups: _SubParsers, leaf: argparse.ArgumentParser) -> None:
@@ -163,150 +152,23 @@ def _register_targets(groups: _SubParsers, leaf: argparse.ArgumentParser) -> Non
     where.add_argument("--mcp-url", metavar="URL", help="an MCP server over streamable HTTP")
     where.add_argument("--mcp-command", metavar="'CMD ARGS'", help="an MCP server started over stdio")
     where.add_argument("--agent-url", metavar="URL", help="an agent endpoint (needs --protocol)")
-    p.add_argument("--protocol", choices=list(targets.PROTOCOLS), help="the agent endpoint's protocol")
+    p.add_argument("--protocol", choices=list(PROTOCOLS), help="the agent endpoint's protocol")
     p.add_argument("--header", action="append", default=[], metavar="NAME=VALUE", help="a request header (secret)")
-    p.set_defaults(handler=run, action_fn=_target_add)
+    p.set_defaults(handler=run)
     p = target.add_parser("list", help="list runtime targets (header names only)", parents=[leaf])
     p.add_argument("--org", help="organization id (default: all)")
     p.add_argument("--system", help="AI System id")
-    p.set_defaults(handler=run, action_fn=_target_list)
+    p.set_defaults(handler=run)
     p = target.add_parser("verify", help="mark a target VERIFIED (the organization owns it)", parents=[leaf])
     p.add_argument("target_id", metavar="ID")
-    p.set_defaults(handler=run, action_fn=_target_verify)
+    p.set_defaults(handler=run)
     p = target.add_parser("consent", help="consent to probe suites on a target", parents=[leaf])
     p.add_argument("target_id", metavar="ID")
-    p.add_argument("--suites", required=True, help=f"comma-separated: {','.join(targets.SUITES)}")
-    p.set_defaults(handler=run, action_fn=_target_consent)
+    p.add_argument("--suites", required=True, help=f"comma-separated: {','.join(SUITES)}")
+    p.set_defaults(handler=run)
     p = target.add_parser("retire", help="mark a target RETIRED (final: never probed again)", parents=[leaf])
     p.add_argument("target_id", metavar="ID")
-    p.set_defaults(handler=run, action_fn=_target_retire)
-
-
-async def _target_add(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    environment = read_environment()
-    spec = targets.TargetSpec(
-        mcp_url=args.mcp_url,
-        mcp_command=args.mcp_command,
-        agent_url=args.agent_url,
-        protocol=args.protocol,
-        headers=args.header,
-    )
-    created = await targets.add_target(
-        session,
-        args.org,
-        args.system,
-        spec,
-        key_dir=environment.key_directory(),
-        allowed_networks=environment.runtime_allowed_networks,
-    )
-    return targets.summary(created)
-
-
-async def _target_list(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    return {"targets": [targets.summary(t) for t in await targets.list_targets(session, args.org, args.system)]}
-
-
-async def _target_verify(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    return targets.summary(await targets.verify_target(session, args.target_id))
-
-
-async def _target_consent(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    suites = targets.parse_suites(args.suites)
-    return targets.summary(await targets.consent_target(session, args.target_id, suites))
-
-
-async def _target_retire(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    return targets.summary(await targets.retire_target(session, args.target_id))
-
-
-async def _org_create(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    org = await provisioning.create_organization(session, args.name)
-    return {"organizationId": org.id}
-
-
-async def _system_create(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    system = await provisioning.create_ai_system(
-        session, args.org, args.name, system_type=args.system_type, criticality=args.criticality
-    )
-    return {"aiSystemId": system.id}
-
-
-async def _source_add(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    source = await provisioning.add_source(session, args.org, args.system, args.repo, branch=args.branch)
-    return {"sourceAssetId": source.id, "status": source.status}
-
-
-async def _source_verify(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    source = await provisioning.verify_source(session, args.source_id)
-    return {"sourceAssetId": source.id, "status": source.status}
-
-
-async def _source_retire(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    source = await provisioning.retire_source(session, args.source_id)
-    return {"sourceAssetId": source.id, "status": source.status}
-
-
-async def _source_set_status(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    source = await provisioning.set_source_status(session, args.source_id, args.status)
-    return {"sourceAssetId": source.id, "status": source.status}
-
-
-async def _key_create(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    expires_in = provisioning.parse_duration(args.expires_in) if args.expires_in else None
-    scopes = [s for s in args.scopes.split(",") if s.strip()] if args.scopes is not None else None
-    issued = await provisioning.create_api_key(
-        session,
-        args.org,
-        purpose=args.purpose,
-        scopes=scopes,
-        expires_in=expires_in,
-        environment="test" if args.test else "live",
-    )
-    return {"keyId": issued.record.id, "apiKey": issued.api_key}
-
-
-async def _key_revoke(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    record = await provisioning.revoke_api_key(session, args.key_id)
-    assert record.revoked_at is not None
-    return {"keyId": record.id, "revokedAt": record.revoked_at.isoformat().replace("+00:00", "Z")}
-
-
-async def _binder_create(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    created = await binders.create_binder(
-        session,
-        args.org,
-        source_system=args.source_system,
-        adapter_id=args.adapter,
-        ai_system_id=args.system,
-        domain=args.domain,
-        authority_role=args.authority_role,
-        classes=args.classes,
-        max_record_bytes=args.max_record_bytes,
-        require_event_id=args.require_event_id,
-        line_regex=args.line_regex,
-    )
-    return binders.binder_summary(created)
-
-
-async def _binder_list(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    return {"binders": [binders.binder_summary(b) for b in await binders.list_binders(session, args.org)]}
-
-
-async def _binder_deactivate(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    binder = await binders.deactivate_binder(session, args.binder_id)
-    return {"binderId": binder.id, "active": binder.active}
-
-
-async def _execute(url: str, action: Action, args: argparse.Namespace) -> dict[str, Any]:
-    engine = create_engine(url)
-    try:
-        await upgrade_engine(engine)
-        async with create_session_factory(engine)() as session:
-            result = await action(session, args)
-            await session.commit()
-            return result
-    finally:
-        await engine.dispose()
+    p.set_defaults(handler=run)
 
 
 def _fail(args: argparse.Namespace, code: str, message: str, exit_code: int) -> int:
@@ -338,9 +200,19 @@ def _print_human(args: argparse.Namespace, result: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here: `assay --help` lists this command without the database stack.
+    import asyncio
+
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from assay.backend import provisioning
+    from assay.backend.storage.db import DatabaseUrlError
+    from assay.server.admin_actions import ACTIONS, execute
+    from assay.server.settings import SettingsError, database_url, read_environment
+
     try:
         url = database_url(args.database_url, read_environment())
-        result = asyncio.run(_execute(url, args.action_fn, args))
+        result = asyncio.run(execute(url, ACTIONS[f"{args.group} {args.action}"], args))
     except provisioning.ProvisioningError as exc:
         return _fail(args, exc.code, exc.message, 1)
     except (SettingsError, DatabaseUrlError) as exc:

@@ -16,15 +16,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import anyio
-
-from assay.backend.settings import ServiceSettings
 from assay.server.logs import add_logging_options, configure_logging
 from assay.server.settings import SettingsError, read_environment, service_settings
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import TokenVerifier
 
+    from assay.backend.settings import ServiceSettings
     from assay.tools.context import AssayBinding
 
 ENV_BASE_URL = "ASSAY_BASE_URL"
@@ -111,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # The embedded service is local to the developer: it may start mcp-command targets (docs/runtime.md).
     settings = replace(service_settings(options.database_url, environment), runtime_allow_commands=True)
+    import anyio  # here: the parser of every command is built without it
+
     try:
         anyio.run(serve, options, settings)
     except KeyboardInterrupt:
@@ -149,6 +149,8 @@ async def _open(
 async def _resolve_workspace_system(options: McpOptions) -> str | None:
     """The workspace's AI System on the remote service, found through discovery (its bound source), so a
     client configuration needs no system id; None (the tools then ask for one) when it cannot be found."""
+    import anyio
+
     from assay.backend.engines.static.identity import git_identity
     from assay.tools.client import AssayClient, AssayError
     from assay.tools.resolve import resolve_system

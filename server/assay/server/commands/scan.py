@@ -11,11 +11,14 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from assay.backend.engines.static.cache import DirectoryCache, FactsCache, default_cache_dir
-from assay.backend.scans.bundle import EvidenceBundle
+from assay.backend.engines.static.cache import default_cache_dir
 from assay.server.output import OutputError, check_writable, write_file
+
+if TYPE_CHECKING:
+    from assay.backend.engines.static.cache import FactsCache
+    from assay.backend.scans.bundle import EvidenceBundle
 
 SEVERITIES = ("critical", "high", "medium", "low", "info")
 EXIT_FINDINGS = 4
@@ -103,6 +106,7 @@ def bundle_json(bundle: EvidenceBundle) -> str:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other commands start without loading the parsers.
+    from assay.backend.engines.static.cache import DirectoryCache
     from assay.backend.engines.static.scan import scan_tree
     from assay.backend.engines.static.walk import WalkError
 

@@ -9,23 +9,20 @@ Every startup failure is one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import errno
 import logging
 import socket
 import sys
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-import uvicorn
-from sqlalchemy.engine import make_url
-
-from assay.backend.settings import ServiceSettings
-from assay.backend.storage.db import DatabaseUrlError, parse_database_url
-from assay.backend.web.app import create_app
-from assay.server.http_protocol import EnvelopeH11Protocol
 from assay.server.logs import add_logging_options, configure_logging
-from assay.server.settings import SettingsError, read_environment, service_settings
-from assay.server.startup import EXIT_CONFIG, EXIT_LISTEN, StartupError, check_database
+from assay.server.startup import EXIT_CONFIG, EXIT_LISTEN, StartupError
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from assay.backend.settings import ServiceSettings
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -89,6 +86,11 @@ def _check_address(host: str, port: int) -> None:
 
 def uvicorn_config(settings: ServiceSettings, host: str, port: int, log_level: str) -> uvicorn.Config:
     """The uvicorn configuration of the service (the command's, and the tests')."""
+    import uvicorn
+
+    from assay.backend.web.app import create_app
+    from assay.server.http_protocol import EnvelopeH11Protocol
+
     return uvicorn.Config(
         create_app(settings),
         host=host,
@@ -107,6 +109,16 @@ def uvicorn_config(settings: ServiceSettings, host: str, port: int, log_level: s
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    # Imported here: the parser of every command is built without the service's web and database stack.
+    import uvicorn
+    from sqlalchemy.engine import make_url
+
+    from assay.backend.storage.db import DatabaseUrlError, parse_database_url
+    from assay.server.settings import SettingsError, read_environment, service_settings
+    from assay.server.startup import check_database
+
     try:
         settings = replace(service_settings(args.database_url, read_environment()), run_workers=args.workers)
         parse_database_url(settings.database_url)

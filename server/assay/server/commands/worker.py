@@ -7,28 +7,18 @@ be opened or its schema upgraded (one line on stderr, never a traceback).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import signal
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-import anyio
-
-from assay.backend.runs.worker import Worker
-from assay.backend.storage.checkpoints import WalCheckpointer
-from assay.backend.storage.db import (
-    DatabaseUrlError,
-    create_engine,
-    create_session_factory,
-    parse_database_url,
-    sqlite_file_of,
-)
-from assay.backend.storage.migrations import upgrade_engine
 from assay.server.logs import add_logging_options, configure_logging
-from assay.server.settings import SettingsError, read_environment, service_settings
-from assay.server.startup import EXIT_CONFIG, StartupError, check_database
+from assay.server.startup import EXIT_CONFIG, StartupError
+
+if TYPE_CHECKING:
+    import anyio
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,6 +48,14 @@ async def _stop_on(signals: AsyncIterator[int], scope: anyio.CancelScope) -> Non
 
 
 async def _serve(args: argparse.Namespace) -> None:
+    import anyio
+
+    from assay.backend.runs.worker import Worker
+    from assay.backend.storage.checkpoints import WalCheckpointer
+    from assay.backend.storage.db import create_engine, create_session_factory, sqlite_file_of
+    from assay.backend.storage.migrations import upgrade_engine
+    from assay.server.settings import read_environment, service_settings
+
     settings = service_settings(args.database_url, read_environment())
     settings = replace(settings, run_lease_seconds=args.lease_seconds, worker_poll_seconds=args.poll_seconds)
     database_file = sqlite_file_of(settings.database_url)
@@ -86,6 +84,13 @@ async def _serve(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    # Imported here: the parser of every command is built without the service's database stack.
+    from assay.backend.storage.db import DatabaseUrlError, parse_database_url
+    from assay.server.settings import SettingsError, read_environment, service_settings
+    from assay.server.startup import check_database
+
     configure_logging(args.log_level, args.log_format)
     try:
         settings = service_settings(args.database_url, read_environment())

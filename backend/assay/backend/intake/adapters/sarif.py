@@ -12,8 +12,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from assay.backend.errors import ApiError
 from assay.backend.intake.adapters.spec import AdapterSpec
 
@@ -41,6 +39,9 @@ SPEC = AdapterSpec(
 
 @cache
 def validator() -> Any:
+    # Imported on first use: jsonschema's import is costly (it compiles format grammars).
+    import jsonschema
+
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     return jsonschema.Draft4Validator(schema)
 

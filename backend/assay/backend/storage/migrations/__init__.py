@@ -10,23 +10,31 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from assay.backend.storage.db import create_engine
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 MIGRATIONS_DIR = Path(__file__).resolve().parent
 HEAD = "head"
+# The newest revision in versions/. A database already there is recognised with one query, without loading
+# Alembic (a good part of every command's start-up); a test holds this to Alembic's own head.
+HEAD_REVISION = "0006_assessments"
 # Serialises concurrent upgrades of one PostgreSQL database (several service processes starting at once).
 _PG_MIGRATION_LOCK_ID = 0x61737361  # "assa"
 
 
 def alembic_config(connection: Connection | None = None) -> Config:
     """An Alembic config pointing at these migrations, optionally bound to an open connection."""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.set_main_option("path_separator", "os")
@@ -36,6 +44,8 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 
 def _upgrade_sync(connection: Connection, revision: str) -> None:
+    from alembic import command
+
     if connection.dialect.name == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _PG_MIGRATION_LOCK_ID})
     command.upgrade(alembic_config(connection), revision)
@@ -43,8 +53,20 @@ def _upgrade_sync(connection: Connection, revision: str) -> None:
 
 async def upgrade_engine(engine: AsyncEngine, revision: str = HEAD) -> None:
     """Upgrade the database behind ``engine`` to ``revision`` (default: the newest)."""
+    if revision == HEAD and await at_head(engine):
+        return
     async with engine.begin() as connection:
         await connection.run_sync(_upgrade_sync, revision)
+
+
+async def at_head(engine: AsyncEngine) -> bool:
+    """Whether the database behind ``engine`` is at :data:`HEAD_REVISION` (False when it has no schema yet)."""
+    try:
+        async with engine.connect() as connection:
+            versions = (await connection.execute(text("SELECT version_num FROM alembic_version"))).scalars().all()
+    except SQLAlchemyError:  # no alembic_version table: a new database
+        return False
+    return list(versions) == [HEAD_REVISION]
 
 
 def upgrade_database(database_url: str, revision: str = HEAD) -> None:

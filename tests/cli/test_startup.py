@@ -1,0 +1,82 @@
+"""`assay` starts at once: a command loads only what it needs (issue 21). Times live in `make bench`
+(bench/startup.py); these tests hold the import sets that make them, in a fresh interpreter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from cli_helpers import ROOT, child_env
+
+# Runs `main(argv)` and prints every module it imported beyond what the interpreter had at start.
+_PROBE = """
+import json, sys
+before = set(sys.modules)
+from assay.server.cli import main
+try:
+    main(json.loads(sys.argv[1]))
+except SystemExit:
+    pass
+sys.stdout.flush()
+sys.__stderr__.write(json.dumps(sorted(set(sys.modules) - before)))
+"""
+CLI_OWN = {"assay", "assay.server", "assay.server.cli", "assay.server.version", "assay.server.output"}
+
+
+def imported_by(*argv: str) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(argv)],
+        env=child_env(),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    modules: list[str] = json.loads(proc.stderr.strip().splitlines()[-1])
+    return set(modules)
+
+
+def _third_party(modules: set[str]) -> set[str]:
+    """The top-level packages among ``modules`` that are neither the standard library's nor ours."""
+    return {m.split(".")[0] for m in modules} - set(sys.stdlib_module_names) - {"assay"}
+
+
+def test_version_imports_only_the_clis_own_modules() -> None:
+    modules = imported_by("--version")
+    ours = {m for m in modules if m.split(".")[0] == "assay"}
+    assert ours <= CLI_OWN, sorted(ours - CLI_OWN)
+    assert _third_party(modules) == set()
+
+
+def test_help_lists_every_command_without_the_service_engines_or_mcp() -> None:
+    modules = imported_by("--help")
+    assert {f"assay.server.commands.{name}" for name in ("check", "scan", "serve", "admin", "mcp")} <= modules
+    # platformdirs names the default cache folder in `assay scan --help`.
+    assert _third_party(modules) <= {"platformdirs"}, sorted(_third_party(modules))
+    assert not {m for m in modules if m.startswith(("assay.tools", "assay.backend.web", "assay.backend.storage"))}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("admin", "--help"),
+        ("serve", "--help"),
+        ("worker", "--help"),
+        ("mcp", "--help"),
+        ("passport", "--help"),
+        ("check", "--help"),
+        ("scan", "--help"),
+    ],
+)
+def test_a_commands_help_loads_no_service_stack(argv: tuple[str, ...]) -> None:
+    heavy = {"sqlalchemy", "sqlmodel", "alembic", "starlette", "uvicorn", "mcp", "jsonschema", "httpx", "pydantic"}
+    assert not _third_party(imported_by(*argv)) & heavy
+
+
+def test_admin_lists_the_adapters_binders_can_name() -> None:
+    from assay.backend.intake import ADAPTER_IDS
+    from assay.backend.intake.adapters import ADAPTERS
+
+    assert tuple(sorted(ADAPTERS)) == ADAPTER_IDS
