@@ -97,3 +97,37 @@ def test_same_disposition_embedded_and_remote(service: tuple[str, dict[str, str]
     )
     assert orphan.returncode == 3
     assert "AI_SYSTEM_NOT_FOUND" in orphan.stderr and source["sourceAssetId"]
+    # docs/cli.md: the message names the flag to pass and the command that binds the repository.
+    assert "--system-id" in orphan.stderr and "assay admin source add" in orphan.stderr
+    unknown = run_assay(
+        "check",
+        "examples/ops-agent",
+        "--no-cache",
+        "--system-id",
+        "sys_unknown",
+        env={**user, "ASSAY_API_KEY": key, "ASSAY_BASE_URL": base},
+    )
+    assert unknown.returncode == 3 and "AI_SYSTEM_NOT_FOUND" in unknown.stderr
+    assert "--system-id" in unknown.stderr and "assay admin source add" in unknown.stderr
+
+
+def test_a_service_that_is_down_is_said_before_any_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assay.server.cli import main
+    from assay.server.commands import check
+
+    def no_scan(options: object) -> dict[str, object]:
+        raise AssertionError("scanned before the service was reached")
+
+    monkeypatch.setattr(check, "_scan", no_scan)
+    with socket.socket() as sock:  # a port nothing listens on once this socket is closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("ASSAY_API_KEY", "svc_live_" + "k" * 43)
+    monkeypatch.setenv("ASSAY_DATA_DIR", str(tmp_path))
+    code = main(["check", str(EXAMPLES / "ops-agent"), "--base-url", f"http://127.0.0.1:{port}"])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert f"CONNECTION_FAILED: The Assay service at http://127.0.0.1:{port} could not be reached" in err
+    assert "--base-url" in err  # what to check next

@@ -55,3 +55,27 @@ def test_license_is_the_apache_license_pyproject_names() -> None:
     text = (ROOT / "LICENSE").read_text()
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     assert 'license = { text = "Apache-2.0" }' in (ROOT / "pyproject.toml").read_text()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["check"],
+        ["scan"],
+        ["serve"],
+        ["admin"],
+        ["admin", "key", "create"],
+        ["admin", "binder", "create"],
+        ["worker"],
+        ["mcp"],
+        ["passport", "verify"],
+    ],
+)
+def test_help_is_plain_text(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as ended:
+        main([*argv, "--help"])
+    assert ended.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: assay")
+    assert "`" not in text  # no reStructuredText or Markdown markup in a terminal

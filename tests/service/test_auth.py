@@ -143,6 +143,28 @@ async def test_malformed_authorization_is_401(client: httpx.AsyncClient, world: 
     assert_error(response, 401, "UNAUTHORIZED")
 
 
+@pytest.mark.parametrize(
+    ("authorization", "says"),
+    [
+        ("Basic dXNlcjpwYXNz", "it carries another scheme"),
+        ("svc_live_" + "a" * 43, "it carries the key without 'Bearer '"),
+        ("Bearer ", "the key after 'Bearer' is missing"),
+        ("Bearer not-a-key", "starts with svc_live_ or svc_test_, and this one does not"),
+        ("Bearer svc_live_tooshort", "at least 43 characters after svc_live_, and this one has 8 (cut short?)"),
+        ("Bearer svc_test_" + "a" * 129, "at most 128 characters after svc_test_, and this one has 129"),
+        ("Bearer svc_live_" + "a" * 42 + '"', "holds other characters"),
+        ("Bearer svc_live_" + "a" * 43 + " extra", "holds other characters"),
+    ],
+)
+async def test_a_malformed_key_is_told_what_is_wrong(
+    client: httpx.AsyncClient, world: World, authorization: str, says: str
+) -> None:
+    response = await client.get("/api/v1/systems", headers={"Authorization": authorization})
+    message = assert_error(response, 401, "UNAUTHORIZED")["message"]
+    assert says in message
+    assert "a" * 20 not in message and "tooshort" not in message  # the key itself is never echoed
+
+
 async def test_unknown_revoked_and_expired_keys_get_the_same_401(client: httpx.AsyncClient, world: World) -> None:
     unknown = generate_api_key("live")
     revoked = await world.key(["system:read"])

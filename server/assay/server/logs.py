@@ -1,10 +1,12 @@
 """Logging of the long-running commands (``assay serve``, ``assay worker``, ``assay mcp``).
 
-``json`` (the default of ``serve`` and ``worker``) writes one JSON object per line on stderr
-(python-json-logger): ``time``, ``level``, ``logger``, ``message``, and the structured fields a record
-carries (the run worker's ``event``, ``runId``, ``evaluationId``, ``workerId``, ``stage``, ``code``,
-``durationSeconds``). ``text`` writes readable lines with the same fields appended. uvicorn's own loggers
-(``uvicorn.error``, ``uvicorn.access``) go through the same handler.
+``json`` writes one JSON object per line on stderr (python-json-logger): ``time``, ``level``, ``logger``,
+``message``, and the structured fields a record carries (the run worker's ``event``, ``runId``,
+``evaluationId``, ``workerId``, ``stage``, ``code``, ``durationSeconds``). ``text`` writes readable lines
+with the same fields appended. ``auto`` (the default of ``serve`` and ``worker``) is ``text`` when stderr is
+a terminal (a person is reading) and ``json`` otherwise (a log pipeline, systemd, a container). uvicorn's
+own loggers (``uvicorn.error``, ``uvicorn.access``) go through the same handler; Alembic's notes on each
+schema migration step only at ``debug``.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ import logging
 import sys
 from typing import Any, Literal, TextIO
 
-LogFormat = Literal["json", "text"]
+LogFormat = Literal["json", "text", "auto"]
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
-LOG_FORMATS: tuple[LogFormat, ...] = ("json", "text")
+LOG_FORMATS: tuple[LogFormat, ...] = ("json", "text", "auto")
 
 # Attributes every LogRecord has; anything else on a record is a structured field passed in ``extra``.
 _STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "color_message", "taskName"}
@@ -44,7 +46,10 @@ def _json_formatter() -> logging.Formatter:
 
 def configure_logging(level: str, log_format: LogFormat, stream: TextIO | None = None) -> None:
     """Route every logger (ours and uvicorn's) to one stderr handler at ``level`` in ``log_format``."""
-    handler = logging.StreamHandler(stream or sys.stderr)
+    stream = stream or sys.stderr
+    handler = logging.StreamHandler(stream)
+    if log_format == "auto":
+        log_format = "text" if stream.isatty() else "json"
     formatter: logging.Formatter = (
         _json_formatter()
         if log_format == "json"
@@ -56,6 +61,9 @@ def configure_logging(level: str, log_format: LogFormat, stream: TextIO | None =
         root.removeHandler(existing)
     root.addHandler(handler)
     root.setLevel(level.upper())
+    # Alembic notes every step of a schema upgrade at INFO ("Context impl SQLiteImpl.", "Running upgrade
+    # ..."): an operator needs them only when debugging one.
+    logging.getLogger("alembic").setLevel(logging.DEBUG if level.lower() == "debug" else logging.WARNING)
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         uvicorn_logger = logging.getLogger(name)
         uvicorn_logger.handlers.clear()
@@ -71,5 +79,6 @@ def add_logging_options(parser: Any, *, default_level: str, default_format: LogF
         "--log-format",
         default=default_format,
         choices=LOG_FORMATS,
-        help=f"json: one JSON object per line; text: readable lines (default: {default_format})",
+        help=f"json: one JSON object per line; text: readable lines; auto: text on a terminal, else json "
+        f"(default: {default_format})",
     )

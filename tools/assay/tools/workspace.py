@@ -8,6 +8,7 @@ ids the next reads need.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import uuid
 from pathlib import Path
@@ -77,8 +78,9 @@ def scan_workspace(root: Path, cache: Any = None) -> dict[str, Any]:
 async def submit_scan(
     api: AssayClient, ai_system_id: str, bundle: dict[str, Any], *, origin: str = "ide"
 ) -> dict[str, Any]:
-    """POST the bundle as a qualified scan (origin ``ide``, ``local`` or ``ci``); its contentHash keys the
-    submission, so submitting an unchanged workspace again replays the same scan."""
+    """POST the bundle as a qualified scan (origin ``ide``, ``local`` or ``ci``); its contentHash and the AI
+    System key the submission, so submitting an unchanged workspace again replays the same scan, and the same
+    tree submitted for another AI System (two agents in one repository) is a scan of its own."""
     identity = bundle["sourceIdentity"]
     submission: dict[str, Any] = {
         "aiSystemId": ai_system_id,
@@ -91,7 +93,9 @@ async def submit_scan(
         submission["commitSha"] = identity["gitCommit"]
     if identity.get("branch"):
         submission["branch"] = identity["branch"]
-    key = bundle["contentHash"] if origin == "ide" else f"{origin}-{bundle['contentHash']}"
+    # A digest: an Idempotency-Key holds at most 255 characters, whatever the length of the system id.
+    scope = hashlib.sha256(f"{ai_system_id}\n{bundle['contentHash']}".encode()).hexdigest()
+    key = f"{origin}-{scope}"
     try:
         scan: dict[str, Any] = await api.post_json(SCANS, submission, idempotency_key=key)
     except AssayError as exc:

@@ -27,7 +27,9 @@ from assay.backend.storage.models import ApiKey
 Environment = Literal["live", "test"]
 KEY_PREFIXES: dict[Environment, str] = {"live": "svc_live_", "test": "svc_test_"}
 _SECRET_BYTES = 32
-_KEY_PATTERN = re.compile(r"svc_(?:live|test)_[A-Za-z0-9_-]{43,128}")
+_SECRET_MIN, _SECRET_MAX = 43, 128
+_KEY_PATTERN = re.compile(rf"svc_(?:live|test)_[A-Za-z0-9_-]{{{_SECRET_MIN},{_SECRET_MAX}}}")
+_SECRET_ALPHABET = re.compile(r"[A-Za-z0-9_-]*")
 _BEARER_CHALLENGE = 'Bearer realm="assay"'
 _INVALID_KEY = "The API key is not valid: it is unknown, revoked or expired."
 
@@ -57,6 +59,26 @@ def is_well_formed_key(api_key: str) -> bool:
     return _KEY_PATTERN.fullmatch(api_key) is not None
 
 
+def key_shape_problem(api_key: str) -> str | None:
+    """What is wrong with the shape of ``api_key`` (never quoting it), or None when it is well formed."""
+    prefix = next((p for p in KEY_PREFIXES.values() if api_key.startswith(p)), None)
+    if prefix is None:
+        return "an API key starts with svc_live_ or svc_test_, and this one does not"
+    secret = api_key[len(prefix) :]
+    if not _SECRET_ALPHABET.fullmatch(secret):
+        return (
+            f"after {prefix} a key holds only letters, digits, '-' and '_', and this one holds other characters "
+            "(a quote, space or line break copied with it?)"
+        )
+    if len(secret) < _SECRET_MIN:
+        return (
+            f"a key has at least {_SECRET_MIN} characters after {prefix}, and this one has {len(secret)} (cut short?)"
+        )
+    if len(secret) > _SECRET_MAX:
+        return f"a key has at most {_SECRET_MAX} characters after {prefix}, and this one has {len(secret)}"
+    return None
+
+
 def unauthorized(message: str) -> ApiError:
     """A 401 with the bearer challenge."""
     return ApiError("UNAUTHORIZED", message, headers={"WWW-Authenticate": _BEARER_CHALLENGE})
@@ -68,8 +90,13 @@ def bearer_token(authorization: str | None) -> str:
         raise unauthorized("An API key is required: send 'Authorization: Bearer <API key>'.")
     scheme, _, token = authorization.strip().partition(" ")
     token = token.strip()
-    if scheme.lower() != "bearer" or not token or not is_well_formed_key(token):
-        raise unauthorized("The Authorization header must be 'Bearer <API key>' with an svc_live_ or svc_test_ key.")
+    if scheme.lower() != "bearer":
+        sent = "the key without 'Bearer '" if scheme.startswith("svc_") else "another scheme"
+        raise unauthorized(f"The Authorization header must be 'Bearer <API key>'; it carries {sent}.")
+    if not token:
+        raise unauthorized("The Authorization header must be 'Bearer <API key>'; the key after 'Bearer' is missing.")
+    if not is_well_formed_key(token):
+        raise unauthorized(f"The API key is malformed: {key_shape_problem(token) or 'not an Assay key'}.")
     return token
 
 

@@ -1,10 +1,4 @@
-"""``assay admin``: provision the service database directly (organizations, AI Systems, sources, API keys,
-evidence binders).
-
-Acts on ``--database-url`` or ``ASSAY_DATABASE_URL`` (else the default SQLite file), creating or
-upgrading the schema first. With ``--json`` each command prints exactly one JSON object on stdout, also
-on failure (``{"error": {"code", "message"}}``). An API key is printed once and never stored or logged.
-"""
+"""``assay admin``: the parser of the provisioning commands (DESCRIPTION says what they do, admin_actions does it)."""
 
 from __future__ import annotations
 
@@ -16,6 +10,15 @@ from typing import TYPE_CHECKING, Any
 from assay.backend.intake import ADAPTER_IDS
 from assay.backend.runtime.names import PROTOCOLS, SUITES
 from assay.backend.scopes import ALL_SCOPES, PURPOSE_SCOPES
+
+# Plain text: argparse prints it as it is.
+DESCRIPTION = """\
+Provision the service database directly: organizations, AI Systems, sources, API keys and evidence binders.
+
+Acts on --database-url or $ASSAY_DATABASE_URL (else the default SQLite file), creating or upgrading the
+schema first. With --json each command prints exactly one JSON object on stdout, also on failure
+({"error": {"code", "message"}}). An API key is printed once and never stored or logged.
+"""
 
 if TYPE_CHECKING:
     _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -38,7 +41,7 @@ def register(subparsers: _SubParsers) -> None:
     admin = subparsers.add_parser(
         "admin",
         help="provision organizations, AI Systems, sources and API keys",
-        description=__doc__,
+        description=DESCRIPTION,
         parents=[_common_options(suppress=False)],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -36,6 +36,17 @@ FORMATS = ("text", "json", "sarif", "markdown")
 DEFAULT_TIMEOUT = 600.0
 # In-process, the bundle never crosses a network: the embedded service accepts any size a scan makes.
 EMBEDDED_MAX_SCAN_BYTES = 4 * 1024 * 1024 * 1024
+# What to do next, for a person at a command line (the client's own next steps speak to MCP agents).
+NEXT_STEPS = {
+    "AI_SYSTEM_NOT_FOUND": (
+        f"pass the AI System's id with --system-id (or ${ENV_SYSTEM_ID}), or have an operator bind this "
+        "repository to one: assay admin source add --org ORG --system SYS --repo URL_OR_PATH"
+    ),
+    "SOURCE_AMBIGUOUS": f"pass one of them with --system-id (or ${ENV_SYSTEM_ID})",
+    "UNAUTHORIZED": f"set {ENV_API_KEY} to a valid key (an operator issues one: assay admin key create --purpose "
+    "assurance-agent)",
+    "CONNECTION_FAILED": f"check that the service is running and that --base-url (or ${ENV_BASE_URL}) points at it",
+}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -67,7 +78,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--baseline",
         type=Path,
         metavar="FILE",
-        help="a stored `assay check --format json` result: only reasons that are not in it can fail the gate",
+        help="a stored 'assay check --format json' result: only reasons that are not in it can fail the gate",
     )
     parser.add_argument(
         "--summary",
@@ -179,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
         result = anyio.run(evaluate, options)
     except AssayError as exc:
         print(f"assay check: not assessed: {exc.code}: {exc.message}", file=sys.stderr)
+        print(f"assay check: next: {NEXT_STEPS.get(exc.code, exc.next_step)}", file=sys.stderr)
         return EXIT_NOT_ASSESSED
     except UsageError as exc:
         print(f"assay check: {exc}", file=sys.stderr)
@@ -252,6 +264,8 @@ async def evaluate(options: CheckOptions) -> dict[str, Any]:
 
     from assay.server.commands.scan import progress
 
+    if options.base_url:
+        await _reachable(options)  # before the scan: a service that is down is said at once
     with progress(f"scanning {options.target}"):
         bundle = await anyio.to_thread.run_sync(_scan, options)
     origin = "ci" if os.environ.get("CI") else "local"
@@ -260,6 +274,20 @@ async def evaluate(options: CheckOptions) -> dict[str, Any]:
             return await _remote(options, bundle, origin)
     with progress(f"evaluating {options.target}"):
         return await _embedded(options, bundle, origin)
+
+
+async def _reachable(options: CheckOptions) -> None:
+    """Raise AssayError (CONNECTION_FAILED naming the URL, or UNAUTHORIZED) when the service cannot be used."""
+    from assay.server.embedded import open_remote
+    from assay.tools.client import AssayError
+
+    async with open_remote(options.base_url or "", options.api_key or "", workspace=options.root) as bound:
+        try:
+            await bound.client.get_json("/api/v1/systems")
+        except AssayError as exc:
+            # Any other answer (a key without system:read, say) shows a service that is up and knows the key.
+            if exc.code in ("CONNECTION_FAILED", "TIMEOUT", "UNAUTHORIZED"):
+                raise
 
 
 async def _remote(options: CheckOptions, bundle: dict[str, Any], origin: str) -> dict[str, Any]:

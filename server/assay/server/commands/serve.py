@@ -64,7 +64,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="run workers in this process (default: 1); 0 for an API-only replica whose runs other replicas or "
         "'assay worker' processes execute",
     )
-    add_logging_options(parser, default_level="info", default_format="json")
+    add_logging_options(parser, default_level="info", default_format="auto")
     parser.set_defaults(handler=run)
 
 

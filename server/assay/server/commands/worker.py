@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="run a worker that claims and executes queued assurance runs",
         description=(
             "Claim queued assurance runs from the database and execute them until stopped. Several workers "
-            "(and the worker inside each `assay serve`) can share one database: a run is claimed by exactly "
+            "(and the worker inside each 'assay serve') can share one database: a run is claimed by exactly "
             "one of them, and a run whose worker died is picked up again once its lease expires."
         ),
     )
@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--poll-seconds", type=float, default=1.0, help="how often to look for queued runs (default: 1)"
     )
-    add_logging_options(parser, default_level="info", default_format="json")
+    add_logging_options(parser, default_level="info", default_format="auto")
     parser.set_defaults(handler=run)
 
 
