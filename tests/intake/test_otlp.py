@@ -87,7 +87,19 @@ async def test_json_and_gzip_encodings_give_the_same_records(client: httpx.Async
     )
     assert as_json.status_code == 200, as_json.text
     assert as_json.headers["content-type"] == "application/json"
-    assert as_json.json() == {}
+    # The contract's ingestion receipt, in the body beside the (absent: nothing skipped) partialSuccess.
+    receipt = as_json.json()
+    assert "partialSuccess" not in receipt
+    assert receipt["producerRunId"] == as_json.headers["assay-producer-run-id"]
+    assert receipt["status"] == "EVIDENCE_INGESTED" and receipt["batchKind"] == "otlp-traces"
+    assert receipt["recordCount"] == 4 and receipt["duplicateCount"] == 0
+    assert receipt["contentDigest"] == as_json.headers["assay-content-digest"]
+    assert receipt["attach"] == {"producerId": "structured-ingress", "producerRunId": receipt["producerRunId"]}
+    assert receipt["binderId"] == binder_json and receipt["aiSystemId"] == iw.world.system_a
+    listed = await client.get(
+        f"/api/v1/evidence/binders/{binder_json}/receipts", headers=ingest_headers(iw.world.agent_key_a)
+    )
+    assert listed.json()["receipts"] == [receipt]  # the same receipt the listing gives
     as_gzip = await client.post(
         f"{OTLP_TRACES}?binderId={binder_gzip}",
         content=gzip.compress(trace_request(spans)),
@@ -112,6 +124,21 @@ async def test_resent_spans_are_skipped_as_duplicates_and_reported(client: httpx
     assert answer.partial_success.rejected_spans == 0
     assert "3 record(s) were already ingested" in answer.partial_success.error_message
     assert await _records(iw, again.headers["assay-producer-run-id"]) == []
+
+
+async def test_a_json_answer_carries_the_receipt_beside_partial_success(
+    client: httpx.AsyncClient, iw: IntakeWorld
+) -> None:
+    body = trace_request_json(make_spans(2))
+    headers = ingest_headers(iw.ingest_key_a, iw.binders["otlp"], **{"Content-Type": "application/json"})
+    await client.post(OTLP_TRACES, content=body, headers=headers)
+    again = await client.post(OTLP_TRACES, content=body, headers=headers)
+    assert again.status_code == 200, again.text
+    answer = again.json()
+    assert "2 record(s) were already ingested" in answer["partialSuccess"]["errorMessage"]
+    assert answer["producerRunId"] == again.headers["assay-producer-run-id"]
+    assert (answer["recordCount"], answer["duplicateCount"]) == (0, 2)
+    assert answer["status"] == "EVIDENCE_INGESTED"
 
 
 async def test_metrics_and_logs_routes_take_sdk_requests(client: httpx.AsyncClient, iw: IntakeWorld) -> None:

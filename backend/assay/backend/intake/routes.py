@@ -6,11 +6,12 @@ caller's organization's (else 404), active (else 409) and use an adapter that ta
 then the body, streamed to a spool file (413 beyond the limit; gzip inflated with the same bound), read
 by the binder's adapter and persisted as one immutable batch. The answer is an ingestion receipt; the
 OTLP routes answer the ``Export*ServiceResponse`` of the OpenTelemetry specification in the request's
-encoding and carry the receipt in ``Assay-*`` headers.
+encoding and carry the receipt in ``Assay-*`` headers (and an OTLP/JSON answer as members of its body).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterator
 from typing import IO, Any
@@ -323,7 +324,10 @@ def _otlp_handler(route: IntakeRoute) -> Callable[[Request, RequestContext], Any
         headers = _receipt_headers(receipt)
         if kind.media_type == PROTOBUF:
             return Response(answer.SerializeToString(), media_type=PROTOBUF, headers=headers)
-        return Response(json_format.MessageToJson(answer, indent=None), media_type=JSON_MEDIA_TYPE, headers=headers)
+        # The contract's receipt in the body too: OTLP/JSON clients ignore members they do not know, and the
+        # receipt's names never meet the response's own (partialSuccess).
+        body_json = {**json_format.MessageToDict(answer), **receipt.model_dump(mode="json")}
+        return Response(json.dumps(body_json, separators=(",", ":")), media_type=JSON_MEDIA_TYPE, headers=headers)
 
     return handler
 
@@ -410,7 +414,8 @@ ROUTES: list[RouteSpec] = [
             f"The OpenTelemetry OTLP/HTTP {name} endpoint: application/x-protobuf or application/json, gzip "
             "accepted. Answers 200 with the Export*ServiceResponse in the request's encoding; the ingestion "
             "receipt is in the Assay-Producer-Run-Id, Assay-Receipt-Status, Assay-Record-Count, "
-            "Assay-Duplicate-Count and Assay-Content-Digest headers.",
+            "Assay-Duplicate-Count and Assay-Content-Digest headers, and in an OTLP/JSON answer also as members "
+            "beside partialSuccess.",
         )
         for name, route in _OTLP_PATHS
     ],
