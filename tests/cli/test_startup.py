@@ -68,6 +68,8 @@ def test_help_lists_every_command_without_the_service_engines_or_mcp() -> None:
         ("passport", "--help"),
         ("check", "--help"),
         ("scan", "--help"),
+        ("assess", "--help"),
+        ("probe", "--help"),
     ],
 )
 def test_a_commands_help_loads_no_service_stack(argv: tuple[str, ...]) -> None:
