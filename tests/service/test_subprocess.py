@@ -114,7 +114,7 @@ def test_serve_and_admin_as_subprocesses(tmp_path: Path) -> None:
     # The log is JSON, one object per line (--log-format json is the default), uvicorn's lines included.
     records = [json.loads(line) for line in stderr.splitlines() if line.strip()]
     assert any(r.get("event") == "serve.starting" and r.get("workers") == 1 for r in records)
-    assert any(r["logger"] == "uvicorn.access" and "GET /api/v1/systems" in r["message"] for r in records)
+    assert any(r["logger"] == "assay.access" and "GET /api/v1/systems" in r["message"] for r in records)
 
 
 @pytest.mark.slow

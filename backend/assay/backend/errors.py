@@ -8,9 +8,11 @@ own 404/405, and any unexpected exception into that envelope. Clients branch on 
 from __future__ import annotations
 
 import logging
+import traceback
 from collections.abc import Mapping
 from typing import Literal, get_args
 
+from sqlalchemy.exc import OperationalError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -120,8 +122,46 @@ async def _http_exception_handler(request: Request, exc: Exception) -> Response:
     return error_response(ApiError("INVALID_REQUEST", "The request was not accepted.", status=exc.status_code))
 
 
+def route_of(request: Request) -> str:
+    """The matched route's template (``/api/v1/assurance/runs/{runId}``), never the raw path: what logs
+    name, so that no id, key or other value sent in a path reaches them."""
+    route = request.scope.get("route")
+    return getattr(route, "path", None) or "unmatched"
+
+
+def log_unhandled(exc: BaseException, method: str, route: str) -> None:
+    """Log an unexpected failure with its type and stack, but not its message: messages of library errors
+    quote the values that made them fail (a number, a string of the request), and no log line may hold
+    what a request carried."""
+    stack = "".join(traceback.format_tb(exc.__traceback__))
+    logger.error(
+        "unhandled %s on %s %s",
+        type(exc).__name__,
+        method,
+        route,
+        extra={"event": "request.failed", "errorType": type(exc).__name__, "stack": stack},
+    )
+
+
+def database_busy(exc: BaseException) -> ApiError | None:
+    """503 INTERNAL_ERROR, retryable, for a write that waited for SQLite's write lock longer than the busy
+    timeout (another writer held it); None for any other failure."""
+    if isinstance(exc, OperationalError) and "database is locked" in str(exc.orig):
+        return ApiError(
+            "INTERNAL_ERROR",
+            "The database is busy with other writes; retry the request.",
+            status=503,
+            retryable=True,
+            headers={"Retry-After": "1"},
+        )
+    return None
+
+
 async def _unexpected_exception_handler(request: Request, exc: Exception) -> Response:
-    logger.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    busy = database_busy(exc)
+    if busy is not None:
+        return error_response(busy)
+    log_unhandled(exc, request.method, route_of(request))
     return error_response(internal_error())
 
 

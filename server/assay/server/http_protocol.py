@@ -1,15 +1,21 @@
 """uvicorn's h11 protocol, with requests it refuses before the app sees them answered in the error envelope.
 
-uvicorn answers a request it cannot parse (malformed, or a request line and headers still incomplete
-beyond ``h11_max_incomplete_event_size``) with a plain-text 400 of its own. Clients of this service branch on the envelope's
-``code``, so the same refusal is written as ``{"error": {...}}`` JSON, with h11's status hint (431 for
-headers over the limit, else 400).
+uvicorn answers a request it cannot parse (malformed, a bad chunk size, or a request line and headers
+still incomplete beyond ``h11_max_incomplete_event_size``) with a plain-text 400 of its own. Clients of
+this service branch on the envelope's ``code``, so the same refusal is written as ``{"error": {...}}``
+JSON, with h11's status hint (431 for headers over the limit, else 400), and the connection is closed.
+
+A request carrying both ``Content-Length`` and ``Transfer-Encoding`` is refused the same way (400, then
+the connection is closed): RFC 9112 section 6.1 requires closing the connection after such a request,
+since the two framings disagree on where the next request starts; h11 alone would answer it, read the
+body as chunked, and keep the connection open for whatever was smuggled behind it.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -23,8 +29,24 @@ def _refusal(status: int, limit: int) -> bytes:
     return json.dumps(error_body("INVALID_REQUEST", message, False)).encode("utf-8")
 
 
+class _SingleFramingConnection(h11.Connection):
+    """An ``h11.Connection`` that refuses a request declaring two framings (RFC 9112 section 6.1)."""
+
+    def next_event(self) -> Any:
+        event = super().next_event()
+        if isinstance(event, h11.Request):
+            names = {name.lower() for name, _ in event.headers}
+            if b"content-length" in names and b"transfer-encoding" in names:
+                raise h11.RemoteProtocolError("both Content-Length and Transfer-Encoding", error_status_hint=400)
+        return event
+
+
 class EnvelopeH11Protocol(H11Protocol):
-    """``H11Protocol`` whose parse failures answer in the envelope."""
+    """``H11Protocol`` whose parse failures answer in the envelope, and close the connection."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.conn = _SingleFramingConnection(h11.SERVER, self.config.h11_max_incomplete_event_size or 16 * 1024)
 
     def send_400_response(self, msg: str) -> None:
         # uvicorn calls this inside its ``except h11.RemoteProtocolError`` block: the error says which

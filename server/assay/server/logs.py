@@ -7,6 +7,12 @@ with the same fields appended. ``auto`` (the default of ``serve`` and ``worker``
 a terminal (a person is reading) and ``json`` otherwise (a log pipeline, systemd, a container). uvicorn's
 own loggers (``uvicorn.error``, ``uvicorn.access``) go through the same handler; Alembic's notes on each
 schema migration step only at ``debug``.
+
+No line at any level holds a key, a query-string value or a payload (docs/operations.md). Libraries log
+what they handle: the database drivers (aiosqlite, asyncpg) and SQLAlchemy's engine log every statement
+with its parameters (request bodies, evaluation payloads) at DEBUG or INFO, the HTTP client and parser
+log headers. Their records below WARNING are dropped whatever ``--log-level`` says; ``assay.*`` and
+``uvicorn.*`` keep the chosen level.
 """
 
 from __future__ import annotations
@@ -30,6 +36,27 @@ class _TextWithFields(logging.Formatter):
         if fields:
             line += " " + " ".join(f"{k}={v}" for k, v in fields.items())
         return line
+
+
+# Loggers whose records below WARNING may quote what they carry (SQL parameters, headers, bodies).
+_QUIET_BELOW_WARNING = (
+    "aiosqlite",
+    "asyncpg",
+    "sqlalchemy",
+    "httpx",
+    "httpcore",
+    "h11",
+    "hpack",
+    "multipart",
+    "python_multipart",
+)
+
+
+def _keeps(record: logging.LogRecord) -> bool:
+    if record.levelno >= logging.WARNING:
+        return True
+    root = record.name.partition(".")[0]
+    return root not in _QUIET_BELOW_WARNING
 
 
 def _json_formatter() -> logging.Formatter:
@@ -56,6 +83,7 @@ def configure_logging(level: str, log_format: LogFormat, stream: TextIO | None =
         else _TextWithFields("%(asctime)s %(levelname)s %(name)s: %(message)s")
     )
     handler.setFormatter(formatter)
+    handler.addFilter(_keeps)
     root = logging.getLogger()
     for existing in list(root.handlers):
         root.removeHandler(existing)
@@ -64,6 +92,8 @@ def configure_logging(level: str, log_format: LogFormat, stream: TextIO | None =
     # Alembic notes every step of a schema upgrade at INFO ("Context impl SQLiteImpl.", "Running upgrade
     # ..."): an operator needs them only when debugging one.
     logging.getLogger("alembic").setLevel(logging.DEBUG if level.lower() == "debug" else logging.WARNING)
+    for name in _QUIET_BELOW_WARNING:  # their records below WARNING are not even built
+        logging.getLogger(name).setLevel(max(logging.WARNING, root.level))
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         uvicorn_logger = logging.getLogger(name)
         uvicorn_logger.handlers.clear()

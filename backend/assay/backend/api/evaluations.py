@@ -45,7 +45,7 @@ from assay.backend.reports.schemas import (
 from assay.backend.runs import links
 from assay.backend.runs.persist import load_evaluation, load_membership
 from assay.backend.storage import models
-from assay.backend.web.http_io import JSON_MEDIA_TYPE, invalid
+from assay.backend.web.http_io import JSON_MEDIA_TYPE, int_query, invalid
 from assay.backend.web.routing import Parameter, RequestContext, RouteSpec
 
 BASE = "/api/v1/assurance/evaluations/{evaluationId}"
@@ -117,10 +117,7 @@ async def summary(request: Request, ctx: RequestContext) -> Response:
 
 
 def _page(request: Request) -> int:
-    raw = request.query_params.get("page", "1")
-    if not raw.isdigit() or not 1 <= int(raw) <= 100_000:
-        raise invalid("page must be a positive integer.")
-    return int(raw)
+    return int_query(request, "page", 1, 1, 100_000)
 
 
 async def agent_audit(request: Request, ctx: RequestContext) -> Response:

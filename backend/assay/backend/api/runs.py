@@ -33,6 +33,7 @@ from assay.backend.storage.loop_reads import PreparedRead, Row
 from assay.backend.web import idempotency
 from assay.backend.web.http_io import (
     check_json_content_type,
+    int_query,
     invalid,
     json_response,
     read_json_object,
@@ -45,7 +46,6 @@ MAX_LIMIT = 50
 # The highest page: (page - 1) * limit must stay a 64-bit offset for the database, and no one pages this far.
 MAX_PAGE = 1_000_000_000
 # ASCII digits only: str.isdigit() and int() also take fullwidth and other Unicode digits.
-_WHOLE_NUMBER = re.compile(r"[0-9]{1,12}")
 _ASCII_DIGITS = re.compile(r"[0-9]+")
 # The longest wait a GET of a run may ask for with Prefer: wait=N.
 MAX_WAIT_SECONDS = 20
@@ -175,24 +175,9 @@ async def create_run(request: Request, ctx: RequestContext) -> Response:
     return json_response(await read_envelope(ctx, run.id), status_code=202)
 
 
-def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    # Longer than 12 digits is out of range whatever it says; int() of thousands of digits is refused.
-    if _WHOLE_NUMBER.fullmatch(raw) is None:
-        if raw.isascii() and raw.isdigit():
-            raise invalid(f"{name} must be between {low} and {high}.")
-        raise invalid(f"{name} must be a whole number written in ASCII digits.")
-    value = int(raw)
-    if value < low or value > high:
-        raise invalid(f"{name} must be between {low} and {high}.")
-    return value
-
-
 async def list_runs(request: Request, ctx: RequestContext) -> Response:
-    page = _int_param(request, "page", 1, 1, MAX_PAGE)
-    limit = _int_param(request, "limit", 20, 1, MAX_LIMIT)
+    page = int_query(request, "page", 1, 1, MAX_PAGE)
+    limit = int_query(request, "limit", 20, 1, MAX_LIMIT)
     status = request.query_params.get("status")
     conditions = [models.Run.organization_id == ctx.organization_id]
     if status is not None:

@@ -34,7 +34,7 @@ from assay.backend.intake.body import Body, MediaType, media_type, spool_body, u
 from assay.backend.intake.receipts import IngestionReceipt, ReceiptList, receipt_of
 from assay.backend.intake.store import BatchContext, Normalized, persist_batch, persist_content_batch
 from assay.backend.storage.models import EvidenceBinder, IntakeBatch
-from assay.backend.web.http_io import JSON_MEDIA_TYPE, invalid, json_response, parse_json
+from assay.backend.web.http_io import JSON_MEDIA_TYPE, int_query, invalid, json_response, parse_json
 from assay.backend.web.routing import Parameter, RequestContext, RouteSpec
 
 logger = logging.getLogger(__name__)
@@ -339,15 +339,13 @@ async def list_receipts(request: Request, ctx: RequestContext) -> Response:
     binder = await ctx.session.get(EvidenceBinder, request.path_params["binderId"])
     if binder is None or binder.organization_id != ctx.organization_id:
         raise not_found(what="binder")
-    raw_limit = request.query_params.get("limit", str(_RECEIPTS_LIMIT))
-    if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= _RECEIPTS_MAX:
-        raise invalid(f"limit must be a whole number from 1 to {_RECEIPTS_MAX}.")
+    limit = int_query(request, "limit", _RECEIPTS_LIMIT, 1, _RECEIPTS_MAX)
     rows = (
         await ctx.session.exec(
             select(IntakeBatch)
             .where(IntakeBatch.organization_id == ctx.organization_id, IntakeBatch.binder_id == binder.id)
             .order_by(col(IntakeBatch.created_at).desc(), col(IntakeBatch.id))
-            .limit(int(raw_limit))
+            .limit(limit)
         )
     ).all()
     return json_response(ReceiptList(binderId=binder.id, receipts=[receipt_of(r) for r in rows]))

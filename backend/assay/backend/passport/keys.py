@@ -51,6 +51,16 @@ def public_jwk(public: Ed25519PublicKey) -> dict[str, str]:
     }
 
 
+def _write_owner_only(path: Path, data: bytes, *, exclusive: bool = False) -> None:
+    """Write ``path`` readable and writable by its owner only (0600), whatever the umask: created with
+    that mode (never wider, even briefly) and set exactly, since the umask can only take bits away."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
+    fd = os.open(path, flags, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        os.fchmod(fh.fileno(), 0o600)
+        fh.write(data)
+
+
 class KeyStoreError(RuntimeError):
     """The key directory is unusable (a missing or unreadable key, a corrupt marker); says which file."""
 
@@ -88,16 +98,13 @@ class KeyStore:
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
         path = self.directory / f"{kid}.key"
-        # O_EXCL with mode 0600: the file never exists, even briefly, with wider permissions.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(pem)
+        _write_owner_only(path, pem, exclusive=True)
         return kid
 
     def _set_active(self, kid: str) -> None:
         # A per-process temporary name, so concurrent rotations never rename each other's file away.
         tmp = self.directory / f".{_ACTIVE}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps({"kid": kid}))
+        _write_owner_only(tmp, json.dumps({"kid": kid}).encode("utf-8"))
         tmp.replace(self.directory / _ACTIVE)
 
     def _create_first(self) -> None:
@@ -106,7 +113,7 @@ class KeyStore:
         # The marker is written whole under a private name, then hard-linked into place: link() refuses
         # an existing target, so exactly one first use wins and no reader ever sees a half-written marker.
         tmp = self.directory / f".{_ACTIVE}.{kid}.tmp"
-        tmp.write_text(json.dumps({"kid": kid}))
+        _write_owner_only(tmp, json.dumps({"kid": kid}).encode("utf-8"))
         try:
             os.link(tmp, self.directory / _ACTIVE)
         except FileExistsError:

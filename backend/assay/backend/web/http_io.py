@@ -8,6 +8,8 @@ against a pydantic model. Every failure is an :class:`ApiError` with code INVALI
 from __future__ import annotations
 
 import json
+import math
+import re
 import zlib
 from typing import Any, NoReturn, TypeVar
 
@@ -114,8 +116,35 @@ async def read_body(request: Request, limit: int, too_large_status: int = 400, s
     return b"".join(chunks)
 
 
+# Nesting beyond this many levels of arrays and objects is refused (docs/api.md): no body the service
+# takes comes near it, and deeper values would exhaust the recursion of the code that reads them.
+MAX_JSON_DEPTH = 64
+# The interoperable integer range of RFC 7493 (I-JSON) and RFC 8785: digests are computed over values
+# in it, and beyond it a number means different things to different parsers.
+MAX_SAFE_INTEGER = 2**53 - 1
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _safe_int(digits: str) -> int:
+    # Checked on the text first: converting thousands of digits is itself costly (and limited by Python).
+    if len(digits.lstrip("-")) > 16 or abs(value := int(digits)) > MAX_SAFE_INTEGER:
+        raise _OutOfRangeError
+    return value
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _OutOfRangeError
+    return value
+
+
+class _OutOfRangeError(ValueError):
+    """A number outside the interoperable range."""
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -127,26 +156,111 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def parse_json(body: bytes) -> Any:
-    """Strict JSON: UTF-8, no NaN or Infinity, no duplicate member names."""
+def bad_string(text: str, *, nul: bool) -> str | None:
+    """Why ``text`` cannot be kept (a lone surrogate; with ``nul``, a U+0000), else None."""
+    if nul and "\x00" in text:
+        return "a string holds U+0000, which no value the service stores may contain"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "a string holds a lone UTF-16 surrogate (an unpaired \\uD800-\\uDFFF escape)"
+    return None
+
+
+def too_deep(limit: int = MAX_JSON_DEPTH) -> ApiError:
+    return invalid(f"The JSON body is nested deeper than {limit} levels of arrays and objects.")
+
+
+def _check_tree(value: Any, max_depth: int, strings: bool, nul: bool) -> None:
+    """Depth of ``value`` within ``max_depth``; with ``strings``, every string and member name kept."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        kind = type(node)
+        if kind is dict:
+            if depth > max_depth:
+                raise too_deep(max_depth)
+            if strings:
+                for key in node:
+                    _check_string(key, nul)
+            children = node.values()
+        elif kind is list:
+            if depth > max_depth:
+                raise too_deep(max_depth)
+            children = node
+        else:
+            if strings and kind is str:
+                _check_string(node, nul)
+            continue
+        for child in children:
+            if strings or type(child) in (dict, list):
+                stack.append((child, depth + 1))
+
+
+def _check_string(text: str, nul: bool) -> None:
+    reason = bad_string(text, nul=nul)
+    if reason is not None:
+        raise invalid(f"The body is not accepted: {reason}.")
+
+
+def parse_json(body: bytes, *, max_depth: int = MAX_JSON_DEPTH, allow_nul: bool = True) -> Any:
+    """Strict JSON: UTF-8, no NaN or Infinity, no duplicate member names, integers within +-(2^53 - 1),
+    at most ``max_depth`` levels of nesting, no lone surrogate escapes (and no U+0000 unless
+    ``allow_nul``); anything else is 400 INVALID_REQUEST."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise invalid("The body is not valid UTF-8.") from exc
     try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+        value = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_int=_safe_int,
+            parse_float=_finite_float,
+            object_pairs_hook=_no_duplicates,
+        )
     except RecursionError as exc:
-        raise invalid("The JSON body is nested too deeply.") from exc
+        raise too_deep(max_depth) from exc
+    except _OutOfRangeError as exc:
+        raise invalid(
+            f"The body holds a number outside the interoperable JSON range (integers within +-{MAX_SAFE_INTEGER})."
+        ) from exc
     except ValueError as exc:  # json.JSONDecodeError is a ValueError
         raise invalid(f"The body is not valid JSON: {exc}.") from exc
+    # The string checks walk every value, so they run only when an escape that needs them is present
+    # (raw UTF-8 cannot hold a surrogate, and strict decoding refused any).
+    nul = not allow_nul and "\\u0000" in text
+    _check_tree(value, max_depth, strings=nul or _SURROGATE_ESCAPE.search(text) is not None, nul=nul)
+    return value
 
 
 async def read_json_object(request: Request, limit: int, too_large_status: int = 400) -> dict[str, Any]:
-    """The body as a JSON object, after the content-type, size and syntax checks."""
+    """The body as a JSON object, after the content-type, size and syntax checks (no string may hold
+    U+0000: these bodies carry ids and names the database stores as text)."""
     check_json_content_type(request)
-    value = parse_json(await read_body(request, limit, too_large_status))
+    value = parse_json(await read_body(request, limit, too_large_status), allow_nul=False)
     if not isinstance(value, dict):
         raise invalid("The JSON body must be an object.")
+    return value
+
+
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,12}")
+
+
+def int_query(request: Request, name: str, default: int, low: int, high: int) -> int:
+    """The query parameter ``name`` as an integer from ``low`` to ``high`` (``default`` when absent); 400
+    INVALID_REQUEST for anything else, whatever its length or digits (never a 500)."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    # Longer than 12 digits is out of range whatever it says; int() of thousands of digits is refused.
+    if _WHOLE_NUMBER.fullmatch(raw) is None:
+        if raw.isascii() and raw.isdigit():
+            raise invalid(f"{name} must be between {low} and {high}.")
+        raise invalid(f"{name} must be a whole number written in ASCII digits.")
+    value = int(raw)
+    if value < low or value > high:
+        raise invalid(f"{name} must be between {low} and {high}.")
     return value
 
 

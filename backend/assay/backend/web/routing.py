@@ -21,11 +21,11 @@ from anyio import CapacityLimiter
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel.ext.asyncio.session import AsyncSession
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from assay.backend.errors import ApiError, error_response, internal_error
+from assay.backend.errors import ApiError, database_busy, error_response, internal_error, log_unhandled
 from assay.backend.metrics import ServiceMetrics
 from assay.backend.runs.changes import RunChanges
 from assay.backend.scopes import Scope
@@ -151,6 +151,14 @@ class RouteSpec:
             raise ValueError(f"public route {self.path} cannot require a scope or be rate limited per key")
 
 
+def _refuse_nul(request: Request) -> None:
+    """400 for a U+0000 in a path or query parameter: no id or parameter holds one, and PostgreSQL cannot
+    even compare a text value holding it (the query would fail)."""
+    values = [*request.path_params.values(), *(v for _, v in request.query_params.multi_items())]
+    if any("\x00" in str(value) for value in values):
+        raise ApiError("INVALID_REQUEST", "A path or query parameter holds U+0000, which no parameter may contain.")
+
+
 def to_starlette_route(spec: RouteSpec) -> Route:
     """The Starlette route for ``spec``, with session, authentication, scope and rate limit applied."""
 
@@ -167,12 +175,20 @@ def to_starlette_route(spec: RouteSpec) -> Route:
                 if spec.rate_limited:
                     services.limiter.check(principal.key_id)
                 context.principal = principal
+            _refuse_nul(request)
             return await spec.handler(request, context)
         except ApiError as exc:
             return error_response(exc)
-        except Exception:
+        except ClientDisconnect:
+            # The client went away mid-body (or the server refused its framing and closed): nobody reads an
+            # answer, and nothing failed on our side.
+            return error_response(ApiError("INVALID_REQUEST", "The request body ended before it was complete."))
+        except Exception as exc:
             # The top-level boundary of route code: log everything, answer nothing internal.
-            logger.exception("unhandled error on %s %s", request.method, request.url.path)
+            busy = database_busy(exc)
+            if busy is not None:
+                return error_response(busy)
+            log_unhandled(exc, request.method, spec.path)
             return error_response(internal_error())
         finally:
             await context.close()

@@ -32,6 +32,7 @@ from opentelemetry.proto.trace.v1 import trace_pb2
 
 from assay.backend.errors import ApiError
 from assay.backend.intake.adapters import otlp
+from assay.backend.web.http_io import MAX_JSON_DEPTH, bad_string
 
 Normalized = tuple[str | None, dict[str, Any]]
 
@@ -201,14 +202,49 @@ def message_from_json(obj: Any, message: type[Message], hex_ids: tuple[str, ...]
         raise malformed(f"a {message.DESCRIPTOR.name} object does not match OTLP/JSON") from exc
 
 
-def json_objects(file: IO[bytes], wanted: Callable[[str], bool]) -> Iterator[tuple[str, tuple[int, int], Any]]:
-    """(prefix, (entry index, scope index), object) for each JSON value whose prefix ``wanted`` accepts."""
+_VALUE_EVENTS = frozenset({"start_map", "start_array", "string", "number", "boolean", "null"})
+
+
+def _shape(keys: tuple[str, str, str]) -> dict[str, frozenset[str]]:
+    """What each level of an OTLP/JSON request must be: the three lists (null reads as empty, as the
+    protobuf JSON mapping says) and objects in them. Anything else there is malformed, never ignored."""
+    entries, scopes, items = keys
+    lists, objects = frozenset({"start_array", "null"}), frozenset({"start_map"})
+    return {
+        entries: lists,
+        f"{entries}.item": objects,
+        f"{entries}.item.{scopes}": lists,
+        f"{entries}.item.{scopes}.item": objects,
+        f"{entries}.item.{scopes}.item.{items}": lists,
+        f"{entries}.item.{scopes}.item.{items}.item": objects,
+    }
+
+
+def json_objects(
+    file: IO[bytes], wanted: Callable[[str], bool], keys: tuple[str, str, str]
+) -> Iterator[tuple[str, tuple[int, int], Any]]:
+    """(prefix, (entry index, scope index), object) for each JSON value whose prefix ``wanted`` accepts,
+    in a request whose entries, scopes and items lists are named ``keys``. The whole body is held to the
+    rules of every JSON body (``parse_json``): nesting within ``MAX_JSON_DEPTH``, no lone surrogate."""
     entry = scope = -1
     builder: Any = None
-    depth = 0
+    depth = level = 0
     target = ""
+    shape = _shape(keys)
     try:
         for prefix, event, value in ijson.parse(file, use_float=True):
+            if event in ("start_map", "start_array"):
+                level += 1
+                if level > MAX_JSON_DEPTH:
+                    raise malformed(f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels")
+            elif event in ("end_map", "end_array"):
+                level -= 1
+            elif event in ("string", "map_key") and bad_string(value, nul=False) is not None:
+                raise malformed("a string holds a lone UTF-16 surrogate")
+            allowed = shape.get(prefix)
+            if allowed is not None and event in _VALUE_EVENTS and event not in allowed:
+                kind = "an array" if "start_array" in allowed else "an object"
+                raise malformed(f"{prefix} must be {kind}")
             if builder is not None:
                 builder.event(event, value)
                 if event in ("start_map", "start_array"):
@@ -243,12 +279,12 @@ def json_records(file: IO[bytes], signal: Signal) -> Iterator[Normalized]:
     resources: dict[int, dict[str, Any]] = {}
     scopes: dict[tuple[int, int], dict[str, Any]] = {}
     file.seek(0)
-    for prefix, (entry, scope), value in json_objects(file, lambda p: p in (resource_at, scope_at)):
+    for prefix, (entry, scope), value in json_objects(file, lambda p: p in (resource_at, scope_at), signal.json_keys):
         if prefix == resource_at:
             resources[entry] = otlp.resource_of(message_from_json(value, Resource))
         else:
             scopes[(entry, scope)] = otlp.scope_of(message_from_json(value, InstrumentationScope))
     file.seek(0)
-    for _, (entry, scope), value in json_objects(file, lambda p: p == item_at):
+    for _, (entry, scope), value in json_objects(file, lambda p: p == item_at, signal.json_keys):
         item = message_from_json(value, signal.item, signal.hex_ids)
         yield signal.normalize(item, resources.get(entry, {}), scopes.get((entry, scope), {"name": "", "version": ""}))

@@ -276,6 +276,9 @@ def without_spans(file: IO[bytes], size: int, dropped: set[int]) -> tuple[IO[byt
     return out, written
 
 
+_JSON_KEYS = ("resourceSpans", "scopeSpans", "spans")
+
+
 def from_json(file: IO[bytes]) -> tuple[IO[bytes], int]:
     """An OTLP/JSON traces request as the protobuf request it encodes (a new spooled file and its size):
     each resource, scope and span object decoded by ``json_format`` and encoded by the same classes, in
@@ -290,7 +293,7 @@ def from_json(file: IO[bytes]) -> tuple[IO[bytes], int]:
         f"{scope_at}.schemaUrl": (None, "schema_url"),
     }
     file.seek(0)
-    for prefix, (entry, scope), value in json_objects(file, lambda p: p in wanted):
+    for prefix, (entry, scope), value in json_objects(file, lambda p: p in wanted, _JSON_KEYS):
         message_class, member = wanted[prefix]
         is_scope = prefix.startswith(scope_at)
         holder: Message = ScopeSpans() if is_scope else ResourceSpans()
@@ -306,7 +309,7 @@ def from_json(file: IO[bytes]) -> tuple[IO[bytes], int]:
     try:
         ranges: dict[tuple[int, int], tuple[int, int]] = {}
         file.seek(0)
-        for _, key, value in json_objects(file, lambda p: p == span_at):
+        for _, key, value in json_objects(file, lambda p: p == span_at, _JSON_KEYS):
             data = message_from_json(value, Span, ("traceId", "spanId", "parentSpanId")).SerializeToString()
             start = ranges.get(key, (spans.tell(), 0))[0]
             spans.write(bytes([_SPAN_TAG]) + _varint_bytes(len(data)) + data)

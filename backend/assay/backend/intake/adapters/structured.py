@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+import re
 from collections.abc import Iterator
 from typing import IO, Any, Literal
 
@@ -14,7 +16,7 @@ import ijson
 
 from assay.backend.errors import ApiError
 from assay.backend.intake.adapters.spec import AdapterSpec
-from assay.backend.web.http_io import parse_json
+from assay.backend.web.http_io import MAX_JSON_DEPTH, MAX_SAFE_INTEGER, bad_string, parse_json, too_deep
 
 Format = Literal["json", "jsonl", "csv"]
 FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv")
@@ -52,17 +54,71 @@ def event_record(event: Any, where: str) -> Normalized:
     if event_id is not None and (isinstance(event_id, bool) or not isinstance(event_id, str | int) or event_id == ""):
         raise invalid(f"{where}: eventId must be a non-empty string or an integer.")
     identifier = None if event_id is None else str(event_id)
+    if identifier is not None and "\x00" in identifier:
+        raise invalid(f"{where}: eventId must not hold U+0000.")
     return identifier, {"kind": "event", "eventId": identifier, "fields": event}
 
 
+# A \\uD800-\\uDFFF escape (after an even run of backslashes), with the low-surrogate escape that may follow.
+_SURROGATE_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u([dD][89a-fA-F][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?")
+_BLOCK = 1024 * 1024
+_CARRY = 64
+
+
+def _has_lone_surrogate(file: IO[bytes]) -> bool:
+    """Whether the JSON text in ``file`` escapes a lone surrogate. The incremental parser replaces one
+    with "?" without a word, which would store an event other than the one sent; so it is found here, on
+    the raw bytes, a block at a time."""
+    file.seek(0)
+    tail = b""
+    while True:
+        block = file.read(_BLOCK)
+        data = tail + block
+        # A match ending near the block's end may lack its pair's second half: seen again with the next.
+        end = len(data) if not block else max(0, len(data) - _CARRY // 2)
+        for match in _SURROGATE_ESCAPE.finditer(data, 0, len(data)):
+            if match.end() > end:
+                break
+            if int(match.group(1), 16) >= 0xDC00 or match.group(2) is None:
+                return True
+        if not block:
+            return False
+        tail = data[max(0, len(data) - _CARRY) :]
+
+
 def envelope_members(file: IO[bytes]) -> dict[str, Any]:
-    """The top-level string members (``binderId``, ``format``) of a JSON object body; {} for an array."""
+    """The top-level string members (``binderId``, ``format``) of a JSON object body; {} for an array.
+
+    The same pass holds the whole body to the rules of every JSON body (``parse_json``) before any event
+    is built: nesting within ``MAX_JSON_DEPTH``, integers within the interoperable range, no lone
+    surrogate in a string or member name."""
+    if _has_lone_surrogate(file):
+        raise invalid(
+            "The body is not accepted: a string holds a lone UTF-16 surrogate (an unpaired \\uD800-\\uDFFF escape)."
+        )
     found: dict[str, Any] = {}
+    depth = 0
     file.seek(0)
     try:
         for prefix, event, value in ijson.parse(file, use_float=True):
-            if prefix in ("binderId", "format") and event == "string":
-                found[prefix] = value
+            if event in ("start_map", "start_array"):
+                depth += 1
+                if depth > MAX_JSON_DEPTH:
+                    raise too_deep()
+            elif event in ("end_map", "end_array"):
+                depth -= 1
+            elif event in ("string", "map_key"):
+                reason = bad_string(value, nul=False)
+                if reason is not None:
+                    raise invalid(f"The body is not accepted: {reason}.")
+                if prefix in ("binderId", "format") and event == "string":
+                    found[prefix] = value
+            elif event == "number" and (
+                abs(value) > MAX_SAFE_INTEGER if isinstance(value, int) else not math.isfinite(value)
+            ):
+                raise invalid(
+                    f"The body holds a number outside the interoperable JSON range (integers within +-{MAX_SAFE_INTEGER})."
+                )
     except ijson.JSONError as exc:
         raise invalid("The body is not valid JSON.") from exc
     return found
@@ -100,7 +156,11 @@ def lines(file: IO[bytes], max_line_bytes: int) -> Iterator[tuple[int, str]]:
             return
         number += 1
         if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
-            raise invalid(f"Line {number} is longer than the record limit of {max_line_bytes} bytes.")
+            raise ApiError(
+                "INVALID_REQUEST",
+                f"Line {number} is longer than the record limit of {max_line_bytes} bytes.",
+                status=413,
+            )
         try:
             text = raw.decode("utf-8").rstrip("\r\n")
         except UnicodeDecodeError as exc:
