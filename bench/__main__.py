@@ -17,6 +17,8 @@ BENCHMARKS: tuple[str, ...] = (
     "ll144",
     "runtime_probe",
     "startup",
+    "intake_rate",
+    "memory_battery",
 )
 
 

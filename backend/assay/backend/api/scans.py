@@ -13,6 +13,7 @@ from assay.backend import schemas
 from assay.backend.api.discovery import load_system
 from assay.backend.canonical import digest_json
 from assay.backend.errors import ApiError, not_found
+from assay.backend.intake.body import spool_body
 from assay.backend.scans.scan_intake import AcceptedSubmission, check_submission
 from assay.backend.scans.scan_store import QUALIFIED_PREFIX, attachment, load_scan, qualified_evidence, scan_record
 from assay.backend.settings import MAX_SCAN_BODY_SETTING
@@ -22,11 +23,9 @@ from assay.backend.web.http_io import (
     JSON_MEDIA_TYPE,
     check_json_content_type,
     content_encoding,
-    gunzip_bounded,
     invalid,
     json_response,
     parse_json,
-    read_body,
 )
 from assay.backend.web.routing import Parameter, RequestContext, RouteSpec
 
@@ -61,13 +60,16 @@ def _accepted(row: models.QualifiedScan, accepted: AcceptedSubmission) -> schema
 
 async def submit_scan(request: Request, ctx: RequestContext) -> Response:
     check_json_content_type(request)
-    encoding = content_encoding(request, ("identity", "gzip"))
+    content_encoding(request, ("identity", "gzip"))  # 400 for any other encoding
     key = idempotency.idempotency_key(request)
     limit = ctx.settings.max_scan_body_bytes
-    raw = await read_body(request, limit, too_large_status=413, setting=MAX_SCAN_BODY_SETTING)
-    if encoding == "gzip":
-        # Decompression of a hundred megabytes is CPU work as well; its output is bounded as it grows.
-        raw = await to_thread.run_sync(gunzip_bounded, raw, limit, 413, MAX_SCAN_BODY_SETTING)
+    # Streamed to a spool file (disk beyond its first MiB), inflated on the way with its size and ratio
+    # bounded: neither a body over the limit nor a gzip bomb is ever held in memory before its 413.
+    spooled = await spool_body(request, limit, MAX_SCAN_BODY_SETTING)
+    try:
+        raw = await to_thread.run_sync(spooled.file.read)
+    finally:
+        spooled.close()
     # Parsing, schema validation and hashing of a bundle of megabytes is CPU work: off the event loop.
     body, request_digest = await to_thread.run_sync(_parse_and_digest, raw)
     del raw  # the parsed body is what is kept; a large bundle is not held twice from here on

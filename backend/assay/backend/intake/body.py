@@ -45,8 +45,18 @@ def unsupported_media_type(message: str) -> ApiError:
     return ApiError("INVALID_REQUEST", message, status=415)
 
 
-def too_large(limit: int) -> NoReturn:
-    raise ApiError("INVALID_REQUEST", f"The body is larger than the limit of {limit} bytes.", status=413)
+# A gzip body may inflate to this many times its size on the wire (beyond the first MAX_INFLATED_FREE
+# bytes): real payloads (JSON, protobuf, logs) inflate 5 to 50 times; a "zip bomb" a thousand times.
+MAX_INFLATE_RATIO = 200
+MAX_INFLATED_FREE = 8 * 1024 * 1024
+
+
+def too_large(limit: int, setting: str | None = None, *, decompressed: bool = False) -> NoReturn:
+    what = "The body, decompressed," if decompressed else "The body"
+    message = f"{what} is larger than the limit of {limit} bytes."
+    if setting is not None:
+        message = f"{message[:-1]}; the service's operator can raise it with {setting}."
+    raise ApiError("INVALID_REQUEST", message, status=413)
 
 
 @dataclass(slots=True)
@@ -60,9 +70,10 @@ class Body:
         self.file.close()
 
 
-async def spool_body(request: Request, limit: int) -> Body:
+async def spool_body(request: Request, limit: int, setting: str | None = None) -> Body:
     """The body, decompressed when ``Content-Encoding: gzip``, at most ``limit`` bytes on the wire and
-    after decompression (413 beyond); a body that is not valid gzip is 400."""
+    after decompression, and inflated at most MAX_INFLATE_RATIO times (413 beyond, naming ``setting``
+    where the limit has one); a body that is not valid gzip is 400."""
     encoding = request.headers.get("content-encoding", "identity").strip().lower()
     if encoding not in ("identity", "gzip", ""):
         raise unsupported_media_type(f"Content-Encoding {encoding!r} is not supported; use gzip or none.")
@@ -70,12 +81,12 @@ async def spool_body(request: Request, limit: int) -> Body:
     if declared is not None:
         try:
             if int(declared) > limit:
-                too_large(limit)
+                too_large(limit, setting)
         except ValueError as exc:
             raise ApiError("INVALID_REQUEST", "The Content-Length header is not a number.") from exc
     file: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115 (closed by Body)
     try:
-        size = await _copy(request, file, limit, gzip=encoding == "gzip")
+        size = await _copy(request, file, limit, gzip=encoding == "gzip", setting=setting)
     except BaseException:
         file.close()
         raise
@@ -83,13 +94,22 @@ async def spool_body(request: Request, limit: int) -> Body:
     return Body(file=file, size=size)
 
 
-async def _copy(request: Request, file: IO[bytes], limit: int, *, gzip: bool) -> int:
+def _inflated_too_far(received: int, written: int) -> NoReturn:
+    raise ApiError(
+        "INVALID_REQUEST",
+        f"The gzip body inflates more than {MAX_INFLATE_RATIO} times its size ({received} bytes received, "
+        f"{written} inflated so far); send it uncompressed or less compressed.",
+        status=413,
+    )
+
+
+async def _copy(request: Request, file: IO[bytes], limit: int, *, gzip: bool, setting: str | None) -> int:
     received = written = 0
     inflater = zlib.decompressobj(wbits=31) if gzip else None
     async for chunk in request.stream():
         received += len(chunk)
         if received > limit:
-            too_large(limit)
+            too_large(limit, setting)
         if inflater is None:
             file.write(chunk)
             written += len(chunk)
@@ -102,11 +122,15 @@ async def _copy(request: Request, file: IO[bytes], limit: int, *, gzip: bool) ->
                 raise ApiError("INVALID_REQUEST", "The body is not valid gzip.") from exc
             written += len(out)
             if written > limit:
-                too_large(limit)
+                too_large(limit, setting, decompressed=True)
+            if written > MAX_INFLATED_FREE and written > MAX_INFLATE_RATIO * received:
+                _inflated_too_far(received, written)
             file.write(out)
             data = inflater.unconsumed_tail
             if inflater.eof and inflater.unused_data:
-                raise ApiError("INVALID_REQUEST", "The gzip body has data after its end.")
+                # Another gzip member follows (RFC 1952 allows several); anything else fails to inflate.
+                data = inflater.unused_data + data
+                inflater = zlib.decompressobj(wbits=31)
     if inflater is not None and not inflater.eof:
         raise ApiError("INVALID_REQUEST", "The gzip body is truncated.")
     return written

@@ -22,6 +22,7 @@ from google.protobuf.message import Message
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from sqlalchemy import bindparam
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from starlette.requests import Request
@@ -33,6 +34,7 @@ from assay.backend.intake.adapters.spec import IntakeRoute
 from assay.backend.intake.body import Body, MediaType, media_type, spool_body, unsupported_media_type
 from assay.backend.intake.receipts import IngestionReceipt, ReceiptList, receipt_of
 from assay.backend.intake.store import BatchContext, Normalized, persist_batch, persist_content_batch
+from assay.backend.storage.loop_reads import PreparedRead
 from assay.backend.storage.models import EvidenceBinder, IntakeBatch
 from assay.backend.web.http_io import JSON_MEDIA_TYPE, int_query, invalid, json_response, parse_json
 from assay.backend.web.routing import Parameter, RequestContext, RouteSpec
@@ -46,8 +48,18 @@ _RECEIPTS_LIMIT = 50
 # A batch that lost a race for an event id is read again (its records then count as duplicates).
 _ATTEMPTS = 3
 _RECEIPTS_MAX = 200
+# A body this small is read on the event loop: a worker thread would cost more than the reading.
+SMALL_BODY = 16 * 1024
 
 RecordSource = Callable[[Body, EvidenceBinder, int], Iterator[Normalized]]
+
+
+_BINDER_COLUMNS = tuple(column.name for column in EvidenceBinder.__table__.columns)  # type: ignore[attr-defined]
+_BINDER = PreparedRead(
+    select(*EvidenceBinder.__table__.columns).where(  # type: ignore[attr-defined]
+        EvidenceBinder.__table__.c.id == bindparam("binder_id")  # type: ignore[attr-defined]
+    )
+)
 
 
 def _binder_id_from_request(request: Request) -> str | None:
@@ -65,12 +77,9 @@ async def _binder(ctx: RequestContext, binder_id: str | None, route: IntakeRoute
         raise invalid("A binder is required: pass binderId in the body, the query (?binderId=) or X-Binder-Id.")
     if len(binder_id) > _MAX_BINDER_ID:
         raise not_found(what="binder")
-    binder = await ctx.session.get(EvidenceBinder, binder_id)
-    if binder is not None:
-        # Detached with its loaded values, and the read transaction ended: the batch is written through
-        # a session of its own, and nothing of this one should stay open meanwhile.
-        ctx.session.expunge(binder)
-    await ctx.session.rollback()
+    # A point read (on the event loop where the database allows it); the batch is written elsewhere.
+    rows = await ctx.fetch_all(_BINDER, {"binder_id": binder_id})
+    binder = EvidenceBinder(**dict(zip(_BINDER_COLUMNS, rows[0], strict=True))) if rows else None
     if binder is None or binder.organization_id != ctx.organization_id:
         raise not_found(what="binder")
     if not binder.active:
@@ -113,7 +122,9 @@ async def _ingest(
     # is read again and now sees the first one's records as duplicates.
     for attempt in range(_ATTEMPTS):
         try:
-            row = (await persist_batch(ctx.services.session_factory, source(body, binder, limit), context)).row
+            records = source(body, binder, limit)
+            writer = ctx.services.batch_writer()
+            row = (await persist_batch(writer, records, context, small=body.size <= SMALL_BODY)).row
         except IntegrityError:
             if attempt == _ATTEMPTS - 1:
                 raise

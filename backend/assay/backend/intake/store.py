@@ -10,12 +10,14 @@ Two ways of storing a batch (``intake_batch.content_format``):
 Either way the batch's event ids are claimed in ``intake_event`` (unique per binder) in the same
 transaction as its content and its row, so a failure anywhere leaves nothing behind.
 
-:func:`persist_batch` pulls normalized records from an adapter in chunks (decoding and canonical JSON in
-a worker thread), drops records whose event id the binder already holds (earlier batches, or earlier in
-this one: the query sees the transaction's own rows), and writes the rest, then the batch row with its
-counts and content digest, all in ONE transaction: a failure anywhere leaves nothing behind. Records are
-first checked and staged (canonical text, framed) in a spooled temporary file, so the write transaction,
-which holds SQLite's write lock, lasts only as long as the inserts themselves. The content
+:func:`persist_batch` pulls normalized records from an adapter (decoding and canonical JSON in a worker
+thread, on the loop for a small body), checks and stages them (canonical text, framed) in a spooled
+temporary file, then writes them with :func:`_write_records` through the service's ``BatchWriter`` (one
+synchronous function, in one worker thread on SQLite): records whose event id the binder already holds
+(earlier batches, or earlier in this one) are dropped, the rest written, then the batch row with its
+counts and content digest. Up to SLICE_RECORDS records, all in ONE transaction; a bigger batch in
+bounded transactions, the batch row and event ids last (see :func:`_write_records`), so no single
+request holds SQLite's write lock for long. Either way the batch becomes visible whole or not at all. The content
 digest is SHA-256 over the RFC 8785 JSON of the array of stored records (``sha256:<hex>``), computed as
 the records stream, so memory holds one chunk whatever the batch size. Triggers of migration 0003 refuse
 any later UPDATE or DELETE of batches and records.
@@ -28,6 +30,7 @@ import json
 import os
 import struct
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -35,7 +38,7 @@ from typing import IO, Any
 
 import anyio
 import orjson
-from sqlalchemy import bindparam, insert, text
+from sqlalchemy import Connection, bindparam, insert, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -52,6 +55,7 @@ from assay.backend.storage.models import (
     IntakeRecord,
     new_id,
 )
+from assay.backend.storage.writer import BatchWriter
 
 Normalized = tuple[str | None, dict[str, Any]]
 BATCH_PREFIX = "ing"
@@ -153,61 +157,132 @@ def _staged_chunk(spool: IO[bytes]) -> list[_Encoded]:
     return chunk
 
 
-async def persist_batch(sessions: SessionFactory, records: Iterator[Normalized], context: BatchContext) -> StoredBatch:
-    """Store the batch ``records`` make, or nothing (any ApiError raised while reading them aborts it)."""
+# A batch of more records than this is written in bounded transactions (below); smaller ones in one.
+SLICE_RECORDS = 5_000
+# Each bounded transaction ends after this long, and the writer then leaves the database to others for
+# half as long: SQLite has one write lock, and a writer waiting for it (its busy handler polls with
+# growing sleeps) must find it free between two slices of a big batch.
+SLICE_SECONDS = 0.1
+_ATTEMPTS = 3
+Pause = Callable[[float], None]
+
+
+class BatchRaceError(Exception):
+    """Another batch claimed some of this batch's new event ids while it was written: read it again."""
+
+
+async def persist_batch(
+    services: BatchWriter, records: Iterator[Normalized], context: BatchContext, *, small: bool = False
+) -> StoredBatch:
+    """Store the batch ``records`` make, or nothing visible (any ApiError raised while reading them
+    aborts it). ``small``: the body is small enough to read on the event loop."""
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY) as spool:
-        await anyio.to_thread.run_sync(_stage, records, context, spool)
-        spool.seek(0)
-        return await _write(sessions, spool, context)
+        if small:
+            count = _stage(records, context, spool)
+        else:
+            count = await anyio.to_thread.run_sync(_stage, records, context, spool)
+        for _ in range(_ATTEMPTS):
+            spool.seek(0)
+            try:
+                return StoredBatch(row=await services.run(_write_records, spool, context, count > SLICE_RECORDS))
+            except BatchRaceError:
+                continue
+    raise ApiError(
+        "INTERNAL_ERROR",
+        "Concurrent batches kept claiming the same event ids; retry the request.",
+        status=503,
+        retryable=True,
+        headers={"Retry-After": "1"},
+    )
 
 
-async def _write(sessions: SessionFactory, spool: IO[bytes], context: BatchContext) -> StoredBatch:
+def _write_records(
+    conn: Connection, spool: IO[bytes], context: BatchContext, sliced: bool, pause: Pause
+) -> IntakeBatch:
+    """Write the staged records of ``spool`` as one batch through ``conn`` (a synchronous connection).
+
+    Up to SLICE_RECORDS records: one transaction holds the records, their event ids and the batch row, so
+    a failure anywhere leaves nothing behind. A bigger batch is written in bounded transactions of at most
+    SLICE_SECONDS each (records with no event id in them), then one last transaction claims its event ids
+    (read again from ``spool``) and writes the batch row: until that commits, the records belong to no
+    batch, and nothing reads them. Should another batch have claimed one of the ids meanwhile, the last
+    transaction is rolled back and BatchRaceError raised; the records written stay unreferenced."""
     batch_id = new_id(BATCH_PREFIX)
     digest = hashlib.sha256(b"[")
     stored = duplicates = 0
-    async with sessions() as session:
-        while True:
-            chunk = await anyio.to_thread.run_sync(_staged_chunk, spool)
-            if not chunk:
-                break
-            wanted = {e.event_id for e in chunk if e.event_id is not None}
-            taken: set[str] = set()
-            if wanted:
-                rows = await session.exec(
-                    _TAKEN_IDS, params={"binder_id": context.binder.id, "event_ids": sorted(wanted)}
-                )
-                taken = {r for r in rows.all() if r is not None}
-            values = []
-            events = []
-            for encoded in chunk:
-                if encoded.event_id is not None:
-                    if encoded.event_id in taken:
-                        duplicates += 1
-                        continue
-                    taken.add(encoded.event_id)
-                    events.append({"binder_id": context.binder.id, "event_id": encoded.event_id, "batch_id": batch_id})
-                if stored:
-                    digest.update(b",")
-                digest.update(encoded.text)
-                values.append(
-                    {
-                        "batch_id": batch_id,
-                        "seq": stored,
-                        "binder_id": context.binder.id,
-                        "event_id": encoded.event_id,
-                        "record_json": encoded.text.decode("utf-8"),
-                    }
-                )
-                stored += 1
-            if values:
-                await session.exec(insert(IntakeRecord), params=values)
-            if events:
-                await session.exec(insert(IntakeEvent), params=events)
-        digest.update(b"]")
-        row = _batch_row(batch_id, context, stored, duplicates, DIGEST_PREFIX + digest.hexdigest(), "records")
-        session.add(row)
-        await session.commit()
-    return StoredBatch(row=row)
+    taken: set[str] = set()
+    kept_ids = 0
+    started = time.monotonic()
+    binder_id = context.binder.id
+    while chunk := _staged_chunk(spool):
+        wanted = sorted({e.event_id for e in chunk if e.event_id is not None} - taken)
+        if wanted:
+            held = conn.execute(_TAKEN_IDS, {"binder_id": binder_id, "event_ids": wanted}).scalars().all()
+            taken.update(h for h in held if h is not None)
+        values = []
+        events = []
+        for encoded in chunk:
+            event_id = encoded.event_id
+            if event_id is not None:
+                if event_id in taken:
+                    duplicates += 1
+                    continue
+                taken.add(event_id)
+                kept_ids += 1
+                if not sliced:
+                    events.append({"binder_id": binder_id, "event_id": event_id, "batch_id": batch_id})
+            if stored:
+                digest.update(b",")
+            digest.update(encoded.text)
+            values.append(
+                {
+                    "batch_id": batch_id,
+                    "seq": stored,
+                    "binder_id": binder_id,
+                    # A sliced batch's ids are claimed in its last transaction (intake_event) only.
+                    "event_id": None if sliced else event_id,
+                    "record_json": encoded.text.decode("utf-8"),
+                }
+            )
+            stored += 1
+        if values:
+            conn.execute(insert(IntakeRecord), values)
+        if events:
+            conn.execute(insert(IntakeEvent), events)
+        if sliced and time.monotonic() - started > SLICE_SECONDS:
+            conn.commit()
+            pause((time.monotonic() - started) / 2)
+            started = time.monotonic()
+    if sliced and kept_ids:
+        spool.seek(0)
+        if _claim_staged(conn, spool, binder_id, batch_id) != kept_ids:
+            conn.rollback()
+            raise BatchRaceError
+    digest.update(b"]")
+    row = _batch_row(batch_id, context, stored, duplicates, DIGEST_PREFIX + digest.hexdigest(), "records")
+    conn.execute(insert(IntakeBatch), [row.model_dump()])  # parameters, not values(): compiled once
+    conn.commit()
+    return row
+
+
+def _claim_staged(conn: Connection, spool: IO[bytes], binder_id: str, batch_id: str) -> int:
+    """Claim, for ``batch_id``, every event id staged in ``spool`` the binder does not hold; how many."""
+    statement = text(_claim_sql(conn.dialect.name))
+    claimed = 0
+    pending: list[str] = []
+
+    def flush() -> int:
+        ids = orjson.dumps(sorted(pending)).decode("utf-8")
+        pending.clear()
+        return int(conn.execute(statement, {"binder": binder_id, "batch": batch_id, "ids": ids}).rowcount)
+
+    while chunk := _staged_chunk(spool):
+        pending.extend(e.event_id for e in chunk if e.event_id is not None)
+        if len(pending) >= _CLAIM_CHUNK:
+            claimed += flush()
+    if pending:
+        claimed += flush()
+    return claimed
 
 
 def _batch_row(
@@ -240,20 +315,25 @@ _CLAIM_CHUNK = 50_000
 _CONTENT_ROWS = 4
 
 
+def _claim_sql(dialect: str) -> str:
+    """INSERT of the event ids in the JSON array ``:ids`` for ``:binder`` and ``:batch``, skipping held ones."""
+    if dialect == "postgresql":
+        source = "jsonb_array_elements_text(CAST(:ids AS jsonb)) AS value ORDER BY value"
+    else:
+        source = "json_each(:ids) WHERE true ORDER BY value"  # WHERE: SQLite's parser needs it before ON CONFLICT
+    return (
+        f"INSERT INTO intake_event (binder_id, event_id, batch_id) SELECT :binder, value, :batch FROM {source} "
+        "ON CONFLICT DO NOTHING"
+    )
+
+
 async def _claim(
     conn: AsyncConnection, binder_id: str, batch_id: str, keys: list[bytes], render: Callable[[bytes], str]
 ) -> int:
     """Insert the event ids of ``keys`` into the binder's index, skipping those it holds (and repeats);
     how many were new. Each statement's ids are inserted in sorted order: neighbouring ids land in
     neighbouring index pages."""
-    if conn.dialect.name == "postgresql":
-        source = "jsonb_array_elements_text(CAST(:ids AS jsonb)) AS value ORDER BY value"
-    else:
-        source = "json_each(:ids) WHERE true ORDER BY value"  # WHERE: SQLite's parser needs it before ON CONFLICT
-    statement = text(
-        f"INSERT INTO intake_event (binder_id, event_id, batch_id) SELECT :binder, value, :batch FROM {source} "
-        "ON CONFLICT DO NOTHING"
-    )
+    statement = text(_claim_sql(conn.dialect.name))
     claimed = 0
     for start in range(0, len(keys), _CLAIM_CHUNK):
         ids = orjson.dumps([render(k) for k in keys[start : start + _CLAIM_CHUNK]]).decode("utf-8")

@@ -72,18 +72,23 @@ def create_engine(
     return create_async_engine(url, pool_pre_ping=True)
 
 
+def configure_sqlite_connection(dbapi_connection: Any, busy_timeout_ms: int, background_checkpoints: bool) -> None:
+    """The pragmas of every connection the service opens to a SQLite file."""
+    cursor = dbapi_connection.cursor()
+    # WAL lets readers proceed while one writer commits; foreign keys are off by default in SQLite.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    if background_checkpoints:
+        cursor.execute("PRAGMA wal_autocheckpoint=0")
+    cursor.close()
+
+
 def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int, background_checkpoints: bool) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, connection_record: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        # WAL lets readers proceed while one writer commits; foreign keys are off by default in SQLite.
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        if background_checkpoints:
-            cursor.execute("PRAGMA wal_autocheckpoint=0")
-        cursor.close()
+        configure_sqlite_connection(dbapi_connection, busy_timeout_ms, background_checkpoints)
 
 
 def sqlite_file_of(database_url: str | URL) -> str | None:

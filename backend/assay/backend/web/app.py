@@ -32,6 +32,7 @@ from assay.backend.storage.checkpoints import WalCheckpointer
 from assay.backend.storage.db import create_engine, create_session_factory, sqlite_file_of
 from assay.backend.storage.loop_reads import open_loop_reader
 from assay.backend.storage.migrations import upgrade_engine
+from assay.backend.storage.writer import BatchWriter
 from assay.backend.web.http_metrics import HttpMetricsMiddleware
 from assay.backend.web.limits import HeaderLimitMiddleware
 from assay.backend.web.openapi import build_openapi
@@ -98,6 +99,7 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
             background_checkpoints=database_file is not None,
         )
         reader = None
+        writer = BatchWriter(engine, database_file, busy_timeout_ms=settings.sqlite_busy_timeout_ms)
         # Plain tasks, not a task group: the lifespan may be entered and left from different tasks
         # (test fixtures, embedded hosts), which a cancel scope does not allow.
         tasks: list[asyncio.Task[None]] = []
@@ -113,6 +115,7 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
                 limiter=TokenBucketLimiter(settings.rate_limit),
                 scan_slots=CapacityLimiter(settings.max_concurrent_scans),
                 reader=reader,
+                writer=writer,
             )
             app.state.services = services
             workers: list[Worker] = []
@@ -141,6 +144,7 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
                     await task
             if reader is not None:
                 reader.close()
+            writer.dispose()
             await engine.dispose()
 
     app = Starlette(

@@ -33,6 +33,7 @@ from assay.backend.settings import ServiceSettings
 from assay.backend.storage.db import SessionFactory
 from assay.backend.storage.loop_reads import LoopReader, PreparedRead, Row, fetch_all_in_session
 from assay.backend.storage.models import utcnow
+from assay.backend.storage.writer import BatchWriter
 from assay.backend.web.auth import Principal, authenticate_with, require_scope
 from assay.backend.web.ratelimit import TokenBucketLimiter
 
@@ -56,6 +57,11 @@ class ServiceState:
     run_changes: RunChanges = field(default_factory=RunChanges)
     # This process's Prometheus metrics (GET /metrics); intake code counts what it accepts here.
     metrics: ServiceMetrics = field(default_factory=ServiceMetrics)
+    # Bulk writes (intake batches) as one synchronous function; None: made from ``engine`` on first use.
+    writer: BatchWriter | None = None
+
+    def batch_writer(self) -> BatchWriter:
+        return self.writer if self.writer is not None else BatchWriter(self.engine, None, busy_timeout_ms=0)
 
 
 @dataclass(slots=True)

@@ -32,7 +32,7 @@ from opentelemetry.proto.trace.v1 import trace_pb2
 
 from assay.backend.errors import ApiError
 from assay.backend.intake.adapters import otlp
-from assay.backend.web.http_io import MAX_JSON_DEPTH, bad_string
+from assay.backend.intake.adapters.json_stream import check_json_file
 
 Normalized = tuple[str | None, dict[str, Any]]
 
@@ -224,23 +224,17 @@ def json_objects(
     file: IO[bytes], wanted: Callable[[str], bool], keys: tuple[str, str, str]
 ) -> Iterator[tuple[str, tuple[int, int], Any]]:
     """(prefix, (entry index, scope index), object) for each JSON value whose prefix ``wanted`` accepts,
-    in a request whose entries, scopes and items lists are named ``keys``. The whole body is held to the
-    rules of every JSON body (``parse_json``): nesting within ``MAX_JSON_DEPTH``, no lone surrogate."""
+    in a request whose entries, scopes and items lists are named ``keys``. The body is first held to the
+    rules of every JSON body (``json_stream.check_json_file``: depth, numbers, surrogates)."""
+    check_json_file(file)
+    file.seek(0)
     entry = scope = -1
     builder: Any = None
-    depth = level = 0
+    depth = 0
     target = ""
     shape = _shape(keys)
     try:
         for prefix, event, value in ijson.parse(file, use_float=True):
-            if event in ("start_map", "start_array"):
-                level += 1
-                if level > MAX_JSON_DEPTH:
-                    raise malformed(f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels")
-            elif event in ("end_map", "end_array"):
-                level -= 1
-            elif event in ("string", "map_key") and bad_string(value, nul=False) is not None:
-                raise malformed("a string holds a lone UTF-16 surrogate")
             allowed = shape.get(prefix)
             if allowed is not None and event in _VALUE_EVENTS and event not in allowed:
                 kind = "an array" if "start_array" in allowed else "an object"

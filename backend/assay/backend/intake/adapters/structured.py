@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import csv
 import io
-import math
-import re
 from collections.abc import Iterator
 from typing import IO, Any, Literal
 
 import ijson
 
 from assay.backend.errors import ApiError
+from assay.backend.intake.adapters.json_stream import check_json_file
 from assay.backend.intake.adapters.spec import AdapterSpec
-from assay.backend.web.http_io import MAX_JSON_DEPTH, MAX_SAFE_INTEGER, bad_string, parse_json, too_deep
+from assay.backend.web.http_io import parse_json
 
 Format = Literal["json", "jsonl", "csv"]
 FORMATS: tuple[Format, ...] = ("json", "jsonl", "csv")
@@ -59,69 +58,11 @@ def event_record(event: Any, where: str) -> Normalized:
     return identifier, {"kind": "event", "eventId": identifier, "fields": event}
 
 
-# A \\uD800-\\uDFFF escape (after an even run of backslashes), with the low-surrogate escape that may follow.
-_SURROGATE_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u([dD][89a-fA-F][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?")
-_BLOCK = 1024 * 1024
-_CARRY = 64
-
-
-def _has_lone_surrogate(file: IO[bytes]) -> bool:
-    """Whether the JSON text in ``file`` escapes a lone surrogate. The incremental parser replaces one
-    with "?" without a word, which would store an event other than the one sent; so it is found here, on
-    the raw bytes, a block at a time."""
-    file.seek(0)
-    tail = b""
-    while True:
-        block = file.read(_BLOCK)
-        data = tail + block
-        # A match ending near the block's end may lack its pair's second half: seen again with the next.
-        end = len(data) if not block else max(0, len(data) - _CARRY // 2)
-        for match in _SURROGATE_ESCAPE.finditer(data, 0, len(data)):
-            if match.end() > end:
-                break
-            if int(match.group(1), 16) >= 0xDC00 or match.group(2) is None:
-                return True
-        if not block:
-            return False
-        tail = data[max(0, len(data) - _CARRY) :]
-
-
 def envelope_members(file: IO[bytes]) -> dict[str, Any]:
     """The top-level string members (``binderId``, ``format``) of a JSON object body; {} for an array.
-
-    The same pass holds the whole body to the rules of every JSON body (``parse_json``) before any event
-    is built: nesting within ``MAX_JSON_DEPTH``, integers within the interoperable range, no lone
-    surrogate in a string or member name."""
-    if _has_lone_surrogate(file):
-        raise invalid(
-            "The body is not accepted: a string holds a lone UTF-16 surrogate (an unpaired \\uD800-\\uDFFF escape)."
-        )
-    found: dict[str, Any] = {}
-    depth = 0
-    file.seek(0)
-    try:
-        for prefix, event, value in ijson.parse(file, use_float=True):
-            if event in ("start_map", "start_array"):
-                depth += 1
-                if depth > MAX_JSON_DEPTH:
-                    raise too_deep()
-            elif event in ("end_map", "end_array"):
-                depth -= 1
-            elif event in ("string", "map_key"):
-                reason = bad_string(value, nul=False)
-                if reason is not None:
-                    raise invalid(f"The body is not accepted: {reason}.")
-                if prefix in ("binderId", "format") and event == "string":
-                    found[prefix] = value
-            elif event == "number" and (
-                abs(value) > MAX_SAFE_INTEGER if isinstance(value, int) else not math.isfinite(value)
-            ):
-                raise invalid(
-                    f"The body holds a number outside the interoperable JSON range (integers within +-{MAX_SAFE_INTEGER})."
-                )
-    except ijson.JSONError as exc:
-        raise invalid("The body is not valid JSON.") from exc
-    return found
+    The body is first held to the rules of every JSON body (``json_stream.check_json_file``)."""
+    members = check_json_file(file)
+    return {name: members[name] for name in ("binderId", "format") if name in members}
 
 
 def json_events(file: IO[bytes]) -> Iterator[Normalized]:
