@@ -213,3 +213,10 @@ async def test_an_over_long_log_line_is_413_as_documented(battery: Battery) -> N
     text = {"Content-Type": "text/plain"}
     answer = await battery.post("/api/ingest/log", body, battery.intake | text, binderId=battery.log)
     assert "record limit" in assert_error(answer, 413, "INVALID_REQUEST")["message"]
+
+
+async def test_a_wrong_method_names_every_method_of_the_path(battery: Battery) -> None:
+    with anyio.fail_after(BOUND_SECONDS):
+        answer = await battery.client.request("OPTIONS", "/api/v1/assurance/runs", headers=battery.agent)
+    assert_error(answer, 405, "INVALID_REQUEST")
+    assert {m.strip() for m in answer.headers["allow"].split(",")} >= {"GET", "POST"}

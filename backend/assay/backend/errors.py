@@ -17,6 +17,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Match, Route
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +116,17 @@ async def _http_exception_handler(request: Request, exc: Exception) -> Response:
     if exc.status_code == 404:
         return error_response(not_found())
     if exc.status_code == 405:
-        headers = {"Allow": exc.headers["Allow"]} if exc.headers and "Allow" in exc.headers else {}
+        # Starlette names the methods of the first route matching the path only; a path served by
+        # several routes (GET and POST /api/v1/assurance/runs) allows all of theirs.
+        methods = sorted(
+            {
+                method
+                for route in request.app.router.routes
+                if isinstance(route, Route) and route.matches(request.scope)[0] is not Match.NONE
+                for method in route.methods or ()
+            }
+        )
+        headers = {"Allow": ", ".join(methods)} if methods else {}
         return error_response(
             ApiError("INVALID_REQUEST", "This method is not allowed on this route.", status=405, headers=headers)
         )
