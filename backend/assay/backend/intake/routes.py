@@ -371,7 +371,8 @@ _BINDER_PARAMETERS = (
     Parameter("binderId", "query", "The binder (or send it in X-Binder-Id).", required=False),
     Parameter("X-Binder-Id", "header", "The binder (or send it as ?binderId=).", required=False),
 )
-_INTAKE_ERRORS = (400, 401, 403, 404, 409, 413, 415)
+# 503: a write that waited for SQLite's write lock past the busy timeout (retryable).
+_INTAKE_ERRORS = (400, 401, 403, 404, 409, 413, 415, 503)
 
 
 def _intake_route(path: str, handler: Any, operation_id: str, summary: str, description: str) -> RouteSpec:
