@@ -194,3 +194,24 @@ def test_tool_classes_named_in_their_constructor_and_agents_given_as_tools() -> 
     linked = analyse({"m.py": code})
     assert _tools(linked) == [("analysis", 15), ("file_write", 7)]
     assert _reached(linked, "file_write") == {("file.write", 10)}
+
+
+def test_builder_methods_and_tool_constructors_of_any_package_hand_the_tree_s_functions_over() -> None:
+    code = (
+        "import os\n"
+        "from google.adk.agents import Agent\n"
+        "from google.adk.tools import FunctionTool\n"
+        "from acme import Bot\n\n"
+        "def rm(path: str) -> None:\n"
+        "    os.remove(path)\n\n"
+        "def ls(path: str) -> list:\n"
+        "    return os.listdir(path)\n\n"
+        "bot = Bot()\n"
+        "bot.add_tool(ls)\n"
+        "agent = Agent(name='a', tools=[FunctionTool(func=rm)])\n"
+    )
+    linked = analyse({"m.py": code})
+    assert _tools(linked) == [("ls", 9), ("rm", 6)]
+    assert _reached(linked, "rm") == {("file.delete", 7)}
+    assert _reached(linked, "ls") == {("file.read", 10)}
+    assert not [f for f in linked.frontier if f.kind == "runtime_registered_tools"]

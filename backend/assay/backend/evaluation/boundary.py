@@ -149,7 +149,8 @@ def verification_items(view: EvidenceView, more: list[dict[str, Any]] | None = N
                     not_established="Who authorized this capability, and whether credentials allow it in production.",
                     why=f"{action.actionClass} is high impact: done wrongly it cannot be undone.",
                     needed=f"Add a human approval gate that dominates the call to {action.target} at {_where(action)} "
-                    f"(call an approval function and return or raise when it is refused, before the call), "
+                    f"(call an approval function and return or raise when it is refused, before the call; a prompt "
+                    f"that only asks the model to ask the user first is not a gate), "
                     f"and declare {action.actionClass} for tool(s) {_tools(tools)} with requires_approval = true "
                     f"in assay.toml, or remove the capability; {NEW_RUN}",
                     questions=["reach", "authority"],
@@ -196,7 +197,8 @@ def verification_items(view: EvidenceView, more: list[dict[str, Any]] | None = N
                     not_established="Whether approval happens outside the analysed code.",
                     why="A declared control that the code does not enforce gives false assurance.",
                     needed=f"Add a human approval gate that dominates the call to {action.target} at {_where(action)} "
-                    f"on every path from tool {_tools(tools)}; {NEW_RUN}",
+                    f"on every path from tool {_tools(tools)} (a prompt that only asks the model to ask the user "
+                    f"first is not a gate); {NEW_RUN}",
                     questions=["authority"],
                     paths=[action.id],
                     refs=ref,

@@ -78,6 +78,9 @@ class Roles:
     library_functions: dict[str, tuple[str | None, str | None, bool]] = field(default_factory=dict)
     library_toolkits: dict[str, tuple[tuple[str, str | None, str | None], ...]] = field(default_factory=dict)
     confirm_tools_kwargs: frozenset[str] = frozenset()
+    builder_methods: frozenset[str] = frozenset()
+    tool_constructor_suffixes: tuple[str, ...] = ()
+    function_kwargs: tuple[str, ...] = ()
 
 
 _ROLES: dict[str, Roles] = {}
@@ -144,6 +147,9 @@ def compile_roles(pack: RulePack) -> Roles:
             name: tuple((t[0], t[1], t[2]) for t in tools) for name, tools in pm.get("library_toolkits", {}).items()
         },
         confirm_tools_kwargs=frozenset(pm.get("confirm_tools_kwargs", ())),
+        builder_methods=frozenset(pm.get("builder_methods", ())),
+        tool_constructor_suffixes=tuple(pm.get("tool_constructor_suffixes", ())),
+        function_kwargs=tuple(pm.get("function_kwargs", ())),
         client_rule=client,
         client_classes=Patterns(cm.get("client_classes", ())),
         client_excluded=frozenset(cm.get("exclude_heads", ())),
@@ -461,6 +467,34 @@ class RoleLogic(SourceLogic):
             )
         )
 
+    def _role_builder(self, node: ast.Call, name: str, resolved: bool, scope: Scope) -> None:
+        """``agent.add_tool(search)``, ``registry.register_tool(f)``, ``FunctionTool(func=f)`` on a package's
+        object or class: the tree's function handed over there is a tool named after it (or ``name=``)."""
+        roles = self.roles
+        rule = roles.params_rule
+        func = node.func
+        if rule is None or not _third_party(name, resolved) or name.startswith(self.module_prefix):
+            return
+        last = name.rsplit(".", 1)[-1]
+        builder = isinstance(func, ast.Attribute) and func.attr in roles.builder_methods
+        constructor = last[:1].isupper() and last.endswith(roles.tool_constructor_suffixes)
+        if not (builder or constructor):
+            return
+        given = [*node.args[:1], *(kw.value for kw in node.keywords if kw.arg in roles.function_kwargs)]
+        for value in given:
+            if not isinstance(value, ast.Name | ast.Attribute) or self._is_variable(value, scope):
+                continue
+            function, ok = self.dotted(value, scope)
+            if not (function and ok and is_user_callee(function, ok, self) and self._defined_function(function)):
+                continue
+            named = kwarg_str(node, "name") or kwarg_str(node, "tool_name")
+            tool = ToolDef.found(rule, named or function.rsplit(".", 1)[-1], self.loc(value), function=function)
+            if named:
+                self.tools.append(tool.model_copy(update={"location": self.loc(node)}))
+            else:
+                self._listed_tools.append(tool)
+            return
+
     def _defined_function(self, function: str) -> bool:
         """A function (not a class, not an object) of this file or of another module of the tree."""
         if function.startswith(self.module_prefix):
@@ -490,6 +524,14 @@ class RoleLogic(SourceLogic):
             return True
         if callee in self.rules.library_tools or callee in self.rules.toolkits:
             return True
+        last = callee.rsplit(".", 1)[-1]
+        constructor = last[:1].isupper() and last.endswith(self.roles.tool_constructor_suffixes)
+        if (
+            constructor
+            and isinstance(node, ast.Call)
+            and (node.args[:1] or any(kw.arg in self.roles.function_kwargs for kw in node.keywords))
+        ):
+            return True  # ``FunctionTool(func=f)``: a tool where it is constructed (``_role_builder``)
         return is_user_callee(callee, ok, self) and callee.split(".", 1)[0] in self.local_defs
 
     def _library_function(self, element: ast.expr, scope: Scope, callee: str) -> bool:

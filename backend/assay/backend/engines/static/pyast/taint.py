@@ -196,6 +196,8 @@ class ExpressionLogic(DispatchLogic):
             self._tool_list(node, name, scope)
         elif node.keywords and resolved and not profile.tool_call and not profile.tool_object and not role_done:
             self._role_tool_params(node, name, resolved, scope)
+        if resolved and (node.args or node.keywords) and not profile.tool_call and not profile.tool_list:
+            self._role_builder(node, name, resolved, scope)
         if node.keywords and func_kind is ast.Attribute and func.attr in self.roles.agent_tool_methods:  # type: ignore[attr-defined]
             self._agent_as_tool(node, name)
         if node.keywords and self.roles.executor_kwargs and not profile.actions:
