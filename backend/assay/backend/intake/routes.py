@@ -167,7 +167,10 @@ async def ingest_structured(request: Request, ctx: RequestContext) -> Response:
     body = await spool_body(request, ctx.settings.max_intake_body_bytes)
     try:
         if chosen == "json":
-            members = await anyio.to_thread.run_sync(structured.envelope_members, body.file)
+            if body.size <= SMALL_BODY:
+                members = structured.envelope_members(body.file)
+            else:
+                members = await anyio.to_thread.run_sync(structured.envelope_members, body.file)
             declared = members.get("format")
             if declared is not None and declared != "json":
                 raise invalid("A JSON body carries format 'json'; send JSON Lines or CSV as their own media types.")
