@@ -8,6 +8,7 @@ import socket
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 from mcp.types import CallToolResult
@@ -151,6 +152,48 @@ async def test_connection_refused_on_a_real_closed_port(tmp_path: Path) -> None:
     ):
         result = await client.call_tool("assay_list_runs", {})
     assert result.is_error and error_text(result).startswith("Error executing tool assay_list_runs: CONNECTION_FAILED")
+
+
+async def test_a_service_down_is_reported_with_its_url_when_no_system_was_named(tmp_path: Path) -> None:
+    # Remote stdio with no system id: the workspace's system is looked up when a call needs it, so a service
+    # that is down says so (with its URL) instead of asking for an ai_system_id.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (tmp_path / "agent.py").write_text("print('hi')\n")
+    async with (
+        open_remote(
+            f"http://127.0.0.1:{port}", "svc_live_x", workspace=tmp_path, retry=RetryPolicy(retries=0)
+        ) as bound,
+        Client(build_mcp_server(bound)) as client,
+    ):
+        for tool in ("assay_assess_workspace", "assay_create_run", "assay_get_evaluation_sources"):
+            text = error_text(await client.call_tool(tool, {}))
+            assert f"CONNECTION_FAILED: The Assay service at http://127.0.0.1:{port}" in text, text
+            assert "ai_system_id" not in text
+
+
+async def test_the_workspace_system_is_found_on_the_first_call_that_needs_it(tmp_path: Path) -> None:
+    workspace = str(await anyio.Path(tmp_path).resolve())
+    sources = {"sources": [{"sourceAssetId": "src_1", "repo": workspace, "repoKind": "local"}]}
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.path)
+        if request.url.path == "/api/v1/systems":
+            return httpx.Response(200, json=SYSTEMS)
+        return httpx.Response(200, json={"aiSystemId": "sys_1", **sources})
+
+    async with (
+        open_remote(
+            "http://remote.test", "svc_live_x", workspace=tmp_path, transport=httpx.MockTransport(handler)
+        ) as bound,
+        Client(build_mcp_server(bound)) as client,
+    ):
+        assert data(await client.call_tool("assay_get_evaluation_sources", {}))["aiSystemId"] == "sys_1"
+        await client.call_tool("assay_get_evaluation_sources", {})
+    # Discovery ran once; the second call reused the system it found.
+    assert seen.count("/api/v1/systems") == 1 and seen.count("/api/v1/systems/sys_1/evaluation-sources") == 3
 
 
 async def test_routes_a_service_lacks_answer_with_its_error(tmp_path: Path) -> None:

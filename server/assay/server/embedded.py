@@ -40,6 +40,7 @@ from assay.backend.web.app import create_app
 from assay.backend.web.auth import authenticate
 from assay.tools.client import AssayClient, AssayError, RetryPolicy, Sleep
 from assay.tools.context import AssayBinding, IntakeAccess, IntakeProvider, TargetProvider
+from assay.tools.resolve import workspace_system_finder
 
 STATE_FILE = "mcp-workspaces.json"
 STATE_VERSION = 1
@@ -324,6 +325,9 @@ async def open_remote(
         options["sleep"] = sleep
     client = AssayClient(base_url, api_key, **options)
     root = Path(await anyio.Path(workspace).resolve()) if workspace is not None else None
+    # Nobody named the workspace's system: find it when a call needs it (over HTTP each caller has its own
+    # key and organization, so there is no one workspace system to find).
+    finder = workspace_system_finder(root) if root is not None and ai_system_id is None and not caller_keys else None
     try:
         yield AssayBinding(
             client=client,
@@ -332,6 +336,7 @@ async def open_remote(
             caller_keys=caller_keys,
             confine_paths=confine_paths,
             scan_cache=MemoryCache(),
+            find_system=finder,
         )
     finally:
         await client.aclose()

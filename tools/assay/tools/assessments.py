@@ -92,7 +92,7 @@ async def assessment(
     if assessment_id is not None:
         view = await api.get_json(f"{ASSESSMENTS}/{quote(assessment_id, safe='')}")
     elif framework is not None:
-        body = {"aiSystemId": system_id(binding(ctx), ai_system_id), "framework": framework}
+        body = {"aiSystemId": await system_id(binding(ctx), ai_system_id, api), "framework": framework}
         view = await api.post_json(ASSESSMENTS, body)
     else:
         raise AssayError("INVALID_REQUEST", "Give framework (to start) or assessment_id (to read)")

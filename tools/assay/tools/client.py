@@ -223,7 +223,9 @@ class AssayClient:
                     await self._sleep(self.retry.delay(attempt))
                     continue
                 raise AssayError(
-                    TIMEOUT, f"The Assay service did not answer {method} {path} in time", retryable=True
+                    TIMEOUT,
+                    f"The Assay service at {self.base_url} did not answer {method} {path} in time",
+                    retryable=True,
                 ) from exc
             except httpx.TransportError as exc:
                 if can_retry and idempotent:
@@ -231,7 +233,8 @@ class AssayClient:
                     continue
                 raise AssayError(
                     CONNECTION_FAILED,
-                    f"The connection to the Assay service failed during {method} {path} ({type(exc).__name__})",
+                    f"The connection to the Assay service at {self.base_url} failed during {method} {path} "
+                    f"({type(exc).__name__})",
                     retryable=True,
                 ) from exc
             if response.status_code == 429:

@@ -23,6 +23,9 @@ class IntakeAccess:
     client: AssayClient
 
 
+# Finds the workspace's AI System on the service with the given client (raises AssayError when it cannot).
+SystemFinder = Callable[[AssayClient], Awaitable[str]]
+
 # Given an AI System and an adapter id, a binder of that adapter for the system and a client that may
 # ingest through it (the embedded service makes both on first use).
 IntakeProvider = Callable[[str, str], Awaitable[IntakeAccess]]
@@ -57,6 +60,9 @@ class AssayBinding:
     intake: IntakeProvider | None = None
     # Runtime targets on demand (embedded service); None: name an existing target.
     targets: TargetProvider | None = None
+    # The workspace's AI System when nobody named it (remote stdio): looked up on the call that needs it, so
+    # a service that was down at start is found later, and a call made while it is down says so.
+    find_system: SystemFinder | None = None
 
     def client_for(self, ctx: Context[Any, Any] | None) -> AssayClient:
         """The client to act with for this request."""
@@ -96,9 +102,12 @@ def client(ctx: Context[Any, Any]) -> AssayClient:
     return binding(ctx).client_for(ctx)
 
 
-def system_id(bound: AssayBinding, given: str | None) -> str:
-    """The AI System a call is about: the one given, else the workspace's."""
+async def system_id(bound: AssayBinding, given: str | None, api: AssayClient) -> str:
+    """The AI System a call is about: the one given, else the workspace's (found through ``api`` when the
+    binding knows how; its failure, a connection failure included, is the call's error)."""
     chosen = given or bound.ai_system_id
+    if not chosen and bound.find_system is not None:
+        return await bound.find_system(api)
     if not chosen:
         raise AssayError(
             "INVALID_REQUEST",

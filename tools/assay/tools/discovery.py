@@ -27,9 +27,10 @@ async def get_evaluation_sources(
 ) -> EvaluationSources:
     """The source repositories bound to an AI System and whether each is eligible for a fresh scan (and why
     not). Next: assay_create_run(execution_mode='api', source_asset_id=...) with an eligible source."""
-    system = system_id(binding(ctx), ai_system_id)
+    api = client(ctx)
+    system = await system_id(binding(ctx), ai_system_id, api)
     path = f"/api/v1/systems/{quote(system, safe='')}/evaluation-sources"
-    return cast(EvaluationSources, await client(ctx).get_json(path))
+    return cast(EvaluationSources, await api.get_json(path))
 
 
 async def list_evidence_binders(ctx: Context[Any, Any]) -> BinderList:

@@ -176,7 +176,7 @@ async def ingest_evidence(
     assay_assess_workspace, which does both. Next: assay_assess_workspace(evidence_files=[...])."""
     bound = binding(ctx)
     api = client(ctx)
-    system = system_id(bound, ai_system_id)
+    system = await system_id(bound, ai_system_id, api)
     receipts = [await ingest_file(bound, api, system, f) for f in evidence_files(bound, files)]
     return {
         "receipts": receipts,

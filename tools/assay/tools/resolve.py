@@ -8,10 +8,12 @@ machine) is the workspace's system. One match is used; none or several is an err
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
+
+import anyio
 
 from assay.tools.client import AssayClient, AssayError
 
@@ -74,3 +76,20 @@ async def resolve_system(api: AssayClient, workspace: Path, remote: str | None) 
         f"{len(found)} AI Systems have {where} bound: {', '.join(found)}",
         next_step="pass one of them (--system-id or ASSAY_SYSTEM_ID).",
     )
+
+
+def workspace_system_finder(workspace: Path) -> Callable[[AssayClient], Awaitable[str]]:
+    """Finds the AI System bound to ``workspace`` (through discovery) on first need and keeps the answer;
+    a failure (the service down, no bound system) is raised to that call and tried again on the next."""
+    found: list[str] = []
+
+    async def find(api: AssayClient) -> str:
+        if not found:
+            # Imported here: the engine's git reader is not needed until a call needs the system.
+            from assay.backend.engines.static.identity import git_identity
+
+            remote = (await anyio.to_thread.run_sync(git_identity, workspace)).remote
+            found.append(await resolve_system(api, workspace, remote))
+        return found[0]
+
+    return find

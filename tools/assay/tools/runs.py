@@ -165,12 +165,13 @@ async def create_run(
     engines: dict[str, Any] = {"static": static_engine} if static else {}
     if assessment_id is not None:
         engines["wizard"] = {"enabled": True, "assessmentId": assessment_id}
-    body: dict[str, Any] = {"aiSystemId": system_id(bound, ai_system_id), "engines": engines}
+    api = client(ctx)
+    body: dict[str, Any] = {"aiSystemId": await system_id(bound, ai_system_id, api), "engines": engines}
     if jurisdiction is not None:
         body["jurisdiction"] = jurisdiction
     if external_evidence_attachments:
         body["externalEvidenceAttachments"] = [a.model_dump() for a in external_evidence_attachments]
-    run: dict[str, Any] = await client(ctx).post_json(
+    run: dict[str, Any] = await api.post_json(
         RUNS, body, idempotency_key=idempotency_key or f"assay-mcp-{uuid.uuid4()}"
     )
     return cast(RunEnvelope, {**run, "nextStep": run_next_step(run)})

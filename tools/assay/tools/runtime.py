@@ -110,7 +110,7 @@ async def probe_mcp_server(
         raise AssayError("INVALID_REQUEST", "Give exactly one of command, url or target_id.")
     bound = binding(ctx)
     api = client(ctx)
-    system = system_id(bound, ai_system_id)
+    system = await system_id(bound, ai_system_id, api)
     target = await resolve_target(bound, system, command if command is not None else url, target_id)
     runtime: dict[str, Any] = {"enabled": True, "targetId": target}
     if suites:

@@ -142,7 +142,7 @@ async def assess_workspace(
     a NEW Evaluation and never alters an earlier one. Next: assay_get_agent_audit(evaluation_id)."""
     bound = binding(ctx)
     api = client(ctx)
-    system = system_id(bound, ai_system_id)
+    system = await system_id(bound, ai_system_id, api)
     root = workspace_root(bound, path)
     progress = StageReporter(ctx)
 
