@@ -10,6 +10,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx
@@ -21,6 +22,13 @@ from assay.server.mcp_app import build_mcp_server
 from mcp import Client
 
 
+def _answer(result: Any) -> dict[str, Any]:
+    """A tool's answer: its one JSON text block (nothing when the call failed)."""
+    text = getattr(result.content[0], "text", "") if result.content else ""
+    value = json.loads(text) if text and not result.is_error else {}
+    return value if isinstance(value, dict) else {}
+
+
 async def main(tree: Path) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as work:
         settings = ServiceSettings(database_url=sqlite_url_for(Path(work) / "s.db"), data_dir=Path(work) / "data")
@@ -29,10 +37,10 @@ async def main(tree: Path) -> dict[str, object]:
                 started = time.perf_counter()
                 result = await client.call_tool("assay_assess_workspace", {"wait_seconds": 120})
                 assessed = time.perf_counter() - started
-                data = result.structured_content or {}
+                data = _answer(result)
                 while data.get("status") in ("QUEUED", "RUNNING"):  # a run longer than the tool's wait
                     run = await client.call_tool("assay_get_run", {"run_id": data["runId"], "wait_seconds": 60})
-                    data = {**data, **(run.structured_content or {})}
+                    data = {**data, **_answer(run)}
                     assessed = time.perf_counter() - started
             evaluation_id = data.get("evaluationId") or (data.get("evaluation") or {}).get("evaluationId")
             if result.is_error or not evaluation_id:

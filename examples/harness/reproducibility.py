@@ -11,6 +11,7 @@ all four Evaluations, and that the Evaluations are distinct. Exit 0 when they ar
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -34,9 +35,10 @@ async def assess(name: str, data_dir: str) -> list[dict[str, Any]]:
     async with Client(params) as client:
         for _ in range(PASSES_PER_DATABASE):
             result = await client.call_tool("assay_assess_workspace", {})
-            if result.is_error or not isinstance(result.structured_content, dict):
-                raise RuntimeError(f"{name}: {getattr(result.content[0], 'text', 'the assessment failed')}")
-            results.append(result.structured_content)
+            text = getattr(result.content[0], "text", "the assessment failed")
+            if result.is_error:
+                raise RuntimeError(f"{name}: {text}")
+            results.append(json.loads(text))  # every tool answers one JSON text block
     return results
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from cli_helpers import ASSAY, EXAMPLES, ROOT, child_env, run_assay
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, TextContent
 
 from mcp import Client, StdioServerParameters
 
@@ -26,8 +26,11 @@ CLIENTS = ROOT / "examples" / "clients"
 
 def _data(result: CallToolResult) -> dict[str, Any]:
     assert not result.is_error, result.content
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    value = json.loads(block.text)
+    assert isinstance(value, dict)
+    return value
 
 
 def _server(config: dict[str, Any]) -> dict[str, Any]:

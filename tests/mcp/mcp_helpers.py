@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,6 +16,7 @@ from mcp.types import CallToolResult, TextContent
 from assay.backend.settings import ServiceSettings
 from assay.server.embedded import EmbeddedService, open_embedded
 from assay.server.mcp_app import build_mcp_server
+from assay.tools.answers import ANSWER_BUDGET
 from assay.tools.context import AssayBinding
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,9 +41,12 @@ async def embedded(
 
 
 def data(result: CallToolResult) -> dict[str, Any]:
-    """The structured result of a successful tool call."""
+    """The answer of a successful tool call: one JSON text block, bounded, and nothing else."""
     assert not result.is_error, error_text(result)
-    value = result.structured_content
+    assert result.structured_content is None and len(result.content) == 1
+    text = error_text(result)
+    assert len(text.encode()) <= ANSWER_BUDGET
+    value = json.loads(text)
     assert isinstance(value, dict)
     return value
 

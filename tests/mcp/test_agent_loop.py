@@ -77,7 +77,7 @@ async def test_block_then_fixed_as_asked_then_a_new_better_evaluation(
         evaluation_id = first["evaluationId"]
         assert evaluation_id in first["nextStep"]
         audit = data(await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation_id}))
-        items = audit["agentAudit"]["verificationItems"]
+        items = audit["verificationItems"]
         needed = " | ".join(i["verificationNeeded"] for i in items)
         assert "ops_agent/tools.py" in needed
         item_ids = [i["id"] for i in items]

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from mcp_helpers import copy_example, data, embedded, error_text
 
@@ -59,11 +60,16 @@ async def test_assess_with_a_trace_and_a_sarif_file_attached(settings: ServiceSe
         assert set(kinds) == {"otlp-traces", "sarif"}
         assert kinds["otlp-traces"]["producerId"] == "structured-ingress"
         assert kinds["sarif"]["producerId"] == "sarif-import"
-        report = data(
-            await client.call_tool(
-                "assay_get_master_report", {"evaluation_id": attached["evaluationId"], "detail": "full"}
-            )
-        )["masterReport"]
+
+        async def part(section: str) -> Any:
+            arguments = {"evaluation_id": attached["evaluationId"], "detail": "full", "section": section}
+            return data(await client.call_tool("assay_get_master_report", arguments))["value"]
+
+        report = {
+            name: await part(name)
+            for name in ("evaluationScenarioSnapshot", "fourQuestions.observed", "reportProjection", "reasons")
+        }
+        report["fourQuestions"] = {"observed": report.pop("fourQuestions.observed")}
         snapshot = report["evaluationScenarioSnapshot"]
         assert snapshot["status"] == "DIVERGED"
         assert snapshot["earliestDivergence"]["observedState"] == "issue_refund"

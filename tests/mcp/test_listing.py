@@ -39,7 +39,8 @@ async def test_every_tool_is_described_typed_and_annotated(settings: ServiceSett
     assert set(tools) == EXPECTED_TOOLS == {spec.name for spec in TOOLS}
     for tool in tools.values():
         assert tool.title and tool.description and "Next" in tool.description, tool.name
-        assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        # One channel: the answer is a JSON text block, never repeated as structured content.
+        assert tool.output_schema is None
         assert tool.annotations is not None and tool.annotations.destructive_hint is False
         # Only the probe reaches beyond the service: it starts or contacts the MCP server it names.
         assert tool.annotations.open_world_hint is (tool.name == "assay_probe_mcp_server")
@@ -61,7 +62,17 @@ async def test_every_tool_is_described_typed_and_annotated(settings: ServiceSett
     detail = tools["assay_get_master_report"].input_schema["properties"]["detail"]
     assert detail["enum"] == ["bounded", "full"] and detail["default"] == "bounded"
     assert tools["assay_get_run"].input_schema["properties"]["wait_seconds"]["maximum"] == 120
-    assert "evaluationId" in tools["assay_assess_workspace"].output_schema["properties"]  # type: ignore[index]
+    section = tools["assay_get_master_report"].input_schema["properties"]["section"]
+    assert "omitted" in section["description"]
+
+
+async def test_the_tool_list_stays_small(settings: ServiceSettings, tmp_path: Path) -> None:
+    async with embedded(settings, tmp_path) as (_, server, _log), Client(server) as client:
+        listed = await client.list_tools()
+    wire = listed.model_dump_json(by_alias=True, exclude_none=True)
+    assert len(wire.encode()) < 16 * 1024
+    for tool in listed.tools:
+        assert len(tool.description or "") <= 600, tool.name
 
 
 async def test_resources_are_bound_to_exact_evaluations(settings: ServiceSettings, tmp_path: Path) -> None:
@@ -71,6 +82,8 @@ async def test_resources_are_bound_to_exact_evaluations(settings: ServiceSetting
     assert templates == {
         "assay://evaluations/{evaluationId}/verification-needed",
         "assay://evaluations/{evaluationId}/verification-needed/{itemId}",
+        "assay://evaluations/{evaluationId}/verification-needed/pages/{page}",
+        "assay://evaluations/{evaluationId}/passport",
         "assay://evaluations/{evaluationId}/summary",
         "assay://evaluations/{evaluationId}/master-report",
         "assay://evaluations/{evaluationId}/agent-audit",

@@ -52,15 +52,21 @@ async def test_run_tools_wait_with_progress_then_every_read(settings: ServiceSet
         summary = data(await client.call_tool("assay_get_summary", {"evaluation_id": evaluation_id}))
         assert summary["evaluationId"] == evaluation_id and summary["disposition"] == "ALLOW"
         audit = data(await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation_id}))
-        assert audit["evaluationId"] == evaluation_id and "verificationItems" in audit["agentAudit"]
+        assert audit["evaluationId"] == evaluation_id and "verificationItems" in audit
         bounded = data(await client.call_tool("assay_get_master_report", {"evaluation_id": evaluation_id}))
         full = data(
             await client.call_tool("assay_get_master_report", {"evaluation_id": evaluation_id, "detail": "full"})
         )
-        assert bounded["masterReport"]["disposition"] == full["masterReport"]["disposition"] == "ALLOW"
-        assert "reportProjection" in full["masterReport"] and "reportProjection" not in bounded["masterReport"]
-        passport = data(await client.call_tool("assay_get_passport", {"evaluation_id": evaluation_id}))
-        assert passport["payloadType"] == "application/vnd.in-toto+json" and passport["signatures"]
+        assert bounded["value"]["disposition"] == full["value"]["disposition"] == "ALLOW"
+        assert "reportProjection" not in bounded["value"]
+        assert "reportProjection" in full["value"] or "reportProjection" in full["omitted"]
+        note = data(await client.call_tool("assay_get_passport", {"evaluation_id": evaluation_id}))
+        assert note["payloadType"] == "application/vnd.in-toto+json" and note["keyIds"]
+        envelope = await client.read_resource(note["resource"])
+        passport = json.loads(getattr(envelope.contents[0], "text", ""))
+        assert (
+            passport["payloadType"] == note["payloadType"] and passport["signatures"][0]["keyid"] == note["keyIds"][0]
+        )
 
         systems = data(await client.call_tool("assay_list_systems", {}))
         assert [(s["aiSystemId"], s["name"]) for s in systems["systems"]] == [
@@ -73,33 +79,35 @@ async def test_run_tools_wait_with_progress_then_every_read(settings: ServiceSet
         assert binders["binders"] == []
 
         # The resources hold the same documents the tools return.
-        for suffix, expected in (("summary", summary), ("agent-audit", audit), ("master-report", bounded)):
-            resource = await client.read_resource(f"assay://evaluations/{evaluation_id}/{suffix}")
-            assert json.loads(getattr(resource.contents[0], "text", "")) == expected
+        resource = await client.read_resource(f"assay://evaluations/{evaluation_id}/summary")
+        assert json.loads(getattr(resource.contents[0], "text", "")) == summary
+        resource = await client.read_resource(f"assay://evaluations/{evaluation_id}/master-report")
+        assert (
+            json.loads(getattr(resource.contents[0], "text", ""))["fourQuestions"] == bounded["value"]["fourQuestions"]
+        )
         listed_systems = await client.read_resource("assay://systems")
         assert json.loads(getattr(listed_systems.contents[0], "text", "")) == systems
 
 
 async def test_verification_resources_are_the_items_verbatim(settings: ServiceSettings, tmp_path: Path) -> None:
     workspace = copy_example("ops-agent", tmp_path)
-    async with embedded(settings, workspace) as (_, server, _log), Client(server) as client:
+    async with embedded(settings, workspace) as (service, server, _log), Client(server) as client:
         assessed = data(await client.call_tool("assay_assess_workspace", {}))
         evaluation_id = assessed["evaluationId"]
-        items = data(await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation_id}))["agentAudit"][
-            "verificationItems"
-        ]
-        assert items
-        # The tool pages (20 items a page, paging.nextPage) and gives everything on request.
-        paged = data(await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation_id, "page": 1}))
-        assert paged["agentAudit"]["paging"] == {
-            "page": 1, "pageSize": 20, "pages": 1, "totalItems": len(items), "nextPage": None,
+        page = data(await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation_id}))
+        items = page["verificationItems"]
+        # A small system's items fit one page.
+        assert items and page["paging"] == {
+            "page": 1, "pages": 1, "items": f"1-{len(items)}", "totalItems": len(items), "nextPage": None,
         }  # fmt: skip
-        whole = await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation_id, "detail": "full"})
-        assert data(whole)["agentAudit"]["verificationItems"] == items
+        whole = await service.binding.client.get_json(
+            f"/api/v1/assurance/evaluations/{evaluation_id}/agent-audit", params={"detail": "full"}
+        )
+        assert whole["agentAudit"]["verificationItems"] == items
         assert all(item["location"] is None or item["location"]["line"] for item in items)
         read = await client.read_resource(f"assay://evaluations/{evaluation_id}/verification-needed")
         document = json.loads(getattr(read.contents[0], "text", ""))
-        assert document["verificationItems"] == items
+        assert document["verificationItems"] == items and document["nextPage"] is None
         assert document["itemIds"] == [item["id"] for item in items]
         for item in items:
             one = await client.read_resource(f"assay://evaluations/{evaluation_id}/verification-needed/{item['id']}")

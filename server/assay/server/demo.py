@@ -37,10 +37,15 @@ TOP_ITEMS = 3
 
 
 def _structured(result: CallToolResult) -> dict[str, Any]:
-    if result.is_error or not isinstance(result.structured_content, dict):
-        block = result.content[0] if result.content else None
-        raise RuntimeError(block.text if isinstance(block, TextContent) else "the tool call failed")
-    return result.structured_content
+    """A tool's answer: its one JSON text block (the error text when the call failed)."""
+    block = result.content[0] if result.content else None
+    text = block.text if isinstance(block, TextContent) else "the tool call failed"
+    if result.is_error:
+        raise RuntimeError(text)
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise RuntimeError(f"the tool answered {text[:200]!r}, not a JSON object")
+    return value
 
 
 async def through_mcp(out: Path) -> int:
@@ -58,16 +63,19 @@ async def through_mcp(out: Path) -> int:
         print("  -> assay_assess_workspace")
         assessed = _structured(await client.call_tool("assay_assess_workspace", {}))
         evaluation_id = assessed["evaluationId"]
-        print("  -> assay_get_agent_audit, assay_get_passport")
+        print("  -> assay_get_agent_audit, assay_get_passport (and its resource)")
         audit = _structured(await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation_id}))
-        passport = _structured(await client.call_tool("assay_get_passport", {"evaluation_id": evaluation_id}))
+        note = _structured(await client.call_tool("assay_get_passport", {"evaluation_id": evaluation_id}))
+        envelope = (await client.read_resource(note["resource"])).contents[0]
+        passport = json.loads(getattr(envelope, "text", "{}"))
     summary = assessed["summary"]
-    items = audit["agentAudit"]["verificationItems"]
+    items = audit["verificationItems"]
+    total = audit["paging"]["totalItems"]
     print(f"\n== examples/{MAIN_EXAMPLE}: {assessed['disposition']}")
     print(f"   run {assessed['runId']}, evaluation {evaluation_id}, methodology {summary['methodologyVersion']}")
     for reason in summary.get("topReasons", [])[:TOP_ITEMS]:
         print(f"   {reason['ruleId']}: {reason['message']}")
-    print(f"   top verification items ({min(TOP_ITEMS, len(items))} of {len(items)}):")
+    print(f"   top verification items ({min(TOP_ITEMS, len(items))} of {total}):")
     for item in items[:TOP_ITEMS]:
         print(f"   - [{item['id']}] {item['verificationNeeded']}")
 

@@ -161,9 +161,8 @@ async def ingest_evidence(
         Field(
             min_length=1,
             max_length=20,
-            description="Local files to send: OTLP/JSON trace or log exports (e.g. from the OpenTelemetry SDK's "
-            "OTLP JSON exporter in your tests) or SARIF 2.1.0 logs (ruff, bandit, semgrep, CodeQL). Paths are "
-            "relative to the workspace unless absolute.",
+            description="OTLP/JSON trace or log exports (e.g. of your tests) or SARIF 2.1.0 logs (ruff, bandit, "
+            "semgrep, CodeQL); relative to the workspace unless absolute.",
         ),
     ],
     ai_system_id: Annotated[

@@ -135,6 +135,35 @@ class AgentAuditResponse(TypedDict):
     agentAudit: AgentAudit
 
 
+class AuditPaging(TypedDict):
+    page: int
+    pages: int
+    items: str
+    totalItems: int
+    nextPage: int | None
+
+
+class AgentAuditPage(TypedDict):
+    """What ``assay_get_agent_audit`` returns for a page: whole verification items, as many as fit."""
+
+    evaluationId: str
+    disposition: Disposition | None
+    methodologyVersion: str | None
+    verificationItems: list[VerificationItem]
+    paging: AuditPaging
+    nextStep: str
+
+
+class DocumentPart(TypedDict):
+    """One part (or all) of a large document, with what was left out to fit one answer and how to read it."""
+
+    evaluationId: str
+    section: str | None
+    value: object
+    omitted: dict[str, dict[str, object]]
+    nextStep: str
+
+
 @with_config(OPEN)
 class MasterReport(TypedDict):
     evaluationId: str
@@ -160,6 +189,18 @@ class MasterReportResponse(TypedDict):
 @with_config(OPEN)
 class Passport(TypedDict):
     """The portable artifact bound to the Evaluation (contract: fields not shown; here a DSSE envelope)."""
+
+
+class PassportNote(TypedDict):
+    """Where an Evaluation's passport is and what it is signed with (the envelope itself is a resource)."""
+
+    evaluationId: str
+    payloadType: str
+    keyIds: list[str]
+    bytes: int
+    resource: str
+    route: str
+    nextStep: str
 
 
 @with_config(OPEN)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +12,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 from assay.tools import assessments, discovery, evidence, reports, resources, runs, runtime, workspace
+from assay.tools.answers import ANSWER_BUDGET, DOCUMENT_BUDGET, dumps, fit, size
 from assay.tools.context import AssayBinding
 
 # Reads change nothing. Creating a run adds a NEW run and Evaluation and never alters an existing one:
@@ -70,9 +72,16 @@ RESOURCE_TEMPLATES: tuple[ResourceSpec, ...] = (
         f"{EVALUATION}/verification-needed",
         "verification-needed",
         "Verification needed",
-        "The Evaluation's verification items verbatim (agent audit): verificationNeeded is the only evidence "
-        "to gather. itemIds name the per-item resources.",
+        "Verification items, verbatim, first page (nextPage: the rest); verificationNeeded is the only evidence "
+        "to gather. itemIds: every item's id, for the per-item resource.",
         resources.verification_needed,
+    ),
+    ResourceSpec(
+        f"{EVALUATION}/verification-needed/pages/{{page}}",
+        "verification-needed-page",
+        "Verification needed (one page)",
+        "One page of the verification items, verbatim.",
+        resources.verification_page,
     ),
     ResourceSpec(
         f"{EVALUATION}/verification-needed/{{itemId}}",
@@ -86,27 +95,93 @@ RESOURCE_TEMPLATES: tuple[ResourceSpec, ...] = (
         f"{EVALUATION}/master-report",
         "master-report",
         "Master Report (bounded)",
-        "The Evaluation's Master Assurance Report, bounded detail.",
+        "The Evaluation's Master Report, bounded, its largest parts named in `omitted`.",
         resources.master_report,
     ),
     ResourceSpec(
         f"{EVALUATION}/agent-audit",
         "agent-audit",
         "Agent audit",
-        "The Evaluation's agent audit.",
+        "The Evaluation's agent audit, its largest parts named in `omitted`.",
         resources.agent_audit,
+    ),
+    ResourceSpec(
+        f"{EVALUATION}/passport",
+        "passport",
+        "Passport",
+        "The Evaluation's signed passport (DSSE envelope), verbatim: save it as is to verify it offline.",
+        resources.passport,
     ),
 )
 SYSTEMS_URI = "assay://systems"
+
+
+def answer_text(value: Any) -> str:
+    """A tool's answer as the one compact JSON text the model reads; never over ``ANSWER_BUDGET`` bytes."""
+    if size(value) <= ANSWER_BUDGET:
+        return dumps(value)
+    # Tools page and split their own documents; this keeps any other answer (a long run list) in bounds.
+    fitted, omitted = fit(value, DOCUMENT_BUDGET, lambda path: "ask for less (page, limit) to see it")
+    return dumps({**fitted, "omitted": omitted} if isinstance(fitted, dict) else fitted)
+
+
+def as_text(function: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[str]]:
+    """``function`` answering :func:`answer_text` of what it returns, with the same arguments and schema."""
+    signature = inspect.signature(function, eval_str=True)
+
+    @functools.wraps(function)
+    async def answer(*args: Any, **kwargs: Any) -> str:
+        return answer_text(await function(*args, **kwargs))
+
+    # The SDK reads arguments (and the Context parameter) from the signature and the type hints.
+    answer.__signature__ = signature.replace(return_annotation=str)  # type: ignore[attr-defined]
+    answer.__annotations__ = {name: p.annotation for name, p in signature.parameters.items()} | {"return": str}
+    return answer
+
+
+NULL = {"type": "null"}
+
+
+def compact_schema(schema: Any) -> Any:
+    """A tool's input schema as short as it says the same to a model, which reads it on every turn: no
+    ``title`` (pydantic's copy of the name), and an optional argument (``X | None = None``) as ``X`` alone,
+    since leaving it out is how a caller says "none"."""
+    if isinstance(schema, list):
+        return [compact_schema(entry) for entry in schema]
+    if not isinstance(schema, dict):
+        return schema
+    kept: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key in ("properties", "$defs") and isinstance(value, dict):
+            kept[key] = {name: compact_schema(entry) for name, entry in value.items()}
+        else:
+            kept[key] = compact_schema(value)
+    options = kept.get("anyOf")
+    optional = "default" in kept and kept["default"] is None
+    if optional and isinstance(options, list) and len(options) == 2 and NULL in options:
+        (only,) = [option for option in options if option != NULL]
+        rest = {k: v for k, v in kept.items() if k not in ("anyOf", "default")}
+        return {**only, **rest}
+    return kept
 
 
 def register_all(server: MCPServer[Any], bound: AssayBinding) -> None:
     """Add every tool and resource to ``server``; tools find ``bound`` through the server's lifespan."""
     for tool in TOOLS:
         description = inspect.cleandoc(tool.function.__doc__ or tool.title)
-        server.tool(name=tool.name, title=tool.title, description=description, annotations=tool.annotations)(
-            tool.function
-        )
+        server.tool(
+            name=tool.name,
+            title=tool.title,
+            description=description,
+            annotations=tool.annotations,
+            structured_output=False,
+        )(as_text(tool.function))
+        # The SDK keeps the schema on its Tool; the model reads it on every turn (docs/mcp.md, tools/list size).
+        registered = server._tool_manager.get_tool(tool.name)
+        if registered is not None:
+            registered.parameters = compact_schema(registered.parameters)
     for spec in RESOURCE_TEMPLATES:
         server.resource(
             spec.uri, name=spec.name, title=spec.title, description=spec.description, mime_type="application/json"

@@ -1,7 +1,9 @@
 """Report tools: summary, agent audit, Master Report and passport of one exact Evaluation.
 
-Each returns the service's answer verbatim. A missing Evaluation, or another organization's, is an error
-(RESOURCE_NOT_FOUND on the tool-error channel), never an empty success; no tool resolves a "latest" one.
+Each answer fits one tool result (``answers.ANSWER_BUDGET``): verification items come whole, as many a page
+as fit; a large document comes with its largest parts left out and named, each readable by ``section``.
+A missing Evaluation, or another organization's, is an error (RESOURCE_NOT_FOUND on the tool-error
+channel), never an empty success; no tool resolves a "latest" one.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from urllib.parse import quote
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from assay.tools.client import AssayClient
+from assay.tools.answers import ANSWER_BUDGET, DOCUMENT_BUDGET, fit, item_pages, select, size
+from assay.tools.client import AssayClient, AssayError
 from assay.tools.context import client
-from assay.tools.models import AgentAuditResponse, MasterReportResponse, Passport, Summary
+from assay.tools.models import AgentAuditPage, DocumentPart, PassportNote, Summary
 
 EVALUATIONS = "/api/v1/assurance/evaluations"
 # Ids are opaque to the client, but they are one path segment: no slashes, no dots that could climb.
@@ -24,7 +27,7 @@ EvaluationId = Annotated[
     str,
     Field(
         pattern=ID_PATTERN,
-        description="The exact evaluationId (from assay_get_run or assay_assess_workspace); there is no 'latest'.",
+        description="Exact evaluationId (from assay_assess_workspace or assay_get_run); there is no 'latest'.",
     ),
 ]
 
@@ -42,51 +45,134 @@ async def read_artifact(
     return result
 
 
+# What a page of verification items leaves for everything else in the answer.
+PAGE_ENVELOPE = 2_000
+Section = Annotated[
+    str | None,
+    Field(
+        max_length=200,
+        description="One part to read: a key of `omitted` (a dotted path); default: the whole, largest parts left out.",
+    ),
+]
+
+
 async def get_summary(ctx: Context[Any, Any], evaluation_id: EvaluationId) -> Summary:
-    """The compact summary of one Evaluation: disposition (ALLOW, REVIEW or BLOCK, verbatim), methodology
-    version, digests, counts per question and the top reasons with their rule ids. Next:
-    assay_get_agent_audit(evaluation_id) for the verificationNeeded items."""
+    """Summary of one Evaluation: disposition (ALLOW, REVIEW or BLOCK), digests, counts per question, top
+    reasons with rule ids. Next: assay_get_agent_audit(evaluation_id) for the verification items."""
     return cast(Summary, await read_artifact(client(ctx), evaluation_id, "summary"))
+
+
+async def verification_items(api: AssayClient, evaluation_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The whole agent audit of one Evaluation and its verification items (most severe first)."""
+    audit = (await read_artifact(api, evaluation_id, "agent-audit", {"detail": "full"}))["agentAudit"]
+    items: list[dict[str, Any]] = audit["verificationItems"]
+    return audit, items
+
+
+def page_of(items: list[dict[str, Any]], page: int, reserved: int = 0) -> tuple[list[dict[str, Any]], int, range]:
+    """Page ``page`` of ``items`` (whole items, as many as fit one answer), the page count and its range;
+    INVALID_REQUEST past the last page."""
+    pages = item_pages(items, ANSWER_BUDGET - PAGE_ENVELOPE - reserved)
+    if not 1 <= page <= len(pages):
+        raise AssayError("INVALID_REQUEST", f"page must be between 1 and {len(pages)}", next_step="call with page=1.")
+    span = pages[page - 1]
+    return [items[n] for n in span], len(pages), span
+
+
+def span_text(span: range) -> str:
+    return f"{span.start + 1}-{span.stop}" if span else "none"
+
+
+def _part(evaluation_id: str, document: Any, section: str | None, read: str, next_step: str) -> DocumentPart:
+    try:
+        value = select(document, section) if section else document
+    except KeyError:
+        raise AssayError(
+            "INVALID_REQUEST",
+            f"there is no section {section!r}",
+            next_step="call without section and pick one of the paths its `omitted` lists.",
+        ) from None
+    prefix = f"{section}." if section else ""
+    fitted, omitted = fit(value, DOCUMENT_BUDGET, lambda path: read.format(section=prefix + path))
+    renamed = {prefix + path: entry for path, entry in omitted.items()}
+    return {
+        "evaluationId": evaluation_id,
+        "section": section,
+        "value": fitted,
+        "omitted": renamed,
+        "nextStep": next_step,
+    }
 
 
 async def get_agent_audit(
     ctx: Context[Any, Any],
     evaluation_id: EvaluationId,
-    page: Annotated[
-        int, Field(ge=1, description="Page of verificationItems, 20 per page, most severe first (paging.nextPage).")
-    ] = 1,
-    detail: Annotated[
-        Literal["bounded", "full"],
-        Field(description="bounded (default): paged items, lists capped with omitted counts; full: everything."),
-    ] = "bounded",
-) -> AgentAuditResponse:
-    """The agent audit of one Evaluation: what was established and what was not, and verificationItems whose
-    `verificationNeeded` is the authoritative evidence request (ask for nothing else); each item also has
-    `location` {path, line}, `tool`, `actionClass` and `severity`. Items come 20 a page: read
-    `paging.nextPage` and call again with page=N until it is null. Next: change the workspace as the items
-    ask, then assay_assess_workspace for a NEW Evaluation (this one never changes)."""
-    params: dict[str, Any] = {"detail": detail} if detail == "full" else {"page": page}
-    return cast(AgentAuditResponse, await read_artifact(client(ctx), evaluation_id, "agent-audit", params))
+    page: Annotated[int, Field(ge=1, description="Page of verification items (paging.nextPage).")] = 1,
+    section: Section = None,
+) -> AgentAuditPage | DocumentPart:
+    """Verification items of one Evaluation, most severe first, whole, as many a page as fit: id, severity,
+    location {path, line}, tool, actionClass, and `verificationNeeded`, the only evidence to gather. Follow
+    paging.nextPage. section='sections' or 'narrative' reads the rest of the audit. Next: change the
+    workspace as the items ask, then assay_assess_workspace for a NEW Evaluation."""
+    api = client(ctx)
+    audit, items = await verification_items(api, evaluation_id)
+    if section:
+        read = f"assay_get_agent_audit(evaluation_id={evaluation_id!r}, section='{{section}}')"
+        return _part(evaluation_id, audit, section, read, "follow `omitted` for the parts left out.")
+    chosen, pages, span = page_of(items, page)
+    next_page = page + 1 if page < pages else None
+    if next_page:
+        next_step = (
+            f"assay_get_agent_audit(evaluation_id={evaluation_id!r}, page={next_page}) for items from {span.stop + 1} "
+            f"of {len(items)}."
+        )
+    else:
+        next_step = "change the workspace as the items ask, then assay_assess_workspace for a NEW Evaluation."
+    return {
+        "evaluationId": evaluation_id,
+        "disposition": audit.get("disposition"),
+        "methodologyVersion": audit.get("methodologyVersion"),
+        "verificationItems": cast(Any, chosen),
+        "paging": {
+            "page": page,
+            "pages": pages,
+            "items": span_text(span),
+            "totalItems": len(items),
+            "nextPage": next_page,
+        },
+        "nextStep": next_step,
+    }
 
 
 async def get_master_report(
     ctx: Context[Any, Any],
     evaluation_id: EvaluationId,
+    section: Section = None,
     detail: Annotated[
         Literal["bounded", "full"],
-        Field(description="bounded (default): lists capped with omitted counts; full: only for deeper analysis."),
+        Field(description="bounded (default): lists capped with omitted counts; full: every entry."),
     ] = "bounded",
-) -> MasterReportResponse:
-    """The Master Assurance Report of one Evaluation: the Four Questions (reach, authority, observed, proof
-    boundary), the scenario snapshot, digests, limitations and links (PDF, HTML, passport). Read the summary
-    and agent audit first. Next: detail='full' only when the bounded report is not enough."""
-    return cast(
-        MasterReportResponse, await read_artifact(client(ctx), evaluation_id, "master-report", {"detail": detail})
-    )
+) -> DocumentPart:
+    """Master Assurance Report of one Evaluation: the Four Questions (reach, authority, observed, proof
+    boundary), scenario snapshot, digests, limitations, links. Its largest parts are left out and listed in
+    `omitted`; read one with section=PATH. Next: section='fourQuestions.reach' (or another from `omitted`)."""
+    report = (await read_artifact(client(ctx), evaluation_id, "master-report", {"detail": detail}))["masterReport"]
+    read = f"assay_get_master_report(evaluation_id={evaluation_id!r}, section='{{section}}'"
+    read += ", detail='full')" if detail == "full" else ")"
+    return _part(evaluation_id, report, section, read, "read a part left out with the call its `omitted` entry gives.")
 
 
-async def get_passport(ctx: Context[Any, Any], evaluation_id: EvaluationId) -> Passport:
-    """The portable passport of one Evaluation, verbatim: a signed DSSE envelope (in-toto Statement v1,
-    Ed25519). Next: save it and verify it offline with `assay passport verify FILE --jwks jwks.json` (keys at
-    /.well-known/jwks.json of the service)."""
-    return cast(Passport, await read_artifact(client(ctx), evaluation_id, "passport"))
+async def get_passport(ctx: Context[Any, Any], evaluation_id: EvaluationId) -> PassportNote:
+    """Where the signed passport of one Evaluation is (a DSSE envelope, in-toto Statement v1, Ed25519) and
+    its key ids. Next: save the `resource` verbatim to a file, then `assay passport verify FILE --jwks JWKS`."""
+    envelope = await read_artifact(client(ctx), evaluation_id, "passport")
+    return {
+        "evaluationId": evaluation_id,
+        "payloadType": str(envelope.get("payloadType")),
+        "keyIds": [str(s.get("keyid")) for s in envelope.get("signatures") or []],
+        "bytes": size(envelope),
+        "resource": f"assay://evaluations/{evaluation_id}/passport",
+        "route": evaluation_path(evaluation_id, "passport"),
+        "nextStep": "read the resource (or GET the route with your API key), save it verbatim, then verify offline: "
+        "`assay passport verify FILE --jwks JWKS` (JWKS: the service's /.well-known/jwks.json).",
+    }

@@ -27,7 +27,7 @@ RunId = Annotated[str, Field(min_length=1, description="A runId from assay_creat
 
 
 class EvidenceAttachment(BaseModel):
-    """One external evidence attachment of a run (contract 2.1); frozen at run creation."""
+    """An evidence attachment, frozen at run creation."""
 
     model_config = ConfigDict(extra="forbid")
     producerId: Literal["ci-cd-scanner", "sarif-import", "structured-ingress"]
@@ -147,10 +147,9 @@ async def create_run(
         ),
     ] = None,
 ) -> RunEnvelope:
-    """Create a NEW assurance run of an AI System (static engine, and the wizard engine with assessment_id).
-    Evaluations are frozen: new evidence is
-    assessed only by a new run. Returns the run (QUEUED or RUNNING). Next: assay_get_run(run_id,
-    wait_seconds=60) until `evaluation` is set. For this workspace's code prefer assay_assess_workspace."""
+    """Create a NEW assurance run of an AI System (static engine; the wizard engine with assessment_id);
+    returns it QUEUED or RUNNING. For this workspace's code prefer assay_assess_workspace. Next:
+    assay_get_run(run_id, wait_seconds=60) until `evaluation` is set."""
     bound = binding(ctx)
     mode = execution_mode or ("ci-attached" if attached_scan_id else "api")
     static_engine: dict[str, Any] = {"enabled": True, "executionMode": mode}
@@ -185,9 +184,9 @@ async def get_run(
         Field(ge=0, le=MAX_WAIT_SECONDS, description="Wait up to this many seconds for the run to end (0: read once)."),
     ] = 0,
 ) -> RunEnvelope:
-    """Read a run; with wait_seconds, wait (bounded) until it is COMPLETED or FAILED, reporting progress on
-    each stage change. Next, once `evaluation` is set: assay_get_summary and assay_get_agent_audit with its
-    evaluationId. A FAILED run carries `failure` (code, engine, message, retryable)."""
+    """Read a run; with wait_seconds, wait (bounded) until it is COMPLETED or FAILED, with progress on each
+    stage change. A FAILED run carries `failure`. Next, once `evaluation` is set:
+    assay_get_summary(evaluation_id)."""
     run = await wait_for_run(client(ctx), run_id, wait_seconds, StageReporter(ctx))
     return cast(RunEnvelope, {**run, "nextStep": run_next_step(run)})
 

@@ -133,13 +133,11 @@ async def assess_workspace(
         ),
     ] = None,
 ) -> WorkspaceAssessment:
-    """Assess this workspace in one call: scan its code locally (read, never executed), submit the scan as a
-    qualified scan, create a NEW run attached to it, wait for the Evaluation (progress on stage changes),
-    and return its summary with runId and evaluationId. When assay.toml has [runtime] mcp_command, the
-    workspace's own MCP server is started and probed in the same run. evidence_files (OTLP/JSON traces of your tests, SARIF
-    of a linter) are ingested and attached, so the observed question and the scenario snapshot use them.
-    Call it again after every change: each call makes
-    a NEW Evaluation and never alters an earlier one. Next: assay_get_agent_audit(evaluation_id)."""
+    """Assess this workspace in one call: scan its code locally (read, never executed), submit the scan, run
+    it and wait for the Evaluation (progress on stage changes). Returns runId, evaluationId and the summary.
+    With [runtime] mcp_command in assay.toml, the workspace's MCP server is probed in the same run.
+    evidence_files (OTLP/JSON traces, SARIF) are ingested and attached. Each call makes a NEW Evaluation: call
+    again after every change. Next: assay_get_agent_audit(evaluation_id)."""
     bound = binding(ctx)
     api = client(ctx)
     system = await system_id(bound, ai_system_id, api)
