@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from mcp_helpers import data, embedded
+from tests.reports.report_systems import write_wide_system
 
 from assay.backend.settings import ServiceSettings
 from assay.tools.answers import ANSWER_BUDGET, fit, select
 from mcp import Client
-from tests.reports.report_systems import write_wide_system
 
 READ = re.compile(r"assay_get_(?:master_report|agent_audit)\(evaluation_id='[^']+', section='([^']+)'")
 
@@ -52,7 +52,9 @@ async def test_a_large_system_answers_in_bounded_pages(settings: ServiceSettings
         seen: list[dict[str, Any]] = []
         page: int | None = 1
         while page is not None:
-            answer = data(await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation_id, "page": page}))
+            answer = data(
+                await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation_id, "page": page})
+            )
             seen += answer["verificationItems"]
             page = answer["paging"]["nextPage"]
             if page is not None:
