@@ -128,7 +128,8 @@ def test_no_enum_badge_is_split_across_lines(views: dict[str, Any]) -> None:
         # A value split over two lines would be found in the flattened text but not in the lined text.
         assert lines.count(value) == flat.count(value), value
     css = views["html"][views["html"].index("<style>") : views["html"].index("</style>")]
-    assert re.search(r"\.badge\{[^}]*white-space:nowrap", css) and re.search(r"td\.b\{[^}]*white-space:nowrap", css)
+    # A badge never wraps; a cell of several wraps between them (one under another), never inside one.
+    assert re.search(r"\.badge\{[^}]*white-space:nowrap", css) and re.search(r"td\.b\{width:1%\}", css)
     for value in re.findall(r'<span class="badge"[^>]*>([^<]*)</span>', views["html"]):
         assert value and "\n" not in value
 

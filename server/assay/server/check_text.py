@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from assay.backend.reports.document import one_line
+
 MAX_REASONS = 20
 MAX_ITEMS = 10
 
@@ -36,13 +38,14 @@ def check_text(result: Mapping[str, Any], *, path_prefix: str = "") -> str:
         lines += ["", f"{group} ({len(of_group)}):"]
         for reason in of_group[:MAX_REASONS]:
             new = " [new]" if reason.get("baselineState") == "new" else ""
-            lines.append(f"  {reason.get('ruleId'):<10}{new} {_where(reason, path_prefix)}  {reason.get('message')}")
+            message = one_line(str(reason.get("message")))  # a quoted snippet: one line, cut at a token boundary
+            lines.append(f"  {reason.get('ruleId'):<10}{new} {_where(reason, path_prefix)}  {message}")
         if len(of_group) > MAX_REASONS:
             lines.append(f"  ... and {len(of_group) - MAX_REASONS} more (--format json or sarif lists every one)")
     if items:
         lines += ["", f"Verification needed ({len(items)}):"]
         for item in items[:MAX_ITEMS]:
-            lines.append(f"  [{item.get('id')}] {item.get('verificationNeeded')}")
+            lines.append(f"  [{item.get('id')}] {one_line(str(item.get('verificationNeeded')))}")
         if len(items) > MAX_ITEMS:
             lines.append(f"  ... and {len(items) - MAX_ITEMS} more (--format json lists every one)")
     gate = result.get("gate")

@@ -7,14 +7,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from assay.backend.reports.document import one_line
+
 MAX_REASONS = 10
 MAX_ITEMS = 10
 _ICON = {"BLOCK": "⛔", "REVIEW": "⚠️", "ALLOW": "✅"}
 
 
 def _cell(text: Any) -> str:
-    # A table cell holds one line and no unescaped pipe.
-    return str(text).replace("|", "\\|").replace("\n", " ").strip()
+    # A table cell holds one line (a quoted snippet too, cut at a token boundary) and no unescaped pipe.
+    return one_line(str(text)).replace("|", "\\|").strip()
 
 
 def _where(reason: Mapping[str, Any], prefix: str) -> str:

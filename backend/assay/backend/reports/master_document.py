@@ -24,6 +24,7 @@ from assay.backend.reports.document import (
     Paragraph,
     Table,
     cut,
+    one_line,
 )
 from assay.backend.reports.identity import dirty_words
 from assay.backend.reports.jurisdiction_document import jurisdiction_blocks
@@ -157,11 +158,18 @@ def _matrix(reach: dict[str, Any]) -> list[list[str]]:
             status = "UNGATED"
         else:
             status = "GATED"
-        actions = "; ".join(f"{a['actionClass']} via {a['target']} ({a['impact']})" for a in reached) or "-"
+        actions = "; ".join(f"{a['actionClass']} via {one_line(a['target'])} ({a['impact']})" for a in reached) or "-"
         gates = ", ".join(sorted({g for a in reached for g in a["gates"]})) or "none"
-        rows.append([tool["name"], status, actions, gates])
+        # Where the tool is defined: five tools named `shell` are five rows a reader can tell apart.
+        rows.append([one_line(tool["name"]), _where(tool.get("location")) or "-", status, actions, gates])
     order = {"UNGATED": 0, "GATED": 1, "LOW IMPACT": 2, "NO ACTION": 3}
-    return sorted(rows, key=lambda row: (order[row[1]], row[0]))
+    return sorted(rows, key=lambda row: (order[row[2]], row[0], _place(_located(row[1]))))
+
+
+def _located(where: str) -> dict[str, Any] | None:
+    """``path:line`` back as a location, for sorting rows by place."""
+    path, _, line = where.rpartition(":")
+    return {"path": path, "line": int(line)} if path and line.isdigit() else None
 
 
 def _appendix_table(
@@ -252,11 +260,11 @@ def master_document(master: dict[str, Any]) -> Document:
                 "muted",
             ),
             Table(
-                columns=["Tool", "Status", "Reaches (impact)", "Gates"],
+                columns=["Tool", "Where", "Status", "Reaches (impact)", "Gates"],
                 rows=shown,
                 omitted=hidden,
-                widths=[0.2, 0.12, 0.5, 0.18],
-                kinds=["mono", "badge", "text", "badge"],
+                widths=[0.15, 0.2, 0.1, 0.37, 0.18],
+                kinds=["mono", "path", "badge", "text", "badge"],
                 noun="tools",
                 rest="The Actions table lists every action with its tools.",
             ),
@@ -272,7 +280,7 @@ def master_document(master: dict[str, Any]) -> Document:
             group[0]["disposition"],
             rule,
             str(len(group)),
-            group[0]["message"] + (f" (and {len(group) - 1} more like it)" if len(group) > 1 else ""),
+            one_line(group[0]["message"]) + (f" (and {len(group) - 1} more like it)" if len(group) > 1 else ""),
         ]
         for rule, group in sorted(by_rule.items(), key=lambda g: (rank.get(g[1][0]["disposition"], 3), g[0]))
     ]
@@ -293,9 +301,9 @@ def master_document(master: dict[str, Any]) -> Document:
         [
             a["impact"],
             a["actionClass"],
-            a["target"],
+            one_line(a["target"]),
             _where(a["location"]),
-            ", ".join(a["tools"]) or "-",
+            ", ".join(one_line(t) for t in a["tools"]) or "-",
             ", ".join(a["gates"]) or "none",
             ", ".join(rules.get(a.get("actionId", ""), [])) or "-",
         ]
@@ -345,7 +353,12 @@ def master_document(master: dict[str, Any]) -> Document:
     if reach["differences"]:
         diffs = sorted(
             (
-                [d["kind"], d.get("actionClass") or "-", ", ".join(d["tools"]) or "-", _where(d.get("location"))]
+                [
+                    d["kind"],
+                    d.get("actionClass") or "-",
+                    ", ".join(one_line(t) for t in d["tools"]) or "-",
+                    _where(d.get("location")),
+                ]
                 for d in reach["differences"]
             ),
             key=lambda row: (row[0], row[3]),
@@ -369,7 +382,10 @@ def master_document(master: dict[str, Any]) -> Document:
             key=lambda u: _place(u.get("location") or ({"path": u.get("path")} if u.get("path") else None)),
         )
         shown_u, hidden_u = cut(
-            [[u["kind"], _where(u.get("location")) or (u.get("path") or ""), u["detail"]] for u in unresolved],
+            [
+                [u["kind"], _where(u.get("location")) or (u.get("path") or ""), one_line(u["detail"])]
+                for u in unresolved
+            ],
             PRESENTATION_ROWS,
         )
         blocks += [
@@ -432,7 +448,7 @@ def master_document(master: dict[str, Any]) -> Document:
         [
             i.get("severity") or "",
             _where(i.get("location")) or "whole system",
-            i.get("tool") or "-",
+            one_line(i.get("tool") or "-"),
             i["verificationNeeded"],
         ]
         for i in items

@@ -190,28 +190,40 @@ def render_pdf(doc: Document, *, page_size: PageSize = "A4") -> bytes:
         return RLParagraph(markup(text, limit), style)
 
     def break_lines(text: str, room: float, style: Any, after: str = "/") -> str:
-        """``text`` broken only after one of the ``after`` characters into lines that fit ``room`` points
-        (a segment too long for a line stays whole rather than being split mid-name)."""
+        """``text`` in lines that fit ``room`` points: broken after "/" when that is enough, else also after
+        one of the ``after`` characters (a path: ".", "_", "-" or ":"), and only a run with no such place
+        left is split between characters, so nothing ever spills over the cell's border."""
+
+        def width(line: str) -> float:
+            return float(stringWidth(line, style.fontName, style.fontSize))
 
         def lines(raw: str, seps: str) -> list[str]:
             out: list[str] = []
             line = ""
             for segment in (m for m in re.findall(f"[^{re.escape(seps)}]*[{re.escape(seps)}]?", raw) if m):
-                if line and stringWidth(line + segment, style.fontName, style.fontSize) > room:
+                if line and width(line + segment) > room:
                     out.append(line)
                     line = ""
                 line += segment
             return [*out, line]
 
-        def fits(candidate: list[str]) -> bool:
-            return all(stringWidth(line, style.fontName, style.fontSize) <= room for line in candidate)
+        def fitted(line: str, chain: tuple[str, ...]) -> list[str]:
+            if width(line) <= room:
+                return [line]
+            if chain:
+                return [part for piece in lines(line, chain[0]) for part in fitted(piece, chain[1:])]
+            out, current = [], ""
+            for char in line:
+                if current and width(current + char) > room:
+                    out.append(current)
+                    current = ""
+                current += char
+            return [*out, current]
 
+        chain = ("/", "._-:") if after == "/" else ("/", after)
         result: list[str] = []
         for raw in clip(text, CELL_CHARS).splitlines() or [""]:
-            # A path breaks after "/" alone when that is enough; only a name too long for the cell between
-            # two slashes (a package-qualified API) breaks after the cell's other characters too.
-            at_slash = lines(raw, "/")
-            result += at_slash if "/" in raw and (after == "/" or fits(at_slash)) else lines(raw, after)
+            result += fitted(raw, chain)
         return "<br/>".join(escape(line) for line in result)
 
     def grid_table(data: list[list[Any]], widths: list[float], repeat: int) -> Any:
