@@ -34,7 +34,6 @@ async def get_evaluation_sources(
 
 
 async def list_evidence_binders(ctx: Context[Any, Any]) -> BinderList:
-    """The evidence binders of your organization and the intake routes that accept runtime evidence through
-    them (credentials are never returned). Next: attach an intake receipt's producerRunId to a NEW run
-    (assay_create_run, external_evidence_attachments); ingested evidence is evaluated only then."""
+    """Your evidence binders and the intake routes that accept evidence through them (no credentials). Next:
+    attach a receipt's producerRunId to a NEW run (assay_create_run, external_evidence_attachments)."""
     return cast(BinderList, await client(ctx).get_json("/api/v1/evidence/binders"))

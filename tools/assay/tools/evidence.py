@@ -169,10 +169,9 @@ async def ingest_evidence(
         str | None, Field(description="The AI System the evidence is about; default: this workspace's system.")
     ] = None,
 ) -> IngestedEvidence:
-    """Send runtime traces or scanner results you produced locally to Assay's intake, through a binder of
-    the right adapter. Returns one receipt per file (producerId, producerRunId). Ingesting changes no
-    Evaluation: attach the receipts to a NEW run, or pass the files as evidence_files to
-    assay_assess_workspace, which does both. Next: assay_assess_workspace(evidence_files=[...])."""
+    """Send local traces or SARIF to intake through a binder of the right adapter: one receipt per file
+    (producerId, producerRunId). No Evaluation changes until a NEW run attaches them. Next:
+    assay_assess_workspace(evidence_files=[...]), which ingests and attaches in one call."""
     bound = binding(ctx)
     api = client(ctx)
     system = await system_id(bound, ai_system_id, api)

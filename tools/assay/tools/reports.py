@@ -27,7 +27,7 @@ EvaluationId = Annotated[
     str,
     Field(
         pattern=ID_PATTERN,
-        description="Exact evaluationId (from assay_assess_workspace or assay_get_run); there is no 'latest'.",
+        description="Exact evaluationId (assay_assess_workspace, assay_get_run); there is no 'latest'.",
     ),
 ]
 
@@ -111,9 +111,9 @@ async def get_agent_audit(
     section: Section = None,
 ) -> AgentAuditPage | DocumentPart:
     """Verification items of one Evaluation, most severe first, whole, as many a page as fit: id, severity,
-    location {path, line}, tool, actionClass, and `verificationNeeded`, the only evidence to gather. Follow
-    paging.nextPage. section='sections' or 'narrative' reads the rest of the audit. Next: change the
-    workspace as the items ask, then assay_assess_workspace for a NEW Evaluation."""
+    location, tool, actionClass and `verificationNeeded`, the only evidence to gather. Follow
+    paging.nextPage; section='sections' or 'narrative' reads the rest. Next: change the workspace as the
+    items ask, then assay_assess_workspace."""
     api = client(ctx)
     audit, items = await verification_items(api, evaluation_id)
     if section:
@@ -153,9 +153,8 @@ async def get_master_report(
         Field(description="bounded (default): lists capped with omitted counts; full: every entry."),
     ] = "bounded",
 ) -> DocumentPart:
-    """Master Assurance Report of one Evaluation: the Four Questions (reach, authority, observed, proof
-    boundary), scenario snapshot, digests, limitations, links. Its largest parts are left out and listed in
-    `omitted`; read one with section=PATH. Next: section='fourQuestions.reach' (or another from `omitted`)."""
+    """Master Assurance Report of one Evaluation (Four Questions, scenario snapshot, digests, limitations),
+    its largest parts left out and listed in `omitted`. Next: read one with section=PATH from `omitted`."""
     report = (await read_artifact(client(ctx), evaluation_id, "master-report", {"detail": detail}))["masterReport"]
     read = f"assay_get_master_report(evaluation_id={evaluation_id!r}, section='{{section}}'"
     read += ", detail='full')" if detail == "full" else ")"

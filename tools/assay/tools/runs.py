@@ -106,8 +106,8 @@ async def create_run(
     execution_mode: Annotated[
         Literal["api", "ci-attached", "reused"] | None,
         Field(
-            description="api: a fresh scan of the system's verified source; ci-attached or reused: evaluate "
-            "attached_scan_id. Default: ci-attached when attached_scan_id is given, else api."
+            description="api: scan the system's verified source; ci-attached or reused: evaluate attached_scan_id "
+            "(the default when it is given)."
         ),
     ] = None,
     attached_scan_id: Annotated[
@@ -136,14 +136,14 @@ async def create_run(
     ] = True,
     external_evidence_attachments: Annotated[
         list[EvidenceAttachment] | None,
-        Field(description="Evidence received through intake routes (producerId, producerRunId), frozen into the run."),
+        Field(description="Intake receipts (producerId, producerRunId) to freeze into the run."),
     ] = None,
     idempotency_key: Annotated[
         str | None,
         Field(
             min_length=1,
             max_length=255,
-            description="Retry-safe key: the same key with the same arguments returns the same run. Default: a new key.",
+            description="Retry-safe key: the same key and arguments give the same run. Default: a new key.",
         ),
     ] = None,
 ) -> RunEnvelope:

@@ -133,11 +133,10 @@ async def assess_workspace(
         ),
     ] = None,
 ) -> WorkspaceAssessment:
-    """Assess this workspace in one call: scan its code locally (read, never executed), submit the scan, run
-    it and wait for the Evaluation (progress on stage changes). Returns runId, evaluationId and the summary.
-    With [runtime] mcp_command in assay.toml, the workspace's MCP server is probed in the same run.
-    evidence_files (OTLP/JSON traces, SARIF) are ingested and attached. Each call makes a NEW Evaluation: call
-    again after every change. Next: assay_get_agent_audit(evaluation_id)."""
+    """Assess this workspace in one call: scan its code locally (never executed), run the Evaluation and
+    return its summary, runId and evaluationId (progress on stage changes). Probes the workspace's MCP server
+    when assay.toml has [runtime] mcp_command; evidence_files (OTLP/JSON, SARIF) are attached. Each call is a
+    NEW Evaluation: call again after every change. Next: assay_get_agent_audit(evaluation_id)."""
     bound = binding(ctx)
     api = client(ctx)
     system = await system_id(bound, ai_system_id, api)
