@@ -4,6 +4,7 @@ ask the person, attaches the data file, and freezes the assessment into a run.""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from mcp_helpers import data, embedded, error_text
 
@@ -56,6 +57,11 @@ async def test_an_agent_fills_an_assessment_and_runs_it(settings: ServiceSetting
         done = data(await client.call_tool("assay_get_run", {"run_id": run["runId"], "wait_seconds": 60}))
         assert done["status"] == "COMPLETED", done
         evaluation = done["evaluation"]["evaluationId"]
-        audit = data(await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation, "detail": "full"}))
-        kinds = {i["kind"] for i in audit["agentAudit"]["verificationItems"]}
+        items: list[dict[str, Any]] = []
+        page: int | None = 1
+        while page is not None:  # every page of items
+            audit = data(await client.call_tool("assay_get_agent_audit", {"evaluation_id": evaluation, "page": page}))
+            items += audit["verificationItems"]
+            page = audit["paging"]["nextPage"]
+        kinds = {i["kind"] for i in items}
         assert {"jurisdiction_control", "impact_ratio_review"} <= kinds

@@ -49,7 +49,7 @@ async def test_the_workspace_assessment_probes_the_workspaces_own_server(
         assert assessed["status"] == "COMPLETED", assessed
         runtime = assessed["summary"]["runtime"]["targets"][0]
         assert runtime["counts"]["tool"] == 3 and runtime["annotationFindings"] == 1
-        audit = data(await client.call_tool("assay_get_agent_audit", {"evaluation_id": assessed["evaluationId"]}))
-    reasons = audit["agentAudit"]["sections"][0]["reasons"]
+        arguments = {"evaluation_id": assessed["evaluationId"], "section": "sections.0.reasons"}
+        reasons = data(await client.call_tool("assay_get_agent_audit", arguments))["value"]
     assert [r["ruleId"] for r in reasons if r["ruleId"].startswith("REVIEW-10")] == ["REVIEW-102"]
     assert "delete_note" in next(r["message"] for r in reasons if r["ruleId"] == "REVIEW-102")
