@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint bench corpus clean peers
+.PHONY: install demo test lint bench corpus clean peers bench-peers
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,13 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The peer the runtime benchmark compares with (bench/runtime_probe.py): cisco-ai-mcp-scanner's offline YARA
+# analyzer, in its own virtual environment (its dependencies are heavy); installed only when missing.
+bench-peers: .bench-peers-venv/bin/mcp-scanner
+.bench-peers-venv/bin/mcp-scanner:
+	$(PYTHON) -m venv .bench-peers-venv
+	.bench-peers-venv/bin/pip install --quiet "cisco-ai-mcp-scanner==4.8.7"
 
 # The engine measured on the labelled corpus (docs/corpus.md); needs the fetched mirrors.
 # CORPUS_ARGS="--misses", "--unit ID", "--json".

@@ -8,8 +8,11 @@
 - Peak RSS over 1,000 probe requests: one session listing 100 tools over 1,000 pages (1,000 tools/list
   requests), beside the same 100 tools over 100 pages, each in a fresh subprocess; VmHWM of that process.
   Target: flat (the 1,000-request session within 10% of the 100-request one).
-- Not compared here (issue 22 asks for it): cisco-ai-mcp-scanner and snyk-agent-scan, which are not
-  installed by this project.
+- Against cisco-ai-mcp-scanner's offline YARA analyzer (installed by ``make bench-peers`` into
+  ``.bench-peers-venv``; skipped when absent): ``assay probe`` (default suites, embedded service, a fresh
+  data directory) and ``mcp-scanner --analyzers yara stdio`` on the npm server-everything, alternating,
+  each a whole CLI process; wall seconds and what each flags. Target: assay no slower. snyk-agent-scan is
+  not compared (it needs its cloud API).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -66,6 +70,66 @@ def _peak_rss(pages: int) -> int:
     return int(out.stdout.split()[-1])
 
 
+ROOT_PATH = Path(ROOT)
+CISCO = ROOT_PATH / ".bench-peers-venv" / "bin" / "mcp-scanner"
+EVERYTHING = (
+    ROOT_PATH
+    / "tests"
+    / "runtime"
+    / "peers"
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "server-everything"
+    / "dist"
+    / "index.js"
+)
+
+
+def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600, check=False)
+    return time.perf_counter() - started, done.stdout
+
+
+def compare_cisco(rounds: int = 2) -> None:
+    if not CISCO.exists() or not EVERYTHING.exists():
+        print("cisco-ai-mcp-scanner comparison skipped (make bench-peers, make peers)")
+        return
+    ours, theirs = [], []
+    flagged_ours = flagged_theirs = 0
+    for index in range(rounds):
+        with tempfile.TemporaryDirectory() as data:
+            env = {**os.environ, "ASSAY_DATA_DIR": data}
+            seconds, out = _timed(
+                [sys.executable, "-m", "assay.server.cli", "probe", "--command", f"node {EVERYTHING}", "--json"], env
+            )
+            ours.append(seconds)
+            flagged_ours = json.loads(out)["runtime"]["targets"][0]["ruleHits"]
+        seconds, out = _timed(
+            [
+                str(CISCO),
+                "--analyzers",
+                "yara",
+                "--format",
+                "raw",
+                "stdio",
+                "--stdio-command",
+                "node",
+                "--stdio-arg",
+                str(EVERYTHING),
+            ],
+            dict(os.environ),
+        )
+        theirs.append(seconds)
+        flagged_theirs = sum(1 for r in json.loads(out)["scan_results"] if not r["is_safe"])
+        del index
+    print(
+        f"server-everything: assay probe {statistics.median(ours):.1f} s ({flagged_ours} rule hits), "
+        f"mcp-scanner yara {statistics.median(theirs):.1f} s ({flagged_theirs} unsafe items); ratio "
+        f"{statistics.median(ours) / statistics.median(theirs):.2f} (target <= 1.00; medians of {rounds} alternating rounds)"
+    )
+
+
 def run() -> None:
     rounds = int(os.environ.get("ASSAY_BENCH_RUNTIME_ROUNDS", "5"))
     raw, probe = [], []
@@ -83,3 +147,4 @@ def run() -> None:
         f"ratio {large / small:.2f} (target <= 1.10)"
     )
     print(json.dumps({"probeSeconds": probe_s, "rawSeconds": raw_s, "rssKb100": small, "rssKb1000": large}))
+    compare_cisco()
