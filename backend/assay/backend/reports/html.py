@@ -58,10 +58,16 @@ footer{margin-top:3rem;color:#5b6578;font-size:.8rem;border-top:1px solid #d8dde
 LONG_WORD = 24
 
 
+_NAME = re.compile(r"[\w./:-]+")
+
+
 def _words(text: str) -> str:
-    """Escaped text whose long words break after ".", "/" or "_" before anywhere else."""
+    """Escaped text whose long names (a dotted API, a path) break after ".", "/" or "_" before anywhere else;
+    any other word is escaped as it is."""
     return "".join(
-        "<wbr>".join(escape(p) for p in re.split(r"(?<=[./_])(?=\w)", word)) if len(word) > LONG_WORD else escape(word)
+        "<wbr>".join(escape(p) for p in re.split(r"(?<=[./_])(?=\w)", word))
+        if len(word) > LONG_WORD and _NAME.fullmatch(word)
+        else escape(word)
         for word in re.split(r"(\s+)", text)
     )
 
