@@ -82,6 +82,21 @@ def test_rates_and_impact_ratios_equal_fairlearn(tmp_path: Path, score: bool, de
     assert figures["rows"] == 6000
 
 
+class _OneWay(io.BytesIO):
+    """A stream that cannot seek (an upload piped in): read once, by the exact reader."""
+
+    def seekable(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize(("score", "decimals"), [(False, 1), (True, 2), (True, 6)])
+def test_arrow_reader_and_exact_reader_give_the_same_figures(tmp_path: Path, score: bool, decimals: int) -> None:
+    path = write_csv(tmp_path / "c.csv", candidates(6000, score=score, decimals=decimals), score=score)
+    with path.open("rb") as stream:
+        by_arrow = compute(stream)
+    assert by_arrow == compute(_OneWay(path.read_bytes()))
+
+
 def test_under_four_fifths_is_marked_with_a_small_sample_note() -> None:
     text = "sex,race_ethnicity,selected\n" + "Male,White,1\n" * 10 + "Female,White,1\n" * 5 + "Female,White,0\n" * 5
     figures = _compute(text)

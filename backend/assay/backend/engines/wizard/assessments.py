@@ -235,6 +235,7 @@ class _Digesting:
 
     def __init__(self, stream: IO[bytes]) -> None:
         self._stream = stream
+        self._start = stream.tell() if stream.seekable() else 0
         self.sha = hashlib.sha256()
         self.count = 0
 
@@ -246,6 +247,25 @@ class _Digesting:
 
     def readable(self) -> bool:
         return True
+
+    @property
+    def closed(self) -> bool:
+        return self._stream.closed
+
+    def seekable(self) -> bool:
+        return self._stream.seekable()
+
+    def tell(self) -> int:
+        return self.count
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        """Back to the start only (the data is read again from there): the digest and count start over."""
+        if offset != 0 or whence != 0:
+            raise ValueError("only seek(0) is supported")
+        self._stream.seek(self._start)
+        self.sha = hashlib.sha256()
+        self.count = 0
+        return 0
 
 
 def compute_data(framework: str, dataset: str, stream: IO[bytes]) -> ComputedData:

@@ -511,6 +511,115 @@ def _label(row: dict[str, Any]) -> str:
     return " / ".join(str(row[k]) for k in ("sex", "raceEthnicity") if k in row)
 
 
+HEADER_BYTES = 1 << 20
+
+
+def _plain_header(stream: IO[bytes]) -> tuple[int, tuple[int, int, int], bool] | None:
+    """The header's width, the (sex, race, outcome) positions and whether outcomes are binary; None when
+    the header is not plain UTF-8 naming the columns (the exact reader then says what is wrong)."""
+    data = b""
+    while b"\n" not in data and len(data) < HEADER_BYTES:
+        more = stream.read(65536)
+        if not more:
+            break
+        data += more
+    line = data.split(b"\n", 1)[0]
+    if line.startswith(codecs.BOM_UTF8):
+        line = line[len(codecs.BOM_UTF8) :]
+    try:
+        header = next(csv.reader([line.decode("utf-8")]), [])
+        sex_at, race_at, outcome_at, binary = _columns(header)
+    except (UnicodeDecodeError, csv.Error, DataError):
+        return None
+    return len(header), (sex_at, race_at, outcome_at), binary
+
+
+def _arrow_tally(stream: IO[bytes]) -> Tally | None:
+    """The tally of a plain file, parsed and typed by Arrow's streaming CSV reader (C++, block by block).
+
+    Plain: UTF-8 throughout, no quote character in a cell that matters, the header's number of cells on
+    every line, every category cell a known name (or unknown), every outcome 0/1 or a finite number. None
+    for anything else, and the caller reads the file again with :func:`tally`, which refuses it with the
+    row at fault (or accepts what Arrow is stricter about: quoted cells, blank lines, ragged rows)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pa_csv
+
+    start = stream.tell()
+    plain = _plain_header(stream)
+    if plain is None:
+        return None
+    width, positions, binary = plain
+    stream.seek(start)
+    names = [f"c{i}" for i in range(width)]
+    category = pa.dictionary(pa.int32(), pa.string())
+    # Every column typed: categories as dictionaries, the score as float64, the rest as UTF-8-checked text.
+    types = {name: pa.string() for name in names}
+    for at in positions[:2] if not binary else positions:
+        types[names[at]] = category
+    if not binary:
+        types[names[positions[2]]] = pa.float64()
+    codes = _Codes(binary)
+    rows: Counter[int] = Counter()
+    kept: list[tuple[Any, dict[int, int], Any]] = []  # scores: (category key, key -> code, scores) per batch
+    total = 0
+    try:
+        reader = pa_csv.open_csv(
+            stream,
+            read_options=pa_csv.ReadOptions(column_names=names, skip_rows=1, block_size=1 << 22),
+            parse_options=pa_csv.ParseOptions(quote_char=False),
+            convert_options=pa_csv.ConvertOptions(column_types=types, strings_can_be_null=False),
+        )
+        for batch in reader:
+            sex, race = batch.column(positions[0]), batch.column(positions[1])
+            outcome = batch.column(positions[2])
+            if sex.null_count or race.null_count or outcome.null_count:
+                return None
+            sexes, races = sex.dictionary.to_pylist(), race.dictionary.to_pylist()
+            key = pc.add(pc.multiply(sex.indices.cast(pa.int64()), len(races)), race.indices.cast(pa.int64()))
+            outcomes = outcome.dictionary.to_pylist() if binary else [""]
+            if binary:
+                key = pc.add(pc.multiply(key, len(outcomes)), outcome.indices.cast(pa.int64()))
+            code_of: dict[int, int] = {}
+            for pair in pc.value_counts(key).to_pylist():
+                value, n = pair["values"], pair["counts"]
+                pos, outcome_at = divmod(value, len(outcomes))
+                sex_at, race_at = divmod(pos, len(races))
+                raw = (sexes[sex_at], races[race_at], outcomes[outcome_at])
+                code = code_of[value] = codes[raw if binary else raw[:2]]
+                rows[code] += n
+            if not binary:
+                kept.append((key, code_of, outcome))
+            total += batch.num_rows
+    except (pa.ArrowException, DataError):
+        return None
+    if total == 0:
+        return None
+    if binary:
+        positive = Counter({code: rows[code] for code, key in enumerate(codes.keys_by_code) if key.selected == 1})
+        return Tally(codes.keys_by_code, rows, positive, True, None, total)
+    scores = pa.chunked_array([s for _k, _c, s in kept], type=pa.float64())
+    if not pc.all(pc.is_finite(scores)).as_py():
+        return None
+    low = pc.quantile(scores, q=0.5, interpolation="lower")[0].as_py()
+    high = pc.quantile(scores, q=0.5, interpolation="higher")[0].as_py()
+    median = low if low == high else (low + high) / 2
+    above: Counter[int] = Counter()
+    for key, code_of, values in kept:
+        for pair in pc.value_counts(pc.filter(key, pc.greater(values, median))).to_pylist():
+            above[code_of[pair["values"]]] += pair["counts"]
+    return Tally(codes.keys_by_code, rows, above, False, median, total)
+
+
 def compute(stream: IO[bytes]) -> dict[str, Any]:
-    """The LL144 figures of a CSV byte stream; DataError when it cannot be used."""
+    """The LL144 figures of a CSV byte stream; DataError when it cannot be used.
+
+    A seekable stream is read by Arrow first; a file Arrow does not take as plain is read again by the
+    exact reader, which names the row at fault (or reads the quoted, ragged or blank-lined file)."""
+    if stream.seekable():
+        start = stream.tell()
+        fast = _arrow_tally(stream)
+        if fast is not None:
+            return figures(fast)
+        stream.seek(start)
     return figures(tally(stream))
