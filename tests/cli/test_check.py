@@ -164,3 +164,65 @@ def test_unreachable_service_is_not_assessed(
     code, out, err = check(capsys, "examples/ops-agent", "--base-url", "http://127.0.0.1:9", "--system-id", "sys_x")
     assert code == EXIT_NOT_ASSESSED
     assert "not assessed: CONNECTION_FAILED" in err and out == ""
+
+
+def _many_items_tree(root: Path) -> Path:
+    """A tree whose Evaluation has more verification items than one page of the agent audit (20), more
+    reasons of one rule than the text view lists, and one REVIEW-001 that the Evaluation lists first."""
+    root.mkdir()
+    lines = [
+        "import shutil",
+        "from langchain_core.tools import tool",
+        "from openai import OpenAI",
+        "",
+        "client = OpenAI()",
+        "",
+        "",
+        "def ask(q: str) -> str:",
+        "    reply = client.chat.completions.create(model='gpt-4o', messages=[{'role': 'user', 'content': q}])",
+        "    return reply.choices[0].message.content or ''",
+        "",
+        "",
+        "@tool",
+        "def lookup(key: str) -> str:",
+        '    """Look a record up."""',
+        "    return registry.fetch_record(key)",
+        "",
+    ]
+    for i in range(25):
+        lines += ["", f"def purge_{i}() -> None:", f"    shutil.rmtree('/var/cache/app{i}')", ""]
+    (root / "app.py").write_text("\n".join(lines))
+    return root
+
+
+def test_every_format_carries_every_item_and_reason(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    tree = _many_items_tree(tmp_path / "many")
+    outputs = {}
+    for fmt in ("json", "sarif", "markdown", "text"):
+        code, out, err = check(capsys, str(tree), "--format", fmt, "--fail-on", "never")
+        assert code == EXIT_PASSED, err
+        outputs[fmt] = out
+    result = json.loads(outputs["json"])
+    items = {i["id"] for i in result["verificationItems"]}
+    rules = [r["ruleId"] for r in result["reasons"]]
+    assert len(items) == 28 and len(rules) == 52
+    # Heaviest rule first: REVIEW-001 (what analysis could not see) comes after every high-impact reason.
+    assert rules == ["REVIEW-003"] * 25 + ["REVIEW-008"] * 25 + ["REVIEW-006", "REVIEW-001"]
+    run = json.loads(outputs["sarif"])["runs"][0]
+    assert_valid_sarif(json.loads(outputs["sarif"]))
+    assert {i["id"] for i in run["properties"]["verificationItems"]} == items
+    assert run["properties"]["verificationItemCount"] == 28
+    assert [r["ruleId"] for r in run["results"]] == rules
+    markdown = outputs["markdown"]
+    assert {line.split("`")[1] for line in markdown.splitlines() if line.startswith("- **`vi-")} == items
+    rows = [line.split("`")[1] for line in markdown.splitlines() if line.startswith("| `RE")]
+    assert sorted(rows) == sorted(rules)
+    assert rows[:6] == ["REVIEW-003"] * 3 + ["REVIEW-008"] * 3  # unfolded: the first of each rule
+    assert "<details><summary>44 more REVIEW reason(s)</summary>" in markdown
+    # The text view is bounded: five reasons per rule, ten items, then a count and where the rest is.
+    text = outputs["text"].splitlines()
+    assert sum(1 for line in text if line.startswith("  REVIEW-003")) == 5
+    assert "  ... and 20 more REVIEW-003 (--format json, sarif or markdown lists every one)" in text
+    assert [line.split()[0] for line in text if line.startswith("  REVIEW-0")][-2:] == ["REVIEW-006", "REVIEW-001"]
+    assert "Verification needed (28):" in text
+    assert "  ... and 18 more (--format json, sarif or markdown lists every one)" in text

@@ -1,15 +1,20 @@
 """The text view of an ``assay check`` result: disposition, reasons grouped by disposition, verification
-items, and the gate. Bounded: a large tree's hundreds of reasons end in a count and where to read them all."""
+items, and the gate. Bounded: each rule shows its first reasons and each list ends in a count and where to
+read it whole, so hundreds of one rule's reasons (REVIEW-001 on a large tree) never hide another rule's.
+Reasons come in the result's order: by disposition impact, BLOCK first (check_result.IMPACT_ORDER)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import groupby
 from typing import Any
 
 from assay.backend.reports.document import one_line
 
-MAX_REASONS = 20
+# The first reasons of each rule, and the first verification items; the rest is counted.
+MAX_PER_RULE = 5
 MAX_ITEMS = 10
+_EVERY_ONE = "--format json, sarif or markdown lists every one"
 
 
 def _where(reason: Mapping[str, Any], prefix: str) -> str:
@@ -19,6 +24,19 @@ def _where(reason: Mapping[str, Any], prefix: str) -> str:
     loc = locations[0]
     path = f"{prefix.strip('/')}/{loc['path']}" if prefix.strip("/") not in ("", ".") else str(loc["path"])
     return f"{path}:{loc['line']}" if loc.get("line") else path
+
+
+def _reason_lines(reasons: list[Mapping[str, Any]], path_prefix: str) -> list[str]:
+    lines: list[str] = []
+    for rule, of_rule in groupby(reasons, key=lambda r: str(r.get("ruleId"))):
+        listed = list(of_rule)
+        for reason in listed[:MAX_PER_RULE]:
+            new = " [new]" if reason.get("baselineState") == "new" else ""
+            message = one_line(str(reason.get("message")))  # a quoted snippet: one line, cut at a token boundary
+            lines.append(f"  {rule:<10}{new} {_where(reason, path_prefix)}  {message}")
+        if len(listed) > MAX_PER_RULE:
+            lines.append(f"  ... and {len(listed) - MAX_PER_RULE} more {rule} ({_EVERY_ONE})")
+    return lines
 
 
 def check_text(result: Mapping[str, Any], *, path_prefix: str = "") -> str:
@@ -33,21 +51,14 @@ def check_text(result: Mapping[str, Any], *, path_prefix: str = "") -> str:
     ]
     for group in ("BLOCK", "REVIEW"):
         of_group = [r for r in reasons if r.get("disposition") == group]
-        if not of_group:
-            continue
-        lines += ["", f"{group} ({len(of_group)}):"]
-        for reason in of_group[:MAX_REASONS]:
-            new = " [new]" if reason.get("baselineState") == "new" else ""
-            message = one_line(str(reason.get("message")))  # a quoted snippet: one line, cut at a token boundary
-            lines.append(f"  {reason.get('ruleId'):<10}{new} {_where(reason, path_prefix)}  {message}")
-        if len(of_group) > MAX_REASONS:
-            lines.append(f"  ... and {len(of_group) - MAX_REASONS} more (--format json or sarif lists every one)")
+        if of_group:
+            lines += ["", f"{group} ({len(of_group)}):", *_reason_lines(of_group, path_prefix)]
     if items:
         lines += ["", f"Verification needed ({len(items)}):"]
         for item in items[:MAX_ITEMS]:
             lines.append(f"  [{item.get('id')}] {one_line(str(item.get('verificationNeeded')))}")
         if len(items) > MAX_ITEMS:
-            lines.append(f"  ... and {len(items) - MAX_ITEMS} more (--format json lists every one)")
+            lines.append(f"  ... and {len(items) - MAX_ITEMS} more ({_EVERY_ONE})")
     gate = result.get("gate")
     if gate:
         verdict = "FAILED" if gate.get("failed") else "passed"

@@ -52,7 +52,8 @@ async def assess_bundle(
         )
     evaluation_id = str(evaluation["evaluationId"])
     summary = await api.get_json(evaluation_path(evaluation_id, "summary"))
-    audit = await api.get_json(evaluation_path(evaluation_id, "agent-audit"))
+    # Every verification item: the bounded audit pages them, a check result carries them all.
+    audit = await api.get_json(evaluation_path(evaluation_id, "agent-audit"), {"detail": "full"})
     # The summary carries the top reasons only; the evidence report carries every reason of the Evaluation.
     report = await api.get_json(evaluation_path(evaluation_id, "report"))
     return build_check_result(

@@ -1,15 +1,18 @@
 """Markdown of an ``assay check`` result: a pull-request comment or a GitHub job summary
-(``$GITHUB_STEP_SUMMARY``). Bounded: the first reasons of each disposition and the first verification items,
-with how many more there are and where to read them (the JSON result, or the SARIF log's alerts)."""
+(``$GITHUB_STEP_SUMMARY``). It carries every reason and every verification item; what shows unfolded is
+bounded: the first reasons of each rule (heaviest rule first, as the result orders them) and the first
+verification items, the rest folded under a count."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import groupby
 from typing import Any
 
 from assay.backend.reports.document import one_line
 
-MAX_REASONS = 10
+# Unfolded: the first reasons of each rule and the first verification items; the rest is folded.
+MAX_PER_RULE = 3
 MAX_ITEMS = 10
 _ICON = {"BLOCK": "⛔", "REVIEW": "⚠️", "ALLOW": "✅"}
 
@@ -26,6 +29,20 @@ def _where(reason: Mapping[str, Any], prefix: str) -> str:
     loc = locations[0]
     path = f"{prefix.strip('/')}/{loc['path']}" if prefix.strip("/") not in ("", ".") else str(loc["path"])
     return f"`{path}:{loc['line']}`" if loc.get("line") else f"`{path}`"
+
+
+def _table(reasons: list[Mapping[str, Any]], prefix: str) -> list[str]:
+    lines = ["| Rule | Where | Reason |", "|---|---|---|"]
+    for reason in reasons:
+        new = " 🆕" if reason.get("baselineState") == "new" else ""
+        lines.append(
+            f"| `{_cell(reason.get('ruleId'))}`{new} | {_where(reason, prefix)} | {_cell(reason.get('message'))} |"
+        )
+    return lines
+
+
+def _item(item: Mapping[str, Any]) -> str:
+    return f"- **`{_cell(item.get('id'))}`** {_cell(item.get('verificationNeeded'))}"
 
 
 def check_markdown(result: Mapping[str, Any], *, path_prefix: str = "") -> str:
@@ -49,22 +66,24 @@ def check_markdown(result: Mapping[str, Any], *, path_prefix: str = "") -> str:
         of_group = [r for r in reasons if r.get("disposition") == group]
         if not of_group:
             continue
-        lines += [f"### {group} ({len(of_group)})", "", "| Rule | Where | Reason |", "|---|---|---|"]
-        for reason in of_group[:MAX_REASONS]:
-            new = " 🆕" if reason.get("baselineState") == "new" else ""
-            lines.append(
-                f"| `{_cell(reason.get('ruleId'))}`{new} | {_where(reason, path_prefix)} | {_cell(reason.get('message'))} |"
-            )
-        if len(of_group) > MAX_REASONS:
-            lines.append(f"\n…and {len(of_group) - MAX_REASONS} more {group} reason(s) in the JSON or SARIF output.")
-        lines.append("")
+        shown: list[Mapping[str, Any]] = []
+        folded: list[Mapping[str, Any]] = []
+        for _, of_rule in groupby(of_group, key=lambda r: str(r.get("ruleId"))):
+            listed = list(of_rule)
+            shown += listed[:MAX_PER_RULE]
+            folded += listed[MAX_PER_RULE:]
+        lines += [f"### {group} ({len(of_group)})", "", *_table(shown, path_prefix), ""]
+        if folded:
+            lines += [f"<details><summary>{len(folded)} more {group} reason(s)</summary>", ""]
+            lines += [*_table(folded, path_prefix), "", "</details>", ""]
     if items:
         lines += [f"### Verification needed ({len(items)})", ""]
-        for item in items[:MAX_ITEMS]:
-            lines.append(f"- **`{_cell(item.get('id'))}`** {_cell(item.get('verificationNeeded'))}")
-        if len(items) > MAX_ITEMS:
-            lines.append(f"- …and {len(items) - MAX_ITEMS} more in the JSON output (`--format json`).")
+        lines += [_item(item) for item in items[:MAX_ITEMS]]
         lines.append("")
+        if len(items) > MAX_ITEMS:
+            lines += [f"<details><summary>{len(items) - MAX_ITEMS} more verification item(s)</summary>", ""]
+            lines += [_item(item) for item in items[MAX_ITEMS:]]
+            lines += ["", "</details>", ""]
     limitations = list(result.get("limitations") or [])
     if limitations:
         lines += ["<details><summary>Limitations</summary>", ""]

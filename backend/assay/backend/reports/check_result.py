@@ -1,5 +1,5 @@
-"""The result of ``assay check``: one Evaluation's disposition, every reason with where it points in the code,
-and the verification items, as one JSON document (``assay-check/1``) that the text, SARIF and Markdown views
+"""The result of ``assay check``: one Evaluation's disposition, every reason with where it points in the code
+(heaviest first, IMPACT_ORDER), and every verification item, as one JSON document (``assay-check/1``) that the text, SARIF and Markdown views
 are rendered from and that a later check reads back as its baseline.
 
 Everything here is read from the service's own answers (summary, agent audit, the reasons of the
@@ -19,6 +19,24 @@ from typing import Any
 SCHEMA_VERSION = "assay-check/1"
 DISPOSITIONS = ("ALLOW", "REVIEW", "BLOCK")
 _RANK = {"ALLOW": 0, "REVIEW": 1, "BLOCK": 2}
+# How much a rule's reasons weigh on the disposition, heaviest first: every view of a check result lists
+# reasons in this order (then in the Evaluation's own), so reasons about high-impact actions come before
+# what analysis could not see (REVIEW-001), however many of those there are. Unknown rules go last.
+IMPACT_ORDER = (
+    "BLOCK-001",  # model-chosen data reaches execution
+    "BLOCK-002",  # an ungated, undeclared high-impact action
+    "BLOCK-003",  # a high-impact class seen performed outside the declaration
+    "REVIEW-003",  # a high-impact action without established authority
+    "REVIEW-008",  # a critical or high impact action no recognised tool reaches
+    "REVIEW-009",  # a tool seen called that the code does not define
+    "REVIEW-002",  # an action the declaration does not cover
+    "REVIEW-010",  # an imported scanner error on reachable code
+    "REVIEW-006",  # no declaration
+    "REVIEW-005",  # partial coverage
+    "REVIEW-007",  # no AI code recognised
+    "REVIEW-004",  # a jurisdiction not assessed
+    "REVIEW-001",  # unresolved reach
+)
 # "ops_agent/tools.py:37" -> "ops_agent/tools.py": a location's line is not part of what a reason is.
 _LINE = re.compile(r"(\S):\d+(?::\d+)?\b")
 
@@ -91,6 +109,13 @@ def reason_locations(reason: Mapping[str, Any], located: Mapping[str, list[dict[
     return out
 
 
+def impact_rank(reason: Mapping[str, Any]) -> tuple[int, int]:
+    """Sort key of a reason: its disposition (BLOCK first), then its rule's place in IMPACT_ORDER."""
+    rule = str(reason.get("ruleId"))
+    disposition = 0 if reason.get("disposition") == "BLOCK" else 1
+    return disposition, IMPACT_ORDER.index(rule) if rule in IMPACT_ORDER else len(IMPACT_ORDER)
+
+
 def _items_of(reason: Mapping[str, Any], items: Iterable[Mapping[str, Any]]) -> list[str]:
     refs = set(reason.get("evidenceRefs") or [])
     return [str(item["id"]) for item in items if refs & set(item.get("evidenceRefs") or []) and "id" in item]
@@ -111,7 +136,7 @@ def build_check_result(
     items = [dict(item) for item in agent_audit.get("verificationItems") or []]
     located = bundle_locations(bundle)
     prints = fingerprints([(str(r.get("ruleId")), str(r.get("message"))) for r in reasons])
-    out_reasons = [
+    reasons_out = [
         {
             "ruleId": r.get("ruleId"),
             "disposition": r.get("disposition"),
@@ -123,6 +148,8 @@ def build_check_result(
         }
         for r, fp in zip(reasons, prints, strict=True)
     ]
+    # A stable sort: reasons of one rule keep the Evaluation's order, so their fingerprints' ranks hold.
+    out_reasons = sorted(reasons_out, key=impact_rank)
     return {
         "schemaVersion": SCHEMA_VERSION,
         "tool": {"name": "assay", "version": tool_version},

@@ -2,7 +2,7 @@
 
 Two views: :func:`check_sarif` turns an ``assay check`` result into one result per reason of the Evaluation
 (BLOCK is ``error``, REVIEW ``warning``), with the disposition, ids and digests in the run's properties and
-the verification items as the fix each result asks for; :func:`findings_sarif` turns an Evidence Bundle's
+the verification items as the fix each result asks for (and every item, verbatim, in the run's properties); :func:`findings_sarif` turns an Evidence Bundle's
 findings into results (``assay scan --format sarif``), which decide nothing.
 
 Paths: bundle locations are relative to the scanned folder; ``path_prefix`` (that folder relative to where
@@ -140,7 +140,10 @@ def check_sarif(result: Mapping[str, Any], *, path_prefix: str = "") -> dict[str
         "aiSystemId": result.get("aiSystemId"),
         "methodologyVersion": result.get("methodologyVersion"),
         "digests": dict(result.get("digests") or {}),
-        "verificationItems": len(result.get("verificationItems") or []),
+        # Every verification item, verbatim: a result's message carries those its reason rests on, and an
+        # item no reason points at would otherwise be missing from the log.
+        "verificationItemCount": len(result.get("verificationItems") or []),
+        "verificationItems": [dict(item) for item in result.get("verificationItems") or []],
         "limitations": list(result.get("limitations") or []),
     }
     if "gate" in result:
