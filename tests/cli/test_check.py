@@ -226,3 +226,22 @@ def test_every_format_carries_every_item_and_reason(capsys: pytest.CaptureFixtur
     assert [line.split()[0] for line in text if line.startswith("  REVIEW-0")][-2:] == ["REVIEW-006", "REVIEW-001"]
     assert "Verification needed (28):" in text
     assert "  ... and 18 more (--format json, sarif or markdown lists every one)" in text
+
+
+def test_a_folder_with_no_source_to_analyse_is_not_assessed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, err = check(capsys, str(empty))
+    assert code == EXIT_NOT_ASSESSED and out == ""
+    assert (
+        f"not assessed: NO_SOURCE_FILES: no Python, JavaScript or TypeScript source file to analyse under {empty}"
+        in err
+    )
+    other = tmp_path / "go-only"
+    other.mkdir()
+    (other / "main.go").write_text("package main\n")
+    code, _, err = check(capsys, str(other), "--fail-on", "never")
+    assert code == EXIT_NOT_ASSESSED
+    assert "main.go (unsupported_language)" in err
+    code, _, err = check(capsys, str(tmp_path / "agnet"))  # a typo
+    assert code == EXIT_USAGE and "agnet is not a folder" in err

@@ -80,6 +80,21 @@ def test_the_action_checks_writes_sarif_and_a_summary_then_fails_on_block(tmp_pa
     assert output.read_text() == "exit-code=0\n"
 
 
+@pytest.mark.parametrize(("path", "status"), [("empty", 3), ("agnet", 2)])
+def test_the_action_fails_on_a_folder_with_no_source_or_a_mistyped_path(tmp_path: Path, path: str, status: int) -> None:
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    workspace = tmp_path / "repo"
+    (workspace / "empty").mkdir(parents=True)
+    output = tmp_path / "github-output"
+    env = _bin_env(tmp_path, GITHUB_OUTPUT=str(output), GITHUB_STEP_SUMMARY=str(tmp_path / "summary"))
+    defaults = {name: str(spec.get("default", "")) for name, spec in action["inputs"].items()}
+    assert _run_step(_step(action, "check"), {**defaults, "path": path}, env, workspace) == 0
+    assert output.read_text() == f"exit-code={status}\n"
+    gate = _step(action, "gate")
+    failed = subprocess.run(["bash", "-c", gate["run"]], env={**env, "ASSAY_EXIT": str(status)}, timeout=10)
+    assert failed.returncode == status  # the job fails
+
+
 @pytest.mark.parametrize(
     ("example", "hook", "expected"),
     [

@@ -258,6 +258,22 @@ def _scan(options: CheckOptions) -> dict[str, Any]:
         raise UsageError(f"{options.target} cannot be scanned: {exc}") from exc
 
 
+def nothing_to_analyse(options: CheckOptions, bundle: Mapping[str, Any]) -> None:
+    """Raise "not assessed" when the scan analysed no source file: an Evaluation of nothing would be a
+    REVIEW that says little and passes the default gate, which an empty or mistyped folder must not."""
+    from assay.tools.client import AssayError
+
+    coverage = bundle.get("coverage") or {}
+    if (coverage.get("analysed") or {}).get("count"):
+        return
+    skipped = list(coverage.get("skippedFiles") or [])
+    why = f"; {len(skipped)} path(s) skipped, e.g. {skipped[0]['path']} ({skipped[0]['reason']})" if skipped else ""
+    raise AssayError(
+        "NO_SOURCE_FILES",
+        f"no Python, JavaScript or TypeScript source file to analyse under {options.target} ({options.root}){why}",
+    )
+
+
 async def evaluate(options: CheckOptions) -> dict[str, Any]:
     """Scan, then evaluate through the embedded or remote service; the ``assay-check/1`` result."""
     import anyio
@@ -268,6 +284,7 @@ async def evaluate(options: CheckOptions) -> dict[str, Any]:
         await _reachable(options)  # before the scan: a service that is down is said at once
     with progress(f"scanning {options.target}"):
         bundle = await anyio.to_thread.run_sync(_scan, options)
+    nothing_to_analyse(options, bundle)
     origin = "ci" if os.environ.get("CI") else "local"
     if options.base_url:
         with progress(f"evaluating {options.target} on {options.base_url}"):
