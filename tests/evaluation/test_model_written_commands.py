@@ -134,3 +134,34 @@ def test_model_written_commands_block(tmp_path: Path, system: str, declaration: 
     payload = _evaluate(root)
     assert payload.disposition == "BLOCK", [r["ruleId"] for r in payload.data["reasons"]]
     assert any(r["ruleId"] == "BLOCK-001" for r in payload.data["reasons"])
+
+
+@pytest.mark.parametrize(
+    "system", ["mcp-lowlevel-py", "bash-tool-class", "vercel-ai-ts", "mcp-lowlevel-ts", "code-agent-py"]
+)
+@pytest.mark.parametrize("declaration", [None, DECLARES_SHELL], ids=["none", "shell"])
+def test_every_item_advice_fits_its_case(tmp_path: Path, system: str, declaration: str | None) -> None:
+    root = _system(tmp_path, system)
+    if declaration is not None:
+        (root / "assay.toml").write_text(declaration)
+    items = _evaluate(root).data["verificationItems"]
+    for item in items:
+        # Never an empty tool name ("remove the capability from tool no tool (module code)").
+        text = " ".join(str(item[m]) for m in ("whatHaiecFound", "verificationNeeded"))
+        assert "tool no tool" not in text and "tool(s) no tool" not in text and "(tool )" not in text, text
+        assert "tool ``" not in text and "from tool ;" not in text, text
+    flows = [i for i in items if i["kind"] == "model_output_to_execution"]
+    assert flows
+    for item in flows:
+        needed = item["verificationNeeded"]
+        if system == "code-agent-py":
+            # Model-written code: nothing to allowlist and no tool to take it from; contain where it runs.
+            assert "sandbox with no credentials and no network" in needed, needed
+            assert "human approval for each execution" in needed and "allowlist" not in needed
+            assert "with no tool in between (module code)" in item["whatHaiecFound"]
+        else:
+            assert "allowlist" in needed and "remove the capability from tool `" in needed, needed
+    if system == "code-agent-py":
+        # The code agent is also an action no tool reaches: the same advice, not "define that tool".
+        unattributed = [i for i in items if i["kind"] == "unattributed_action" and i["actionClass"] == "code.exec"]
+        assert unattributed and all("sandbox with no credentials" in i["verificationNeeded"] for i in unattributed)

@@ -15,7 +15,7 @@ from assay.backend.evaluation.imported import imported_errors
 from assay.backend.evaluation.observed import observed_tools, outside_declared_reach
 from assay.backend.evaluation.questions import UNRESOLVED_KINDS, planes, unattributed
 from assay.backend.evaluation.view import EXECUTION, HIGH_IMPACT, EvidenceView
-from assay.backend.scans.bundle import Action, Location
+from assay.backend.scans.bundle import Action, Location, TaintFlow
 
 NEW_RUN = "then start a NEW run."
 RUNTIME_EVIDENCE_HOWTO = (
@@ -38,7 +38,47 @@ def _toml_list(names: list[str]) -> str:
 
 
 def _tools(names: list[str]) -> str:
-    return bounded_names(names) if names else "no tool (module code)"
+    return bounded_names(names)
+
+
+def _from_tool(names: list[str]) -> str:
+    """Where an action is reached from, for the prose: a tool, or module code with no tool in between."""
+    return f"reached from tool {bounded_names(names)}" if names else "with no tool in between (module code)"
+
+
+def _tool_or_module(names: list[str]) -> str:
+    return f"tool {bounded_names(names)}" if names else "module code"
+
+
+def _for_tools(names: list[str]) -> str:
+    return f" for tool(s) {bounded_names(names)}" if names else ""
+
+
+def _model_written(flow: TaintFlow) -> bool:
+    """Code the model writes, run as code (a code agent such as smolagents' CodeAgent, or ``exec`` of a reply)."""
+    return flow.sourceKind == "model_output" and flow.actionClass == "code.exec"
+
+
+def _code_agent_advice(action: Action) -> str:
+    """What to do about code a model writes and the system runs (a code agent): there is no value to check
+    against an allowlist and no tool to take the capability from, so contain where it runs, or have a
+    person approve each run."""
+    return (
+        f"Contain the code the model writes that {action.target} at {_where(action)} runs: run its executor in a "
+        "sandbox with no credentials and no network (a container or a remote sandbox executor, not the local "
+        "process), or require a human approval for each execution. Model-written code that runs stays BLOCK-001 "
+        "whatever the executor (docs/methodology.md): the sandbox or the approval is what the reviewer who "
+        f"accepts it checks; {NEW_RUN}"
+    )
+
+
+def _break_flow_advice(origin: str, action: Action, tools: list[str]) -> str:
+    remove = f"remove the capability from tool {_tools(tools)}" if tools else f"remove the call at {_where(action)}"
+    return (
+        f"Break the flow from {origin} to {action.target} at {_where(action)}: validate the value against an "
+        f"allowlist that stops the path before the call (for example `if value not in ALLOWED_...: raise`), or "
+        f"{remove}; {NEW_RUN}"
+    )
 
 
 def _about(
@@ -113,14 +153,14 @@ def verification_items(view: EvidenceView, more: list[dict[str, Any]] | None = N
                 "critical",
                 flow.id,
                 found=f"{origin} (from {flow.source.path}:{flow.source.line}) reaches {action.actionClass} via "
-                f"{action.target} at {_where(action)}, reached from tool {_tools(tools)}.",
+                f"{action.target} at {_where(action)}, {_from_tool(tools)}.",
                 establishes=f"The system can run {action.actionClass} with content the model chooses.",
                 not_established="Whether anything outside the analysed code constrains that content, and whether it "
                 "has happened at run time.",
                 why="Model output reaching code or shell execution lets a prompt injection run arbitrary commands.",
-                needed=f"Break the flow from {origin} to {action.target} at {_where(action)}: validate the value against "
-                f"an allowlist that stops the path before the call (for example `if value not in ALLOWED_...: "
-                f"raise`), or remove the capability from tool {_tools(tools)}; {NEW_RUN}",
+                needed=_code_agent_advice(action)
+                if _model_written(flow)
+                else _break_flow_advice(origin, action, tools),
                 questions=["reach", "authority", "proofBoundary"],
                 paths=[flow.id],
                 refs=[view.ref(flow.id), view.ref(action.id)],
@@ -143,15 +183,15 @@ def verification_items(view: EvidenceView, more: list[dict[str, Any]] | None = N
                     "ungated_undeclared_high_impact",
                     "high",
                     action.id,
-                    found=f"{action.actionClass} via {action.target} at {_where(action)}, reached from tool "
-                    f"{_tools(tools)}, with no gate that dominates it and no declaration that covers it.",
+                    found=f"{action.actionClass} via {action.target} at {_where(action)}, {_from_tool(tools)}, "
+                    "with no gate that dominates it and no declaration that covers it.",
                     establishes=f"A model can make the system perform {action.actionClass} with no check in the code.",
                     not_established="Who authorized this capability, and whether credentials allow it in production.",
                     why=f"{action.actionClass} is high impact: done wrongly it cannot be undone.",
                     needed=f"Add a human approval gate that dominates the call to {action.target} at {_where(action)} "
                     f"(call an approval function and return or raise when it is refused, before the call; a prompt "
                     f"that only asks the model to ask the user first is not a gate), "
-                    f"and declare {action.actionClass} for tool(s) {_tools(tools)} with requires_approval = true "
+                    f"and declare {action.actionClass}{_for_tools(tools)} with requires_approval = true "
                     f"in assay.toml, or remove the capability; {NEW_RUN}",
                     questions=["reach", "authority"],
                     paths=[action.id],
@@ -168,8 +208,8 @@ def verification_items(view: EvidenceView, more: list[dict[str, Any]] | None = N
                     "undeclared_action",
                     "high" if high else "medium",
                     action.id,
-                    found=f"{action.actionClass} via {action.target} at {_where(action)}, reached from tool "
-                    f"{_tools(tools)}, is not declared in {view.declaration.path}.",
+                    found=f"{action.actionClass} via {action.target} at {_where(action)}, {_from_tool(tools)}, "
+                    f"is not declared in {view.declaration.path}.",
                     establishes=f"The code can perform {action.actionClass}.",
                     not_established="Whether the system's owners intend it to.",
                     why="Undeclared capabilities are outside the reach anyone reviewed.",
@@ -192,13 +232,13 @@ def verification_items(view: EvidenceView, more: list[dict[str, Any]] | None = N
                     action.id,
                     found=f"{view.declaration.path if view.declaration else 'The declaration'} requires approval for "
                     f"{action.actionClass}, but no human approval gate dominates {action.target} at "
-                    f"{_where(action)} (tool {_tools(tools)}).",
+                    f"{_where(action)} ({_tool_or_module(tools)}).",
                     establishes="The declared approval requirement is not enforced in the code on every path.",
                     not_established="Whether approval happens outside the analysed code.",
                     why="A declared control that the code does not enforce gives false assurance.",
                     needed=f"Add a human approval gate that dominates the call to {action.target} at {_where(action)} "
-                    f"on every path from tool {_tools(tools)} (a prompt that only asks the model to ask the user "
-                    f"first is not a gate); {NEW_RUN}",
+                    f"on every path {f'from tool {_tools(tools)}' if tools else 'to it'} (a prompt that only asks "
+                    f"the model to ask the user first is not a gate); {NEW_RUN}",
                     questions=["authority"],
                     paths=[action.id],
                     refs=ref,
@@ -213,12 +253,12 @@ def verification_items(view: EvidenceView, more: list[dict[str, Any]] | None = N
                     "authority_unestablished",
                     "medium",
                     action.id,
-                    found=f"{action.actionClass} via {action.target} at {_where(action)} (tool {_tools(tools)}) has no "
+                    found=f"{action.actionClass} via {action.target} at {_where(action)} ({_tool_or_module(tools)}) has no "
                     "declaration to establish who authorized it.",
                     establishes=f"The code can perform {action.actionClass}.",
                     not_established="Whether it is requested or authorized.",
                     why="High-impact actions need established authority.",
-                    needed=f"Declare {action.actionClass} for tool(s) {_tools(tools)} in assay.toml (docs/declaration.md); "
+                    needed=f"Declare {action.actionClass}{_for_tools(tools)} in assay.toml (docs/declaration.md); "
                     f"{NEW_RUN}",
                     questions=["authority"],
                     paths=[action.id],
@@ -253,6 +293,7 @@ def verification_items(view: EvidenceView, more: list[dict[str, Any]] | None = N
                     )
                 )
 
+    written = {flow.actionId for flow in view.flows.values() if _model_written(flow)}
     for action in unattributed(view):
         items.append(
             make_item(
@@ -266,7 +307,9 @@ def verification_items(view: EvidenceView, more: list[dict[str, Any]] | None = N
                 not_established="That no tool given to a model reaches it: a tool the analysis did not recognise, or "
                 "a call it could not follow, may.",
                 why="An action nobody attributed is reach nobody reviewed; absence of a path is not proof of none.",
-                needed=f"Show who can reach {action.target} at {_where(action)}: if a tool calls it, define that tool "
+                needed=_code_agent_advice(action)
+                if action.id in written
+                else f"Show who can reach {action.target} at {_where(action)}: if a tool calls it, define that tool "
                 "with a supported framework API (docs/rule-pack.md) or make the call chain static so the tool is "
                 "attributed; if it is not part of the AI system (a script, a CLI, a migration), evaluate a tree "
                 f"that leaves it out; {NEW_RUN}",
