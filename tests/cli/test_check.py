@@ -245,3 +245,34 @@ def test_a_folder_with_no_source_to_analyse_is_not_assessed(capsys: pytest.Captu
     assert "main.go (unsupported_language)" in err
     code, _, err = check(capsys, str(tmp_path / "agnet"))  # a typo
     assert code == EXIT_USAGE and "agnet is not a folder" in err
+
+
+def test_exclude_leaves_code_out_and_every_format_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    tree = _many_items_tree(tmp_path / "many")
+    (tree / "scripts").mkdir()
+    (tree / "scripts" / "purge.py").write_text("import shutil\nshutil.rmtree('/srv/data')\n")
+    (tree / "assay.toml").write_text('version = "1"\nexclude = ["scripts/"]\n')
+    code, out, err = check(capsys, str(tree), "--format", "json", "--fail-on", "never", "--exclude", "app.py")
+    assert code == EXIT_NOT_ASSESSED, out  # everything left out: nothing to assess
+    assert "e.g. app.py (excluded)" in err
+    (tree / "agent.py").write_text((tree / "app.py").read_text())
+    code, out, _ = check(capsys, str(tree), "--format", "json", "--fail-on", "never", "--exclude", "app.py")
+    result = json.loads(out)
+    assert result["target"]["excluded"] == {"patterns": ["scripts/", "app.py"], "paths": ["app.py", "scripts"]}
+    assert all(loc["path"] in ("agent.py", "assay.toml") for r in result["reasons"] for loc in r["locations"])
+    assert any(lim.startswith("Left out by exclude patterns (scripts/, app.py)") for lim in result["limitations"])
+    _, out, _ = check(capsys, str(tree), "--fail-on", "never", "--exclude", "app.py")
+    assert "  left out: 2 path(s) matching the exclude patterns scripts/, app.py (not analysed)" in out
+    _, out, _ = check(capsys, str(tree), "--format", "sarif", "--fail-on", "never", "--exclude", "app.py")
+    assert json.loads(out)["runs"][0]["properties"]["excluded"]["paths"] == ["app.py", "scripts"]
+    _, out, _ = check(capsys, str(tree), "--format", "markdown", "--fail-on", "never", "--exclude", "app.py")
+    assert "Left out by the exclude patterns `scripts/`, `app.py`: 2 path(s), not analysed." in out
+
+
+def test_scan_takes_exclude_too(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    tree = _many_items_tree(tmp_path / "many")
+    assert main(["scan", str(tree), "--json", "--no-cache", "--exclude", "*.py"]) == 0
+    bundle = json.loads(capsys.readouterr().out)
+    assert bundle["coverage"]["excluded"] == ["*.py"] and bundle["coverage"]["files"] == []
+    assert main(["scan", str(tree), "--no-cache", "--exclude", "!"]) == 2
+    assert "bad exclude pattern" in capsys.readouterr().err

@@ -49,6 +49,12 @@ def check_text(result: Mapping[str, Any], *, path_prefix: str = "") -> str:
         f"  evaluation {result.get('evaluationId')} ({result.get('methodologyVersion')}, {result.get('mode')}), "
         f"run {result.get('runId')}, AI System {result.get('aiSystemId')}",
     ]
+    excluded = (result.get("target") or {}).get("excluded")
+    if excluded:
+        lines.append(
+            f"  left out: {len(excluded['paths'])} path(s) matching the exclude patterns "
+            f"{', '.join(excluded['patterns'])} (not analysed)"
+        )
     for group in ("BLOCK", "REVIEW"):
         of_group = [r for r in reasons if r.get("disposition") == group]
         if of_group:

@@ -311,8 +311,8 @@ def verification_items(view: EvidenceView, more: list[dict[str, Any]] | None = N
                 if action.id in written
                 else f"Show who can reach {action.target} at {_where(action)}: if a tool calls it, define that tool "
                 "with a supported framework API (docs/rule-pack.md) or make the call chain static so the tool is "
-                "attributed; if it is not part of the AI system (a script, a CLI, a migration), evaluate a tree "
-                f"that leaves it out; {NEW_RUN}",
+                "attributed; if it is not part of the AI system (a script, a CLI, a migration), leave it out "
+                f"with `exclude` in assay.toml (or `--exclude`); {NEW_RUN}",
                 questions=["reach", "proofBoundary"],
                 paths=[action.id],
                 refs=[view.ref(action.id)],

@@ -57,6 +57,10 @@ def check_markdown(result: Mapping[str, Any], *, path_prefix: str = "") -> str:
         f"`{target}` · evaluation `{result.get('evaluationId')}` · {result.get('methodologyVersion')} · "
         f"{len(reasons)} reason(s), {len(items)} verification item(s)"
     )
+    excluded = (result.get("target") or {}).get("excluded")
+    if excluded:
+        patterns = ", ".join(f"`{_cell(p)}`" for p in excluded["patterns"])
+        lines.append(f"Left out by the exclude patterns {patterns}: {len(excluded['paths'])} path(s), not analysed.")
     if gate:
         verdict = "fails" if gate.get("failed") else "passes"
         against = f", {gate.get('newReasons', 0)} new since the baseline" if gate.get("baseline") else ""

@@ -109,6 +109,20 @@ def reason_locations(reason: Mapping[str, Any], located: Mapping[str, list[dict[
     return out
 
 
+def excluded_of(bundle: Mapping[str, Any]) -> dict[str, Any]:
+    """What exclude patterns left out of the scan: ``{"excluded": {"patterns", "paths"}}``, or nothing."""
+    coverage = bundle.get("coverage") or {}
+    patterns = [str(p) for p in coverage.get("excluded") or []]
+    if not patterns:
+        return {}
+    paths = [
+        str(s.get("path"))
+        for s in coverage.get("skippedFiles") or []
+        if isinstance(s, Mapping) and s.get("reason") == "excluded"
+    ]
+    return {"excluded": {"patterns": patterns, "paths": paths}}
+
+
 def impact_rank(reason: Mapping[str, Any]) -> tuple[int, int]:
     """Sort key of a reason: its disposition (BLOCK first), then its rule's place in IMPACT_ORDER."""
     rule = str(reason.get("ruleId"))
@@ -154,7 +168,7 @@ def build_check_result(
         "schemaVersion": SCHEMA_VERSION,
         "tool": {"name": "assay", "version": tool_version},
         "mode": mode,
-        "target": {"path": target, "contentHash": bundle.get("contentHash")},
+        "target": {"path": target, "contentHash": bundle.get("contentHash"), **excluded_of(bundle)},
         "aiSystemId": summary.get("aiSystemId"),
         "runId": run_id,
         "evaluationId": summary.get("evaluationId"),

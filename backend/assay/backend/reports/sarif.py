@@ -146,6 +146,9 @@ def check_sarif(result: Mapping[str, Any], *, path_prefix: str = "") -> dict[str
         "verificationItems": [dict(item) for item in result.get("verificationItems") or []],
         "limitations": list(result.get("limitations") or []),
     }
+    excluded = (result.get("target") or {}).get("excluded")
+    if excluded:
+        properties["excluded"] = dict(excluded)
     if "gate" in result:
         properties["gate"] = dict(result["gate"])
     version = str((result.get("tool") or {}).get("version") or "0")

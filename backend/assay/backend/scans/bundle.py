@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from assay.backend.canonical import digest_json
 
@@ -70,6 +70,7 @@ SkipReason = Literal[
     "unreadable",
     "ignored_directory",
     "unsupported_language",
+    "excluded",
 ]
 Severity = Literal["critical", "high", "medium", "low", "info"]
 Language = Literal["python", "javascript", "typescript", "tsx"]
@@ -143,6 +144,19 @@ class Coverage(_Model):
     languages: dict[str, int]
     parseErrors: int = Field(ge=0)
     complete: bool = Field(description="True when every discovered source file was analysed without error.")
+    excluded: list[str] = Field(
+        default_factory=list,
+        description="The exclude patterns in effect (assay.toml `exclude`, then the scanner's own), gitignore "
+        "syntax; each path they left out is a skippedFiles entry with reason `excluded`. Absent when none.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_empty_excluded(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A bundle made with no exclude patterns is the bundle it was before they existed, byte for byte.
+        data: dict[str, Any] = handler(self)
+        if not self.excluded:
+            data.pop("excluded", None)
+        return data
 
 
 class ModelUse(_Model):

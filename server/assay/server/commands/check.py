@@ -96,6 +96,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS", help="wait at most this long for the run"
     )
     parser.add_argument("--no-cache", action="store_true", help="do not reuse or store per-file scan results")
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out paths matching GLOB (gitignore syntax, relative to PATH; repeatable), after assay.toml's "
+        "`exclude`; recorded in the bundle's coverage",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -117,6 +125,7 @@ class CheckOptions:
     system_id: str | None
     timeout: float
     no_cache: bool
+    exclude: tuple[str, ...] = ()
 
 
 class UsageError(Exception):
@@ -173,6 +182,7 @@ def resolve_options(args: argparse.Namespace, environ: Mapping[str, str]) -> Che
         system_id=args.system_id or environ.get(ENV_SYSTEM_ID) or None,
         timeout=args.timeout,
         no_cache=args.no_cache,
+        exclude=tuple(args.exclude),
     )
 
 
@@ -248,13 +258,13 @@ def render(result: dict[str, Any], fmt: str, path_prefix: str) -> str:
 def _scan(options: CheckOptions) -> dict[str, Any]:
     from assay.backend.engines.static.cache import DirectoryCache, default_cache_dir
     from assay.backend.engines.static.scan import scan_tree
-    from assay.backend.engines.static.walk import WalkError
+    from assay.backend.engines.static.walk import ExcludeError, WalkError
     from assay.server.commands.scan import available_cpus
 
     cache = None if options.no_cache else DirectoryCache(default_cache_dir())
     try:
-        return scan_tree(options.root, cache=cache, workers=available_cpus()).to_json_dict()
-    except WalkError as exc:
+        return scan_tree(options.root, cache=cache, workers=available_cpus(), exclude=options.exclude).to_json_dict()
+    except (WalkError, ExcludeError) as exc:
         raise UsageError(f"{options.target} cannot be scanned: {exc}") from exc
 
 

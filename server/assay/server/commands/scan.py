@@ -62,6 +62,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--no-cache", action="store_true", help="do not reuse or store per-file results")
     parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out paths matching GLOB (gitignore syntax, relative to PATH; repeatable), after assay.toml's "
+        "`exclude`; recorded in the bundle's coverage",
+    )
+    parser.add_argument(
         "--jobs",
         "-j",
         type=_jobs,
@@ -108,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     # Imported here so that other commands start without loading the parsers.
     from assay.backend.engines.static.cache import DirectoryCache
     from assay.backend.engines.static.scan import scan_tree
-    from assay.backend.engines.static.walk import WalkError
+    from assay.backend.engines.static.walk import ExcludeError, WalkError
 
     fmt = "json" if args.json else args.format
     if args.out is not None:
@@ -120,8 +128,8 @@ def run(args: argparse.Namespace) -> int:
     cache: FactsCache | None = None if args.no_cache else DirectoryCache(args.cache_dir or default_cache_dir())
     try:
         with progress(f"scanning {args.path}"):
-            bundle = scan_tree(args.path, cache=cache, workers=args.jobs)
-    except WalkError as exc:
+            bundle = scan_tree(args.path, cache=cache, workers=args.jobs, exclude=args.exclude)
+    except (WalkError, ExcludeError) as exc:
         print(f"assay scan: {exc}", file=sys.stderr)
         return 2
     # The bundle's JSON text (tens of megabytes for a large tree) is made only when it is asked for.

@@ -25,15 +25,19 @@ limitation, and the bundle carries no declaration.
 
 from __future__ import annotations
 
+import stat
 import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from assay.backend.canonical import digest_bytes
+from assay.backend.engines.static.walk import DECLARATION_FILENAME, ExcludeError, exclude_spec
 from assay.backend.scans.bundle import ActionClass, Declaration, DeclaredAction, DeclaredScenario
 
 DECLARATION_VERSION = "1"
+_MAX_DECLARATION_BYTES = 1024 * 1024
 
 
 class _File(BaseModel):
@@ -69,12 +73,40 @@ class _DeclarationFile(_File):
     actions: list[_ActionEntry] = Field(default_factory=list)
     scenarios: list[_ScenarioEntry] = Field(default_factory=list)
     runtime: _RuntimeEntry | None = None
+    # Paths left out of the scan (gitignore syntax): read before the walk, by declared_exclusions.
+    exclude: list[str] = Field(default_factory=list)
+
+    @field_validator("exclude")
+    @classmethod
+    def _patterns(cls, value: list[str]) -> list[str]:
+        exclude_spec(value)  # an ExcludeError is a ValueError: the declaration is invalid, and says why
+        return value
 
 
 @dataclass(frozen=True, slots=True)
 class DeclarationResult:
     declaration: Declaration | None
     error: str | None = None
+
+
+def declared_exclusions(root: Path) -> list[str]:
+    """The ``exclude`` patterns of ``root``'s declaration file, as written; none when the file is missing,
+    not a regular file, or unreadable as a declaration (parse_declaration reports why)."""
+    path = root / DECLARATION_FILENAME
+    try:
+        if not stat.S_ISREG(path.lstat().st_mode) or path.stat().st_size > _MAX_DECLARATION_BYTES:
+            return []
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []
+    patterns = raw.get("exclude")
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        return []
+    try:
+        exclude_spec(patterns)
+    except ExcludeError:
+        return []
+    return list(patterns)
 
 
 def parse_declaration(path: str, data: bytes) -> DeclarationResult:

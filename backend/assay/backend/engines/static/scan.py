@@ -41,7 +41,7 @@ from assay.backend.canonical import (
 from assay.backend.collector import collect_young, collector_paused
 from assay.backend.engines.static.analyse import analyse_in_workers, analyse_source
 from assay.backend.engines.static.cache import FactsCache
-from assay.backend.engines.static.declaration import parse_declaration
+from assay.backend.engines.static.declaration import declared_exclusions, parse_declaration
 from assay.backend.engines.static.facts import FACTS_VERSION, FileFacts
 from assay.backend.engines.static.findings import compute_findings
 from assay.backend.engines.static.identity import GitIdentity, file_set_digest, git_identity, path_set_digest
@@ -127,14 +127,17 @@ def scan_tree(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     rules: RulePack | None = None,
     workers: int = 1,
+    exclude: Sequence[str] = (),
 ) -> EvidenceBundle:
-    """Scan ``root`` and return its Evidence Bundle. Raises ``WalkError`` only when root is unusable.
+    """Scan ``root`` and return its Evidence Bundle. Raises ``WalkError`` only when root is unusable, and
+    ``ExcludeError`` for a bad pattern.
 
     ``workers`` > 1 analyses the files in that many worker processes when at least
-    ``PARALLEL_MIN_FILES`` need analysing; the bundle is the same byte for byte."""
+    ``PARALLEL_MIN_FILES`` need analysing; the bundle is the same byte for byte. Paths matching the
+    declaration's ``exclude`` patterns, then ``exclude`` (gitignore syntax), are left out and recorded."""
     with collector_paused():
         # In a function of its own, so that what the scan held is freed before collection resumes.
-        bundle, _ = _scan(root, cache, max_file_bytes, rules or load_rule_pack(), workers, canonical=False)
+        bundle, _ = _scan(root, cache, max_file_bytes, rules or load_rule_pack(), workers, exclude, canonical=False)
         return bundle
 
 
@@ -145,18 +148,28 @@ def scan_tree_canonical(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     rules: RulePack | None = None,
     workers: int = 1,
+    exclude: Sequence[str] = (),
 ) -> CanonicalBundle:
     """``scan_tree`` and the bundle's canonical bytes, taken from the content hash's own encoding."""
     with collector_paused():
-        bundle, canonical = _scan(root, cache, max_file_bytes, rules or load_rule_pack(), workers, canonical=True)
+        bundle, canonical = _scan(
+            root, cache, max_file_bytes, rules or load_rule_pack(), workers, exclude, canonical=True
+        )
         assert canonical is not None
         return CanonicalBundle(bundle=bundle, canonical=canonical)
 
 
 def _scan(
-    root: Path, cache: FactsCache | None, max_file_bytes: int, rules: RulePack, workers: int, *, canonical: bool
+    root: Path,
+    cache: FactsCache | None,
+    max_file_bytes: int,
+    rules: RulePack,
+    workers: int,
+    exclude: Sequence[str],
+    *,
+    canonical: bool,
 ) -> tuple[EvidenceBundle, bytes | None]:
-    walk = walk_tree(root, max_file_bytes=max_file_bytes)
+    walk = walk_tree(root, max_file_bytes=max_file_bytes, exclude=[*declared_exclusions(root), *exclude])
     keys = [_facts_key(src, rules) for src in walk.sources]
     tree_key = digest_json([ENGINE_VERSION, rules.digest, sorted(keys)])
     git = git_identity(walk.root)
@@ -201,6 +214,7 @@ def _bundle_key(walk: Walk, tree_key: str, git: GitIdentity, rules: RulePack) ->
             sorted([language, count] for language, count in walk.unsupported.items()),
             declaration,
             [git.remote, git.commit, git.branch, git.dirty],
+            walk.excluded,
         ]
     )
 
@@ -340,6 +354,14 @@ def bundle_parts(
     if not linked.models and not linked.tools:
         limitations.append("No AI code recognised: no model calls and no tools were found.")
     limitations.append("Static analysis only: this bundle says what the code can do, not what it was seen doing.")
+    if walk.excluded:
+        left_out = [s.path for s in walk.skipped if s.reason == "excluded"]
+        shown = ", ".join(left_out[:5]) + (f" and {len(left_out) - 5} more" if len(left_out) > 5 else "")
+        limitations.append(
+            f"Left out by exclude patterns ({', '.join(walk.excluded)}): {len(left_out)} path(s) not analysed"
+            + (f" ({shown})" if left_out else "")
+            + "; what they can do is not part of this bundle."
+        )
 
     coverage = _coverage(walk, facts, lossy)
     if git is None:
@@ -436,4 +458,5 @@ def _coverage(walk: Walk, facts: Sequence[AnalysedFileFacts], lossy: Sequence[Sk
         languages=dict(sorted(Counter(f.language for f in analysed).items())),
         parseErrors=parse_errors,
         complete=parse_errors == 0 and not lossy and not walk.unsupported and bool(analysed),
+        excluded=list(walk.excluded),
     )

@@ -14,9 +14,12 @@ import hashlib
 import os
 import stat
 import tokenize
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
+
+from pathspec import GitIgnoreSpec
 
 from assay.backend.canonical import DIGEST_PREFIX
 from assay.backend.scans.bundle import Language, SkipReason
@@ -97,6 +100,22 @@ class WalkError(Exception):
     """The root itself cannot be scanned (missing, not a directory, unreadable)."""
 
 
+class ExcludeError(ValueError):
+    """An exclude pattern that is not a gitignore-style pattern."""
+
+
+def exclude_spec(patterns: Sequence[str]) -> GitIgnoreSpec | None:
+    """The matcher of ``patterns`` (gitignore syntax, relative to the root); None when there are none.
+    Raises ExcludeError for a pattern that cannot be read."""
+    kept = [p for p in patterns if p.strip()]
+    if not kept:
+        return None
+    try:
+        return GitIgnoreSpec.from_lines(kept)
+    except ValueError as exc:
+        raise ExcludeError(f"bad exclude pattern: {exc}") from exc
+
+
 @dataclass(frozen=True, slots=True)
 class SourceFile:
     """A file to analyse: its text as UTF-8 bytes, its digest over the bytes on disk, its language."""
@@ -124,13 +143,18 @@ class Walk:
     workspace: list[tuple[str, str]] = field(default_factory=list)
     unsupported: dict[str, int] = field(default_factory=dict)
     declaration: tuple[str, bytes] | None = None
+    # The exclude patterns in effect, as given (order kept: in gitignore syntax a later one may re-include).
+    excluded: list[str] = field(default_factory=list)
+    spec: GitIgnoreSpec | None = None
 
 
 DECLARATION_FILENAME = "assay.toml"
 
 
-def walk_tree(root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Walk:
-    """Walk ``root`` and read every file the engine may analyse. Raises WalkError only for the root."""
+def walk_tree(root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, exclude: Sequence[str] = ()) -> Walk:
+    """Walk ``root`` and read every file the engine may analyse. Raises WalkError only for the root, and
+    ExcludeError for a bad pattern. A file or folder ``exclude`` matches (gitignore syntax) is recorded as
+    ``excluded`` and never read; the declaration file is always read."""
     try:
         root_stat = root.lstat()
     except FileNotFoundError as exc:
@@ -144,7 +168,7 @@ def walk_tree(root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Wa
     if not os.access(root, os.R_OK | os.X_OK):
         raise WalkError(f"{root}: permission denied")
     real_root = root.resolve()
-    walk = Walk(root=real_root)
+    walk = Walk(root=real_root, excluded=[p for p in exclude if p.strip()], spec=exclude_spec(exclude))
     _walk_dir(walk, real_root, "", max_file_bytes)
     walk.sources.sort(key=lambda s: s.path)
     walk.skipped.sort(key=lambda s: (s.path, s.reason))
@@ -170,15 +194,30 @@ def _walk_dir(walk: Walk, directory: Path, prefix: str, max_file_bytes: int, *, 
             elif entry.is_dir(follow_symlinks=False):
                 if entry.name in IGNORED_DIRECTORIES:
                     walk.skipped.append(Skipped(rel, "ignored_directory"))
+                elif _excluded(walk, f"{rel}/"):
+                    pass
                 else:
                     _walk_dir(walk, Path(entry.path), f"{rel}/", max_file_bytes, exact=exact_path)
             elif entry.is_file(follow_symlinks=False):
-                if exact_path:
+                if rel != DECLARATION_FILENAME and _excluded(walk, rel):
+                    pass
+                elif exact_path:
                     _read_file(walk, Path(entry.path), rel, max_file_bytes)
                 else:
                     _record_inexact_file(walk, Path(entry.path), rel)
         except OSError as exc:
             walk.skipped.append(Skipped(rel, "unreadable", exc.strerror or str(exc)))
+
+
+def _excluded(walk: Walk, rel: str) -> bool:
+    """Whether an exclude pattern leaves ``rel`` out (a folder's ``rel`` ends in ``/``); if so, recorded."""
+    if walk.spec is None:
+        return False
+    found = walk.spec.check_file(rel)
+    if not found.include or found.index is None:
+        return False
+    walk.skipped.append(Skipped(rel.rstrip("/"), "excluded", str(walk.spec.patterns[found.index].pattern)))
+    return True
 
 
 def _portable_name(name: str) -> str:
