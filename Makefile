@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint bench corpus clean peers bench-peers
+.PHONY: install demo test lint bench corpus clean peers bench-peers js-globals
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,14 @@ screenshots: $(STAMP)
 		(apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium poppler-utils fonts-dejavu-core)
 	rm -rf out/screenshots
 	$(BIN)/python -m tests.reports.screenshots out/screenshots
+
+# The JavaScript globals the engine knows (rules/javascript_globals.json), regenerated from the `globals`
+# npm package: `make js-globals` after updating GLOBALS_VERSION.
+GLOBALS_VERSION ?= 17.14.0
+js-globals: $(STAMP)
+	tmp=$$(mktemp -d) && (cd $$tmp && npm pack --silent globals@$(GLOBALS_VERSION) >/dev/null && tar xzf globals-*.tgz) && \
+		$(BIN)/python -m assay.backend.engines.static.rules.js_globals $$tmp/package \
+		> backend/assay/backend/engines/static/rules/javascript_globals.json; rm -rf $$tmp
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .peers-venv tests/runtime/peers/node_modules

@@ -69,8 +69,12 @@ class FileAnalyzer(StmtLogic):
         returned = self.type_name(node.child_by_field_id(self.fields.return_type))
         if returned:
             self.return_types[qualname] = returned
-        types = outer.types if outer is not None and not outer.is_module and outer.types else None
-        self.pending.append(Pending(node=node, qualname=qualname, name=name, cls=cls, gates=tuple(gates), types=types))
+        closure = outer if outer is not None and not outer.is_module else None
+        types = closure.types if closure is not None and closure.types else None
+        functions = closure.locals if closure is not None and closure.locals else None
+        self.pending.append(
+            Pending(node=node, qualname=qualname, name=name, cls=cls, gates=tuple(gates), types=types, locals=functions)
+        )
 
     def function(self, item: Pending) -> None:
         self.known_callees.clear()  # only ever left over when a chain was too deep to walk
@@ -78,6 +82,8 @@ class FileAnalyzer(StmtLogic):
         if item.types:  # a closure: the enclosing function's typed names, unless a parameter shadows them
             types = {**{k: v for k, v in item.types.items() if k not in params}, **types}
         scope = Scope(qualname=item.qualname, params=params, cls=item.cls, types=types)
+        if item.locals:  # a closure calls the functions declared around it (``validatePath`` in a factory)
+            scope.locals.update({k: v for k, v in item.locals.items() if k not in params})
         for index, param in enumerate(params):
             scope.taint[param] = param_taint(param, index)
         for gate in item.gates:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from assay.backend.engines.static.rules.js_globals import javascript_globals
 from assay.backend.engines.static.rules.match import Patterns
 from assay.backend.engines.static.rules.pack import Rule, RuleKind, RulePack
 
@@ -204,8 +205,9 @@ class JsRules:
         )
         self.config_reads = frozenset(self.config_rule.match.get("config_file_reads", []) if self.config_rule else [])
         self.unresolved_rule = next((r for r in frontier if r.match.get("unresolved_calls")), None)
-        self.unresolved_skip = (
-            frozenset(self.unresolved_rule.match.get("skip", [])) if self.unresolved_rule else frozenset()
+        unresolved = self.unresolved_rule.match if self.unresolved_rule else {}
+        self.unresolved_skip = frozenset(unresolved.get("skip", [])) | (
+            javascript_globals() if unresolved.get("skip_globals") else frozenset()
         )
 
     def local_package(self, package: str) -> bool:

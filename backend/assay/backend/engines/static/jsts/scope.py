@@ -183,3 +183,5 @@ class Pending:
     gates: tuple[GateSite, ...] = ()
     # The typed names of the function it is created in (a closure), when that is not the top level.
     types: dict[str, str] | None = None
+    # The functions declared in the function it is created in (name -> qualname), likewise.
+    locals: dict[str, str] | None = None

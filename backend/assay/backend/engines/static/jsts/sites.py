@@ -441,7 +441,12 @@ class SiteLogic(GateLogic):
             and not scope.declared(head)
             and not self.module_scope.declared(head)
         ):
-            if head in self.rules.unresolved_skip or head in self.imports.aliases or head in self.imports.local_defs:
+            if (
+                head in self.rules.unresolved_skip
+                or head in self.imports.aliases
+                or head in self.imports.local_defs
+                or self.code.bound_around(node, head)
+            ):
                 return
             detail = f"{name} is not defined, imported or known; what it runs is not visible to analysis"
         else:

@@ -23,6 +23,8 @@ FUNCTIONS = frozenset(
         "function",
     }
 )
+# Where a name can be bound: a function (its parameters and body) or the file's top level.
+_SCOPES = FUNCTIONS | {"program"}
 TERMINATORS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
 # Expression wrappers that do not change which value flows: parentheses, await and TypeScript casts.
 WRAPPERS = frozenset(
@@ -147,6 +149,7 @@ class Code:
         self.src = src
         self.fields = fields
         self._props: dict[int, dict[str, Node]] = {}
+        self._bound: dict[int, frozenset[str]] = {}
 
     def text(self, node: Node | None) -> str:
         # Slicing the source is an order of magnitude faster than ``Node.text``.
@@ -238,6 +241,67 @@ class Code:
                 target = child.child_by_field_id(self.fields.left) if "assignment" in child.type else child
                 out.extend(self.pattern_names(target) if target is not None else [])
         return out
+
+    def bound_around(self, node: Node, name: str) -> bool:
+        """Whether ``name`` is bound in a function enclosing ``node``, or at the top level: a parameter, a
+        declaration anywhere in its body (functions and ``var`` are hoisted; a ``const`` declared after a
+        closure that uses it is still its binding), a destructured name, a caught error, a loop variable."""
+        parent = node.parent
+        while parent is not None:
+            if parent.type in _SCOPES and name in self._bound_in(parent):
+                return True
+            parent = parent.parent
+        return False
+
+    def _bound_in(self, scope: Node) -> frozenset[str]:
+        found = self._bound.get(scope.id)
+        if found is None:
+            names: set[str] = set()
+            if scope.type != "program":
+                own = scope.child_by_field_name("name")
+                if own is not None and scope.type in ("function_expression", "function", "generator_function"):
+                    names.add(self.text(own))
+                params = scope.child_by_field_name("parameters") or scope.child_by_field_name("parameter")
+                if params is not None:
+                    names.update(self._param_names(params))
+            body = scope.child_by_field_name("body") if scope.type != "program" else scope
+            if body is not None:
+                self._declarations(body, names)
+            found = self._bound[scope.id] = frozenset(names)
+        return found
+
+    def _param_names(self, params: Node) -> list[str]:
+        if params.type != "formal_parameters":
+            return self.pattern_names(params)
+        out: list[str] = []
+        for param in params.named_children:
+            target = param.child_by_field_name("pattern") if param.type.endswith("_parameter") else param
+            out.extend(self.pattern_names(target) if target is not None else [])
+        return out
+
+    def _declarations(self, node: Node, names: set[str]) -> None:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            for child in current.named_children:
+                kind = child.type
+                if kind in ("function_declaration", "generator_function_declaration", "class_declaration"):
+                    own = child.child_by_field_name("name")
+                    if own is not None:
+                        names.add(self.text(own))
+                    continue
+                if kind in FUNCTIONS or kind == "class_body" or kind == "class":
+                    continue
+                if kind == "variable_declarator":
+                    pattern = child.child_by_field_name("name")
+                    names.update(self.pattern_names(pattern) if pattern is not None else [])
+                elif kind == "for_in_statement":
+                    left = child.child_by_field_name("left")
+                    names.update(self.pattern_names(left) if left is not None else [])
+                elif kind == "catch_clause":
+                    param = child.child_by_field_name("parameter")
+                    names.update(self.pattern_names(param) if param is not None else [])
+                stack.append(child)
 
     def terminates(self, node: Node | None) -> bool:
         """True when control never falls out of ``node`` (return, throw, break, continue, process.exit)."""

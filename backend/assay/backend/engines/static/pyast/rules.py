@@ -37,6 +37,7 @@ class CallProfile:
     action_gate: Rule | None  # ``gate`` unless the call is an action too (then it is gated where it runs)
     unconditional: bool  # a gate that holds from where it runs, even when its result is only assigned
     held: bool  # a gate that holds after the statement it runs in, in any expression (``interrupt``)
+    response: bool = False  # a method on a response an action rule returned (``client.get(url).json()``)
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,13 @@ class CompiledRules:
         display = display_name(name)
         gate = self.gates.first(name)
         actions = self.actions.all(display)
+        response = False
+        if actions and "." in display:
+            # ``client.get(url).json()``: a method on what a matching call returned (the response) is that
+            # call's own result being read, not another action, for rules that say so (``response_local``).
+            parent = self.actions.all(display.rsplit(".", 1)[0])
+            kept = tuple(r for r in actions if not (r.match.get("response_local") and any(p is r for p in parent)))
+            response, actions = len(kept) < len(actions), kept
         action_gate = gate if gate is not None and not actions else None
         return CallProfile(
             display=display,
@@ -144,6 +152,7 @@ class CompiledRules:
             unconditional=action_gate is not None
             and (action_gate.gateKind == "sandbox" or self.assigned_gates.matches(name)),
             held=action_gate is not None and self.assigned_gates.matches(name),
+            response=response,
         )
 
 

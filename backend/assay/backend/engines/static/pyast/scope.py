@@ -64,6 +64,9 @@ class Scope:
     # Whether the body defines functions or classes (``_walk_block`` meets every one ``definitions``
     # finds): most do not, and need no search for them.
     defines: bool = False
+    # The function this scope walks (None for a module or class body): what its own statements bind is
+    # read from it when asked (``local_constant``).
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None = None
 
 
 NO_CALLEE: tuple[None, None, None, bool] = (None, None, None, False)
@@ -110,3 +113,38 @@ def call_return(callee: str) -> frozenset[TaintOrigin]:
 def origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:
     loc = origin.location
     return (origin.kind, loc.line if loc else 0, loc.column if loc else 0, origin.param or "", origin.callee or "")
+
+
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+@functools.lru_cache(maxsize=256)
+def _local_constants(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """The names ``fn``'s own statements bind only ever to one string literal (``name = "pkg.mod"``, once
+    or always the same), and nothing else: a loop target, an augmented assignment, a ``with ... as``, a
+    walrus, a ``global`` or ``nonlocal`` declaration or another value makes a name not constant."""
+    values: dict[str, str | None] = {}
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _NESTED):
+            continue
+        if isinstance(node, ast.Global | ast.Nonlocal):
+            for name in node.names:
+                values[name] = None
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value.value if isinstance(node.value, ast.Constant) else None
+            name = node.targets[0].id
+            text = value if isinstance(value, str) else None
+            values[name] = text if values.get(name, text) == text and text is not None else None
+            stack.append(node.value)
+            continue
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            values[node.id] = None
+        stack.extend(ast.iter_child_nodes(node))
+    return {name: text for name, text in values.items() if text is not None}
+
+
+def local_constant(scope: Scope, name: str) -> str | None:
+    """The one string literal a local of the function ``scope`` walks is ever bound to, if so."""
+    return _local_constants(scope.function).get(name) if scope.function is not None else None

@@ -25,7 +25,7 @@ from assay.backend.engines.static.pyast.literals import (
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import PY_BUILTINS
 from assay.backend.engines.static.pyast.rules import CallProfile, display_name
-from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_TAINT, Scope, origin_key
+from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_TAINT, Scope, local_constant, origin_key
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
 
@@ -300,7 +300,12 @@ class SiteLogic(GateLogic):
                         return rule, provider
         return None
 
-    def _action_rule(self, node: ast.Call, profile: CallProfile) -> Rule | None:
+    def _fixed_str(self, arg: ast.expr, scope: Scope) -> bool:
+        if isinstance(arg, ast.Constant) or self.constant_str(arg) is not None:
+            return True
+        return isinstance(arg, ast.Name) and arg.id not in scope.params and local_constant(scope, arg.id) is not None
+
+    def _action_rule(self, node: ast.Call, profile: CallProfile, scope: Scope) -> Rule | None:
         display = profile.display
         for rule in profile.actions:
             match = rule.match
@@ -310,7 +315,9 @@ class SiteLogic(GateLogic):
                 continue
             if "nonliteral_arg" in match:
                 index = match["nonliteral_arg"]
-                if len(node.args) > index and isinstance(node.args[index], ast.Constant):
+                # A literal, a module constant or a local only ever bound to one literal: a name fixed in
+                # the code (``importlib.import_module(MODULE)``), not one chosen at run time.
+                if len(node.args) > index and self._fixed_str(node.args[index], scope):
                     continue
             if "key_names" in match and not self._names_credential(rule, node.args[0] if node.args else None):
                 continue

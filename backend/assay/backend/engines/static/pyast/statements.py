@@ -127,17 +127,25 @@ class StatementLogic(ExpressionLogic):
         return held
 
     def _function_defs(self) -> dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]]:
-        """Module-level functions and methods of module-level classes, by qualname."""
+        """Module-level functions and methods of module-level classes, by qualname, and the functions
+        defined inside them (``outer.inner``: a path check a tool defines for itself)."""
         if self._defs is None:
             self._defs = {}
             for stmt in self.module_defs:
                 if isinstance(stmt, ast.ClassDef):
                     for method in definitions(stmt.body):
                         if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
-                            self._defs[f"{self.module}.{stmt.name}.{method.name}"] = (method, stmt.name)
-                else:
-                    self._defs[f"{self.module}.{stmt.name}"] = (stmt, None)
+                            self._add_defs(f"{self.module}.{stmt.name}.{method.name}", method, stmt.name)
+                elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                    self._add_defs(f"{self.module}.{stmt.name}", stmt, None)
         return self._defs
+
+    def _add_defs(self, qualname: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, cls: str | None) -> None:
+        assert self._defs is not None
+        self._defs[qualname] = (fn, cls)
+        for inner in definitions(fn.body):
+            if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._add_defs(f"{qualname}.{inner.name}", inner, cls)
 
     def _function_scope(
         self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, outer: frozenset[str]
@@ -148,7 +156,7 @@ class StatementLogic(ExpressionLogic):
             params.append(fn.args.vararg.arg)
         if fn.args.kwarg:
             params.append(fn.args.kwarg.arg)
-        scope = Scope(qualname=qualname, params=params, outer=outer)
+        scope = Scope(qualname=qualname, params=params, outer=outer, function=fn)
         for index, name in enumerate(params):
             scope.taint[name] = param_taint(name, index)
         for arg in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs):

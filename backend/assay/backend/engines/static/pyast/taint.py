@@ -209,8 +209,14 @@ class ExpressionLogic(DispatchLogic):
 
         # ``draft(...)`` with ``draft = GmailCreateDraft(...)``: an instance is called, not its class.
         instance = func_kind is ast.Name and (func.id in scope.types or func.id in self.module_types)  # type: ignore[attr-defined]
-        action_rule = self._action_rule(node, profile) if profile.actions and not instance else None
-        if action_rule is None and not profile.actions and not profile.model and self.roles.client_rule is not None:
+        action_rule = self._action_rule(node, profile, scope) if profile.actions and not instance else None
+        if (
+            action_rule is None
+            and not profile.actions
+            and not profile.model
+            and not profile.response
+            and self.roles.client_rule is not None
+        ):
             action_rule = self._client_call(name, resolved)
         if (
             action_rule is None

@@ -79,7 +79,9 @@ def load_rule_pack() -> RulePack:
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         raise ValueError(f"rule pack has duplicate rule ids: {', '.join(duplicates)}")
-    digest = digest_json({"header": header, "files": raw_files})
+    # Data the analyzers read beside the rules (the JavaScript globals) is part of what made a result.
+    data = [json.loads((root / name).read_text(encoding="utf-8")) for name in header.get("data", [])]
+    digest = digest_json({"header": header, "files": raw_files, **({"data": data} if data else {})})
     return RulePack(
         id=header["id"],
         version=header["version"],
