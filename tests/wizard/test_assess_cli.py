@@ -54,3 +54,44 @@ def test_create_answer_attach_show(tmp_path: Path) -> None:
     assert "EVIDENCE_NEEDED  NYC-LL144-BIAS-AUDIT" in shown
     code, missing, _ = _assay(env, "assess", "show", "--json", "asm_nope")
     assert code == 1 and missing["error"]["code"] == "NOT_FOUND"
+
+
+@pytest.mark.parametrize(
+    ("framework", "role", "second", "value", "next_id"),
+    [
+        ("eu_ai_act", "provider", "prohibited_practice", "none", "annex_i_product"),
+        ("colorado_ai", "deployer", "consequential_decision", "yes", "decision_area"),
+    ],
+)
+def test_create_answer_show_for_the_other_frameworks(
+    tmp_path: Path, framework: str, role: str, second: str, value: str, next_id: str
+) -> None:
+    env = {**os.environ, "ASSAY_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'assay.db'}"}
+    org = _assay(env, "admin", "--json", "org", "create", "Acme")[1]["organizationId"]
+    system = _assay(env, "admin", "--json", "system", "create", "--org", org, "--name", "screener")[1]["aiSystemId"]
+    code, created, _ = _assay(
+        env, "assess", "create", "--json", "--org", org, "--system", system, "--framework", framework
+    )
+    assert code == 0 and created["framework"] == framework
+    assessment = created["assessmentId"]
+    assert created["nextQuestion"]["id"] == "role"
+
+    code, refused, _ = _assay(env, "assess", "answer", "--json", assessment, "role", "nobody")
+    assert code == 1 and refused["error"]["code"] == "INVALID"
+    code, answered, _ = _assay(env, "assess", "answer", "--json", assessment, "role", role)
+    assert code == 0 and answered["changed"] is True and answered["nextQuestion"]["id"] == second
+    assert _assay(env, "assess", "answer", "--json", assessment, second, value)[0] == 0
+
+    code, shown, _ = _assay(env, "assess", "show", "--json", assessment)
+    assert code == 0 and shown["assessmentId"] == assessment and shown["framework"] == framework
+    assert {a["questionId"]: a["value"] for a in shown["answers"]} == {
+        "role": role,
+        second: value if value != "yes" else True,
+    }
+    assert shown["nextQuestion"]["id"] == next_id and shown["complete"] is False
+    assert shown["pack"]["framework"] == framework
+    # The answered questions no longer hold any control open.
+    subjects = {
+        r["subject"] for c in shown["controls"] for r in c["requirements"] if r["detail"].startswith("unanswered")
+    }
+    assert subjects and second not in subjects and "role" not in subjects
