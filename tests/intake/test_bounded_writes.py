@@ -16,17 +16,18 @@ from assay.backend.settings import ServiceSettings
 from assay.backend.storage.db import sqlite_url_for
 from assay.backend.web.app import create_app
 
-LINES = 20_000
+LINES = 100_000
 
 
 async def test_other_writers_are_not_locked_out_by_a_big_batch(tmp_path: Path) -> None:
     # A short busy timeout: a writer kept waiting longer than this fails (503), so every small post
-    # succeeding means none waited for the whole big batch.
+    # succeeding means none waited for the whole big batch (100,000 lines: seconds of writing in one
+    # transaction; 1.5 s leaves room for the batch's last transaction, which claims every event id).
     settings = ServiceSettings(
         database_url=sqlite_url_for(tmp_path / "bounded.db"),
         data_dir=tmp_path,
         run_workers=0,
-        sqlite_busy_timeout_ms=500,
+        sqlite_busy_timeout_ms=1500,
     )
     app = create_app(settings)
     async with app.router.lifespan_context(app):

@@ -168,7 +168,7 @@ ROUTES: list[RouteSpec] = [
         scope="scan:read",
         tags=("assessments",),
         responses={200: AssessmentList},
-        errors=(401, 403),
+        errors=(400, 401, 403),
         parameters=(Parameter("aiSystemId", "query", "Only this AI System's assessments.", required=False),),
     ),
     RouteSpec(

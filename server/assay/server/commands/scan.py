@@ -67,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=[],
         metavar="GLOB",
         help="leave out paths matching GLOB (gitignore syntax, relative to PATH; repeatable), after assay.toml's "
-        "`exclude`; recorded in the bundle's coverage",
+        "exclude; recorded in the bundle's coverage",
     )
     parser.add_argument(
         "--jobs",
