@@ -37,63 +37,35 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
     module = module_name(path)
     unread = _not_for_analysis(text, lines)
     if unread is not None:
-        return FileFacts(
-            path=path,
-            language="python",
-            digest=digest,
-            lines=lines,
-            module=module,
-            parseError=unread,
-            frontier=[
-                FrontierSite(
-                    id=short_id("fr", "skipped_file", path),
-                    kind="skipped_file",
-                    detail=f"not analysed ({unread}); what this file does is not visible",
-                    location=Location(path=path, line=1, column=1),
-                )
-            ],
+        return _unanalysed(
+            path,
+            digest,
+            lines,
+            module,
+            unread,
+            "skipped_file",
+            f"not analysed ({unread}); what this file does is not visible",
         )
     try:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         line = getattr(exc, "lineno", None) or 1
         message = f"{type(exc).__name__}: {getattr(exc, 'msg', None) or exc}"
-        return FileFacts(
-            path=path,
-            language="python",
-            digest=digest,
-            lines=lines,
-            module=module,
-            parseError=message,
-            frontier=[
-                FrontierSite(
-                    id=short_id("fr", "parse_error", path),
-                    kind="parse_error",
-                    detail=f"not parsed ({message}); nothing in this file was analysed",
-                    location=Location(path=path, line=max(int(line), 1), column=1),
-                )
-            ],
-        )
+        detail = f"not parsed ({message}); nothing in this file was analysed"
+        return _unanalysed(path, digest, lines, module, message, "parse_error", detail, max(int(line), 1))
     mend_surrogates(tree, source)
     analyzer = FileAnalyzer(path, tree, rules)
     try:
         analyzer.run()
     except RecursionError:
-        return FileFacts(
-            path=path,
-            language="python",
-            digest=digest,
-            lines=lines,
-            module=module,
-            parseError="RecursionError: nesting too deep to analyse",
-            frontier=[
-                FrontierSite(
-                    id=short_id("fr", "parse_error", path),
-                    kind="parse_error",
-                    detail="nesting too deep to analyse; nothing in this file was analysed",
-                    location=Location(path=path, line=1, column=1),
-                )
-            ],
+        return _unanalysed(
+            path,
+            digest,
+            lines,
+            module,
+            "RecursionError: nesting too deep to analyse",
+            "parse_error",
+            "nesting too deep to analyse; nothing in this file was analysed",
         )
 
     def loc_key(item: Any) -> tuple[int, int, str]:
@@ -114,6 +86,28 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
         partialLists=sorted(key for key in analyzer.unnamed_returns if key in analyzer.lists),
         records=analyzer.records,
         tables=analyzer.tables,
+    )
+
+
+def _unanalysed(
+    path: str, digest: str, lines: int, module: str, error: str, kind: str, detail: str, line: int = 1
+) -> FileFacts:
+    """The facts of a file left unanalysed: its error and one frontier item saying so, so it never passes."""
+    return FileFacts(
+        path=path,
+        language="python",
+        digest=digest,
+        lines=lines,
+        module=module,
+        parseError=error,
+        frontier=[
+            FrontierSite(
+                id=short_id("fr", kind, path),
+                kind=kind,
+                detail=detail,
+                location=Location(path=path, line=line, column=1),
+            )
+        ],
     )
 
 
