@@ -32,7 +32,7 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "8"
+FACTS_VERSION = "9"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
@@ -298,3 +298,14 @@ class FileFacts(_Facts):
     )
     records: dict[str, list[dict[str, RecordField]]] = Field(default_factory=dict)
     tables: dict[str, str] = Field(default_factory=dict)
+    constants: dict[str, str] = Field(
+        default_factory=dict,
+        description="Strings the module's top level names (JS/TS): a ``const`` bound to a string, a string enum "
+        "member, a key of a top-level object constant (``ToolName.ECHO``, ``listTool.name``), by that name.",
+    )
+    caseRefs: dict[str, str] = Field(
+        default_factory=dict,
+        description="Branches of a dispatch on a tool's name whose label is a constant of another file "
+        "(``case ToolName.LIST:`` with ``ToolName`` imported): the branch's qualname -> ``<other>#ToolName.LIST``, "
+        "named by the linker from that file's ``constants``.",
+    )

@@ -115,6 +115,8 @@ class AnalyzerBase:
         self.imports = imports
         self.module_types: dict[str, str] = {}
         self.module_consts: dict[str, str] = {}
+        # Dispatch branches labelled by another file's constant: qualname -> ``<other>#Name.member``.
+        self.case_refs: dict[str, str] = {}
         self.module_fallbacks: dict[str, str] = {}
         self.field_types: dict[str, str] = {}
         self.functions: list[FunctionFacts] = []

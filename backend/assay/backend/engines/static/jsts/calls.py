@@ -203,6 +203,10 @@ class CallLogic(SiteLogic):
         holder = unwrap(func.child_by_field_id(self.fields.object))
         if holder is not None and holder.type == "identifier":
             name = self.code.text(holder)
+            if name not in scope.taint and (
+                name in scope.types or name in self.module_types or name in self.imports.aliases
+            ):
+                return  # ``redis.set(k, v)`` on a typed client or an import: a call, not a local collection
             scope.taint[name] = scope.taint_of(name) | taint
             scope.assembled.add(name)
 

@@ -123,7 +123,18 @@ def analyze_javascript(path: str, source: bytes, digest: str, language: JsLangua
         ),
         imports=sorted({name for name in analyzer.imports.aliases.values() if "#" in name}),
         reexports={k: sorted(v) for k, v in sorted(analyzer.imports.reexports.items())},
+        constants=_constants(analyzer),
+        caseRefs=dict(sorted(analyzer.case_refs.items())),
     )
+
+
+def _constants(analyzer: FileAnalyzer) -> dict[str, str]:
+    """The strings the top level names, for other files' dispatch labels (short ones: names, not prompts)."""
+    found = {**analyzer.module_consts, **analyzer.imports.consts}
+    return {name: text for name, text in sorted(found.items()) if len(text) <= _CONSTANT_CHARS}
+
+
+_CONSTANT_CHARS = 200
 
 
 def _json_tool_imports(analyzer: FileAnalyzer) -> None:

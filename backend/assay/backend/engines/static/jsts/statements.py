@@ -14,6 +14,7 @@ from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
+_EQUALITY = frozenset({"===", "==", "!==", "!="})
 
 
 class StmtLogic(ExprLogic):
@@ -27,27 +28,56 @@ class StmtLogic(ExprLogic):
                     name = self.code.text(stmt.child_by_field_id(self.fields.name))
                     scope.locals[name] = self.nested_qualname(scope, name)
         for index, stmt in enumerate(statements):
+            if stmt.type == "switch_statement" and index + 1 < len(statements):
+                rest = statements[index + 1 :]
+                if self.names_tool(stmt.child_by_field_id(self.fields.value)):
+                    # ``switch (name) { case "ng_add": args = [...]; break; ... } run(cmd, args)``: what
+                    # follows the switch is part of every tool branch that breaks out of it.
+                    after = self.switch(stmt, scope, active, rest)
+                    return active if after is None else after
             active = self.stmt(stmt, scope, active)
             if scope.pauses:  # ``const answer = interrupt(...)``: what follows runs after a human answered
                 active = active | frozenset(scope.pauses)
                 scope.pauses.clear()
             if stmt.type == "if_statement" and index + 1 < len(statements):
-                label = self.name_guard(stmt, scope)
+                label, ref = self.name_guard(stmt, scope)
                 if label is not None:  # ``if (name !== "mysql_query") throw ...``: the rest is its branch
-                    return self.case_function(stmt, statements[index + 1 :], label, scope, active)
+                    after = self.case_function(stmt, statements[index + 1 :], label, scope, active)
+                    if ref is not None:
+                        self.case_refs[self.named_impls[label]] = ref
+                    return after
         return active
 
-    def name_guard(self, stmt: Node, scope: Scope) -> str | None:
+    def name_guard(self, stmt: Node, scope: Scope) -> tuple[str | None, str | None]:
         """The tool name of ``if (request.params.name !== "mysql_query") throw ...`` (no else): what
-        follows in the block runs for that tool only."""
+        follows in the block runs for that tool only. With a constant of another file, a placeholder
+        label and the reference the linker names it by."""
         if stmt.child_by_field_id(self.fields.alternative) is not None:
-            return None
-        label, on_name, negated = self.compared_string(stmt.child_by_field_id(self.fields.condition), scope)
+            return None, None
+        label, on_name, negated, ref = self.compared_name(stmt, scope)
         if not (label and on_name and negated) or not self.code.terminates(
             stmt.child_by_field_id(self.fields.consequence)
         ):
-            return None
-        return label
+            return None, None
+        return label, ref
+
+    def compared_name(self, stmt: Node, scope: Scope) -> tuple[str | None, bool, bool, str | None]:
+        """``compared_string`` of an ``if``'s condition, or, when the name is compared with a constant of
+        another file (``name === ToolName.LIST``), a placeholder label and that constant's reference."""
+        condition = stmt.child_by_field_id(self.fields.condition)
+        label, on_name, negated = self.compared_string(condition, scope)
+        if label is not None:
+            return label, on_name, negated, None
+        node = unwrap(condition)
+        if node is None or node.type != "binary_expression" or self.code.operator_of(node) not in _EQUALITY:
+            return None, False, False, None
+        right, left = node.child_by_field_id(self.fields.right), node.child_by_field_id(self.fields.left)
+        for side, other in ((right, left), (left, right)):
+            ref = self.tree_constant(side) if side is not None and self.names_tool(other) else None
+            if ref is not None:
+                negated = self.code.operator_of(node) in ("!==", "!=")
+                return f"@{stmt.start_point[0] + 1}", True, negated, ref
+        return None, False, False, None
 
     def stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         """Walks one statement; returns the gates that hold after it."""
@@ -164,7 +194,13 @@ class StmtLogic(ExprLogic):
             self.expr(value, scope, active)
         return active
 
-    def switch(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+    def switch_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        after = self.switch(stmt, scope, active)
+        return active if after is None else after
+
+    def switch(
+        self, stmt: Node, scope: Scope, active: frozenset[str], rest: Sequence[Node] = ()
+    ) -> frozenset[str] | None:
         """Each case runs with the gates that hold before the switch. A switch on a tool's name
         (``switch (request.params.name)``) makes each ``case "read_file":`` a function of its own,
         ``<function>.case:read_file``, which implements the tool of that name; on anything else,
@@ -173,6 +209,7 @@ class StmtLogic(ExprLogic):
         self.expr(value_node, scope, active)
         on_name = self.names_tool(value_node)
         body = stmt.child_by_field_id(self.fields.body)
+        cases = []
         for case in body.named_children if body is not None else []:
             value = case.child_by_field_id(self.fields.value)
             label = self.constant(value, scope) if value is not None else None
@@ -181,16 +218,68 @@ class StmtLogic(ExprLogic):
                 for c in case.named_children
                 if c != value and (c.type.endswith(("statement", "declaration")) or c.type == "statement_block")
             ]
+            ref = self.tree_constant(value) if on_name and value is not None and label is None else None
+            if ref is not None:  # ``case ToolName.LIST:`` with ``ToolName`` imported: named by the linker
+                label = f"@{case.start_point[0] + 1}"
+            cases.append((case, value, label if on_name else None, label, statements, ref))
+        # With ``rest`` (the statements after a switch on a tool's name): when every way out of the
+        # switch is a tool's branch (the default, if any, returns or throws), each branch that breaks
+        # out carries on with ``rest`` as part of its tool, and the switch returns None (nothing of the
+        # function is left to walk). Otherwise ``rest`` stays the function's own, walked once after it.
+        carry = (
+            bool(rest)
+            and any(case.type == "switch_default" for case, *_ in cases)
+            and all(
+                self.falls_out(statements) is False for _, _, tool_label, _, statements, _ in cases if not tool_label
+            )
+        )
+        for case, value, tool_label, label, statements, ref in cases:
             if value is not None:
                 self.expr(value, scope, active)
-            if on_name and label:
-                self.case_function(case, statements, label, scope, active)
+            if tool_label:
+                falls = carry and self.falls_out(statements) is not False
+                self.case_function(case, [*statements, *rest] if falls else statements, tool_label, scope, active)
+                if ref is not None:
+                    self.case_refs[self.named_impls[tool_label]] = ref
                 continue
             before = len(scope.calls)
             for child in statements:
                 self.stmt(child, scope, active)
             self.name_case(label, scope, before)
+        if carry:
+            return None
+        if rest:
+            return self.block(rest, scope, active)
         return active
+
+    def tree_constant(self, node: Node) -> str | None:
+        """``<other>#ToolName.LIST`` for ``ToolName.LIST`` (or ``LIST_TOOL``, ``listTool.name``) whose
+        first name is imported from a file of the tree: a constant only that file knows."""
+        inner = unwrap(node)
+        if inner is None or inner.type not in ("identifier", "member_expression"):
+            return None
+        text = self.code.text(inner)
+        head, dot, rest = text.partition(".")
+        alias = self.imports.aliases.get(head)
+        if alias is None or "#" not in alias or not all(p.isidentifier() for p in text.split(".")):
+            return None
+        if alias.endswith("#"):  # ``import * as names from "./names"``: ``names.ToolName.LIST``
+            return f"{alias}{rest}" if rest else None
+        return f"{alias}{dot}{rest}"
+
+    def falls_out(self, statements: Sequence[Node]) -> bool | None:
+        """Whether a case's statements leave the switch (``break``: True), the function (``return``,
+        ``throw``, ``process.exit()``: False) or fall through to the next case (None)."""
+        for stmt in statements:
+            if stmt.type == "break_statement" and not stmt.named_children:
+                return True
+            if stmt.type == "statement_block":
+                inner = self.falls_out(stmt.named_children)
+                if inner is not None:
+                    return inner
+            elif self.code.terminates(stmt):
+                return False
+        return None
 
     def case_function(
         self, node: Node, statements: Sequence[Node], label: str, scope: Scope, active: frozenset[str]
@@ -299,11 +388,13 @@ class StmtLogic(ExprLogic):
         cond = self.cond(condition, scope)
         then_ends, else_ends = self.code.terminates(consequence), self.code.terminates(other)
         before = len(scope.calls)
-        label, on_name, negated = self.compared_string(condition, scope)
+        label, on_name, negated, ref = self.compared_name(stmt, scope)
         if negated:
             label = None
         if on_name and label and consequence is not None:
             after_then = self.case_function(consequence, [consequence], label, scope, active | cond.t)
+            if ref is not None:
+                self.case_refs[self.named_impls[label]] = ref
         else:
             after_then = self.branch(
                 consequence, scope, active | cond.t, cond.t_clean, keep=else_ends and not then_ends
@@ -373,7 +464,7 @@ _STMT_HANDLERS: dict[str, Callable[[StmtLogic, Node, Scope, frozenset[str]], fro
     "class_declaration": StmtLogic.class_decl,
     "abstract_class_declaration": StmtLogic.class_decl,
     "try_statement": StmtLogic.try_stmt,
-    "switch_statement": StmtLogic.switch,
+    "switch_statement": StmtLogic.switch_stmt,
     "import_statement": lambda self, stmt, scope, active: active,
     "empty_statement": lambda self, stmt, scope, active: active,
     "debugger_statement": lambda self, stmt, scope, active: active,

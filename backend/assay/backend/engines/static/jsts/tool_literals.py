@@ -14,7 +14,7 @@ from tree_sitter import Node
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import FrontierSite, ToolDef, ToolSource
-from assay.backend.engines.static.jsts.syntax import unwrap
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
 from assay.backend.scans.bundle import Location
 
 if TYPE_CHECKING:
@@ -71,6 +71,8 @@ class LiteralTools:
             schema: Node | None = None
             annotations: dict[str, bool] = {}
             if kind == "mcp_tool" and "inputSchema" in fields:
+                if self.definition_options(node):
+                    continue
                 name = self.a.constant(fields["name"], scope)
                 if "execute" in fields:
                     # A tool definition with its handler (toolkits' data: { method, name, inputSchema,
@@ -122,6 +124,31 @@ class LiteralTools:
             )
             self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
             return
+
+    def definition_options(self, node: Node) -> bool:
+        """``ai.defineFlow({ name, inputSchema }, async (input) => ...)``: the literal is the options of a
+        call that defines something with the function given beside it (a flow, a prompt, a retriever, an
+        action). That is a tool only when the call says so (``defineTool``, ``registerTool``), which the
+        tool-call rules recognise by its name; any other definition is not handed to a model."""
+        arguments = node.parent
+        while arguments is not None and arguments.type in (
+            "as_expression",
+            "satisfies_expression",
+            "parenthesized_expression",
+        ):
+            arguments = arguments.parent
+        if arguments is None or arguments.type != "arguments":
+            return False
+        if not any((unwrap(a) or a).type in FUNCTIONS for a in arguments.named_children if a is not node):
+            return False
+        call = arguments.parent
+        if call is None:
+            return False
+        func = call.child_by_field_id(
+            self.a.fields.constructor if call.type == "new_expression" else self.a.fields.function
+        )
+        callee = self.a.code.raw(func).decode(errors="replace") if func is not None else ""
+        return "tool" not in callee.rpartition(".")[2].lower()
 
     def metadata_tool(self, node: Node, fields: dict[str, Node], scope: Scope) -> None:
         """``tools: [{ metadata: { name, description, parameters } }]`` (LlamaIndex.TS ``BaseTool``): a

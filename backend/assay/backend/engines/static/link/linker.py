@@ -259,7 +259,7 @@ def _tools(
     if expanded is not defined:
         defined = expanded
         tool_fn = resolve(defined)
-    branches = _dispatch_branches(resolver.functions)
+    branches = _dispatch_branches(resolver.functions, files)
     for tool in defined:
         if tool_fn[tool.id] is None and tool.function is None:
             tool_fn[tool.id] = _branch_for(tool, branches.get(tool.name, []), resolver.functions)
@@ -279,13 +279,50 @@ def _tools(
     return kept, {t.id: tool_fn[t.id] for t in kept}, opaque
 
 
-def _dispatch_branches(functions: dict[str, Fn]) -> dict[str, list[str]]:
-    """Branches of a dispatch on a tool's name (functions named ``case:<tool name>``), by tool name."""
+def _dispatch_branches(functions: dict[str, Fn], files: Sequence[FileFacts]) -> dict[str, list[str]]:
+    """Branches of a dispatch on a tool's name (functions named ``case:<tool name>``), by tool name; a
+    branch labelled by another file's constant (``case ToolName.LIST:``) by the string it names."""
+    refs = {qualname: ref for f in files for qualname, ref in f.caseRefs.items()}
+    named = _case_ref_names(set(refs.values()), files) if refs else {}
     out: dict[str, list[str]] = {}
     for fid in sorted(functions):
-        name = functions[fid].facts.name
-        if name.startswith("case:"):
-            out.setdefault(name[len("case:") :], []).append(fid)
+        facts = functions[fid].facts
+        if facts.qualname in refs:
+            label: str | None = named.get(refs[facts.qualname])
+        else:
+            label = facts.name[len("case:") :] if facts.name.startswith("case:") else None
+        if label:
+            out.setdefault(label, []).append(fid)
+    return out
+
+
+def _case_ref_names(refs: set[str], files: Sequence[FileFacts]) -> dict[str, str]:
+    """``src/names#ToolName.LIST`` -> the string it names, read from that module's constants, through
+    re-exports (``export { ToolName } from``, ``export * from``) up to a few files away."""
+    by_module = {f.module: f for f in files}
+    out: dict[str, str] = {}
+    for ref in refs:
+        pending = [ref]
+        for _ in range(4):
+            found = None
+            following: list[str] = []
+            for candidate in pending:
+                module, _, dotted = candidate.partition("#")
+                facts = by_module.get(module)
+                if facts is None:
+                    continue
+                found = facts.constants.get(dotted)
+                if found is not None:
+                    break
+                head, _, rest = dotted.partition(".")
+                for target in facts.reexports.get(f"{module}#{head}", []):
+                    following.append(f"{target}.{rest}" if rest else target)
+                for target in facts.reexports.get(f"{module}#*", []):
+                    following.append(f"{target}{dotted}")
+            if found is not None:
+                out[ref] = found
+                break
+            pending = following
     return out
 
 
