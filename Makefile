@@ -47,10 +47,14 @@ bench: $(STAMP)
 
 # The peer the runtime benchmark compares with (bench/runtime_probe.py): cisco-ai-mcp-scanner's offline YARA
 # analyzer, in its own virtual environment (its dependencies are heavy); installed only when missing.
-bench-peers: .bench-peers-venv/bin/mcp-scanner
+bench-peers: .bench-peers-venv/bin/mcp-scanner .bench-semgrep-venv/bin/semgrep
 .bench-peers-venv/bin/mcp-scanner:
 	$(PYTHON) -m venv .bench-peers-venv
 	.bench-peers-venv/bin/pip install --quiet "cisco-ai-mcp-scanner==4.8.7"
+# Semgrep for bench/semgrep_peer.py, in a venv of its own (its pins differ from the scanner's).
+.bench-semgrep-venv/bin/semgrep:
+	$(PYTHON) -m venv .bench-semgrep-venv
+	.bench-semgrep-venv/bin/pip install --quiet "semgrep==1.185.0"
 
 # The engine measured on the labelled corpus (docs/corpus.md); needs the fetched mirrors.
 # CORPUS_ARGS="--misses", "--unit ID", "--json".

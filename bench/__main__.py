@@ -7,6 +7,7 @@ from importlib import import_module
 
 BENCHMARKS: tuple[str, ...] = (
     "static_scan",
+    "semgrep_peer",
     "http_api",
     "service_e2e",
     "report_pdf",
