@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.backend.intake.store import BatchFacts
 from assay.backend.storage.models import IntakeBatch
 
 
@@ -50,7 +51,7 @@ class ReceiptList(_Response):
     receipts: list[IngestionReceipt]
 
 
-def receipt_of(row: IntakeBatch) -> IngestionReceipt:
+def receipt_of(row: IntakeBatch | BatchFacts) -> IngestionReceipt:
     producer = "sarif-import" if row.producer_id == "sarif-import" else "structured-ingress"
     return IngestionReceipt(
         producerRunId=row.id,

@@ -33,7 +33,14 @@ from assay.backend.intake.adapters import adapter, log, otlp_decode, otlp_traces
 from assay.backend.intake.adapters.spec import IntakeRoute
 from assay.backend.intake.body import Body, MediaType, media_type, spool_body, unsupported_media_type
 from assay.backend.intake.receipts import IngestionReceipt, ReceiptList, receipt_of
-from assay.backend.intake.store import BatchContext, Normalized, persist_batch, persist_content_batch
+from assay.backend.intake.store import (
+    BatchContext,
+    BatchFacts,
+    IntakeBinder,
+    Normalized,
+    persist_batch,
+    persist_content_batch,
+)
 from assay.backend.storage.loop_reads import PreparedRead
 from assay.backend.storage.models import EvidenceBinder, IntakeBatch
 from assay.backend.web.http_io import JSON_MEDIA_TYPE, int_query, invalid, json_response, parse_json
@@ -51,12 +58,12 @@ _RECEIPTS_MAX = 200
 # A body this small is read on the event loop: a worker thread would cost more than the reading.
 SMALL_BODY = 16 * 1024
 
-RecordSource = Callable[[Body, EvidenceBinder, int], Iterator[Normalized]]
+RecordSource = Callable[[Body, IntakeBinder, int], Iterator[Normalized]]
 
 
-_BINDER_COLUMNS = tuple(column.name for column in EvidenceBinder.__table__.columns)  # type: ignore[attr-defined]
+_BINDER_COLUMNS = tuple(IntakeBinder.__slots__)
 _BINDER = PreparedRead(
-    select(*EvidenceBinder.__table__.columns).where(  # type: ignore[attr-defined]
+    select(*(EvidenceBinder.__table__.c[name] for name in _BINDER_COLUMNS)).where(  # type: ignore[attr-defined]
         EvidenceBinder.__table__.c.id == bindparam("binder_id")  # type: ignore[attr-defined]
     )
 )
@@ -72,14 +79,14 @@ def _binder_id_from_request(request: Request) -> str | None:
     return given.pop() if given else None
 
 
-async def _binder(ctx: RequestContext, binder_id: str | None, route: IntakeRoute) -> EvidenceBinder:
+async def _binder(ctx: RequestContext, binder_id: str | None, route: IntakeRoute) -> IntakeBinder:
     if binder_id is None:
         raise invalid("A binder is required: pass binderId in the body, the query (?binderId=) or X-Binder-Id.")
     if len(binder_id) > _MAX_BINDER_ID:
         raise not_found(what="binder")
     # A point read (on the event loop where the database allows it); the batch is written elsewhere.
     rows = await ctx.fetch_all(_BINDER, {"binder_id": binder_id})
-    binder = EvidenceBinder(**dict(zip(_BINDER_COLUMNS, rows[0], strict=True))) if rows else None
+    binder = IntakeBinder(*rows[0]) if rows else None
     if binder is None or binder.organization_id != ctx.organization_id:
         raise not_found(what="binder")
     if not binder.active:
@@ -91,11 +98,11 @@ async def _binder(ctx: RequestContext, binder_id: str | None, route: IntakeRoute
     return binder
 
 
-def _record_limit(ctx: RequestContext, binder: EvidenceBinder) -> int:
+def _record_limit(ctx: RequestContext, binder: IntakeBinder) -> int:
     return binder.max_record_bytes or ctx.settings.max_intake_record_bytes
 
 
-def _context(ctx: RequestContext, route: IntakeRoute, binder: EvidenceBinder) -> BatchContext:
+def _context(ctx: RequestContext, route: IntakeRoute, binder: IntakeBinder) -> BatchContext:
     spec = adapter(binder.adapter_id)
     assert spec is not None
     return BatchContext(
@@ -112,10 +119,10 @@ def _context(ctx: RequestContext, route: IntakeRoute, binder: EvidenceBinder) ->
 async def _ingest(
     ctx: RequestContext,
     route: IntakeRoute,
-    binder: EvidenceBinder,
+    binder: IntakeBinder,
     body: Body,
     source: RecordSource,
-) -> IntakeBatch:
+) -> BatchFacts:
     context = _context(ctx, route, binder)
     limit = context.max_record_bytes
     # Two batches carrying the same new event id at once: the unique index refuses the later one, which
@@ -181,7 +188,7 @@ async def ingest_structured(request: Request, ctx: RequestContext) -> Response:
         if binder is None:
             binder = await _binder(ctx, None, "structured")
 
-        def source(b: Body, _: EvidenceBinder, limit: int) -> Iterator[Normalized]:
+        def source(b: Body, _: IntakeBinder, limit: int) -> Iterator[Normalized]:
             if chosen == "json":
                 return structured.json_events(b.file)
             if chosen == "jsonl":
@@ -195,7 +202,7 @@ async def ingest_structured(request: Request, ctx: RequestContext) -> Response:
 
 
 def _nonempty(source: RecordSource) -> RecordSource:
-    def wrapped(body: Body, binder: EvidenceBinder, limit: int) -> Iterator[Normalized]:
+    def wrapped(body: Body, binder: IntakeBinder, limit: int) -> Iterator[Normalized]:
         empty = True
         for record in source(body, binder, limit):
             empty = False
@@ -218,7 +225,7 @@ async def ingest_log(request: Request, ctx: RequestContext) -> Response:
     body = await spool_body(request, ctx.settings.max_intake_body_bytes)
     pattern = (binder.mapping or {}).get("lineRegex")
 
-    def source(b: Body, _: EvidenceBinder, limit: int) -> Iterator[Normalized]:
+    def source(b: Body, _: IntakeBinder, limit: int) -> Iterator[Normalized]:
         return log.log_records(b.file, limit, pattern)
 
     try:
@@ -250,7 +257,7 @@ async def ingest_sarif(request: Request, ctx: RequestContext) -> Response:
     try:
         document = await anyio.to_thread.run_sync(_sarif_document, body)
 
-        def source(b: Body, _: EvidenceBinder, limit: int) -> Iterator[Normalized]:
+        def source(b: Body, _: IntakeBinder, limit: int) -> Iterator[Normalized]:
             return sarif.sarif_records(document)
 
         row = await _ingest(ctx, "sarif", binder, body, source)
@@ -268,7 +275,7 @@ _OTLP: dict[IntakeRoute, tuple[str, type[Message], str]] = {
 }
 
 
-async def _ingest_traces(ctx: RequestContext, binder: EvidenceBinder, body: Body, *, json_encoded: bool) -> IntakeBatch:
+async def _ingest_traces(ctx: RequestContext, binder: IntakeBinder, body: Body, *, json_encoded: bool) -> BatchFacts:
     """A traces request stored as itself (``otlp_traces``): an OTLP/JSON one converted to protobuf first."""
     context = _context(ctx, "otlpTraces", binder)
     converted: Body | None = None
@@ -314,7 +321,7 @@ def _otlp_handler(route: IntakeRoute) -> Callable[[Request, RequestContext], Any
         binder = await _binder(ctx, _binder_id_from_request(request), route)
         body = await spool_body(request, ctx.settings.max_intake_body_bytes)
 
-        def source(b: Body, _: EvidenceBinder, limit: int) -> Iterator[Normalized]:
+        def source(b: Body, _: IntakeBinder, limit: int) -> Iterator[Normalized]:
             if kind.media_type == PROTOBUF:
                 return otlp_decode.protobuf_records(b.file, b.size, signal, limit)
             return otlp_decode.json_records(b.file, signal)

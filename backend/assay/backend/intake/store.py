@@ -28,15 +28,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 import struct
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import IO, Any
 
 import anyio
+import anyio.lowlevel
 import orjson
 from sqlalchemy import Connection, bindparam, insert, text
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -48,14 +50,13 @@ from assay.backend.errors import ApiError
 from assay.backend.intake.adapters import otlp_traces
 from assay.backend.storage.db import SessionFactory
 from assay.backend.storage.models import (
-    EvidenceBinder,
     IntakeBatch,
     IntakeContent,
     IntakeEvent,
     IntakeRecord,
     new_id,
 )
-from assay.backend.storage.writer import BatchWriter
+from assay.backend.storage.writer import BatchWriter, prepare_insert
 
 Normalized = tuple[str | None, dict[str, Any]]
 BATCH_PREFIX = "ing"
@@ -65,12 +66,52 @@ MAX_EVENT_ID = 255
 
 
 @dataclass(frozen=True, slots=True)
+class IntakeBinder:
+    """What intake reads of a binder (``evidence_binder``), as a plain value: an ORM instance costs more
+    to build than the rest of a one-event post."""
+
+    id: str
+    organization_id: str
+    ai_system_id: str | None
+    adapter_id: str
+    adapter_version: str
+    active: bool
+    require_event_id: bool
+    max_record_bytes: int | None
+    mapping: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class BatchFacts:
+    """An accepted batch's row (``intake_batch``) as written, as a plain value (the receipt reads it)."""
+
+    id: str
+    organization_id: str
+    binder_id: str
+    ai_system_id: str | None
+    api_key_id: str
+    producer_id: str
+    producer_kind: str
+    adapter_id: str
+    adapter_version: str
+    record_count: int
+    duplicate_count: int
+    content_digest: str
+    content_format: str
+    created_at: datetime
+
+    def values(self) -> dict[str, Any]:
+        """The row's column values."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+@dataclass(frozen=True, slots=True)
 class BatchContext:
     """Who sends the batch and through which binder."""
 
     organization_id: str
     api_key_id: str
-    binder: EvidenceBinder
+    binder: IntakeBinder
     producer_id: str
     producer_kind: str
     max_record_bytes: int
@@ -121,18 +162,20 @@ _TAKEN_IDS = select(IntakeEvent.event_id).where(
 class StoredBatch:
     """What the receipt reports of a persisted batch."""
 
-    row: IntakeBatch
+    row: BatchFacts
 
 
-def _stage(records: Iterator[Normalized], context: BatchContext, spool: IO[bytes]) -> int:
-    """Read, check and encode every record into ``spool`` (framed: event id, then canonical text); their
-    count. Runs in a worker thread, before the write transaction opens: the database is locked only
-    while the staged records are written, not while the body is decoded."""
-    seen = 0
+def _stage(records: Iterator[Normalized], context: BatchContext, spool: IO[bytes], first: list[_Encoded]) -> int:
+    """Read, check and encode every record into ``spool`` (framed: event id, then canonical text), after
+    the ``first`` ones, already encoded; their count. Runs in a worker thread (on the loop for a small
+    body), before the write transaction opens: the database is locked only while the staged records are
+    written, not while the body is decoded."""
+    chunk, seen = first, 0
     while True:
-        chunk = _encode_chunk(records, context, seen)
         if not chunk:
-            return seen
+            chunk = _encode_chunk(records, context, seen)
+            if not chunk:
+                return seen
         seen += len(chunk)
         for encoded in chunk:
             event = encoded.event_id.encode("utf-8") if encoded.event_id is not None else b""
@@ -140,6 +183,7 @@ def _stage(records: Iterator[Normalized], context: BatchContext, spool: IO[bytes
             spool.write(_FRAME.pack(marker, len(encoded.text)))
             spool.write(event)
             spool.write(encoded.text)
+        chunk = []
 
 
 _FRAME = struct.Struct("<II")
@@ -163,6 +207,9 @@ SLICE_RECORDS = 5_000
 # half as long: SQLite has one write lock, and a writer waiting for it (its busy handler polls with
 # growing sleeps) must find it free between two slices of a big batch.
 SLICE_SECONDS = 0.1
+# A batch of at most this many records from a small body is written on the event loop when it can be
+# (BatchWriter.run_on_loop): the thread hop and SQLAlchemy would cost more than the write.
+LOOP_RECORDS = 64
 _ATTEMPTS = 3
 Pause = Callable[[float], None]
 
@@ -171,16 +218,72 @@ class BatchRaceError(Exception):
     """Another batch claimed some of this batch's new event ids while it was written: read it again."""
 
 
+@dataclass(slots=True)
+class _Tally:
+    """A batch write's running account: records kept, duplicates, the event ids taken (held by the binder
+    or kept earlier in the batch) and the content digest, computed as the records stream."""
+
+    batch_id: str
+    binder_id: str
+    stored: int = 0
+    duplicates: int = 0
+    taken: set[str] = field(default_factory=set)
+    digest: Any = field(default_factory=lambda: hashlib.sha256(b"["))
+
+    def wanted(self, chunk: list[_Encoded]) -> list[str]:
+        """The chunk's event ids not yet known to be taken, sorted: those to look up in the index."""
+        return sorted({e.event_id for e in chunk if e.event_id is not None} - self.taken)
+
+    def keep(self, chunk: list[_Encoded], held: Iterable[str]) -> tuple[list[tuple[int, str | None, bytes]], list[str]]:
+        """The chunk's records to store as (seq, event id, text), and their new event ids, given the ids
+        of ``wanted`` the binder ``held``; the others count as duplicates."""
+        self.taken.update(held)
+        kept: list[tuple[int, str | None, bytes]] = []
+        new_ids: list[str] = []
+        for encoded in chunk:
+            event_id = encoded.event_id
+            if event_id is not None:
+                if event_id in self.taken:
+                    self.duplicates += 1
+                    continue
+                self.taken.add(event_id)
+                new_ids.append(event_id)
+            if self.stored:
+                self.digest.update(b",")
+            self.digest.update(encoded.text)
+            kept.append((self.stored, event_id, encoded.text))
+            self.stored += 1
+        return kept, new_ids
+
+    def row(self, context: BatchContext) -> BatchFacts:
+        digest = self.digest.copy()
+        digest.update(b"]")
+        return _batch_row(
+            self.batch_id, context, self.stored, self.duplicates, DIGEST_PREFIX + digest.hexdigest(), "records"
+        )
+
+
 async def persist_batch(
     services: BatchWriter, records: Iterator[Normalized], context: BatchContext, *, small: bool = False
 ) -> StoredBatch:
     """Store the batch ``records`` make, or nothing visible (any ApiError raised while reading them
     aborts it). ``small``: the body is small enough to read on the event loop."""
+    first: list[_Encoded] = []
+    if small:
+        first = _encode_chunk(records, context, 0)
+        if len(first) <= LOOP_RECORDS:
+            chunk = first
+            row = services.run_on_loop(lambda connection: _write_on_loop(connection, chunk, context))
+            if row is not None:
+                # Yield once: a client posting back to back over an in-process transport would otherwise
+                # never let the loop's other tasks run.
+                await anyio.lowlevel.checkpoint()
+                return StoredBatch(row=row)
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY) as spool:
         if small:
-            count = _stage(records, context, spool)
+            count = _stage(records, context, spool, first)
         else:
-            count = await anyio.to_thread.run_sync(_stage, records, context, spool)
+            count = await anyio.to_thread.run_sync(_stage, records, context, spool, first)
         for _ in range(_ATTEMPTS):
             spool.seek(0)
             try:
@@ -196,9 +299,51 @@ async def persist_batch(
     )
 
 
-def _write_records(
-    conn: Connection, spool: IO[bytes], context: BatchContext, sliced: bool, pause: Pause
-) -> IntakeBatch:
+_HELD_SQL = "SELECT event_id FROM intake_event WHERE binder_id = ? AND event_id IN ({})"
+
+
+def _write_on_loop(connection: sqlite3.Connection, chunk: list[_Encoded], context: BatchContext) -> BatchFacts:
+    """The records of ``chunk`` (a small batch) as one batch, through a plain ``sqlite3`` connection in
+    the transaction :meth:`BatchWriter.run_on_loop` holds: the same rows :func:`_write_records` writes."""
+    tally = _Tally(new_id(BATCH_PREFIX), context.binder.id)
+    wanted = tally.wanted(chunk)
+    held: list[str] = []
+    if wanted:
+        sql = _HELD_SQL.format(", ".join("?" * len(wanted)))
+        held = [r[0] for r in connection.execute(sql, (tally.binder_id, *wanted))]
+    kept, new_ids = tally.keep(chunk, held)
+    records = prepare_insert(IntakeRecord)
+    connection.executemany(
+        records.sql,
+        [
+            records.parameters(
+                {
+                    "batch_id": tally.batch_id,
+                    "seq": seq,
+                    "binder_id": tally.binder_id,
+                    "event_id": event_id,
+                    "record_json": text.decode("utf-8"),
+                }
+            )
+            for seq, event_id, text in kept
+        ],
+    )
+    if new_ids:
+        events = prepare_insert(IntakeEvent)
+        connection.executemany(
+            events.sql,
+            [
+                events.parameters({"binder_id": tally.binder_id, "event_id": e, "batch_id": tally.batch_id})
+                for e in new_ids
+            ],
+        )
+    row = tally.row(context)
+    batch = prepare_insert(IntakeBatch)
+    connection.execute(batch.sql, batch.parameters(row.values()))
+    return row
+
+
+def _write_records(conn: Connection, spool: IO[bytes], context: BatchContext, sliced: bool, pause: Pause) -> BatchFacts:
     """Write the staged records of ``spool`` as one batch through ``conn`` (a synchronous connection).
 
     Up to SLICE_RECORDS records: one transaction holds the records, their event ids and the batch row, so
@@ -207,48 +352,37 @@ def _write_records(
     (read again from ``spool``) and writes the batch row: until that commits, the records belong to no
     batch, and nothing reads them. Should another batch have claimed one of the ids meanwhile, the last
     transaction is rolled back and BatchRaceError raised; the records written stay unreferenced."""
-    batch_id = new_id(BATCH_PREFIX)
-    digest = hashlib.sha256(b"[")
-    stored = duplicates = 0
-    taken: set[str] = set()
+    tally = _Tally(new_id(BATCH_PREFIX), context.binder.id)
+    batch_id, binder_id = tally.batch_id, tally.binder_id
     kept_ids = 0
     started = time.monotonic()
-    binder_id = context.binder.id
     while chunk := _staged_chunk(spool):
-        wanted = sorted({e.event_id for e in chunk if e.event_id is not None} - taken)
+        wanted = tally.wanted(chunk)
+        held: list[str] = []
         if wanted:
-            held = conn.execute(_TAKEN_IDS, {"binder_id": binder_id, "event_ids": wanted}).scalars().all()
-            taken.update(h for h in held if h is not None)
-        values = []
-        events = []
-        for encoded in chunk:
-            event_id = encoded.event_id
-            if event_id is not None:
-                if event_id in taken:
-                    duplicates += 1
-                    continue
-                taken.add(event_id)
-                kept_ids += 1
-                if not sliced:
-                    events.append({"binder_id": binder_id, "event_id": event_id, "batch_id": batch_id})
-            if stored:
-                digest.update(b",")
-            digest.update(encoded.text)
-            values.append(
-                {
-                    "batch_id": batch_id,
-                    "seq": stored,
-                    "binder_id": binder_id,
-                    # A sliced batch's ids are claimed in its last transaction (intake_event) only.
-                    "event_id": None if sliced else event_id,
-                    "record_json": encoded.text.decode("utf-8"),
-                }
+            held = list(conn.execute(_TAKEN_IDS, {"binder_id": binder_id, "event_ids": wanted}).scalars())
+        kept, new_ids = tally.keep(chunk, held)
+        kept_ids += len(new_ids)
+        if kept:
+            conn.execute(
+                insert(IntakeRecord),
+                [
+                    {
+                        "batch_id": batch_id,
+                        "seq": seq,
+                        "binder_id": binder_id,
+                        # A sliced batch's ids are claimed in its last transaction (intake_event) only.
+                        "event_id": None if sliced else event_id,
+                        "record_json": text.decode("utf-8"),
+                    }
+                    for seq, event_id, text in kept
+                ],
             )
-            stored += 1
-        if values:
-            conn.execute(insert(IntakeRecord), values)
-        if events:
-            conn.execute(insert(IntakeEvent), events)
+        if new_ids and not sliced:
+            conn.execute(
+                insert(IntakeEvent),
+                [{"binder_id": binder_id, "event_id": e, "batch_id": batch_id} for e in new_ids],
+            )
         if sliced and time.monotonic() - started > SLICE_SECONDS:
             conn.commit()
             pause((time.monotonic() - started) / 2)
@@ -258,9 +392,8 @@ def _write_records(
         if _claim_staged(conn, spool, binder_id, batch_id) != kept_ids:
             conn.rollback()
             raise BatchRaceError
-    digest.update(b"]")
-    row = _batch_row(batch_id, context, stored, duplicates, DIGEST_PREFIX + digest.hexdigest(), "records")
-    conn.execute(insert(IntakeBatch), [row.model_dump()])  # parameters, not values(): compiled once
+    row = tally.row(context)
+    conn.execute(insert(IntakeBatch), [row.values()])  # parameters, not values(): compiled once
     conn.commit()
     return row
 
@@ -287,8 +420,8 @@ def _claim_staged(conn: Connection, spool: IO[bytes], binder_id: str, batch_id: 
 
 def _batch_row(
     batch_id: str, context: BatchContext, stored: int, duplicates: int, digest: str, content_format: str
-) -> IntakeBatch:
-    return IntakeBatch(
+) -> BatchFacts:
+    return BatchFacts(
         id=batch_id,
         organization_id=context.organization_id,
         binder_id=context.binder.id,
@@ -461,7 +594,7 @@ async def persist_content_batch(
             finally:
                 rewritten.close()
         row = _batch_row(batch_id, context, len(keys) - len(dropped), len(dropped), digest, OTLP_PROTOBUF)
-        session.add(row)
+        await session.exec(insert(IntakeBatch), params=[row.values()])
         await session.commit()
     return StoredBatch(row=row)
 
