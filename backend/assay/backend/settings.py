@@ -17,6 +17,11 @@ DEFAULT_MAX_SCAN_BODY_BYTES = 160 * MIB
 MAX_SCAN_BODY_SETTING = "ASSAY_MAX_SCAN_BODY_BYTES"
 
 
+def sqlite_url_for(path: Path) -> str:
+    """The aiosqlite URL of a database file."""
+    return f"sqlite+aiosqlite:///{path.resolve()}"
+
+
 @dataclass(frozen=True, slots=True)
 class RateLimitSettings:
     """A per-API-key token bucket: ``burst`` requests at once, refilled at ``per_second``.

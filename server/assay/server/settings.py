@@ -25,6 +25,7 @@ from assay.backend.settings import (
     MAX_SCAN_BODY_SETTING,
     RateLimitSettings,
     ServiceSettings,
+    sqlite_url_for,
 )
 
 ENV_DATABASE_URL = "ASSAY_DATABASE_URL"
@@ -130,8 +131,6 @@ def database_url(cli_value: str | None, environment: Environment) -> str:
     chosen = cli_value or environment.database_url
     if chosen:
         return chosen
-    from assay.backend.storage.db import sqlite_url_for  # imports SQLAlchemy: only when it is needed
-
     return sqlite_url_for(environment.data_dir / DEFAULT_DATABASE_FILE)
 
 

@@ -12,6 +12,9 @@ stderr, so stray prints from handlers and children never corrupt the protocol; b
 
 When the client closes stdin, requests already read are answered before the session ends (for at most
 ``DRAIN_SECONDS``): a client may write its requests and close its end at once, as a shell pipe does.
+
+What ``assay mcp`` read before the SDK was imported (``assay.server.mcp_handshake``) comes first; when that
+was an ``initialize`` answered already, the SDK's answer to it is not written a second time.
 """
 
 from __future__ import annotations
@@ -19,9 +22,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import re
-import stat
 from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, cast
@@ -29,20 +32,15 @@ from typing import Any, cast
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 
+from assay.server.mcp_handshake import Prelude, RequestId, is_pipe_or_socket
+
 READ_CHUNK = 1 << 16
 DRAIN_SECONDS = 30.0
 STDIN, STDOUT, STDERR = 0, 1, 2
+logger = logging.getLogger(__name__)
 
 # How the SDK writes a response (pydantic keeps field order): jsonrpc, id, then result or error.
 _RESPONSE_HEAD = re.compile(r'\{"jsonrpc":"2\.0","id":(?:-?\d+|"(?:[^"\\]|\\.)*"),"(?:result|error)"')
-
-
-def _is_pipe_or_socket(fd: int) -> bool:
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def _is_request(line: bytes) -> bool:
@@ -83,15 +81,23 @@ class PipeLines:
     """The lines arriving on a pipe, decoded as UTF-8 (undecodable bytes replaced), without length limit.
 
     A line is split only at ``\\n``, which never occurs inside a multi-byte UTF-8 sequence; a last line
-    without its newline is still delivered at end of input."""
+    without its newline is still delivered at end of input. ``already_read`` (bytes read from the pipe
+    before) comes first."""
 
-    def __init__(self, reader: asyncio.StreamReader, traffic: Traffic, drain_seconds: float = DRAIN_SECONDS) -> None:
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        traffic: Traffic,
+        drain_seconds: float = DRAIN_SECONDS,
+        already_read: bytes = b"",
+    ) -> None:
         self._reader = reader
         self._traffic = traffic
         self._drain_seconds = drain_seconds
         self._pending: deque[str] = deque()
         self._partial = b""
         self._eof = False
+        self._split(already_read)
 
     def __aiter__(self) -> PipeLines:
         return self
@@ -109,10 +115,13 @@ class PipeLines:
                     self._take(self._partial)
                 self._partial = b""
                 continue
-            *complete, self._partial = (self._partial + chunk).split(b"\n")
-            for line in complete:
-                self._take(line)
+            self._split(chunk)
         return self._pending.popleft()
+
+    def _split(self, chunk: bytes) -> None:
+        *complete, self._partial = (self._partial + chunk).split(b"\n")
+        for line in complete:
+            self._take(line)
 
     def _take(self, line: bytes) -> None:
         if _is_request(line):
@@ -121,16 +130,34 @@ class PipeLines:
 
 
 class PipeWriter:
-    """Text written to a pipe through the loop's transport; ``flush`` waits until the pipe accepts it."""
+    """Text written to a pipe through the loop's transport; ``flush`` waits until the pipe accepts it.
 
-    def __init__(self, writer: asyncio.StreamWriter, traffic: Traffic) -> None:
+    The response to ``answered`` (the id of an ``initialize`` answered before the SDK started) is counted
+    but not written: the client has it already."""
+
+    def __init__(self, writer: asyncio.StreamWriter, traffic: Traffic, answered: RequestId | None = None) -> None:
         self._writer = writer
         self._traffic = traffic
+        self._answered = answered
 
     async def write(self, text: str) -> None:
-        self._writer.write(text.encode("utf-8"))
         if _RESPONSE_HEAD.match(text):
             self._traffic.answered()
+            if self._answered is not None and self._is_early_answered(text):
+                return
+        self._writer.write(text.encode("utf-8"))
+
+    def _is_early_answered(self, text: str) -> bool:
+        response = json.loads(text)
+        request_id = response.get("id")
+        if type(request_id) is not type(self._answered) or request_id != self._answered:  # 1 is not "1"
+            return False
+        self._answered = None
+        if "error" in response:
+            # The early answer was a success the SDK does not agree with (a malformed initialize it refuses):
+            # the session is not initialized, and the client's next requests will say so.
+            logger.warning("the SDK refused the initialize answered early: %s", response["error"].get("message"))
+        return True
 
     async def flush(self) -> None:
         await self._writer.drain()
@@ -159,7 +186,7 @@ def _claim_standard_streams() -> Iterator[tuple[int, int]]:
 
 
 @contextlib.asynccontextmanager
-async def _pipe_streams(wire_in: int, wire_out: int) -> AsyncIterator[tuple[PipeLines, PipeWriter]]:
+async def _pipe_streams(wire_in: int, wire_out: int, prelude: Prelude) -> AsyncIterator[tuple[PipeLines, PipeWriter]]:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=READ_CHUNK)
     read_transport, _ = await loop.connect_read_pipe(
@@ -171,7 +198,10 @@ async def _pipe_streams(wire_in: int, wire_out: int) -> AsyncIterator[tuple[Pipe
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
     try:
         traffic = Traffic()
-        yield PipeLines(reader, traffic), PipeWriter(writer, traffic)
+        yield (
+            PipeLines(reader, traffic, already_read=prelude.data),
+            PipeWriter(writer, traffic, answered=prelude.answered),
+        )
     finally:
         read_transport.close()
         with contextlib.suppress(ConnectionError):
@@ -179,15 +209,18 @@ async def _pipe_streams(wire_in: int, wire_out: int) -> AsyncIterator[tuple[Pipe
         write_transport.close()
 
 
-async def run_stdio(server: MCPServer[Any]) -> None:
-    """Serve ``server`` on this process's stdin and stdout until the client closes stdin."""
-    if not (_is_pipe_or_socket(STDIN) and _is_pipe_or_socket(STDOUT)):
+async def run_stdio(server: MCPServer[Any], prelude: Prelude | None = None) -> None:
+    """Serve ``server`` on this process's stdin and stdout until the client closes stdin; ``prelude`` is
+    what was read (and answered) before, on pipes only."""
+    if not (is_pipe_or_socket(STDIN) and is_pipe_or_socket(STDOUT)):
+        if prelude is not None:
+            raise ValueError("a prelude is read from pipes only")
         await server.run_stdio_async()
         return
     # The SDK's in-memory client reaches the low-level server the same way (its TODO: make it public).
     lowlevel = server._lowlevel_server
     with _claim_standard_streams() as (wire_in, wire_out):
-        async with _pipe_streams(wire_in, wire_out) as (lines, out):
+        async with _pipe_streams(wire_in, wire_out, prelude or Prelude()) as (lines, out):
             # The SDK types these as anyio.AsyncFile[str]; it uses only line iteration, write and flush.
             streams = stdio_server(stdin=cast(Any, lines), stdout=cast(Any, out))
             async with streams as (read_stream, write_stream):

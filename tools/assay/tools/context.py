@@ -74,6 +74,17 @@ class AssayBinding:
         return self.client.with_key(token)
 
 
+@dataclass(frozen=True, slots=True)
+class ServiceUnavailable:
+    """What a request gets instead of the binding when the service behind it could not be opened."""
+
+    error: AssayError
+
+
+# The binding, opened first when it is opened on demand; raises AssayError when it cannot be.
+BindingSource = Callable[[], Awaitable[AssayBinding]]
+
+
 def caller_token(ctx: Context[Any, Any] | None) -> str | None:
     """The bearer key the MCP HTTP caller authenticated with, if any."""
     if ctx is not None:
@@ -92,6 +103,8 @@ def caller_token(ctx: Context[Any, Any] | None) -> str | None:
 def binding(ctx: Context[Any, Any]) -> AssayBinding:
     """The binding the server was built with (its lifespan yields it)."""
     value = ctx.request_context.lifespan_context
+    if isinstance(value, ServiceUnavailable):
+        raise value.error
     if not isinstance(value, AssayBinding):
         raise AssayError("INTERNAL_ERROR", "The Assay MCP server was started without its service binding")
     return value

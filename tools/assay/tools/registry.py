@@ -13,7 +13,7 @@ from mcp.types import ToolAnnotations
 
 from assay.tools import assessments, discovery, evidence, reports, resources, runs, runtime, workspace
 from assay.tools.answers import ANSWER_BUDGET, DOCUMENT_BUDGET, dumps, fit, size
-from assay.tools.context import AssayBinding
+from assay.tools.context import BindingSource
 
 # Reads change nothing. Creating a run adds a NEW run and Evaluation and never alters an existing one:
 # not destructive, and not idempotent (each call is a new run). No tool reaches beyond the service.
@@ -167,8 +167,9 @@ def compact_schema(schema: Any) -> Any:
     return kept
 
 
-def register_all(server: MCPServer[Any], bound: AssayBinding) -> None:
-    """Add every tool and resource to ``server``; tools find ``bound`` through the server's lifespan."""
+def register_all(server: MCPServer[Any], current: BindingSource) -> None:
+    """Add every tool and resource to ``server``. Tools find the binding through the request's lifespan
+    context; the static resource (the SDK gives it no request context) asks ``current`` for it."""
     for tool in TOOLS:
         description = inspect.cleandoc(tool.function.__doc__ or tool.title)
         server.tool(
@@ -188,7 +189,7 @@ def register_all(server: MCPServer[Any], bound: AssayBinding) -> None:
         )(spec.function)
 
     async def systems() -> str:
-        return await resources.systems(bound)
+        return await resources.systems(current)
 
     server.resource(
         SYSTEMS_URI,

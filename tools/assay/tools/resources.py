@@ -13,7 +13,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from assay.tools.answers import DOCUMENT_BUDGET, dumps, fit, size
 from assay.tools.client import AssayClient, AssayError
-from assay.tools.context import AssayBinding, binding
+from assay.tools.context import BindingSource, binding
 from assay.tools.reports import page_of, read_artifact, span_text, verification_items
 
 NOT_FOUND_CODES = frozenset({"RESOURCE_NOT_FOUND", "RUN_NOT_FOUND", "AI_SYSTEM_NOT_FOUND"})
@@ -122,10 +122,10 @@ async def passport(evaluationId: str, ctx: Context[Any, Any]) -> str:  # noqa: N
     return _dumps(await _artifact(ctx, evaluationId, "passport"))
 
 
-async def systems(bound: AssayBinding) -> str:
+async def systems(current: BindingSource) -> str:
     """The AI Systems of the organization (a static resource gets no request context from the SDK)."""
-    api: AssayClient = bound.client_for(None)
     try:
+        api: AssayClient = (await current()).client_for(None)
         return _dumps(await api.get_json("/api/v1/systems"))
     except AssayError as exc:
         raise _resource_error(exc) from exc

@@ -16,6 +16,9 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+# Defined with the settings, so naming the default database imports no SQLAlchemy.
+from assay.backend.settings import sqlite_url_for as sqlite_url_for
+
 SessionFactory = async_sessionmaker[AsyncSession]
 
 SUPPORTED_DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
@@ -36,11 +39,6 @@ def parse_database_url(database_url: str) -> URL:
             f"unsupported database driver {url.drivername!r}; use one of: {', '.join(SUPPORTED_DRIVERS)}"
         )
     return url
-
-
-def sqlite_url_for(path: Path) -> str:
-    """The aiosqlite URL of a database file."""
-    return f"sqlite+aiosqlite:///{path.resolve()}"
 
 
 def create_private_file(path: Path) -> None:

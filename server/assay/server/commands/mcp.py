@@ -3,6 +3,11 @@
 The environment is read once, here: ``ASSAY_BASE_URL``, ``ASSAY_API_KEY`` and ``ASSAY_SYSTEM_ID`` for
 remote mode, and the service settings (``ASSAY_DATABASE_URL``, ``ASSAY_DATA_DIR``, rate limits) through
 ``assay.server.settings``. In stdio mode stdout is the protocol channel: everything else goes to stderr.
+
+Over stdio a client is answered at once: ``initialize`` before the MCP SDK is even imported
+(``assay.server.mcp_handshake``), the listings of tools, resources and prompts without the service, which
+is opened (the embedded database migrated and the workspace provisioned, or the remote service's system
+looked up) by the first call that needs it.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.server.logs import add_logging_options, configure_logging
+from assay.server.mcp_handshake import STDIN, STDOUT, Prelude, answer_early, is_pipe_or_socket
 from assay.server.settings import SettingsError, read_environment, service_settings
 
 if TYPE_CHECKING:
@@ -109,10 +115,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # The embedded service is local to the developer: it may start mcp-command targets (docs/runtime.md).
     settings = replace(service_settings(options.database_url, environment), runtime_allow_commands=True)
-    import anyio  # here: the parser of every command is built without it
-
     try:
-        anyio.run(serve, options, settings)
+        prelude = None
+        if options.transport == "stdio" and is_pipe_or_socket(STDIN) and is_pipe_or_socket(STDOUT):
+            prelude = answer_early()
+        import anyio  # here: the parser of every command is built without it, and initialize answered before
+
+        anyio.run(serve, options, settings, prelude)
     except KeyboardInterrupt:
         return 130
     return 0
@@ -172,17 +181,26 @@ async def _resolve_workspace_system(options: McpOptions) -> str | None:
     return system_id
 
 
-async def serve(options: McpOptions, settings: ServiceSettings) -> None:
-    """Open the service connection, build the MCP server, and serve it on the chosen transport."""
+@asynccontextmanager
+async def _open_binding(options: McpOptions, settings: ServiceSettings) -> AsyncIterator[AssayBinding]:
+    async with _open(options, settings) as (bound, _verifier):
+        yield bound
+
+
+async def serve(options: McpOptions, settings: ServiceSettings, prelude: Prelude | None = None) -> None:
+    """Build the MCP server and serve it on the chosen transport: over stdio (after ``prelude``, what was
+    read and answered before) with the service opened on demand, over HTTP with it open from the start
+    (the bearer keys are checked against it)."""
+    from assay.server.mcp_app import OnDemandBinding, build_mcp_server
+
+    if options.transport == "stdio":
+        from assay.server.stdio import run_stdio
+
+        await run_stdio(build_mcp_server(OnDemandBinding(lambda: _open_binding(options, settings))), prelude)
+        return
     import uvicorn
 
-    from assay.server.mcp_app import build_mcp_server
-    from assay.server.stdio import run_stdio
-
     async with _open(options, settings) as (bound, verifier):
-        if options.transport == "stdio":
-            await run_stdio(build_mcp_server(bound))
-            return
         url = f"http://{options.host}:{options.port}{MCP_PATH}"
         server = build_mcp_server(bound, token_verifier=verifier, server_url=url)
         app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=options.host)
