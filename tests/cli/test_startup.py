@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from cli_helpers import ROOT, child_env
@@ -25,7 +26,7 @@ sys.__stderr__.write(json.dumps(sorted(set(sys.modules) - before)))
 CLI_OWN = {"assay", "assay.server", "assay.server.cli", "assay.server.version", "assay.server.output"}
 
 
-def imported_by(*argv: str) -> set[str]:
+def imported_by(*argv: str, check: bool = False) -> set[str]:
     proc = subprocess.run(
         [sys.executable, "-c", _PROBE, json.dumps(argv)],
         env=child_env(),
@@ -35,6 +36,7 @@ def imported_by(*argv: str) -> set[str]:
         timeout=120,
     )
     modules: list[str] = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert not check or proc.stdout.strip(), proc.stderr
     return set(modules)
 
 
@@ -75,6 +77,22 @@ def test_help_lists_every_command_without_the_service_engines_or_mcp() -> None:
 def test_a_commands_help_loads_no_service_stack(argv: tuple[str, ...]) -> None:
     heavy = {"sqlalchemy", "sqlmodel", "alembic", "starlette", "uvicorn", "mcp", "jsonschema", "httpx", "pydantic"}
     assert not _third_party(imported_by(*argv)) & heavy
+
+
+def test_admin_org_create_loads_the_database_stack_and_nothing_else(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'admin.db'}"
+    imported_by("admin", "org", "create", "first", "--database-url", url, check=True)  # creates the schema
+    modules = imported_by("admin", "org", "create", "second", "--database-url", url, check=True)
+    allowed = {"sqlalchemy", "sqlmodel", "pydantic", "pydantic_core", "annotated_types", "typing_extensions"}
+    allowed |= {"typing_inspection", "aiosqlite", "greenlet", "anyio", "platformdirs"}
+    # Compiled extensions register private top-level modules (_cython_3_3_1, cython_runtime, _sysconfigdata_...).
+    packages = {name for name in _third_party(modules) if not name.startswith("_") and name != "cython_runtime"}
+    assert packages - allowed == set(), sorted(packages - allowed)
+    # Neither the web stack (errors are raised, not answered) nor Alembic (the schema is at its newest).
+    assert not {m for m in modules if m.startswith(("assay.backend.web.", "assay.backend.schemas"))} - {
+        "assay.backend.web.auth"
+    }
+    assert "alembic" not in {m.split(".")[0] for m in modules}
 
 
 def test_admin_lists_the_adapters_binders_can_name() -> None:

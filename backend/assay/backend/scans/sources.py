@@ -12,9 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from assay.backend.schemas import IneligibilityCode
 from assay.backend.storage.models import RepoKind, SourceAsset
+
+if TYPE_CHECKING:  # the API models are not needed to provision a source (`assay admin`)
+    from assay.backend.schemas import IneligibilityCode
 
 _URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _SCP_FORM = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:(?!//)")

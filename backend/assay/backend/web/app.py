@@ -23,7 +23,6 @@ from starlette.middleware import Middleware
 from assay.backend.api import assessments, discovery, evaluations, health, legacy, runs, scans
 from assay.backend.api import metrics as metrics_routes
 from assay.backend.api import openapi as openapi_routes
-from assay.backend.errors import install_error_handlers
 from assay.backend.intake import routes as intake_routes
 from assay.backend.metrics import ServiceMetrics
 from assay.backend.runs.worker import Worker
@@ -33,6 +32,7 @@ from assay.backend.storage.db import create_engine, create_session_factory, sqli
 from assay.backend.storage.loop_reads import open_loop_reader
 from assay.backend.storage.migrations import upgrade_engine
 from assay.backend.storage.writer import BatchWriter
+from assay.backend.web.error_handlers import install_error_handlers
 from assay.backend.web.http_metrics import HttpMetricsMiddleware
 from assay.backend.web.limits import HeaderLimitMiddleware
 from assay.backend.web.openapi import build_openapi

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from assay.backend.errors import ApiError, error_response
+from assay.backend.errors import ApiError
+from assay.backend.web.error_handlers import error_response
 
 
 def header_limit_message(limit: int) -> str:

@@ -25,7 +25,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from assay.backend.errors import ApiError, database_busy, error_response, internal_error, log_unhandled
+from assay.backend.errors import ApiError, database_busy, internal_error, log_unhandled
 from assay.backend.metrics import ServiceMetrics
 from assay.backend.runs.changes import RunChanges
 from assay.backend.scopes import Scope
@@ -35,6 +35,7 @@ from assay.backend.storage.loop_reads import LoopReader, PreparedRead, Row, fetc
 from assay.backend.storage.models import utcnow
 from assay.backend.storage.writer import BatchWriter
 from assay.backend.web.auth import Principal, authenticate_with, require_scope
+from assay.backend.web.error_handlers import error_response
 from assay.backend.web.ratelimit import TokenBucketLimiter
 
 logger = logging.getLogger(__name__)
