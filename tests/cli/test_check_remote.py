@@ -35,7 +35,7 @@ def service(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
         [*ASSAY, "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120  # bounded, generous under load
         while True:
             try:
                 if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:

@@ -29,7 +29,7 @@ def child_env(**extra: str) -> dict[str, str]:
 
 
 @contextmanager
-def running(args: Sequence[str], port: int, env: dict[str, str], *, ready_within: float = 60.0) -> Iterator[None]:
+def running(args: Sequence[str], port: int, env: dict[str, str], *, ready_within: float = 120.0) -> Iterator[None]:
     """Run ``assay ARGS`` until the block ends; ready once ``port`` accepts connections."""
     proc = subprocess.Popen([*ASSAY, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

@@ -74,7 +74,7 @@ def test_killed_worker_run_is_recovered_by_another(tmp_path: Path) -> None:
         [sys.executable, str(WRAPPER), str(marker), *WORKER_ARGS, "--database-url", url], stderr=subprocess.PIPE
     )
     try:
-        _until(marker.exists, 60, crashing)  # inside the static engine, mid-run
+        _until(marker.exists, 120, crashing)  # inside the static engine, mid-run
         status, attempts, _, crashed_worker = _status(db, run_id)
         assert (status, attempts) == ("RUNNING", 1) and crashed_worker is not None
     finally:
@@ -86,7 +86,7 @@ def test_killed_worker_run_is_recovered_by_another(tmp_path: Path) -> None:
         [sys.executable, "-m", "assay.server.cli", *WORKER_ARGS, "--database-url", url], stderr=subprocess.PIPE
     )
     try:
-        _until(lambda: _status(db, run_id)[0] in ("COMPLETED", "FAILED"), 60, recovering)
+        _until(lambda: _status(db, run_id)[0] in ("COMPLETED", "FAILED"), 120, recovering)
     finally:
         recovering.terminate()
         recovering.wait(timeout=30)
