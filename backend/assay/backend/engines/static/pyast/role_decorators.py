@@ -1,0 +1,270 @@
+"""Tools by role, from decorators and classes: a function decorated by a package's decorator whose name
+denotes a tool (``@tool``, ``@function_tool``, ``@kernel_function``, ``@tools.registry.action(...)``), a
+``Tool`` subclass naming its tool, ``agent.as_tool(tool_name=...)``; and the gates such decorators and
+agent hooks put over a tool (approval switches, a confirming ``pre_hook``, ``domains=[...]``,
+``before_tool_callback=``)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import ToolDef
+from assay.backend.engines.static.pyast.literals import docstring, kwarg_str, literal_str
+from assay.backend.engines.static.pyast.role_rules import compile_roles, third_party
+from assay.backend.engines.static.pyast.scope import Scope
+from assay.backend.engines.static.pyast.sources import SourceLogic
+from assay.backend.engines.static.rules.pack import RulePack
+
+_NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "tool_context", "config", "callbacks"})
+# Calls that confirm with a person: a pre-hook making one is an approval over the tool.
+_CONFIRM_CALLS = frozenset({"input", "ask", "confirm", "prompt", "Confirm", "interrupt"})
+
+
+class DecoratorRoles(SourceLogic):
+    """Tools and gates recognised by the role a decorator, a class or an agent hook plays."""
+
+    def __init__(self, path: str, tree: ast.Module, rules: RulePack) -> None:
+        super().__init__(path, tree, rules)
+        self.roles = compile_roles(rules)
+
+    # --- decorators -------------------------------------------------------------------------------
+
+    def _role_decorator(
+        self,
+        dec: ast.expr,
+        name: str,
+        resolved: bool,
+        fn: ast.FunctionDef | ast.AsyncFunctionDef,
+        qualname: str,
+        entry: set[str],
+        scope: Scope,
+    ) -> bool:
+        """``@tool``, ``@tools.registry.action('...')``, ``@kernel_function(...)`` from a package: a tool."""
+        roles = self.roles
+        rule = roles.decorator_rule
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        if not resolved and isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            # ``registry = tools.registry`` then ``@registry.action(...)``.
+            bound = self._module_value(target.value.id)
+            if isinstance(bound, ast.Attribute | ast.Call):
+                base, resolved = self.dotted(bound, None)
+                name = f"{base}.{target.attr}" if base else name
+        if rule is None or not third_party(name, resolved):
+            return False
+        last = name.rsplit(".", 1)[-1]
+        if isinstance(target, ast.Attribute):
+            receiver = name.rsplit(".", 1)[0]
+            # ``@mcp.tool()`` on a server object, ``@tools.action()`` on a registry: an attribute of an
+            # object built from a package; ``@module.tool`` (a decorator function of a module) too.
+            if last not in roles.decorator_attrs and last not in roles.decorators:
+                return False
+            if receiver.startswith(self.module_prefix):
+                return False
+        elif last not in roles.decorators:
+            return False
+        call = dec if isinstance(dec, ast.Call) else None
+        tool_name = fn.name
+        description = docstring(fn)
+        if call is not None:
+            named = next((kwarg_str(call, k) for k in roles.name_kwargs if kwarg_str(call, k)), None)
+            positional = literal_str(call.args[0]) if call.args else None
+            if named:
+                tool_name = named
+            elif positional and last in roles.positional_name:
+                tool_name = positional
+            description = kwarg_str(call, "description") or (positional if last not in roles.positional_name else None)
+            description = description or docstring(fn)
+        separator = roles.plugin_qualified.get(last)
+        if separator is not None and self._class is not None and tool_name == fn.name:
+            tool_name = f"{self._class}{separator}{fn.name}"
+        if call is not None:
+            self._role_tool_gates(call, entry, scope)
+        params = [a.arg for a in (*fn.args.args, *fn.args.kwonlyargs) if a.arg not in _NON_TOOL_PARAMS]
+        self.tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, fn.lineno, tool_name, rule.id),
+                name=tool_name,
+                description=description,
+                framework=name.split(".", 1)[0],
+                ruleId=rule.id,
+                location=self.loc(fn),
+                function=qualname,
+                parameters=params,
+            )
+        )
+        return True
+
+    def _module_value(self, name: str) -> ast.expr | None:
+        """The value a module-level ``name = value`` binds (the last one)."""
+        found: ast.expr | None = None
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+                found = stmt.value
+        return found
+
+    def _role_class_tool(self, cls: ast.ClassDef, qualname: str) -> bool:
+        """``class FileReadTool(Tool)`` naming its tool (``name = "file_read"`` or
+        ``super().__init__(name="file_read", ...)``) and running it in a method such frameworks call
+        (``execute``, ``run``, ``__call__``...): a tool, whatever the base class's package."""
+        roles = self.roles
+        rule = roles.decorator_rule
+        if rule is None or not roles.tool_class_suffixes:
+            return False
+        bases = [self.dotted(b, None)[0] or "" for b in cls.bases]
+        if not any(b.rsplit(".", 1)[-1].endswith(roles.tool_class_suffixes) for b in bases):
+            return False
+        name = _class_literal(cls, "name") or _init_literal(cls, "name")
+        if not name:
+            return False
+        defined = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
+        method = next((m for m in roles.tool_class_methods if m in defined), None)
+        impl = defined.get(method) if method else None
+        params = [a.arg for a in impl.args.args if a.arg not in _NON_TOOL_PARAMS] if impl is not None else []
+        self.tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, cls.lineno, name, rule.id),
+                name=name,
+                description=_class_literal(cls, "description") or _init_literal(cls, "description") or docstring(cls),
+                framework=(bases[0].split(".", 1)[0] if bases and bases[0] else "role"),
+                ruleId=rule.id,
+                location=self._name_location(cls, name),
+                function=f"{qualname}.{method}" if impl is not None else None,
+                parameters=params,
+            )
+        )
+        return True
+
+    def _name_location(self, cls: ast.ClassDef, name: str) -> Any:
+        """Where a class writes its tool's name (the literal), else the class."""
+        for node in ast.walk(cls):
+            if isinstance(node, ast.Constant) and node.value == name:
+                return self.loc(node)
+        return self.loc(cls)
+
+    def _agent_as_tool(self, node: ast.Call, name: str) -> None:
+        """``agent.as_tool(tool_name="risk_analysis", ...)``: an agent given to another as a tool."""
+        rule = self.roles.decorator_rule
+        func = node.func
+        if rule is None or not isinstance(func, ast.Attribute):
+            return
+        keys = self.roles.agent_tool_methods.get(func.attr)
+        if keys is None:
+            return
+        named = next((kw.value for kw in node.keywords if kw.arg in keys), None)
+        tool = literal_str(named) if named is not None else None
+        if not tool or named is None:
+            return
+        location = self.loc(named)
+        self.tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, location.line, location.column, tool, rule.id),
+                name=tool,
+                description=kwarg_str(node, "tool_description"),
+                framework=name.split(".", 1)[0] or "role",
+                ruleId=rule.id,
+                location=location,
+            )
+        )
+
+    def _tool_callbacks(self, node: ast.Call, scope: Scope) -> None:
+        """``Agent(before_tool_callback=check, before_model_callback=rate_limit)``: a check the framework
+        runs before each tool (or model) call, a gate of the kind its function's name says, else of the
+        kind the pack gives the hook."""
+        hooks = self.roles.tool_callbacks
+        for kw in node.keywords:
+            if kw.arg not in hooks or not isinstance(kw.value, ast.Name | ast.Attribute):
+                continue
+            function = kw.value.id if isinstance(kw.value, ast.Name) else kw.value.attr
+            rule = self.rules.gates.first(function)
+            kind = hooks[kw.arg]
+            if rule is None and kind is not None:
+                rule = self.rules.gate_by_kind.get(kind)
+            if rule is not None:
+                self._gate(scope, rule, kw.value, f"{kw.arg}={function}")
+
+    def _role_tool_gates(self, call: ast.Call, entry: set[str], scope: Scope) -> None:
+        """Gates a tool decorator's keywords put over the whole tool: approval switches
+        (``requires_confirmation=True``, ``approval_mode="always_require"``), a pre-hook that asks a person,
+        and a ``domains=[...]`` filter that offers the tool only on some hosts."""
+        for rule, keys in self.rules.approval_kwargs:
+            for kw in call.keywords:
+                if kw.arg in keys and not declines(kw.value):
+                    entry.add(self._gate(scope, rule, kw.value, f"{kw.arg}="))
+                elif kw.arg == "approval_mode" and literal_str(kw.value) in ("always_require", "always"):
+                    entry.add(self._gate(scope, rule, kw.value, "approval_mode="))
+        for kw in call.keywords:
+            if kw.arg in self.roles.pre_hooks and self._confirms(kw.value):
+                approval = self.rules.gate_by_kind.get("human_approval")
+                if approval is not None:
+                    entry.add(self._gate(scope, approval, kw.value, f"{kw.arg}= asks a person"))
+            elif kw.arg in self.roles.allow_kwargs and restrictive(kw.value):
+                allow = self.rules.gate_by_kind.get("allowlist")
+                if allow is not None:
+                    entry.add(self._gate(scope, allow, kw.value, f"{kw.arg}= limits where the tool is offered"))
+
+    def _confirms(self, value: ast.expr) -> bool:
+        """A hook function of this file that asks a person (``input``, ``Prompt.ask``, ``Confirm.ask``)."""
+        hooks = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
+        for hook in hooks:
+            if not isinstance(hook, ast.Name):
+                continue
+            fn = next(
+                (
+                    d
+                    for d in self.module_defs
+                    if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == hook.id
+                ),
+                None,
+            )
+            if fn is None:
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call):
+                    func = node.func
+                    called = (
+                        func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                    )
+                    if called in _CONFIRM_CALLS:
+                        return True
+        return False
+
+
+def _class_literal(cls: ast.ClassDef, attr: str) -> str | None:
+    """``name = "file_read"`` (or annotated) in a class body."""
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == attr for t in targets):
+                return literal_str(stmt.value)
+    return None
+
+
+def _init_literal(cls: ast.ClassDef, key: str) -> str | None:
+    """``super().__init__(name="file_read", ...)`` in the class's ``__init__``."""
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return None
+    for node in ast.walk(init):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "__init__"
+            and isinstance(node.func.value, ast.Call)
+        ):
+            return kwarg_str(node, key)
+    return None
+
+
+def declines(value: ast.expr) -> bool:
+    """A value that switches the role off (``False``, ``None``, ``"never"``, ``"never_require"``)."""
+    return isinstance(value, ast.Constant) and value.value in (False, None, "never", "", "never_require")
+
+
+def restrictive(value: ast.expr) -> bool:
+    """A literal host list that does not allow every host (``["google.com"]``, not ``["*"]``)."""
+    if not isinstance(value, ast.List | ast.Tuple):
+        return False
+    hosts = [literal_str(e) for e in value.elts]
+    return bool(hosts) and all(h is not None for h in hosts) and "*" not in hosts

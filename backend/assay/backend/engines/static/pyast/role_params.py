@@ -1,0 +1,334 @@
+"""Tools by role, from what a model-facing call is given: the tree's functions under a tools parameter
+(``tools=``, ``functions=``, ``plugins=``, ``skills=``, ``allowed_tools=``...) or handed to a builder
+(``add_tool(f)``, ``FunctionTool(func=f)``), SDK built-ins named by strings (Claude Code's ``Bash``),
+library tools and toolkits with the effect the pack gives them, the tools of an inner agent a function
+runs, and a frontier item for what cannot be enumerated."""
+
+from __future__ import annotations
+
+import ast
+
+from assay.backend.canonical import short_id
+from assay.backend.engines.static.facts import (
+    ActionSite,
+    CallFact,
+    FrontierSite,
+    FunctionFacts,
+    GateSite,
+    TaintOrigin,
+    ToolDef,
+)
+from assay.backend.engines.static.pyast.base import is_user_callee
+from assay.backend.engines.static.pyast.literals import kwarg_str, literal_str
+from assay.backend.engines.static.pyast.role_decorators import DecoratorRoles
+from assay.backend.engines.static.pyast.role_rules import third_party
+from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, Scope
+
+
+class ParamRoles(DecoratorRoles):
+    """Tools a model-facing call is given, whatever the framework."""
+
+    def _role_tool_params(self, node: ast.Call, name: str, resolved: bool, scope: Scope) -> None:
+        """``Agent(tools=[f, g])``, ``ClaudeAgentOptions(allowed_tools=["Bash"])``, ``Kernel(plugins=[...])``
+        for a framework no rule names: the tools the model is given there."""
+        roles = self.roles
+        rule = roles.params_rule
+        if rule is None or not third_party(name, resolved) or name.startswith(self.module_prefix):
+            return
+        package = name.split(".", 1)[0]
+        if roles.tool_callbacks:
+            self._tool_callbacks(node, scope)
+        made = len(self.functions), len(self._listed_tools)
+        for kw in node.keywords:
+            if kw.arg not in roles.params:
+                continue
+            value = kw.value
+            listed = isinstance(value, ast.List | ast.Tuple | ast.Set)
+            unseen: list[str] = []
+            for element in self._tool_elements(value, scope):
+                if element is value and not listed:
+                    if self._registry_object(element, scope):
+                        continue  # ``Agent(tools=tools)`` with ``tools = Tools()``: its tools are decorated
+                    if isinstance(element, ast.Name | ast.Attribute | ast.Call | ast.Await):
+                        before = len(self._listed_tools)
+                        self._list_reference(element, rule, scope)
+                        if len(self._listed_tools) == before and not self._known_tool_value(element, scope):
+                            unseen.append(ast.unparse(element)[:60])
+                    continue
+                if isinstance(element, ast.Constant):
+                    if isinstance(element.value, str) and kw.arg in roles.string_params:
+                        self._string_tool(element, element.value, package, name, scope)
+                    continue
+                if isinstance(element, ast.Dict):
+                    self._hosted_tool(element, package)
+                    continue
+                if isinstance(element, ast.Name | ast.Attribute | ast.Call) and self._library_function(
+                    element, scope, name
+                ):
+                    continue
+                if isinstance(element, ast.Name | ast.Attribute) and not self._is_variable(element, scope):
+                    function, ok = self.dotted(element, scope)
+                    if function and ok and is_user_callee(function, ok, self) and self._defined_function(function):
+                        self._listed_tools.append(
+                            ToolDef.found(rule, function.rsplit(".", 1)[-1], self.loc(element), function=function)
+                        )
+                        continue
+                if not self._known_tool_value(element, scope):
+                    unseen.append(ast.unparse(element)[:60])
+            if unseen:
+                self._unenumerated(node, name, kw.arg or "tools", unseen)
+        if scope.params is not MODULE_PARAMS:
+            # An agent built and run inside a function (a tool prompting an inner ``Agent(tools=[...])``):
+            # the function reaches what the inner agent's tools reach.
+            runs = [f.qualname for f in self.functions[made[0] :] if "#builtin:" in f.qualname]
+            runs += [t.function for t in self._listed_tools[made[1] :] if t.function]
+            location = self.loc(node)
+            for callee in runs:
+                scope.calls.append(CallFact(location=location, callee=callee, resolved=True, dominatingGates=[]))
+
+    def _registry_object(self, element: ast.expr, scope: Scope) -> bool:
+        """A variable holding an object built from a package's class (a tool registry, a toolkit), which
+        the file's decorators or the pack's toolkit rules account for."""
+        if not isinstance(element, ast.Name):
+            return False
+        typed = scope.types.get(element.id) or self.module_types.get(element.id)
+        if not typed:
+            return False
+        return typed.rsplit(".", 1)[-1][:1].isupper() and not typed.startswith(self.module_prefix)
+
+    def _hosted_tool(self, node: ast.Dict, package: str) -> None:
+        """``{"type": "web_search_preview"}`` in a model call's tools: a tool the provider runs, named by
+        its type (a dict naming its own function is a literal tool of the pack's dict rules)."""
+        rule = self.roles.params_rule
+        keys = {literal_str(k): v for k, v in zip(node.keys, node.values, strict=True) if k is not None}
+        if rule is None or "name" in keys or "function" in keys:
+            return
+        kind = literal_str(keys["type"]) if "type" in keys else None
+        if not kind or (kind not in self.roles.hosted_types and not kind.endswith("_preview")):
+            return
+        location = self.loc(keys["type"])
+        self.tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, location.line, location.column, kind, rule.id),
+                name=kind,
+                framework=package,
+                ruleId=rule.id,
+                location=location,
+            )
+        )
+
+    def _role_builder(self, node: ast.Call, name: str, resolved: bool, scope: Scope) -> None:
+        """``agent.add_tool(search)``, ``registry.register_tool(f)``, ``FunctionTool(func=f)`` on a package's
+        object or class: the tree's function handed over there is a tool named after it (or ``name=``)."""
+        roles = self.roles
+        rule = roles.params_rule
+        func = node.func
+        if rule is None or not third_party(name, resolved) or name.startswith(self.module_prefix):
+            return
+        last = name.rsplit(".", 1)[-1]
+        builder = isinstance(func, ast.Attribute) and func.attr in roles.builder_methods
+        constructor = last[:1].isupper() and last.endswith(roles.tool_constructor_suffixes)
+        if not (builder or constructor):
+            return
+        given = [*node.args[:1], *(kw.value for kw in node.keywords if kw.arg in roles.function_kwargs)]
+        for value in given:
+            if not isinstance(value, ast.Name | ast.Attribute) or self._is_variable(value, scope):
+                continue
+            function, ok = self.dotted(value, scope)
+            if not (function and ok and is_user_callee(function, ok, self) and self._defined_function(function)):
+                continue
+            named = kwarg_str(node, "name") or kwarg_str(node, "tool_name")
+            tool = ToolDef.found(rule, named or function.rsplit(".", 1)[-1], self.loc(value), function=function)
+            if named:
+                self.tools.append(tool.model_copy(update={"location": self.loc(node)}))
+            else:
+                self._listed_tools.append(tool)
+            return
+
+    def _defined_function(self, function: str) -> bool:
+        """A function (not a class, not an object) of this file or of another module of the tree."""
+        if function.startswith(self.module_prefix):
+            local = function[len(self.module_prefix) :]
+            if local in self.classes:
+                return False
+            return "." not in local or local.split(".", 1)[0] in self.classes
+        return not function.rsplit(".", 1)[-1][:1].isupper()
+
+    def _known_tool_value(self, element: ast.expr, scope: Scope) -> bool:
+        """Something another rule accounts for: a tool object, toolkit or library tool the pack describes,
+        an instance of a class of the tree (its methods are recognised where they are defined), a schema."""
+        node = element.value if isinstance(element, ast.Await) else element
+        if isinstance(node, ast.Call):
+            callee, ok = self.dotted(node.func, scope)
+        elif isinstance(node, ast.Name | ast.Attribute):
+            callee, ok = self.dotted(node, scope)
+            callee = scope.types.get(node.id, callee) if isinstance(node, ast.Name) else callee
+        else:
+            return False
+        if not callee:
+            return False
+        if callee.startswith(self.module_prefix) or not ok:
+            return True
+        profile = self.rules.profile(callee)
+        if profile.tool_call or profile.tool_object or profile.frontier or profile.tool_list or profile.model:
+            return True
+        if callee in self.rules.library_tools or callee in self.rules.toolkits:
+            return True
+        last = callee.rsplit(".", 1)[-1]
+        constructor = last[:1].isupper() and last.endswith(self.roles.tool_constructor_suffixes)
+        if (
+            constructor
+            and isinstance(node, ast.Call)
+            and (node.args[:1] or any(kw.arg in self.roles.function_kwargs for kw in node.keywords))
+        ):
+            return True  # ``FunctionTool(func=f)``: a tool where it is constructed (``_role_builder``)
+        return is_user_callee(callee, ok, self) and callee.split(".", 1)[0] in self.local_defs
+
+    def _library_function(self, element: ast.expr, scope: Scope, callee: str) -> bool:
+        """A library's ready-made tool listed by name or built by a call (``tools=[shell, file_write]``
+        from ``strands_tools``, ``ShellTools()``): its effect, as the pack describes it, at the list."""
+        target = element.func if isinstance(element, ast.Call) else element
+        name, ok = self.dotted(target, scope)
+        if not (name and ok):
+            return False
+        toolkit = self.roles.library_toolkits.get(name)
+        if toolkit is not None:
+            # ``WebSearchTools(requires_confirmation_tools=["web_search"])``: the toolkit's functions, each
+            # behind a person's confirmation when the constructor names it.
+            confirmed: set[str] = set()
+            if isinstance(element, ast.Call):
+                for kw in element.keywords:
+                    if kw.arg in self.roles.confirm_tools_kwargs and isinstance(kw.value, ast.List | ast.Tuple):
+                        confirmed |= {t for e in kw.value.elts if (t := literal_str(e))}
+            for tool, action_class, impact in toolkit:
+                self._builtin_tool(
+                    element, tool, name.split(".", 1)[0], (action_class, impact), False, callee, tool in confirmed
+                )
+            return True
+        spec = self.roles.library_functions.get(name)
+        if spec is None:
+            return False
+        tool = name.rsplit(".", 1)[-1]
+        self._builtin_tool(element, tool, name.split(".", 1)[0], (spec[0], spec[1]), spec[2], callee)
+        return True
+
+    def _string_tool(self, node: ast.Constant, tool: str, package: str, callee: str, scope: Scope) -> None:
+        """A tool named by a string (``tools=["Bash", "Write"]``): a tool of the SDK, its reach the effect
+        the pack gives that built-in, run by a function of its own at the string."""
+        roles = self.roles
+        if not tool or any(tool.startswith(p) for p in roles.skip_prefixes):
+            return
+        effect = roles.builtins.get(package, {}).get(tool)
+        self._builtin_tool(node, tool, package, effect, tool in roles.model_written, callee)
+
+    def _builtin_tool(
+        self,
+        node: ast.expr,
+        tool: str,
+        package: str,
+        effect: tuple[str | None, str | None] | None,
+        model_written: bool,
+        callee: str,
+        confirmed: bool = False,
+    ) -> None:
+        rule = self.roles.params_rule
+        if rule is None:
+            return
+        location = self.loc(node)
+        gates: list[GateSite] = []
+        approval = self.rules.gate_by_kind.get("human_approval")
+        if confirmed and approval is not None:
+            gates.append(
+                GateSite(
+                    id=short_id("gate", self.path, location.line, location.column, "human_approval", tool),
+                    kind="human_approval",
+                    ruleId=approval.id,
+                    location=location,
+                    detail=f"{tool} waits for a person's confirmation (requires_confirmation_tools)",
+                )
+            )
+        qualname = f"{self.module}#builtin:{location.line}:{location.column}:{tool}"
+        actions: list[ActionSite] = []
+        if effect is not None and effect[0] is not None:
+            taint = [TaintOrigin(kind="param", param="input", index=0)]
+            if model_written:
+                taint.append(TaintOrigin(kind="model_output", location=location))
+            actions.append(
+                ActionSite(
+                    id=short_id("act", self.path, location.line, location.column, rule.id, tool),
+                    actionClass=effect[0],
+                    impact=effect[1] or "medium",
+                    ruleId=rule.id,
+                    target=f"{package}:{tool}",
+                    location=location,
+                    dominatingGates=[g.id for g in gates],
+                    taint=taint,
+                )
+            )
+        elif effect is None:
+            self._unenumerated_tool(node, tool, callee)
+        calls: list[CallFact] = []
+        if tool in self.roles.agent_runners.get(package, frozenset()):
+            # ``Task`` starts the SDK's subagents: it reaches what their tools reach.
+            prefix = f"{self.module}#builtin:"
+            calls = [
+                CallFact(location=location, callee=f.qualname, resolved=True, dominatingGates=[])
+                for f in self.functions
+                if f.qualname.startswith(prefix) and f.name not in self.roles.agent_runners.get(package, frozenset())
+            ]
+        self.functions.append(
+            FunctionFacts(
+                id=short_id("fn", self.path, qualname),
+                qualname=qualname,
+                name=tool,
+                location=location,
+                params=["input"],
+                actions=actions,
+                calls=calls,
+                gates=gates,
+            )
+        )
+        self.tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, location.line, location.column, tool, rule.id),
+                name=tool,
+                framework=package,
+                ruleId=rule.id,
+                location=location,
+                function=qualname,
+                parameters=["input"],
+            )
+        )
+        return
+
+    def _unenumerated(self, node: ast.Call, callee: str, param: str, unseen: list[str]) -> None:
+        rule = self.roles.frontier_rule
+        if rule is None:
+            return
+        location = self.loc(node)
+        shown = ", ".join(unseen[:3]) + (" ..." if len(unseen) > 3 else "")
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "runtime_registered_tools", self.path, location.line, location.column, param),
+                kind="runtime_registered_tools",
+                detail=f"{callee.rsplit('.', 1)[-1]}({param}=...) gives the model tools the analysis cannot "
+                f"enumerate ({shown}); their names and reach are not visible",
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
+    def _unenumerated_tool(self, node: ast.expr, tool: str, callee: str) -> None:
+        rule = self.roles.frontier_rule
+        if rule is None:
+            return
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "runtime_registered_tools", self.path, location.line, location.column, tool),
+                kind="runtime_registered_tools",
+                detail=f"tool {tool!r} given to {callee.rsplit('.', 1)[-1]} is the SDK's own: its reach is not visible",
+                location=location,
+                ruleId=rule.id,
+            )
+        )

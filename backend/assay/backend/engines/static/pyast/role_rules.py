@@ -1,0 +1,135 @@
+"""The role rules of a rule pack (``rules/python-roles.json``), compiled once per pack digest: which
+decorators, parameters, builder methods, library tools and client classes make a name play a role."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.backend.engines.static.rules.match import Patterns
+from assay.backend.engines.static.rules.pack import Rule, RulePack
+
+
+@dataclass(frozen=True)
+class Roles:
+    """The role rules of a rule pack, compiled once per pack digest."""
+
+    decorator_rule: Rule | None = None
+    decorators: frozenset[str] = frozenset()
+    decorator_attrs: frozenset[str] = frozenset()
+    positional_name: frozenset[str] = frozenset()
+    name_kwargs: tuple[str, ...] = ()
+    plugin_qualified: dict[str, str] = field(default_factory=dict)
+    pre_hooks: frozenset[str] = frozenset()
+    allow_kwargs: frozenset[str] = frozenset()
+    params_rule: Rule | None = None
+    params: frozenset[str] = frozenset()
+    string_params: frozenset[str] = frozenset()
+    skip_prefixes: tuple[str, ...] = ()
+    builtins: dict[str, dict[str, tuple[str | None, str | None]]] = field(default_factory=dict)
+    model_written: frozenset[str] = frozenset()
+    frontier_rule: Rule | None = None
+    executor_rule: Rule | None = None
+    executor_kwargs: frozenset[str] = frozenset()
+    sandbox_executors: Patterns = field(default_factory=lambda: Patterns(()))
+    tool_class_suffixes: tuple[str, ...] = ()
+    tool_class_methods: tuple[str, ...] = ()
+    agent_tool_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    hosted_types: frozenset[str] = frozenset()
+    tool_callbacks: dict[str, str | None] = field(default_factory=dict)
+    agent_runners: dict[str, frozenset[str]] = field(default_factory=dict)
+    client_rule: Rule | None = None
+    client_classes: Patterns = field(default_factory=lambda: Patterns(()))
+    client_excluded: frozenset[str] = frozenset()
+    library_functions: dict[str, tuple[str | None, str | None, bool]] = field(default_factory=dict)
+    library_toolkits: dict[str, tuple[tuple[str, str | None, str | None], ...]] = field(default_factory=dict)
+    confirm_tools_kwargs: frozenset[str] = frozenset()
+    builder_methods: frozenset[str] = frozenset()
+    tool_constructor_suffixes: tuple[str, ...] = ()
+    function_kwargs: tuple[str, ...] = ()
+
+
+_ROLES: dict[str, Roles] = {}
+# The standard library's top-level modules: what is not one of them (nor a builtin) comes from a package.
+STDLIB = frozenset(sys.stdlib_module_names) | {"builtins"}
+
+
+def compile_roles(pack: RulePack) -> Roles:
+    """The role rules of ``pack`` (none when the pack has none: every role then stays off)."""
+    found = _ROLES.get(pack.digest)
+    if found is not None:
+        return found
+    by_key: dict[str, Rule] = {}
+    for rule in pack.rules:
+        if rule.language != "python":
+            continue
+        for key in (
+            "role_decorators",
+            "role_tool_params",
+            "unenumerated_tools",
+            "code_executor_kwargs",
+            "client_classes",
+        ):
+            if key in rule.match and key not in by_key:
+                by_key[key] = rule
+    deco = by_key.get("role_decorators")
+    params = by_key.get("role_tool_params")
+    executor = by_key.get("code_executor_kwargs")
+    dm: dict[str, Any] = deco.match if deco else {}
+    pm: dict[str, Any] = params.match if params else {}
+    em: dict[str, Any] = executor.match if executor else {}
+    client = by_key.get("client_classes")
+    cm: dict[str, Any] = client.match if client else {}
+    builtins = {
+        package: {name: (spec[0], spec[1]) for name, spec in names.items()}
+        for package, names in pm.get("builtin_tools", {}).items()
+    }
+    roles = Roles(
+        decorator_rule=deco,
+        decorators=frozenset(dm.get("role_decorators", ())),
+        decorator_attrs=frozenset(dm.get("role_decorator_attrs", ())),
+        positional_name=frozenset(dm.get("positional_name", ())),
+        name_kwargs=tuple(dm.get("name_kwargs", ())),
+        plugin_qualified=dict(dm.get("plugin_qualified", {})),
+        pre_hooks=frozenset(dm.get("pre_hook_kwargs", ())),
+        allow_kwargs=frozenset(dm.get("allow_kwargs", ())),
+        tool_class_suffixes=tuple(dm.get("tool_classes", {}).get("suffixes", ())),
+        tool_class_methods=tuple(dm.get("tool_classes", {}).get("methods", ())),
+        agent_tool_methods={k: tuple(v) for k, v in dm.get("agent_tool_methods", {}).items()},
+        hosted_types=frozenset(dm.get("hosted_tool_types", ())),
+        tool_callbacks=dict(dm.get("tool_callbacks", {})),
+        params_rule=params,
+        params=frozenset(pm.get("role_tool_params", ())),
+        string_params=frozenset(pm.get("string_params", ())),
+        skip_prefixes=tuple(pm.get("skip_string_prefixes", ())),
+        builtins=builtins,
+        model_written=frozenset(pm.get("model_written", ())),
+        frontier_rule=by_key.get("unenumerated_tools"),
+        executor_rule=executor,
+        executor_kwargs=frozenset(em.get("code_executor_kwargs", ())),
+        sandbox_executors=Patterns(em.get("sandbox_executors", ())),
+        agent_runners={k: frozenset(v) for k, v in pm.get("agent_runner_tools", {}).items()},
+        library_toolkits={
+            name: tuple((t[0], t[1], t[2]) for t in tools) for name, tools in pm.get("library_toolkits", {}).items()
+        },
+        confirm_tools_kwargs=frozenset(pm.get("confirm_tools_kwargs", ())),
+        builder_methods=frozenset(pm.get("builder_methods", ())),
+        tool_constructor_suffixes=tuple(pm.get("tool_constructor_suffixes", ())),
+        function_kwargs=tuple(pm.get("function_kwargs", ())),
+        client_rule=client,
+        client_classes=Patterns(cm.get("client_classes", ())),
+        client_excluded=frozenset(cm.get("exclude_heads", ())),
+        library_functions={
+            name: (spec[0], spec[1], bool(spec[2]) if len(spec) > 2 else False)
+            for name, spec in pm.get("library_functions", {}).items()
+        },
+    )
+    _ROLES[pack.digest] = roles
+    return roles
+
+
+def third_party(name: str | None, resolved: bool) -> bool:
+    """A name imported from a package outside the standard library (the tree's own modules included:
+    a decorator of the tree named ``tool`` registers a tool as surely as a framework's)."""
+    return name is not None and resolved and name.split(".", 1)[0] not in STDLIB
