@@ -111,6 +111,19 @@ def test_a_tools_parameter_of_an_unknown_framework_lists_tools_and_keeps_what_it
     assert item.location is not None and item.location.line == 8
 
 
+def test_what_a_tools_parameter_cannot_enumerate_is_quoted_on_one_line_cut_at_a_token_boundary() -> None:
+    code = (
+        "from acme_agents import Brain\n"
+        "from acme_agents.toolbox import WeatherLookup\n\n"
+        "brain = Brain(skills=[WeatherLookup(region_identifier_for_the_lookup='northwesterneuropeandthenorthernislands')])\n"
+    )
+    linked = analyse({"m.py": code})
+    (item,) = [f for f in linked.frontier if f.kind == "runtime_registered_tools"]
+    quoted = item.detail.split("enumerate (", 1)[1].rsplit(")", 1)[0]
+    assert quoted == "WeatherLookup(region_identifier_for_the_lookup=…"
+    assert "\n" not in item.detail
+
+
 def test_sdk_built_in_tools_named_as_strings_carry_their_effect_and_a_task_tool_reaches_its_subagents() -> None:
     code = (
         "from claude_agent_sdk import AgentDefinition, ClaudeAgentOptions\n\n"

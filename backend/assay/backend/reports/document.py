@@ -11,9 +11,10 @@ never with the backticks.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Literal
+
+from assay.backend.snippets import LINE_BREAKS, SNIPPET_CHARS, snippet
 
 CalloutKind = Literal["ALLOW", "REVIEW", "BLOCK", "info", "warning"]
 ColumnKind = Literal["text", "badge", "path", "mono"]
@@ -135,30 +136,11 @@ def plain(text: str) -> str:
     return "".join(part for _, part in code_spans(text))
 
 
-# A code snippet quoted in a message (a `code span`) is shown on one line and at most this long.
-SNIPPET_CHARS = 80
-_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*|\t+")
-# Spaces a line break left inside brackets: "f( a, b )" reads "f(a, b)".
-_INNER_SPACE = re.compile(r"(?<=[(\[{]) | (?=[)\]}])")
-# Where a snippet may be cut: after a space or a punctuation mark that ends a token.
-_TOKEN_END = re.compile(r"[\s.,;:()\[\]{}=+*/|&<>!?-]")
-
-
-def snippet(code: str, limit: int = SNIPPET_CHARS) -> str:
-    """``code`` on one line, cut at the last token boundary within ``limit`` characters ("…" marks a cut)."""
-    flat = _INNER_SPACE.sub("", _LINE_BREAKS.sub(" ", code).strip())
-    if len(flat) <= limit:
-        return flat
-    ends = [m.end() for m in _TOKEN_END.finditer(flat, 0, limit)]
-    cut = ends[-1] if ends and ends[-1] > limit // 2 else limit
-    return flat[:cut].rstrip() + "…"
-
-
 def one_line(text: str, limit: int = SNIPPET_CHARS) -> str:
     """``text`` as one line: line breaks become spaces, and each code span is a :func:`snippet` (one line, cut at
     a token boundary). For messages that quote code in tables and in the text and Markdown views."""
     spans = code_spans(text)
-    if not _LINE_BREAKS.search(text) and all(len(part) <= limit for code, part in spans if code):
+    if not LINE_BREAKS.search(text) and all(len(part) <= limit for code, part in spans if code):
         return text
-    parts = [f"`{snippet(part, limit)}`" if code else _LINE_BREAKS.sub(" ", part) for code, part in spans]
+    parts = [f"`{snippet(part, limit)}`" if code else LINE_BREAKS.sub(" ", part) for code, part in spans]
     return "".join(parts).strip()

@@ -23,6 +23,7 @@ from assay.backend.engines.static.pyast.literals import kwarg_str, literal_str
 from assay.backend.engines.static.pyast.role_decorators import DecoratorRoles
 from assay.backend.engines.static.pyast.role_rules import third_party
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, Scope
+from assay.backend.snippets import snippet
 
 
 class ParamRoles(DecoratorRoles):
@@ -53,7 +54,7 @@ class ParamRoles(DecoratorRoles):
                         before = len(self._listed_tools)
                         self._list_reference(element, rule, scope)
                         if len(self._listed_tools) == before and not self._known_tool_value(element, scope):
-                            unseen.append(ast.unparse(element)[:60])
+                            unseen.append(snippet(ast.unparse(element), 60))
                     continue
                 if isinstance(element, ast.Constant):
                     if isinstance(element.value, str) and kw.arg in roles.string_params:
@@ -74,7 +75,7 @@ class ParamRoles(DecoratorRoles):
                         )
                         continue
                 if not self._known_tool_value(element, scope):
-                    unseen.append(ast.unparse(element)[:60])
+                    unseen.append(snippet(ast.unparse(element), 60))
             if unseen:
                 self._unenumerated(node, name, kw.arg or "tools", unseen)
         if scope.params is not MODULE_PARAMS:

@@ -48,6 +48,14 @@ class Roles:
     builder_methods: frozenset[str] = frozenset()
     tool_constructor_suffixes: tuple[str, ...] = ()
     function_kwargs: tuple[str, ...] = ()
+    model_rule: Rule | None = None
+    model_classes: Patterns = field(default_factory=lambda: Patterns(()))
+    model_class_kwargs: tuple[str, ...] = ()
+    model_id_kwargs: tuple[str, ...] = ()
+    model_excluded: tuple[str, ...] = ()
+    vendor_words: tuple[tuple[str, str], ...] = ()
+    class_providers: dict[str, str] = field(default_factory=dict)
+    model_id_prefixes: tuple[tuple[str, str], ...] = ()
 
 
 _ROLES: dict[str, Roles] = {}
@@ -70,6 +78,7 @@ def compile_roles(pack: RulePack) -> Roles:
             "unenumerated_tools",
             "code_executor_kwargs",
             "client_classes",
+            "model_classes",
         ):
             if key in rule.match and key not in by_key:
                 by_key[key] = rule
@@ -81,6 +90,8 @@ def compile_roles(pack: RulePack) -> Roles:
     em: dict[str, Any] = executor.match if executor else {}
     client = by_key.get("client_classes")
     cm: dict[str, Any] = client.match if client else {}
+    model = by_key.get("model_classes")
+    mm: dict[str, Any] = model.match if model else {}
     builtins = {
         package: {name: (spec[0], spec[1]) for name, spec in names.items()}
         for package, names in pm.get("builtin_tools", {}).items()
@@ -117,6 +128,14 @@ def compile_roles(pack: RulePack) -> Roles:
         builder_methods=frozenset(pm.get("builder_methods", ())),
         tool_constructor_suffixes=tuple(pm.get("tool_constructor_suffixes", ())),
         function_kwargs=tuple(pm.get("function_kwargs", ())),
+        model_rule=model,
+        model_classes=Patterns(mm.get("model_classes", ())),
+        model_class_kwargs=tuple(mm.get("model_class_kwargs", ())),
+        model_id_kwargs=tuple(mm.get("model_id_kwargs", ())),
+        model_excluded=tuple(mm.get("excluded_words", ())),
+        vendor_words=tuple((w, p) for w, p in mm.get("vendor_words", ())),
+        class_providers=dict(mm.get("class_providers", {})),
+        model_id_prefixes=tuple((w, p) for w, p in mm.get("model_id_prefixes", ())),
         client_rule=client,
         client_classes=Patterns(cm.get("client_classes", ())),
         client_excluded=frozenset(cm.get("exclude_heads", ())),

@@ -13,6 +13,9 @@ role rules (``rules/python-roles.json``), for code no framework rule names.
   the effect the pack gives SDK built-ins (Claude Code's ``Bash`` runs the model's commands); a library
   object or a run-time list the analysis cannot enumerate is a frontier item naming the call.
 - A code executor configured on an agent (``code_executor=...``) runs the code its model writes.
+- A package's class built as a model client (``ChatOpenAI(...)``, ``BedrockModel(model_id=...)``,
+  ``OpenAIChatGenerator(...)``) or any package's constructor given a model id (``Agent(model="gemini-2.0-flash")``)
+  is a model use, its provider named by the class, the model string or the model id.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import ast
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import ActionSite, TaintOrigin
+from assay.backend.engines.static.pyast.literals import kwarg
 from assay.backend.engines.static.pyast.role_decorators import declines
 from assay.backend.engines.static.pyast.role_params import ParamRoles
 from assay.backend.engines.static.pyast.role_rules import STDLIB, third_party
@@ -83,3 +87,42 @@ class RoleLogic(ParamRoles):
                     taint=[TaintOrigin(kind="model_output", location=location)],
                 )
             )
+
+    # --- model clients ----------------------------------------------------------------------------
+
+    def _role_model(self, node: ast.Call, name: str) -> None:
+        """``ChatOpenAI(model="gpt-4.1-mini")`` from any package, ``BedrockModel(model_id=...)``,
+        ``dspy.LM("openai/gpt-4o-mini")``, ``LlmAgent(model=MODEL)``, ``client.agents.create(model="openai/gpt-4o")``:
+        a model client, or an agent or call naming its model, recorded there (no rule names it). Nothing is recorded when neither the class,
+        nor the model string, nor the model id says whose model it is."""
+        roles = self.roles
+        rule = roles.model_rule
+        if rule is None or not third_party(name, True) or name.startswith(self.module_prefix):
+            return
+        cls = name.rsplit(".", 1)[-1]
+        constructor = cls[:1].isupper()
+        # A method or function (``client.agents.create(model="openai/gpt-4o")``) says nothing of its vendor
+        # by its name: only its model string can.
+        lowered = cls.lower() if constructor else ""
+        if any(word in cls.lower() for word in roles.model_excluded):
+            return
+        model_class = constructor and roles.model_classes.matches(cls)
+        keys = roles.model_class_kwargs if model_class else roles.model_id_kwargs
+        given = next((value for key in keys if (value := kwarg(node, key)) is not None), None)
+        model = self.constant_str(given) if given is not None else None
+        if model is None and model_class and node.args:
+            model = self.constant_str(node.args[0])  # ``LM("openai/gpt-4o-mini")``, ``OpenAIModel("gpt-4o")``
+        if not model_class and model is None:
+            return
+        provider = next((p for word, p in roles.vendor_words if word in lowered), None)
+        if model is not None:
+            prefix, sep, rest = model.replace(":", "/", 1).partition("/")
+            vendor = self.rules.vendors.get(prefix) if sep else None
+            if vendor is not None and provider in (None, vendor):
+                provider, model = vendor, rest
+        provider = provider or roles.class_providers.get(name)
+        if provider is None and model is not None:
+            provider = next((p for start, p in roles.model_id_prefixes if model.lower().startswith(start)), None)
+        if provider is None:
+            return
+        self._model(rule, provider, name, "sdk", self.loc(node), model)

@@ -175,6 +175,8 @@ class ExpressionLogic(DispatchLogic):
             if model:
                 return model
             # A client or agent constructor is recorded and read on: ``Agent(tools=[f])`` lists tools.
+        elif resolved and (node.args or node.keywords) and self.roles.model_rule is not None:
+            self._role_model(node, name)
         if profile.frontier:
             self._frontier_tools(node, name, profile.frontier)
         if profile.tool_call is not None:
