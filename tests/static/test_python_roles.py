@@ -228,3 +228,59 @@ def test_builder_methods_and_tool_constructors_of_any_package_hand_the_tree_s_fu
     assert _reached(linked, "rm") == {("file.delete", 7)}
     assert _reached(linked, "ls") == {("file.read", 10)}
     assert not [f for f in linked.frontier if f.kind == "runtime_registered_tools"]
+
+
+def test_an_agent_handed_over_as_a_tool_is_named_after_it_and_reaches_its_tools_across_modules() -> None:
+    files = {
+        "research/__init__.py": "from . import agent\n",
+        "research/agent.py": (
+            "from google.adk.agents import LlmAgent\n"
+            "from google.adk.tools.agent_tool import AgentTool\n"
+            "from .sub_agents.shell import shell_agent\n\n"
+            "coordinator = LlmAgent(name='coordinator', model='gemini-2.5-pro', tools=[AgentTool(agent=shell_agent)])\n"
+        ),
+        "research/sub_agents/__init__.py": "",
+        "research/sub_agents/shell/__init__.py": "from .agent import shell_agent\n",
+        "research/sub_agents/shell/agent.py": (
+            "import subprocess\n"
+            "from google.adk import Agent\n\n"
+            "def run_command(cmd: str) -> str:\n"
+            "    return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout\n\n"
+            "shell_agent = Agent(name='shell_runner', model='gemini-2.0-flash', tools=[run_command])\n"
+        ),
+    }
+    linked = analyse(files)
+    assert ("shell_runner", 5) in _tools(linked)  # ADK names an AgentTool after its agent's name=
+    assert _reached(linked, "shell_runner") == {("shell.exec", 5)}
+    assert sorted((m.provider, m.model) for m in linked.models) == [
+        ("google", "gemini-2.0-flash"),
+        ("google", "gemini-2.5-pro"),
+    ]
+
+
+def test_a_tool_running_a_module_level_agent_reaches_what_that_agents_tools_reach() -> None:
+    files = {
+        "assistant.py": (
+            "from strands import Agent, tool\n"
+            "from strands.models import BedrockModel\n"
+            "from strands_tools import shell\n"
+            "from calendar_tools import create_event\n\n"
+            "@tool\n"
+            "def helper(query: str) -> str:\n"
+            "    return str(agent(query))\n\n"
+            "agent = Agent(model=BedrockModel(model_id='us.anthropic.claude-sonnet-4'), tools=[shell, create_event])\n"
+        ),
+        # A module handed over as a tool (Strands): its function of the same name.
+        "calendar_tools/create_event.py": (
+            "import sqlite3\n"
+            "from strands import tool\n\n"
+            "@tool\n"
+            "def create_event(title: str) -> str:\n"
+            "    sqlite3.connect('events.db').execute('INSERT INTO events (title) VALUES (?)', (title,))\n"
+            "    return title\n"
+        ),
+    }
+    linked = analyse(files)
+    assert ("create_event", 5) in _tools(linked) and ("helper", 7) in _tools(linked)
+    assert _reached(linked, "helper") == {("shell.exec", 10), ("db.write", 6)}
+    assert [(m.provider, m.model) for m in linked.models] == [("bedrock", "us.anthropic.claude-sonnet-4")]

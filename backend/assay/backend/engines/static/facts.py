@@ -165,9 +165,11 @@ class ToolSource(_Facts):
     - ``imported``: a tool definition written as data and bound to a top-level name ``ref`` that its own
       file never reads (``export const createDeploymentSchema = { name, inputSchema }``): offered to a
       model only through a file that imports it, so a tool only when one does (JS/TS).
+    - ``agent``: an agent handed over as a tool (``AgentTool(agent=a)``), named after the agent (the
+      ``name=`` its module-level function carries) once the linker resolves ``ref``, wherever ``a`` is built.
     """
 
-    kind: Literal["records", "receiver", "template", "imported"]
+    kind: Literal["records", "receiver", "template", "imported", "agent"]
     ref: str
     key: str | None = None
     types: list[str] = Field(default_factory=list)
@@ -283,7 +285,8 @@ class FileFacts(_Facts):
     reexports: dict[str, list[str]] = Field(
         default_factory=dict,
         description="Names the module exports from other files of the tree (JS/TS ``export { X } from``): "
-        "``<module>#X`` -> ``<other>#X``; ``<module>#*`` -> ``<other>#`` for ``export * from``.",
+        "``<module>#X`` -> ``<other>#X``; ``<module>#*`` -> ``<other>#`` for ``export * from``; a Python "
+        "package's relative imports (``from .agent import x`` in ``pkg/__init__.py``): ``pkg.x`` -> ``pkg.agent.x``.",
     )
     # Module-level bindings other files' tools may name, by qualname: the type a name is constructed
     # as, the functions a list holds (``ToolNode(TOOLS)`` with ``TOOLS`` imported; a function's returned

@@ -117,12 +117,28 @@ class Resolver:
             return self.resolve(f"{found_module}#{rest}", caller, depth + 1) if found_module else None
         for stripped in without_package(callee, self.heads):
             return self.resolve(stripped, caller)
-        if self.reexports and "#" in callee and depth < 8:
-            for name in self._reexported(callee):
+        if self.reexports and depth < 8:
+            for name in self._reexported(callee) if "#" in callee else self._py_reexported(callee):
                 found = self.resolve(name, caller, depth + 1)
                 if found is not None:
                     return found
+        if "#" not in callee and "." in callee and depth == 0:
+            # A module handed over where a function is expected (Strands ``tools=[calendar.create_event]``
+            # with ``calendar/create_event.py``): the module's function of its own name.
+            last = callee.rsplit(".", 1)[-1]
+            return self.resolve(f"{callee}.{last}", caller, depth + 1)
         return None
+
+    def _py_reexported(self, callee: str) -> list[str]:
+        """What ``pkg.root_agent.run`` names where ``pkg/__init__.py`` imports ``root_agent`` from
+        ``pkg.agent`` (Python: the longest re-exported prefix of the dotted name)."""
+        head = callee
+        while "." in head:
+            targets = self.reexports.get(head)
+            if targets:
+                return [t + callee[len(head) :] for t in targets]
+            head = head.rsplit(".", 1)[0]
+        return []
 
     def _reexported(self, callee: str) -> list[str]:
         """What ``types#Manager.cleanup`` names where ``types`` re-exports ``Manager`` from another module."""

@@ -259,6 +259,21 @@ def _tools(
     if expanded is not defined:
         defined = expanded
         tool_fn = resolve(defined)
+    defined = list(defined)
+    for index, tool in enumerate(defined):
+        fid = tool_fn[tool.id]
+        if tool.source is not None and tool.source.kind == "agent" and fid is not None:
+            named = resolver.functions[fid].facts.name
+            at = tool.location
+            renamed = tool.model_copy(
+                update={
+                    "id": short_id("tool", at.path, at.line, at.column, named, tool.ruleId),
+                    "name": named,
+                    "source": None,
+                }
+            )
+            tool_fn[renamed.id] = tool_fn.pop(tool.id)
+            defined[index] = renamed
     branches = _dispatch_branches(resolver.functions, files)
     for tool in defined:
         if tool_fn[tool.id] is None and tool.function is None:

@@ -39,6 +39,7 @@ class AnalyzerBase:
         self.tree = tree
         self.rules = compile_rules(rules)
         self.aliases: dict[str, str] = {}
+        self.reexports: dict[str, list[str]] = {}
         self.local_defs: dict[str, str] = {}
         self.module_types: dict[str, str] = {}
         self.class_attr_types: dict[str, dict[str, str]] = {}
@@ -107,6 +108,12 @@ class AnalyzerBase:
                         self.star_import = True
                     else:
                         self.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+                        if node.level and self.is_package:
+                            # ``from .agent import root_agent`` in ``pkg/__init__.py``: ``pkg.root_agent``
+                            # is that name of ``pkg.agent`` (a re-export the linker follows).
+                            self.reexports[f"{self.module}.{alias.asname or alias.name}"] = [
+                                self.aliases[alias.asname or alias.name]
+                            ]
         for stmt in self.module_defs:
             self.local_defs[stmt.name] = f"{self.module}.{stmt.name}"
 

@@ -86,6 +86,7 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
         partialLists=sorted(key for key in analyzer.unnamed_returns if key in analyzer.lists),
         records=analyzer.records,
         tables=analyzer.tables,
+        reexports=dict(sorted(analyzer.reexports.items())),
     )
 
 

@@ -39,7 +39,7 @@ class ParamRoles(DecoratorRoles):
         package = name.split(".", 1)[0]
         if roles.tool_callbacks:
             self._tool_callbacks(node, scope)
-        made = len(self.functions), len(self._listed_tools)
+        made = len(self.functions), len(self._listed_tools), len(self.tools)
         for kw in node.keywords:
             if kw.arg not in roles.params:
                 continue
@@ -78,14 +78,20 @@ class ParamRoles(DecoratorRoles):
                     unseen.append(snippet(ast.unparse(element), 60))
             if unseen:
                 self._unenumerated(node, name, kw.arg or "tools", unseen)
+        runs = [f.qualname for f in self.functions[made[0] :] if "#builtin:" in f.qualname]
+        runs += [t.function for t in self._listed_tools[made[1] :] if t.function]
+        runs += [t.function for t in self.tools[made[2] :] if t.function]
         if scope.params is not MODULE_PARAMS:
             # An agent built and run inside a function (a tool prompting an inner ``Agent(tools=[...])``):
             # the function reaches what the inner agent's tools reach.
-            runs = [f.qualname for f in self.functions[made[0] :] if "#builtin:" in f.qualname]
-            runs += [t.function for t in self._listed_tools[made[1] :] if t.function]
             location = self.loc(node)
             for callee in runs:
                 scope.calls.append(CallFact(location=location, callee=callee, resolved=True, dominatingGates=[]))
+        else:
+            self._agent_built(node, runs)
+
+    def _agent_built(self, node: ast.Call, runs: list[str]) -> None:
+        """An agent built at module level, given tools that run ``runs`` (``role_agents``)."""
 
     def _registry_object(self, element: ast.expr, scope: Scope) -> bool:
         """A variable holding an object built from a package's class (a tool registry, a toolkit), which
@@ -176,6 +182,8 @@ class ParamRoles(DecoratorRoles):
         if callee in self.rules.library_tools or callee in self.rules.toolkits:
             return True
         last = callee.rsplit(".", 1)[-1]
+        if any(last.endswith(suffix) for suffix in self.roles.agent_tool_classes):
+            return True  # ``AgentTool(agent=a)``: a tool where it is constructed (``role_agents``)
         constructor = last[:1].isupper() and last.endswith(self.roles.tool_constructor_suffixes)
         if (
             constructor

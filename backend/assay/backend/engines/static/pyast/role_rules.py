@@ -36,6 +36,7 @@ class Roles:
     tool_class_suffixes: tuple[str, ...] = ()
     tool_class_methods: tuple[str, ...] = ()
     agent_tool_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    agent_tool_classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     hosted_types: frozenset[str] = frozenset()
     tool_callbacks: dict[str, str | None] = field(default_factory=dict)
     agent_runners: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -108,6 +109,7 @@ def compile_roles(pack: RulePack) -> Roles:
         tool_class_suffixes=tuple(dm.get("tool_classes", {}).get("suffixes", ())),
         tool_class_methods=tuple(dm.get("tool_classes", {}).get("methods", ())),
         agent_tool_methods={k: tuple(v) for k, v in dm.get("agent_tool_methods", {}).items()},
+        agent_tool_classes={k: tuple(v) for k, v in dm.get("agent_tool_classes", {}).items()},
         hosted_types=frozenset(dm.get("hosted_tool_types", ())),
         tool_callbacks=dict(dm.get("tool_callbacks", {})),
         params_rule=params,

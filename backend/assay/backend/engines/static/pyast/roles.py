@@ -25,16 +25,17 @@ import ast
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import ActionSite, TaintOrigin
 from assay.backend.engines.static.pyast.literals import kwarg
+from assay.backend.engines.static.pyast.role_agents import AgentRoles
 from assay.backend.engines.static.pyast.role_decorators import declines
-from assay.backend.engines.static.pyast.role_params import ParamRoles
 from assay.backend.engines.static.pyast.role_rules import STDLIB, third_party
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.rules.pack import Rule
 
 
-class RoleLogic(ParamRoles):
+class RoleLogic(AgentRoles):
     """Tools, gates, reach and code execution recognised by the role a name plays, not by its spelling
-    (decorators and hooks in ``role_decorators``, tools parameters and builders in ``role_params``)."""
+    (decorators and hooks in ``role_decorators``, tools parameters and builders in ``role_params``, agents
+    run by functions or handed over as tools in ``role_agents``)."""
 
     # --- clients of network services -----------------------------------------------------------
 

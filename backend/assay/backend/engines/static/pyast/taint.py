@@ -202,6 +202,9 @@ class ExpressionLogic(DispatchLogic):
             self._role_builder(node, name, resolved, scope)
         if node.keywords and func_kind is ast.Attribute and func.attr in self.roles.agent_tool_methods:  # type: ignore[attr-defined]
             self._agent_as_tool(node, name)
+        if resolved and self.roles.agent_tool_classes:
+            self._agent_tool(node, name, scope)
+        self._agent_run(node, scope, active)
         if node.keywords and self.roles.executor_kwargs and not profile.actions:
             self._role_code_executor(node, name, scope, active)
         if not resolved and func_kind is ast.Name:
