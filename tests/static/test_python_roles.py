@@ -284,3 +284,25 @@ def test_a_tool_running_a_module_level_agent_reaches_what_that_agents_tools_reac
     assert ("create_event", 5) in _tools(linked) and ("helper", 7) in _tools(linked)
     assert _reached(linked, "helper") == {("shell.exec", 10), ("db.write", 6)}
     assert [(m.provider, m.model) for m in linked.models] == [("bedrock", "us.anthropic.claude-sonnet-4")]
+
+
+def test_a_before_tool_callback_that_can_refuse_gates_every_tool_of_its_agent() -> None:
+    code = (
+        "import os\n"
+        "from google.adk import Agent\n\n"
+        "def delete_file(path: str) -> str:\n"
+        "    os.remove(path)\n"
+        "    return path\n\n"
+        "def check_path(tool, args, tool_context):\n"
+        "    if not args.get('path', '').startswith('/tmp/'):\n"
+        "        return {'error': 'refused'}\n"
+        "    return None\n\n"
+        "def log_call(tool, args, tool_context):\n"
+        "    print(tool.name, args)\n\n"
+        "guarded = Agent(name='guarded', model='gemini-2.0-flash', tools=[delete_file], before_tool_callback=check_path)\n"
+    )
+    linked = analyse({"m.py": code})
+    assert _gate_kinds(linked, "delete_file", "file.delete") == ["permission_check"]
+    # A callback that only logs cannot refuse a call: no gate holds over the tool.
+    logged = code.replace("before_tool_callback=check_path", "before_tool_callback=log_call")
+    assert _gate_kinds(analyse({"m.py": logged}), "delete_file", "file.delete") == []

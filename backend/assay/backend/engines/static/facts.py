@@ -216,6 +216,12 @@ class ToolDef(_Facts):
         description="A use in a model's tool set (``tools: {...}`` of a generation call or agent): a tool even "
         "when its definition is not in the tree.",
     )
+    hookGates: tuple[str, ...] = Field(
+        default=(),
+        exclude_if=lambda gates: not gates,
+        description="Gates a framework runs before every call of this tool (an agent's ``before_tool_callback=`` "
+        "that can refuse it): they hold on every path from the tool.",
+    )
     listed: bool = Field(
         default=False,
         description="A use in a model's tool list (``tools: [weatherTool]``): names nothing itself; joined with "

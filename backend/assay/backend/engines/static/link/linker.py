@@ -414,7 +414,7 @@ def _reach(
         # Gates guaranteed at each (function, SQL context)'s entry on every path from the tool: the
         # intersection over the edges that reach it. Sets only shrink, so revisiting terminates.
         first: tuple[str, Ctx] = (start, NO_CTX)
-        guaranteed: dict[tuple[str, Ctx], frozenset[str]] = {first: frozenset()}
+        guaranteed: dict[tuple[str, Ctx], frozenset[str]] = {first: frozenset(tool.hookGates)}
         chain: dict[tuple[str, Ctx], tuple[Location, ...]] = {first: ()}
         queue = deque([first])
         while queue:

@@ -168,11 +168,14 @@ class DecoratorRoles(SourceLogic):
             )
         )
 
-    def _tool_callbacks(self, node: ast.Call, scope: Scope) -> None:
+    def _tool_callbacks(self, node: ast.Call, scope: Scope) -> list[str]:
         """``Agent(before_tool_callback=check, before_model_callback=rate_limit)``: a check the framework
         runs before each tool (or model) call, a gate of the kind its function's name says, else of the
-        kind the pack gives the hook."""
+        kind the pack gives the hook. The gates of hooks run before every tool call (``tool_hooks``) whose
+        function can refuse it (a function of the file returning a value or raising; one imported from
+        elsewhere is taken at its role) are returned: they hold on every path from the agent's tools."""
         hooks = self.roles.tool_callbacks
+        over_tools: list[str] = []
         for kw in node.keywords:
             if kw.arg not in hooks or not isinstance(kw.value, ast.Name | ast.Attribute):
                 continue
@@ -182,7 +185,31 @@ class DecoratorRoles(SourceLogic):
             if rule is None and kind is not None:
                 rule = self.rules.gate_by_kind.get(kind)
             if rule is not None:
-                self._gate(scope, rule, kw.value, f"{kw.arg}={function}")
+                gate = self._gate(scope, rule, kw.value, f"{kw.arg}={function}")
+                if kw.arg in self.roles.tool_hooks and self._can_refuse(kw.value):
+                    over_tools.append(gate)
+        return over_tools
+
+    def _can_refuse(self, hook: ast.expr) -> bool:
+        """A hook that can stop a tool call: a function of this file with a ``return`` of a value or a
+        ``raise`` (ADK skips the tool when its before-tool callback returns a result); a hook defined
+        elsewhere is taken at the role its keyword gives it."""
+        if not isinstance(hook, ast.Name):
+            return True
+        fn = next(
+            (
+                d
+                for d in self.module_defs
+                if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == hook.id
+            ),
+            None,
+        )
+        if fn is None:
+            return True
+        return any(
+            isinstance(n, ast.Raise) or (isinstance(n, ast.Return) and n.value is not None and not _is_none(n.value))
+            for n in ast.walk(fn)
+        )
 
     def _role_tool_gates(self, call: ast.Call, entry: set[str], scope: Scope) -> None:
         """Gates a tool decorator's keywords put over the whole tool: approval switches
@@ -268,3 +295,7 @@ def restrictive(value: ast.expr) -> bool:
         return False
     hosts = [literal_str(e) for e in value.elts]
     return bool(hosts) and all(h is not None for h in hosts) and "*" not in hosts
+
+
+def _is_none(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and value.value is None

@@ -37,8 +37,7 @@ class ParamRoles(DecoratorRoles):
         if rule is None or not third_party(name, resolved) or name.startswith(self.module_prefix):
             return
         package = name.split(".", 1)[0]
-        if roles.tool_callbacks:
-            self._tool_callbacks(node, scope)
+        hook_gates = self._tool_callbacks(node, scope) if roles.tool_callbacks else []
         made = len(self.functions), len(self._listed_tools), len(self.tools)
         for kw in node.keywords:
             if kw.arg not in roles.params:
@@ -78,6 +77,10 @@ class ParamRoles(DecoratorRoles):
                     unseen.append(snippet(ast.unparse(element), 60))
             if unseen:
                 self._unenumerated(node, name, kw.arg or "tools", unseen)
+        if hook_gates:
+            # ``Agent(tools=[...], before_tool_callback=check)``: the check runs before each of these tools.
+            for tools, start in ((self._listed_tools, made[1]), (self.tools, made[2])):
+                tools[start:] = [t.model_copy(update={"hookGates": tuple(sorted(hook_gates))}) for t in tools[start:]]
         runs = [f.qualname for f in self.functions[made[0] :] if "#builtin:" in f.qualname]
         runs += [t.function for t in self._listed_tools[made[1] :] if t.function]
         runs += [t.function for t in self.tools[made[2] :] if t.function]

@@ -39,6 +39,7 @@ class Roles:
     agent_tool_classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     hosted_types: frozenset[str] = frozenset()
     tool_callbacks: dict[str, str | None] = field(default_factory=dict)
+    tool_hooks: frozenset[str] = frozenset()
     agent_runners: dict[str, frozenset[str]] = field(default_factory=dict)
     client_rule: Rule | None = None
     client_classes: Patterns = field(default_factory=lambda: Patterns(()))
@@ -112,6 +113,7 @@ def compile_roles(pack: RulePack) -> Roles:
         agent_tool_classes={k: tuple(v) for k, v in dm.get("agent_tool_classes", {}).items()},
         hosted_types=frozenset(dm.get("hosted_tool_types", ())),
         tool_callbacks=dict(dm.get("tool_callbacks", {})),
+        tool_hooks=frozenset(dm.get("tool_hooks", ())),
         params_rule=params,
         params=frozenset(pm.get("role_tool_params", ())),
         string_params=frozenset(pm.get("string_params", ())),
