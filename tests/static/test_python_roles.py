@@ -306,3 +306,30 @@ def test_a_before_tool_callback_that_can_refuse_gates_every_tool_of_its_agent() 
     # A callback that only logs cannot refuse a call: no gate holds over the tool.
     logged = code.replace("before_tool_callback=check_path", "before_tool_callback=log_call")
     assert _gate_kinds(analyse({"m.py": logged}), "delete_file", "file.delete") == []
+
+
+def test_a_semantic_kernel_plugin_registered_under_a_name_offers_its_functions_under_that_name() -> None:
+    files = {
+        "plugins/files.py": (
+            "import os\n"
+            "from semantic_kernel.functions import kernel_function\n\n"
+            "class FilesPlugin:\n"
+            "    @kernel_function(description='Delete a file')\n"
+            "    def delete(self, path: str) -> None:\n"
+            "        os.remove(path)\n"
+        ),
+        "app.py": (
+            "from semantic_kernel import Kernel\n"
+            "from plugins.files import FilesPlugin\n\n"
+            "kernel = Kernel()\n"
+            "kernel.add_plugin(FilesPlugin(), plugin_name='fs')\n"
+        ),
+    }
+    linked = analyse(files)
+    assert _tools(linked) == [("fs-delete", 6)]
+    assert _reached(linked, "fs-delete") == {("file.delete", 7)}
+    # Registered without a name, the plugin is named after its class.
+    files["app.py"] = files["app.py"].replace(
+        "kernel.add_plugin(FilesPlugin(), plugin_name='fs')", "kernel.add_plugin(FilesPlugin())"
+    )
+    assert _tools(analyse(files)) == [("FilesPlugin-delete", 6)]

@@ -165,11 +165,14 @@ class ToolSource(_Facts):
     - ``imported``: a tool definition written as data and bound to a top-level name ``ref`` that its own
       file never reads (``export const createDeploymentSchema = { name, inputSchema }``): offered to a
       model only through a file that imports it, so a tool only when one does (JS/TS).
+    - ``plugin``: a plugin object registered under a name (Semantic Kernel ``kernel.add_plugin(obj,
+      plugin_name="Bookings")``): the plugin-qualified tools of ``ref`` (the object's class) are named
+      ``<key>-<function>``; the record itself is no tool.
     - ``agent``: an agent handed over as a tool (``AgentTool(agent=a)``), named after the agent (the
       ``name=`` its module-level function carries) once the linker resolves ``ref``, wherever ``a`` is built.
     """
 
-    kind: Literal["records", "receiver", "template", "imported", "agent"]
+    kind: Literal["records", "receiver", "template", "imported", "agent", "plugin"]
     ref: str
     key: str | None = None
     types: list[str] = Field(default_factory=list)

@@ -40,6 +40,7 @@ from assay.backend.engines.static.link.graph import (
     Resolver,
     function_graph,
 )
+from assay.backend.engines.static.link.plugins import plugin_names
 from assay.backend.engines.static.link.returned import through_returns
 from assay.backend.engines.static.link.sources import (
     expand_lists,
@@ -117,7 +118,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                 fn.targets[origin.callee] = resolver.resolve(origin.callee, fn.facts.qualname)
 
     modules = {f.path: f.module for f in ordered}
-    joined, tool_frontier = bind_tools([t for f in ordered for t in f.tools], resolver.origins)
+    joined, tool_frontier = bind_tools(plugin_names([t for f in ordered for t in f.tools]), resolver.origins)
     tools, tool_fn, opaque = _tools(ordered, resolver, modules, rules, joined)
 
     sql = SqlContexts(functions, resolver.every, rules)

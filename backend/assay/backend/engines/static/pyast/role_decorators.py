@@ -10,8 +10,8 @@ import ast
 from typing import Any
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ToolDef
-from assay.backend.engines.static.pyast.literals import docstring, kwarg_str, literal_str
+from assay.backend.engines.static.facts import ToolDef, ToolSource
+from assay.backend.engines.static.pyast.literals import docstring, kwarg, kwarg_str, literal_str
 from assay.backend.engines.static.pyast.role_rules import compile_roles, third_party
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.pyast.sources import SourceLogic
@@ -168,6 +168,40 @@ class DecoratorRoles(SourceLogic):
             )
         )
 
+    def _plugin_registration(self, node: ast.Call, name: str, scope: Scope) -> None:
+        """``kernel.add_plugin(BookingsPlugin(client), plugin_name="Bookings")`` on a package's object: the
+        plugin's functions are offered as ``Bookings-<function>`` (the linker renames the plugin-qualified
+        tools of the object's class, wherever the class is written)."""
+        func = node.func
+        rule = self.roles.decorator_rule
+        spec = self.roles.plugin_registrations.get(func.attr) if isinstance(func, ast.Attribute) else None
+        if spec is None or rule is None or not third_party(name, True) or name.startswith(self.module_prefix):
+            return
+        obj = _argument(node, spec.get("object", []))
+        plugin = _argument(node, spec.get("name", []))
+        plugin_name = literal_str(plugin) if plugin is not None else None
+        if obj is None or not plugin_name:
+            return
+        if isinstance(obj, ast.Call):
+            cls = self.dotted(obj.func, scope)[0]
+        elif isinstance(obj, ast.Name):
+            cls = scope.types.get(obj.id) or self.module_types.get(obj.id)
+        else:
+            cls = None
+        if not cls:
+            return
+        location = self.loc(node)
+        self.tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, location.line, location.column, "plugin", plugin_name),
+                name=plugin_name,
+                framework=name.split(".", 1)[0],
+                ruleId=rule.id,
+                location=location,
+                source=ToolSource(kind="plugin", ref=cls, key=plugin_name),
+            )
+        )
+
     def _tool_callbacks(self, node: ast.Call, scope: Scope) -> list[str]:
         """``Agent(before_tool_callback=check, before_model_callback=rate_limit)``: a check the framework
         runs before each tool (or model) call, a gate of the kind its function's name says, else of the
@@ -299,3 +333,12 @@ def restrictive(value: ast.expr) -> bool:
 
 def _is_none(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and value.value is None
+
+
+def _argument(node: ast.Call, keys: list[str | int]) -> ast.expr | None:
+    """The argument given under the first of ``keys`` (a keyword name or a position)."""
+    for key in keys:
+        value = kwarg(node, key) if isinstance(key, str) else (node.args[key] if key < len(node.args) else None)
+        if value is not None:
+            return value
+    return None

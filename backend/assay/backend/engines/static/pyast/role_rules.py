@@ -21,6 +21,7 @@ class Roles:
     positional_name: frozenset[str] = frozenset()
     name_kwargs: tuple[str, ...] = ()
     plugin_qualified: dict[str, str] = field(default_factory=dict)
+    plugin_registrations: dict[str, dict[str, list[str | int]]] = field(default_factory=dict)
     pre_hooks: frozenset[str] = frozenset()
     allow_kwargs: frozenset[str] = frozenset()
     params_rule: Rule | None = None
@@ -105,6 +106,7 @@ def compile_roles(pack: RulePack) -> Roles:
         positional_name=frozenset(dm.get("positional_name", ())),
         name_kwargs=tuple(dm.get("name_kwargs", ())),
         plugin_qualified=dict(dm.get("plugin_qualified", {})),
+        plugin_registrations=dict(dm.get("plugin_registrations", {})),
         pre_hooks=frozenset(dm.get("pre_hook_kwargs", ())),
         allow_kwargs=frozenset(dm.get("allow_kwargs", ())),
         tool_class_suffixes=tuple(dm.get("tool_classes", {}).get("suffixes", ())),

@@ -204,6 +204,8 @@ class ExpressionLogic(DispatchLogic):
             self._agent_as_tool(node, name)
         if resolved and self.roles.agent_tool_classes:
             self._agent_tool(node, name, scope)
+        if resolved and self.roles.plugin_registrations and func_kind is ast.Attribute:
+            self._plugin_registration(node, name, scope)
         self._agent_run(node, scope, active)
         if node.keywords and self.roles.executor_kwargs and not profile.actions:
             self._role_code_executor(node, name, scope, active)
