@@ -110,5 +110,5 @@ def test_e2b_commands_run_under_the_sandbox_gate() -> None:
     kinds = {g.id: g.kind for g in linked.gates}
     assert [(a.actionClass, [kinds[g] for g in a.gateIds]) for a in linked.actions] == [
         ("code.exec", ["sandbox"]),
-        ("code.exec", ["sandbox"]),
+        ("shell.exec", ["sandbox"]),  # commands.run runs a shell command, in the sandbox
     ]

@@ -333,3 +333,42 @@ def test_a_semantic_kernel_plugin_registered_under_a_name_offers_its_functions_u
         "kernel.add_plugin(FilesPlugin(), plugin_name='fs')", "kernel.add_plugin(FilesPlugin())"
     )
     assert _tools(analyse(files)) == [("FilesPlugin-delete", 6)]
+
+
+def test_functions_registered_in_a_loop_and_actions_on_a_registry_made_inside_a_function_are_tools() -> None:
+    files = {
+        "tools.py": (
+            "def sandbox_bash(command: str) -> str:\n"
+            "    from e2b_code_interpreter import Sandbox\n"
+            "    sandbox = Sandbox.create()\n"
+            "    return sandbox.commands.run(command).stdout\n\n"
+            "def sandbox_read(path: str) -> str:\n"
+            "    from e2b_code_interpreter import Sandbox\n"
+            "    sandbox = Sandbox.create()\n"
+            "    return sandbox.files.read(path)\n"
+        ),
+        "register.py": (
+            "from letta_client import Letta\n"
+            "from tools import sandbox_bash, sandbox_read\n\n"
+            "def register(client: Letta) -> None:\n"
+            "    pairs = [(sandbox_bash, None), (sandbox_read, None)]\n"
+            "    for func, schema in pairs:\n"
+            "        client.tools.upsert_from_function(func=func, args_schema=schema)\n"
+        ),
+        "browse.py": (
+            "import os\n"
+            "from browser_use import Agent, Tools\n\n"
+            "async def main() -> None:\n"
+            "    tools = Tools()\n\n"
+            "    @tools.action('Delete a downloaded file')\n"
+            "    async def delete_download(path: str) -> str:\n"
+            "        os.remove(path)\n"
+            "        return path\n\n"
+            "    await Agent(task='t', tools=tools).run()\n"
+        ),
+    }
+    linked = analyse(files)
+    assert _tools(linked) == [("delete_download", 8), ("sandbox_bash", 1), ("sandbox_read", 6)]
+    assert _reached(linked, "sandbox_bash") == {("shell.exec", 4)}  # a shell command, in the E2B sandbox
+    assert _gate_kinds(linked, "sandbox_read", "file.read") == ["sandbox"]
+    assert _reached(linked, "delete_download") == {("file.delete", 9)}

@@ -103,7 +103,7 @@ class FileAnalyzer(StatementLogic):
             for name, typed in outer_types.items():
                 if name not in scope.taint:
                     scope.types[name] = typed
-        entry = self._decorators(fn, qualname, scope)
+        entry = self._decorators(fn, qualname, scope, outer_types)
         self._walk_block(fn.body, scope, entry)
         self._finish(scope, fn, fn.name)
         if scope.defines:

@@ -136,11 +136,19 @@ class ParamRoles(DecoratorRoles):
         if rule is None or not third_party(name, resolved) or name.startswith(self.module_prefix):
             return
         last = name.rsplit(".", 1)[-1]
-        builder = isinstance(func, ast.Attribute) and func.attr in roles.builder_methods
+        builder = isinstance(func, ast.Attribute) and (
+            func.attr in roles.builder_methods or func.attr.endswith(roles.builder_suffixes or ("\0",))
+        )
         constructor = last[:1].isupper() and last.endswith(roles.tool_constructor_suffixes)
         if not (builder or constructor):
             return
         given = [*node.args[:1], *(kw.value for kw in node.keywords if kw.arg in roles.function_kwargs)]
+        looped = False
+        if builder:
+            # ``for func, schema in pairs: client.tools.upsert_from_function(func=func, ...)``: each function
+            # of the list the loop walks is handed over.
+            expanded = [e for value in given for e in self._loop_functions(value, scope)]
+            looped, given = expanded != given, expanded
         for value in given:
             if not isinstance(value, ast.Name | ast.Attribute) or self._is_variable(value, scope):
                 continue
@@ -148,12 +156,31 @@ class ParamRoles(DecoratorRoles):
             if not (function and ok and is_user_callee(function, ok, self) and self._defined_function(function)):
                 continue
             named = kwarg_str(node, "name") or kwarg_str(node, "tool_name")
-            tool = ToolDef.found(rule, named or function.rsplit(".", 1)[-1], self.loc(value), function=function)
             if named:
-                self.tools.append(tool.model_copy(update={"location": self.loc(node)}))
+                # ``Tool(name="ask_weather_agent", function=f)``: the tool is where its name is written, not
+                # at ``f`` (a tool defined, not a function listed: the decorator rule's role).
+                self.tools.append(ToolDef.found(roles.decorator_rule or rule, named, self.loc(node), function=function))
             else:
-                self._listed_tools.append(tool)
-            return
+                self._listed_tools.append(
+                    ToolDef.found(rule, function.rsplit(".", 1)[-1], self.loc(value), function=function)
+                )
+            if not looped:
+                return
+
+    def _loop_functions(self, value: ast.expr, scope: Scope) -> list[ast.expr]:
+        """``value`` itself, or, for a name a ``for`` binds from the tuples of a list (``pairs = [(f, F), ...]``),
+        the names of those tuples."""
+        iterable = scope.loop_items.get(value.id) if isinstance(value, ast.Name) else None
+        if iterable is None:
+            return [value]
+        elements = scope.list_vars.get(iterable.id, []) if isinstance(iterable, ast.Name) else []
+        if isinstance(iterable, ast.List | ast.Tuple):
+            elements = list(iterable.elts)
+        names: list[ast.expr] = []
+        for element in elements:
+            parts = element.elts if isinstance(element, ast.Tuple) else [element]
+            names.extend(p for p in parts if isinstance(p, ast.Name | ast.Attribute))
+        return names
 
     def _defined_function(self, function: str) -> bool:
         """A function (not a class, not an object) of this file or of another module of the tree."""

@@ -49,6 +49,7 @@ class Roles:
     library_toolkits: dict[str, tuple[tuple[str, str | None, str | None], ...]] = field(default_factory=dict)
     confirm_tools_kwargs: frozenset[str] = frozenset()
     builder_methods: frozenset[str] = frozenset()
+    builder_suffixes: tuple[str, ...] = ()
     tool_constructor_suffixes: tuple[str, ...] = ()
     function_kwargs: tuple[str, ...] = ()
     model_rule: Rule | None = None
@@ -132,6 +133,7 @@ def compile_roles(pack: RulePack) -> Roles:
         },
         confirm_tools_kwargs=frozenset(pm.get("confirm_tools_kwargs", ())),
         builder_methods=frozenset(pm.get("builder_methods", ())),
+        builder_suffixes=tuple(pm.get("builder_method_suffixes", ())),
         tool_constructor_suffixes=tuple(pm.get("tool_constructor_suffixes", ())),
         function_kwargs=tuple(pm.get("function_kwargs", ())),
         model_rule=model,

@@ -59,6 +59,8 @@ class Scope:
     # Loop and comprehension variables, and lists filtered from another (``[t for t in tools if ...]``):
     # the iterable each draws from, read when a tool is named after a field of it (``name=t["method"]``).
     iterables: dict[str, ast.expr] = field(default_factory=dict)
+    # Names a ``for`` binds from a tuple element (``for func, schema in pairs:``): the iterable.
+    loop_items: dict[str, ast.expr] = field(default_factory=dict)
     # Named branches (``if name == NAME:``, ``case NAME:``) and the facts each added (``dispatch.py``).
     branches: list[Branch] = field(default_factory=list)
     # Whether the body defines functions or classes (``_walk_block`` meets every one ``definitions``

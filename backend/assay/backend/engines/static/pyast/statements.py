@@ -199,6 +199,10 @@ class StatementLogic(ExpressionLogic):
             self._assign(stmt.target, taint, None, scope)
             if type(stmt.target) is ast.Name:
                 scope.iterables[stmt.target.id] = stmt.iter
+            elif type(stmt.target) is ast.Tuple:
+                for element in stmt.target.elts:
+                    if type(element) is ast.Name:
+                        scope.loop_items[element.id] = stmt.iter
         # The body may run no times: nothing in it dominates what follows the loop, except the checks
         # each element of a ``for`` passes (below).
         after_body = self._walk_block(stmt.body, scope, active)

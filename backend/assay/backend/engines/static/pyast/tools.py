@@ -35,11 +35,20 @@ NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "wr
 class ToolLogic(RoleLogic):
     """What makes a function, class or literal a tool a model is given, and which function runs it."""
 
-    def _decorators(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, scope: Scope) -> frozenset[str]:
+    def _decorators(
+        self,
+        fn: ast.FunctionDef | ast.AsyncFunctionDef,
+        qualname: str,
+        scope: Scope,
+        outer_types: dict[str, str] | None = None,
+    ) -> frozenset[str]:
         entry: set[str] = set()
+        # A decorator is evaluated where the function is defined: a nested function's decorator sees the
+        # enclosing function's names (``tools = Tools()`` then ``@tools.action(...)`` inside ``main``).
+        enclosing = Scope(qualname=qualname, params=[], types=dict(outer_types)) if outer_types else None
         for dec in fn.decorator_list:
             target = dec.func if isinstance(dec, ast.Call) else dec
-            name, resolved = self.dotted(target, None)
+            name, resolved = self.dotted(target, enclosing)
             if not name:
                 continue
             if name.rsplit(".", 1)[-1] in self.rules.handler_attrs:
