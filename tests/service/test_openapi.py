@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
+from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 from service_helpers import World, bearer
 from starlette.applications import Starlette
@@ -47,6 +50,103 @@ def test_document_uses_the_route_models() -> None:
     assert set(submit["responses"]) >= {"201", "400", "401", "403", "404", "409", "413"}
     codes = schemas["ErrorDetail"]["properties"]["code"]["enum"]
     assert "IDEMPOTENCY_CONFLICT" in codes and len(codes) == 17
+
+
+def test_intake_routes_declare_their_bodies_and_answers() -> None:
+    paths = build_openapi(route_table())["paths"]
+    bodies = {
+        "/api/ingest/structured": {
+            "application/json",
+            "application/x-ndjson",
+            "application/jsonl",
+            "application/x-jsonlines",
+            "application/jsonlines",
+            "text/csv",
+        },
+        "/api/ingest/log": {"text/plain"},
+        "/api/ingest/sarif": {"application/sarif+json", "application/json"},
+        **{f"/api/otlp/v1/{s}": {"application/x-protobuf", "application/json"} for s in ("traces", "metrics", "logs")},
+    }
+    for path, media in bodies.items():
+        operation = paths[path]["post"]
+        assert operation["requestBody"]["required"] is True
+        assert set(operation["requestBody"]["content"]) == media, path
+        assert {"415", "413", "503"} <= set(operation["responses"]), path
+        assert "Idempotency-Key" not in {p["name"] for p in operation["parameters"]}
+        assert "No Idempotency-Key" in operation["description"]
+    for signal in ("traces", "metrics", "logs"):
+        answer = paths[f"/api/otlp/v1/{signal}"]["post"]["responses"]["200"]["content"]
+        assert set(answer) == {"application/json", "application/x-protobuf"}
+    traces = paths["/api/otlp/v1/traces"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert traces["properties"]["resourceSpans"]["type"] == "array"
+
+
+def test_idempotency_key_rules_are_stated_where_the_header_is_read() -> None:
+    paths = build_openapi(route_table())["paths"]
+    with_key = {
+        (path, method)
+        for path, item in paths.items()
+        for method, operation in item.items()
+        if any(p["name"] == "Idempotency-Key" for p in operation.get("parameters", []))
+    }
+    assert with_key == {("/api/v1/assurance/runs", "post"), ("/api/v1/scans", "post")}
+    for path, method in with_key:
+        operation = paths[path][method]
+        header = next(p for p in operation["parameters"] if p["name"] == "Idempotency-Key")
+        assert header["in"] == "header" and header["required"] is False
+        assert header["schema"] == {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 255,
+            "pattern": "^[\\x21-\\x7E]{1,255}$",
+        }
+        assert "409 IDEMPOTENCY_CONFLICT" in header["description"] and "24 hours" in header["description"]
+        assert "409" in operation["responses"]
+    replay = paths["/api/v1/assurance/runs"]["post"]
+    assert "200" in replay["responses"] and "answers 200" in next(
+        p["description"] for p in replay["parameters"] if p["name"] == "Idempotency-Key"
+    )
+
+
+def test_every_route_that_reads_the_database_declares_503() -> None:
+    document = build_openapi(route_table())
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if operation["security"] or path in ("/healthz", "/.well-known/jwks.json"):
+                answer = operation["responses"].get("503")
+                assert answer is not None, (method, path)
+                assert answer["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorEnvelope")
+                assert "Retry-After" in answer["headers"]
+
+
+def test_engines_schema_refuses_exactly_what_validation_refuses() -> None:
+    document = build_openapi(route_table())
+    schemas = document["components"]["schemas"]
+    engines = {**schemas["Engines"], "$defs": schemas}
+    validator = Draft202012Validator(json.loads(json.dumps(engines).replace("#/components/schemas/", "#/$defs/")))
+    refused = [
+        {},
+        {"static": None, "runtime": None, "wizard": None},
+        {"static": {"enabled": False}},
+        {"static": {"enabled": False}, "runtime": None, "wizard": {"enabled": False}},
+    ]
+    accepted = [{"static": {}}, {"static": {"enabled": True}}, {"runtime": {"enabled": None}}, {"wizard": {}}]
+    for engines_value in refused:
+        assert not validator.is_valid(engines_value), engines_value
+    for engines_value in accepted:
+        assert validator.is_valid(engines_value), engines_value
+
+
+async def test_all_null_engines_are_refused_naming_the_cause(client: httpx.AsyncClient, world: World) -> None:
+    for engines_value in ({"static": None, "runtime": None, "wizard": None}, {"static": {"enabled": False}}):
+        answer = await client.post(
+            "/api/v1/assurance/runs",
+            json={"aiSystemId": world.system_a, "engines": engines_value},
+            headers=bearer(world.agent_key_a),
+        )
+        assert answer.status_code == 400, answer.text
+        error = answer.json()["error"]
+        assert error["code"] == "INVALID_REQUEST" and error["message"].startswith("No engine is enabled")
 
 
 def test_document_is_deterministic() -> None:

@@ -344,7 +344,8 @@ DETAIL = _enum("detail", "bounded (default) or full.", ("bounded", "full"))
 PAGE = Parameter(
     "page",
     "query",
-    "Page of verification items (20 a page), detail=bounded only.",
+    "Page of verification items (20 a page). With detail=full every item is on the one page answered, "
+    "and page is not read.",
     required=False,
     schema={"type": "integer", "minimum": 1, "default": 1},
 )

@@ -270,11 +270,7 @@ ROUTES: list[RouteSpec] = [
         request_model=CreateRunRequest,
         responses={202: RunEnvelope, 200: RunEnvelope},
         errors=(400, 401, 403, 404, 409, 429),
-        parameters=(
-            Parameter(
-                "Idempotency-Key", "header", "Retry-safe key (24 hours, per organization and key).", required=False
-            ),
-        ),
+        parameters=(idempotency.header_parameter("answers 200 with the original run's current RunEnvelope"),),
     ),
     RouteSpec(
         "GET",

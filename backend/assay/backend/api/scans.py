@@ -157,12 +157,7 @@ ROUTES: list[RouteSpec] = [
                 required=False,
                 schema={"type": "string", "enum": ["identity", "gzip"]},
             ),
-            Parameter(
-                "Idempotency-Key",
-                "header",
-                "Retry-safe key: the same key and payload replay the first answer; another payload gets 409.",
-                required=False,
-            ),
+            idempotency.header_parameter("replays the first 201 answer byte for byte"),
         ),
         responses={201: schemas.QualifiedScanAccepted},
         errors=(400, 401, 403, 404, 409, 413),

@@ -155,7 +155,8 @@ def build_agent_audit(
     page: int = 1,
     identity: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """AgentAuditResponse. Raises ValueError for an unknown ``detail`` or a page out of range."""
+    """AgentAuditResponse. Raises ValueError for an unknown ``detail`` or a page out of range.
+    ``detail="full"`` holds every item on its one page, so ``page`` is then not read."""
     if detail not in ("bounded", "full"):
         raise ValueError(f"detail must be 'bounded' or 'full', not {detail!r}")
     data = payload.data
@@ -163,9 +164,7 @@ def build_agent_audit(
     authority = fq["authority"]
     every = [project_item(i) for i in data["verificationItems"]]
     pages = max(1, -(-len(every) // PAGE_SIZE))
-    if detail == "full" and page != 1:
-        raise ValueError("page applies to detail=bounded only")
-    if not 1 <= page <= pages:
+    if detail == "bounded" and not 1 <= page <= pages:
         raise ValueError(f"page must be between 1 and {pages}")
     omitted: dict[str, int] = {}
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any
 
 import anyio
@@ -383,20 +383,98 @@ _BINDER_PARAMETERS = (
 )
 # 503: a write that waited for SQLite's write lock past the busy timeout (retryable).
 _INTAKE_ERRORS = (400, 401, 403, 404, 409, 413, 415, 503)
+_CONTENT_ENCODING = Parameter(
+    "Content-Encoding",
+    "header",
+    "gzip for a compressed body (several gzip members are one body); identity or no header for a plain one.",
+    required=False,
+    schema={"type": "string", "enum": ["identity", "gzip"]},
+)
+_IDEMPOTENCY = (
+    " No Idempotency-Key: a retry is made safe by event ids (a record whose event id the binder already holds "
+    "is skipped and counted in duplicateCount)."
+)
+_EVENT: dict[str, object] = {
+    "type": "object",
+    "description": "One event as recorded; its eventId member, when present, identifies it.",
+}
+_TEXT: dict[str, object] = {"type": "string"}
+_BINARY: dict[str, object] = {"type": "string", "format": "binary"}
+_STRUCTURED_BODIES: dict[str, dict[str, object]] = {
+    JSON_MEDIA_TYPE: {
+        "oneOf": [
+            {"type": "array", "items": _EVENT, "minItems": 1},
+            {
+                "type": "object",
+                "required": ["events"],
+                "properties": {
+                    "binderId": {"type": "string"},
+                    "format": {"const": "json"},
+                    "events": {"type": "array", "items": _EVENT, "minItems": 1},
+                },
+            },
+        ]
+    },
+    **{
+        media: {**_TEXT, "description": "JSON Lines: one event object per line"}
+        for media, chosen in structured.MEDIA_TYPES.items()
+        if chosen == "jsonl"
+    },
+    "text/csv": {**_TEXT, "description": "A header row, then one event per row"},
+}
+_SARIF_LOG: dict[str, object] = {
+    "type": "object",
+    "required": ["version", "runs"],
+    "description": "A SARIF 2.1.0 log (validated against the OASIS schema)",
+}
 
 
-def _intake_route(path: str, handler: Any, operation_id: str, summary: str, description: str) -> RouteSpec:
+def _otlp_json(member: str) -> dict[str, object]:
+    return {
+        "type": "object",
+        "description": f"An OTLP/JSON export request: {member}, an array of objects",
+        "properties": {member: {"type": "array", "items": {"type": "object"}}},
+    }
+
+
+_OTLP_MEMBERS = {"traces": "resourceSpans", "metrics": "resourceMetrics", "logs": "resourceLogs"}
+_OTLP_REQUESTS = {
+    "traces": "ExportTraceServiceRequest",
+    "metrics": "ExportMetricsServiceRequest",
+    "logs": "ExportLogsServiceRequest",
+}
+
+
+class OtlpJsonAnswer(IngestionReceipt):
+    """The OTLP/JSON answer: the ingestion receipt beside the Export*ServiceResponse's partialSuccess.
+
+    partialSuccess is present when records were skipped as duplicates (nothing is ever rejected in part)."""
+
+    partialSuccess: dict[str, Any] | None = None
+
+
+def _intake_route(
+    path: str,
+    handler: Any,
+    operation_id: str,
+    summary: str,
+    description: str,
+    bodies: Mapping[str, Mapping[str, object]],
+) -> RouteSpec:
+    otlp = path.startswith("/api/otlp")
     return RouteSpec(
         "POST",
         path,
         handler,
         operation_id=operation_id,
         summary=summary,
-        description=description,
+        description=description + _IDEMPOTENCY,
         scope="evidence:ingest",
         tags=("intake",),
-        parameters=_BINDER_PARAMETERS,
-        responses={201: IngestionReceipt} if not path.startswith("/api/otlp") else {},
+        parameters=(*_BINDER_PARAMETERS, _CONTENT_ENCODING),
+        request_bodies=bodies,
+        responses={200: OtlpJsonAnswer} if otlp else {201: IngestionReceipt},
+        response_media={PROTOBUF: _BINARY} if otlp else {},
         errors=_INTAKE_ERRORS,
     )
 
@@ -410,6 +488,7 @@ ROUTES: list[RouteSpec] = [
         "application/json: an array of event objects, or {binderId?, format?: 'json', events: [...]}; "
         "application/x-ndjson: one event object per line; text/csv: a header row, then one event per row. "
         "?format=json|jsonl|csv overrides the media type. gzip accepted. Answers 201 with an ingestion receipt.",
+        _STRUCTURED_BODIES,
     ),
     _intake_route(
         "/api/ingest/log",
@@ -417,6 +496,7 @@ ROUTES: list[RouteSpec] = [
         "ingestLogLines",
         "Ingest raw log lines (text/plain)",
         "One record per line, read through the binder's line regex when it has one. Answers 201 with a receipt.",
+        {"text/plain": {**_TEXT, "description": "UTF-8 log lines"}},
     ),
     _intake_route(
         "/api/ingest/sarif",
@@ -424,6 +504,7 @@ ROUTES: list[RouteSpec] = [
         "ingestSarif",
         "Ingest a SARIF 2.1.0 log",
         "Validated against the SARIF 2.1.0 schema; one record per result. Attach with producerId sarif-import.",
+        dict.fromkeys(SARIF_MEDIA_TYPES, _SARIF_LOG),
     ),
     *[
         _intake_route(
@@ -436,6 +517,8 @@ ROUTES: list[RouteSpec] = [
             "receipt is in the Assay-Producer-Run-Id, Assay-Receipt-Status, Assay-Record-Count, "
             "Assay-Duplicate-Count and Assay-Content-Digest headers, and in an OTLP/JSON answer also as members "
             "beside partialSuccess.",
+            {PROTOBUF: {**_BINARY, "description": f"An {_OTLP_REQUESTS[name]} (OTLP/HTTP protobuf)"}}
+            | {JSON_MEDIA_TYPE: _otlp_json(_OTLP_MEMBERS[name])},
         )
         for name, route in _OTLP_PATHS
     ],

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
 
 ExecutionMode = Literal["ui", "api", "ci-attached", "ci-triggered", "reused"]
 Jurisdiction = Literal["nyc_ll144", "colorado_ai", "eu_ai_act"]
@@ -50,7 +51,20 @@ class RuntimeEngine(_Request):
     timeoutSeconds: float | None = Field(default=None, gt=0, le=600)
 
 
+def _enabled(name: str) -> JsonDict:
+    """JSON Schema: engine ``name`` is given as an object whose ``enabled`` is not false."""
+    return {
+        "required": [name],
+        "properties": {name: {"type": "object", "properties": {"enabled": {"not": {"const": False}}}}},
+    }
+
+
 class Engines(_Request):
+    """At least one engine must be enabled: given as an object whose enabled member is not false (a run
+    without one is refused: 400 INVALID_REQUEST, No engine is enabled)."""
+
+    model_config = ConfigDict(json_schema_extra={"anyOf": [_enabled(n) for n in ("static", "runtime", "wizard")]})
+
     static: StaticEngine | None = None
     runtime: RuntimeEngine | None = None
     wizard: WizardEngine | None = None

@@ -18,9 +18,24 @@ from starlette.requests import Request
 from assay.backend.errors import ApiError
 from assay.backend.storage.models import IdempotencyRecord
 from assay.backend.web.auth import Principal
+from assay.backend.web.routing import Parameter
 
 HEADER = "idempotency-key"
 _KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,255}")
+
+
+def header_parameter(replay: str) -> Parameter:
+    """The ``Idempotency-Key`` header of a route that takes one, for the OpenAPI document; ``replay``
+    says how that route answers a retry."""
+    return Parameter(
+        "Idempotency-Key",
+        "header",
+        "Optional retry-safe key: 1 to 255 visible ASCII characters (else 400), scoped to the organization, the "
+        f"API key and this route, kept 24 hours. The same key with the same JSON payload (compared in RFC 8785 "
+        f"canonical form) {replay}; the same key with another payload answers 409 IDEMPOTENCY_CONFLICT.",
+        required=False,
+        schema={"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x21-\\x7E]{1,255}$"},
+    )
 
 
 @dataclass(frozen=True, slots=True)

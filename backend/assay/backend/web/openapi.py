@@ -25,8 +25,12 @@ _ERROR_DESCRIPTIONS = {
     404: "Not found, or another organization's (indistinguishable)",
     409: "Conflict (IDEMPOTENCY_CONFLICT, SOURCE_CONFLICTED, SOURCE_UNAVAILABLE)",
     413: "INVALID_REQUEST: the body is larger than the documented limit",
+    415: "INVALID_REQUEST: a Content-Type (or Content-Encoding) the route does not take",
     429: "RATE_LIMITED: retry after the Retry-After header",
-    503: "INTERNAL_ERROR: a dependency is unavailable; retry later",
+    503: (
+        "INTERNAL_ERROR, retryable: the database is busy with other writes (a write waited for SQLite's write "
+        "lock past the busy timeout) or a dependency is unavailable; retry after the Retry-After header"
+    ),
 }
 
 
@@ -93,11 +97,18 @@ def _operation(spec: RouteSpec, refs: dict[RefKey, dict[str, Any]]) -> dict[str,
             "required": True,
             "content": {"application/json": {"schema": refs[(spec.request_model, "validation")]}},
         }
+    elif spec.request_bodies:
+        operation["requestBody"] = {
+            "required": True,
+            "content": {media: {"schema": dict(schema)} for media, schema in spec.request_bodies.items()},
+        }
     responses: dict[str, Any] = {}
     for status, model in spec.responses.items():
+        content = {"application/json": {"schema": refs[(model, "serialization")]}}
+        content |= {media: {"schema": dict(schema)} for media, schema in spec.response_media.items()}
         responses[str(status)] = {
             "description": model.__doc__.strip().splitlines()[0] if model.__doc__ else "Success",
-            "content": {"application/json": {"schema": refs[(model, "serialization")]}},
+            "content": content,
         }
     if not responses:
         media_type = spec.content_type.split(";")[0].strip()
@@ -108,7 +119,8 @@ def _operation(spec: RouteSpec, refs: dict[RefKey, dict[str, Any]]) -> dict[str,
     # What the route table implies is always documented, whatever the spec lists.
     statuses = set(spec.errors)
     if not spec.public:
-        statuses |= {401, 500}
+        # Every authenticated route reads the database; any of its writes may wait for SQLite's lock (503).
+        statuses |= {401, 500, 503}
     if spec.scope is not None:
         statuses.add(403)
     if spec.rate_limited:
@@ -118,7 +130,7 @@ def _operation(spec: RouteSpec, refs: dict[RefKey, dict[str, Any]]) -> dict[str,
             "description": _ERROR_DESCRIPTIONS.get(status, "INTERNAL_ERROR: unexpected failure"),
             "content": {"application/json": {"schema": refs[(ErrorEnvelope, "serialization")]}},
         }
-        if status == 429:
+        if status in (429, 503):
             entry["headers"] = {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}}
         responses[str(status)] = entry
     operation["responses"] = responses

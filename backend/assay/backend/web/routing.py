@@ -134,7 +134,9 @@ class RouteSpec:
     ``scope=None`` with ``public=False`` needs any valid key; ``public=True`` needs none.
     ``responses`` maps success statuses to their body models; ``errors`` lists the error statuses
     the route can answer (all use the envelope). A route without ``responses`` answers 200 with a body of
-    ``content_type`` (a PDF, HTML, the metrics text).
+    ``content_type`` (a PDF, HTML, the metrics text). ``request_bodies`` maps each media type a route
+    takes that no ``request_model`` describes (intake bodies) to its schema, and ``response_media`` the
+    media types its success answer may have besides JSON (OTLP's protobuf) to theirs.
     """
 
     method: HttpMethod
@@ -152,6 +154,8 @@ class RouteSpec:
     errors: tuple[int, ...] = ()
     parameters: tuple[Parameter, ...] = ()
     content_type: str = "application/json"
+    request_bodies: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    response_media: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.public and (self.scope is not None or self.rate_limited):
