@@ -7,10 +7,14 @@ median score), and impact ratios (a category's rate over the highest rate) by se
 intersectionally. Categories under 2% of the rows are excluded from the ratios but still reported with
 their counts; rows whose sex or race/ethnicity is unknown are counted and reported.
 
-The file is read as a stream in chunks: rows are mapped to a small category code by a dict (C speed),
-counted with ``Counter`` and, for scores, kept as one array of doubles and one of codes, so a million rows
-take tens of megabytes. No cell text ever reaches the output: categories are the EEO-1 names of this
-module, so a cell such as ``=HYPERLINK(...)`` is refused, and quoted only JSON-escaped in the error.
+Two readers give the same figures. A plain file (UTF-8, no quote character, the header's width on every
+line, every cell valid) is parsed by Arrow's CSV reader, three columns only, and counted by numpy
+(:func:`_arrow_tally`). Any other file, and every refusal, is read again by the exact reader
+(:func:`tally`): a stream in chunks, rows mapped to a small category code by a dict (C speed), counted with
+``Counter`` and, for scores, kept as one array of doubles and one of codes, which names the row at fault.
+Either way a million rows take tens of megabytes. No cell text ever reaches the output: categories are the
+EEO-1 names of this module, so a cell such as ``=HYPERLINK(...)`` is refused, and quoted only JSON-escaped
+in the error.
 """
 
 from __future__ import annotations
@@ -23,10 +27,18 @@ import re
 import statistics
 from array import array
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain, compress, islice, repeat
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import pyarrow as pa
+
+    Codes = npt.NDArray[np.uint8]
+    Scores = npt.NDArray[np.float64]
 
 SEXES: tuple[str, ...] = ("Male", "Female")
 RACES: tuple[str, ...] = (
@@ -511,19 +523,35 @@ def _label(row: dict[str, Any]) -> str:
     return " / ".join(str(row[k]) for k in ("sex", "raceEthnicity") if k in row)
 
 
-HEADER_BYTES = 1 << 20
+# Bytes handed to Arrow at once (cut after a line end), parsed in blocks on every core. Small pieces keep
+# memory bounded and reused: 2 MB pieces took 0.19 s of CPU for a million scores where 64 MB pieces (the
+# whole file in one) took 0.25 s, page faults mostly. Scores keep 9 bytes a row, as the exact reader does.
+ARROW_BYTES = 1 << 21
+ARROW_BLOCK = 1 << 19
+# Category codes of the Arrow reader: (sex, race[, selected]) packed in one byte, UNKNOWN last in each.
+_SEX_ORDER: tuple[str, ...] = (*SEXES, UNKNOWN)
+_RACE_ORDER: tuple[str, ...] = (*RACES, UNKNOWN)
 
 
-def _plain_header(stream: IO[bytes]) -> tuple[int, tuple[int, int, int], bool] | None:
+def _line_chunks(stream: IO[bytes]) -> Iterator[bytes]:
+    """The stream in pieces that end at a line end (the last one as it ends)."""
+    rest = b""
+    while data := stream.read(ARROW_BYTES):
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            rest += data
+            continue
+        yield rest + memoryview(data)[:cut] if rest else data[:cut]
+        rest = data[cut:]
+    if rest:
+        yield rest
+
+
+def _plain_header(first: bytes) -> tuple[int, tuple[int, int, int], bool] | None:
     """The header's width, the (sex, race, outcome) positions and whether outcomes are binary; None when
     the header is not plain UTF-8 naming the columns (the exact reader then says what is wrong)."""
-    data = b""
-    while b"\n" not in data and len(data) < HEADER_BYTES:
-        more = stream.read(65536)
-        if not more:
-            break
-        data += more
-    line = data.split(b"\n", 1)[0]
+    end = first.find(b"\n")
+    line = first if end < 0 else first[:end]
     if line.startswith(codecs.BOM_UTF8):
         line = line[len(codecs.BOM_UTF8) :]
     try:
@@ -534,81 +562,148 @@ def _plain_header(stream: IO[bytes]) -> tuple[int, tuple[int, int, int], bool] |
     return len(header), (sex_at, race_at, outcome_at), binary
 
 
-def _arrow_tally(stream: IO[bytes]) -> Tally | None:
-    """The tally of a plain file, parsed and typed by Arrow's streaming CSV reader (C++, block by block).
+def _plain_text(chunk: bytes) -> bool:
+    """UTF-8 throughout (checked here: Arrow converts, and so checks, only the columns read) and no quote
+    character (a quoted cell may hide a comma or a line end, which Arrow without quoting would split)."""
+    if b'"' in chunk:
+        return False
+    if chunk.isascii():
+        return True
+    try:
+        chunk.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
-    Plain: UTF-8 throughout, no quote character in a cell that matters, the header's number of cells on
-    every line, every category cell a known name (or unknown), every outcome 0/1 or a finite number. None
-    for anything else, and the caller reads the file again with :func:`tally`, which refuses it with the
-    row at fault (or accepts what Arrow is stricter about: quoted cells, blank lines, ragged rows)."""
+
+def _lookup(dictionary: pa.Array, code_of: Callable[[str], int | None], scale: int) -> Codes | None:
+    """Codes (times ``scale``) of a block's distinct cells, as a table indexed by the block's dictionary
+    indices; None when a cell is not a known value (the exact reader names its row)."""
+    import numpy as np
+
+    codes = [code_of(cell.decode("utf-8")) for cell in dictionary.to_pylist()]
+    if None in codes:
+        return None
+    return np.array([code * scale for code in codes if code is not None], dtype=np.uint8)
+
+
+def _sex_code(cell: str) -> int | None:
+    return _code_of(cell, _SEX_BY_CELL, _SEX_ORDER)
+
+
+def _race_code(cell: str) -> int | None:
+    return _code_of(cell, _RACE_BY_CELL, _RACE_ORDER)
+
+
+def _code_of(cell: str, known: dict[str, str], order: tuple[str, ...]) -> int | None:
+    key = cell.strip().lower()
+    if key in UNKNOWN_CELLS:
+        return len(order) - 1
+    found = known.get(key)
+    return None if found is None else order.index(found)
+
+
+def _selected_code(cell: str) -> int | None:
+    return {"0": 0, "1": 1}.get(cell.strip())
+
+
+def _arrow_tally(stream: IO[bytes]) -> Tally | None:
+    """The tally of a plain file, parsed by Arrow's CSV reader (C++, on every core) and counted by numpy.
+
+    Plain: UTF-8 throughout, no quote character, the header's number of cells on every line, every
+    category cell a known name (or unknown), every outcome 0/1 or a finite number. Only the three columns
+    that count are converted: categories dictionary-encoded (each block's few distinct cells are checked,
+    then its rows mapped to a one-byte category code through the dictionary indices), scores as float64.
+    None for anything else, and the caller reads the file again with :func:`tally`, which refuses it with
+    the row at fault (or accepts what Arrow is stricter about: quoted cells, blank-celled or ragged rows)."""
+    import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as pa_csv
 
-    start = stream.tell()
-    plain = _plain_header(stream)
+    chunks = _line_chunks(stream)
+    first = next(chunks, b"")
+    plain = _plain_header(first)
     if plain is None:
         return None
     width, positions, binary = plain
-    stream.seek(start)
     names = [f"c{i}" for i in range(width)]
-    category = pa.dictionary(pa.int32(), pa.string())
-    # Every column typed: categories as dictionaries, the score as float64, the rest as UTF-8-checked text.
-    types = {name: pa.string() for name in names}
-    for at in positions[:2] if not binary else positions:
-        types[names[at]] = category
-    if not binary:
-        types[names[positions[2]]] = pa.float64()
-    codes = _Codes(binary)
-    rows: Counter[int] = Counter()
-    kept: list[tuple[Any, dict[int, int], Any]] = []  # scores: (category key, key -> code, scores) per batch
+    wanted = [names[at] for at in positions]
+    # Cells as bytes: the whole text is known to be UTF-8 already (Arrow would check each cell again).
+    category = pa.dictionary(pa.int32(), pa.binary())
+    types = {wanted[0]: category, wanted[1]: category, wanted[2]: category if binary else pa.float64()}
+    outcomes = 2 if binary else 1
+    size = len(_SEX_ORDER) * len(_RACE_ORDER) * outcomes
+    rows = np.zeros(size, dtype=np.int64)
+    kept: list[tuple[Codes, Scores]] = []  # scores: (category codes, scores) per block
     total = 0
-    try:
-        reader = pa_csv.open_csv(
-            stream,
-            read_options=pa_csv.ReadOptions(column_names=names, skip_rows=1, block_size=1 << 22),
-            parse_options=pa_csv.ParseOptions(quote_char=False),
-            convert_options=pa_csv.ConvertOptions(column_types=types, strings_can_be_null=False),
-        )
-        for batch in reader:
-            sex, race = batch.column(positions[0]), batch.column(positions[1])
-            outcome = batch.column(positions[2])
+    for index, chunk in enumerate(chain([first], chunks)):
+        if not _plain_text(chunk):
+            return None
+        try:
+            table = pa_csv.read_csv(
+                pa.BufferReader(chunk),
+                read_options=pa_csv.ReadOptions(
+                    column_names=names, skip_rows=1 if index == 0 else 0, block_size=ARROW_BLOCK
+                ),
+                parse_options=pa_csv.ParseOptions(quote_char=False),
+                convert_options=pa_csv.ConvertOptions(
+                    column_types=types, include_columns=wanted, strings_can_be_null=False
+                ),
+            )
+        except pa.ArrowException:
+            return None
+        for batch in table.to_batches():
+            sex, race, outcome = (batch.column(i) for i in range(3))
             if sex.null_count or race.null_count or outcome.null_count:
                 return None
-            sexes, races = sex.dictionary.to_pylist(), race.dictionary.to_pylist()
-            key = pc.add(pc.multiply(sex.indices.cast(pa.int64()), len(races)), race.indices.cast(pa.int64()))
-            outcomes = outcome.dictionary.to_pylist() if binary else [""]
+            sexes = _lookup(sex.dictionary, _sex_code, len(_RACE_ORDER) * outcomes)
+            races = _lookup(race.dictionary, _race_code, outcomes)
+            if sexes is None or races is None:
+                return None
+            codes = sexes[sex.indices.to_numpy()] + races[race.indices.to_numpy()]
             if binary:
-                key = pc.add(pc.multiply(key, len(outcomes)), outcome.indices.cast(pa.int64()))
-            code_of: dict[int, int] = {}
-            for pair in pc.value_counts(key).to_pylist():
-                value, n = pair["values"], pair["counts"]
-                pos, outcome_at = divmod(value, len(outcomes))
-                sex_at, race_at = divmod(pos, len(races))
-                raw = (sexes[sex_at], races[race_at], outcomes[outcome_at])
-                code = code_of[value] = codes[raw if binary else raw[:2]]
-                rows[code] += n
-            if not binary:
-                kept.append((key, code_of, outcome))
+                selected = _lookup(outcome.dictionary, _selected_code, 1)
+                if selected is None:
+                    return None
+                codes += selected[outcome.indices.to_numpy()]
+            else:
+                scores = outcome.to_numpy()
+                if not np.isfinite(scores).all():
+                    return None
+                kept.append((codes, scores))
+            rows += np.bincount(codes, minlength=size)
             total += batch.num_rows
-    except (pa.ArrowException, DataError):
-        return None
     if total == 0:
         return None
+    keys = [
+        _Key(sex, race, selected if binary else -1)
+        for sex in _SEX_ORDER
+        for race in _RACE_ORDER
+        for selected in range(outcomes)
+    ]
+    used = [code for code in range(size) if rows[code]]
+    counted = Counter({at: int(rows[code]) for at, code in enumerate(used)})
     if binary:
-        positive = Counter({code: rows[code] for code, key in enumerate(codes.keys_by_code) if key.selected == 1})
-        return Tally(codes.keys_by_code, rows, positive, True, None, total)
-    scores = pa.chunked_array([s for _k, _c, s in kept], type=pa.float64())
-    if not pc.all(pc.is_finite(scores)).as_py():
-        return None
-    low = pc.quantile(scores, q=0.5, interpolation="lower")[0].as_py()
-    high = pc.quantile(scores, q=0.5, interpolation="higher")[0].as_py()
-    median = low if low == high else (low + high) / 2
-    above: Counter[int] = Counter()
-    for key, code_of, values in kept:
-        for pair in pc.value_counts(pc.filter(key, pc.greater(values, median))).to_pylist():
-            above[code_of[pair["values"]]] += pair["counts"]
-    return Tally(codes.keys_by_code, rows, above, False, median, total)
+        positive = Counter({at: counted[at] for at, code in enumerate(used) if keys[code].selected == 1})
+        return Tally([keys[code] for code in used], counted, positive, True, None, total)
+    median = _arrow_median(np.concatenate([scores for _codes, scores in kept]))
+    above = np.zeros(size, dtype=np.int64)
+    for codes, scores in kept:
+        above += np.bincount(codes[scores > median], minlength=size)
+    positive = Counter({at: int(above[code]) for at, code in enumerate(used) if above[code]})
+    return Tally([keys[code] for code in used], counted, positive, False, median, total)
+
+
+def _arrow_median(scores: Scores) -> float:
+    """The exact median: the middle score, or the mean of the two middle ones (as statistics.median).
+    ``scores`` is a copy of its own: it is partitioned in place."""
+    middle = len(scores) // 2
+    scores.partition(middle)  # every score before the middle one is at most it
+    high = float(scores[middle])
+    if len(scores) % 2:
+        return high
+    low = float(scores[:middle].max())
+    return low if low == high else (low + high) / 2
 
 
 def compute(stream: IO[bytes]) -> dict[str, Any]:
