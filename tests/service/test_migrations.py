@@ -13,7 +13,7 @@ from sqlmodel import SQLModel
 
 from assay.backend.settings import ServiceSettings
 from assay.backend.storage.db import create_engine, sqlite_url_for
-from assay.backend.storage.migrations import upgrade_database
+from assay.backend.storage.migrations import HEAD_REVISION, upgrade_database
 from assay.backend.web.app import create_app
 
 
@@ -38,7 +38,8 @@ async def test_app_start_creates_the_schema_on_a_fresh_database(tmp_path: Path) 
             tables = await connection.run_sync(lambda c: set(inspect(c).get_table_names()))
             assert {"organization", "ai_system", "source_asset", "api_key", "qualified_scan", "legacy_scan"} <= tables
             assert {"evidence_binder", "idempotency_record", "alembic_version"} <= tables
-            assert await connection.run_sync(_revision) == "0006_assessments"
+            assert await connection.run_sync(_revision) == HEAD_REVISION
+            assert {"dashboard_user", "dashboard_membership", "dashboard_session"} <= tables
             assert {"assurance_run", "evaluation", "evaluation_evidence"} <= tables
             assert await connection.run_sync(_diff) == []
             journal = (await connection.exec_driver_sql("PRAGMA journal_mode")).scalar()

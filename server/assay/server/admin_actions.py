@@ -6,9 +6,11 @@ Imported only when an admin command runs: it loads the database stack.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from assay.backend import provisioning
@@ -150,6 +152,52 @@ async def target_retire(session: AsyncSession, args: argparse.Namespace) -> dict
     return targets.summary(await targets.retire_target(session, args.target_id))
 
 
+def _password_from_stdin() -> str:
+    # One line, without its line ending: `printf %s "$PW" | ...` and `echo "$PW" | ...` both work.
+    line = sys.stdin.readline()
+    return line.removesuffix("\n").removesuffix("\r")
+
+
+async def user_create(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    from assay.backend.dashboard import users  # the password hasher: only for user commands
+
+    password = await anyio.to_thread.run_sync(_password_from_stdin)
+    if not password:
+        raise provisioning.ProvisioningError("INVALID", "no password on stdin (--password-stdin reads its first line)")
+    user, membership = await users.create_user(session, args.org, args.email, args.role, password)
+    return {
+        "userId": user.id,
+        "email": user.email,
+        "organizationId": membership.organization_id,
+        "role": membership.role,
+    }
+
+
+async def user_list(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    from assay.backend.dashboard import users
+
+    return {
+        "users": [
+            {
+                "userId": row.user_id,
+                "email": row.email,
+                "organizationId": row.organization_id,
+                "role": row.role,
+                "disabled": row.disabled,
+            }
+            for row in await users.list_users(session, args.org)
+        ]
+    }
+
+
+async def user_disable(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    from assay.backend.dashboard import users
+
+    user = await users.disable_user(session, args.email)
+    assert user.disabled_at is not None
+    return {"userId": user.id, "email": user.email, "disabledAt": user.disabled_at.isoformat().replace("+00:00", "Z")}
+
+
 async def execute(url: str, action: Action, args: argparse.Namespace) -> dict[str, Any]:
     """Bring the schema of ``url`` up to date, then run ``action`` in one committed transaction."""
     engine = create_engine(url)
@@ -181,4 +229,7 @@ ACTIONS: dict[str, Action] = {
     "binder create": binder_create,
     "binder list": binder_list,
     "binder deactivate": binder_deactivate,
+    "user create": user_create,
+    "user list": user_list,
+    "user disable": user_disable,
 }

@@ -408,3 +408,54 @@ class AssessmentData(SQLModel, table=True):
     row_count: int
     figures_json: str = Field(sa_type=Text)
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class DashboardUser(SQLModel, table=True):
+    """A person who signs in to the dashboard. ``email`` is stored trimmed and lowercased (one account per
+    address); ``password_hash`` is an Argon2id PHC string. A disabled user cannot sign in, and every session
+    of theirs stops working at once."""
+
+    __tablename__ = "dashboard_user"
+
+    id: str = Field(primary_key=True, max_length=64)
+    email: str = Field(unique=True, max_length=254)
+    password_hash: str = Field(max_length=255)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    disabled_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class Membership(SQLModel, table=True):
+    """A user's role in one organization: the only way a user sees an organization's pages."""
+
+    __tablename__ = "dashboard_membership"
+
+    user_id: str = Field(foreign_key="dashboard_user.id", primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", primary_key=True, index=True, max_length=64)
+    role: str = Field(max_length=10)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+class DashboardSession(SQLModel, table=True):
+    """A signed-in browser. ``id`` is the SHA-256 of the cookie's token (the token itself is never stored);
+    ``csrf_token`` is the synchronizer token every form of this session carries."""
+
+    __tablename__ = "dashboard_session"
+
+    id: str = Field(primary_key=True, max_length=64)
+    user_id: str = Field(foreign_key="dashboard_user.id", index=True, max_length=64)
+    csrf_token: str = Field(max_length=64)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    last_seen_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+
+
+class LoginFailure(SQLModel, table=True):
+    """One failed sign-in, for throttling: counted per email and per client address over a window, in the
+    database so that every replica counts the same failures."""
+
+    __tablename__ = "dashboard_login_failure"
+
+    id: int | None = Field(default=None, primary_key=True)
+    email: str = Field(index=True, max_length=254)
+    client: str = Field(index=True, max_length=64)
+    at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=True)

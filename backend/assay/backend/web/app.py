@@ -23,6 +23,7 @@ from starlette.middleware import Middleware
 from assay.backend.api import assessments, discovery, evaluations, health, legacy, runs, scans
 from assay.backend.api import metrics as metrics_routes
 from assay.backend.api import openapi as openapi_routes
+from assay.backend.dashboard.app import dashboard_routes
 from assay.backend.intake import routes as intake_routes
 from assay.backend.metrics import ServiceMetrics
 from assay.backend.runs.worker import Worker
@@ -148,7 +149,7 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
             await engine.dispose()
 
     app = Starlette(
-        routes=[to_starlette_route(spec) for spec in routes],
+        routes=[*(to_starlette_route(spec) for spec in routes), *dashboard_routes()],
         lifespan=lifespan,
         middleware=[
             Middleware(HttpMetricsMiddleware, metrics=metrics),

@@ -8,16 +8,19 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from assay.backend.intake import ADAPTER_IDS
+from assay.backend.roles import ROLES
 from assay.backend.runtime.names import PROTOCOLS, SUITES
 from assay.backend.scopes import ALL_SCOPES, PURPOSE_SCOPES
 
 # Plain text: argparse prints it as it is.
 DESCRIPTION = """\
-Provision the service database directly: organizations, AI Systems, sources, API keys and evidence binders.
+Provision the service database directly: organizations, AI Systems, sources, API keys, evidence binders
+and dashboard users.
 
 Acts on --database-url or $ASSAY_DATABASE_URL (else the default SQLite file), creating or upgrading the
 schema first. With --json each command prints exactly one JSON object on stdout, also on failure
-({"error": {"code", "message"}}). An API key is printed once and never stored or logged.
+({"error": {"code", "message"}}). An API key is printed once and never stored or logged. A user's password is read from stdin
+(--password-stdin), never from the command line, and only its Argon2id hash is stored.
 """
 
 if TYPE_CHECKING:
@@ -106,6 +109,7 @@ def register(subparsers: _SubParsers) -> None:
     p.set_defaults(handler=run)
 
     _register_targets(groups, leaf)
+    _register_users(groups, leaf)
 
     binder = groups.add_parser("binder", help="evidence binders (intake sources)").add_subparsers(
         dest="action", metavar="ACTION", required=True
@@ -174,6 +178,31 @@ def _register_targets(groups: _SubParsers, leaf: argparse.ArgumentParser) -> Non
     p.set_defaults(handler=run)
 
 
+def _register_users(groups: _SubParsers, leaf: argparse.ArgumentParser) -> None:
+    user = groups.add_parser("user", help="dashboard users and their roles").add_subparsers(
+        dest="action", metavar="ACTION", required=True
+    )
+    p = user.add_parser(
+        "create",
+        help="create a dashboard user with a role in an organization",
+        parents=[leaf],
+        description="Create a user who signs in at /dashboard/login with a role in an organization (docs/dashboard.md). "
+        "The password is the first line of stdin (at least 12 characters). For an existing user (same email) the "
+        "password must be theirs, and the organization is added to their memberships.",
+    )
+    p.add_argument("--org", required=True, help="organization id")
+    p.add_argument("--email", required=True, help="the user's email (their sign-in name)")
+    p.add_argument("--role", required=True, choices=ROLES, help="owner, admin, member or viewer")
+    p.add_argument("--password-stdin", action="store_true", required=True, help="read the password from stdin")
+    p.set_defaults(handler=run)
+    p = user.add_parser("list", help="list users and their roles", parents=[leaf])
+    p.add_argument("--org", help="organization id (default: all)")
+    p.set_defaults(handler=run)
+    p = user.add_parser("disable", help="disable a user: no sign-in, open sessions end now", parents=[leaf])
+    p.add_argument("email", metavar="EMAIL")
+    p.set_defaults(handler=run)
+
+
 def _fail(args: argparse.Namespace, code: str, message: str, exit_code: int) -> int:
     if args.json:
         print(json.dumps({"error": {"code": code, "message": message}}))
@@ -188,6 +217,11 @@ def _print_human(args: argparse.Namespace, result: dict[str, Any]) -> None:
             print(
                 f"{item['targetId']}  {item['kind']}  {item['status']}  {item['aiSystemId']}  {suites}  {item['address']}"
             )
+        return
+    if "users" in result:
+        for item in result["users"]:
+            state = "disabled" if item["disabled"] else "active"
+            print(f"{item['email']}  {item['organizationId']}  {item['role']}  {state}")
         return
     if "binders" in result:
         for item in result["binders"]:

@@ -1,0 +1,46 @@
+"""The dashboard's page addresses: the one place that spells them (run envelopes and Master Reports link
+here through ``runs/links.py``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+PREFIX = "/dashboard"
+
+
+def evaluation(evaluation_id: str) -> str:
+    return f"{PREFIX}/evaluations/{evaluation_id}"
+
+
+def master_report(evaluation_id: str) -> str:
+    """The Master Report link: redirects to :func:`master_report_document`."""
+    return f"{PREFIX}/evaluations/{evaluation_id}/master-report"
+
+
+def master_report_document(evaluation_id: str) -> str:
+    return f"{PREFIX}/evaluations/{evaluation_id}/master-report/document"
+
+
+def reports(evaluation_id: str) -> str:
+    return f"{PREFIX}/evaluations/{evaluation_id}/reports"
+
+
+def assurance(evaluation_id: str) -> str:
+    return f"{PREFIX}/evaluations/{evaluation_id}/assurance"
+
+
+def decision_receipt(evaluation_id: str) -> str:
+    return f"{PREFIX}/evaluations/{evaluation_id}/receipt"
+
+
+def download(evaluation_id: str, artifact: str) -> str:
+    return f"{PREFIX}/evaluations/{evaluation_id}/download/{artifact}"
+
+
+def system_workspace(ai_system_id: str) -> str:
+    return f"{PREFIX}/systems/{ai_system_id}"
+
+
+def display_time(moment: datetime) -> str:
+    """A moment as pages show it: UTC to the second."""
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
