@@ -372,3 +372,24 @@ def test_functions_registered_in_a_loop_and_actions_on_a_registry_made_inside_a_
     assert _reached(linked, "sandbox_bash") == {("shell.exec", 4)}  # a shell command, in the E2B sandbox
     assert _gate_kinds(linked, "sandbox_read", "file.read") == ["sandbox"]
     assert _reached(linked, "delete_download") == {("file.delete", 9)}
+
+
+def test_a_client_another_module_builds_is_reach_where_its_methods_are_called() -> None:
+    files = {
+        "config.py": (
+            "import os\n"
+            "from tavily import TavilyClient\n\n"
+            "def get_search_client():\n"
+            "    return TavilyClient(api_key=os.getenv('TAVILY_API_KEY'))\n"
+        ),
+        "tools.py": (
+            "from config import get_search_client\n\n"
+            "search_client = get_search_client()\n\n"
+            "def web_search(query: str) -> list[str]:\n"
+            "    return [r['content'] for r in search_client.search(query)['results']]\n"
+        ),
+        "agent.py": "import dspy\nfrom tools import web_search\n\nagent = dspy.ReAct('question -> answer', tools=[web_search])\n",
+    }
+    linked = analyse(files)
+    assert _tools(linked) == [("web_search", 5)]
+    assert _reached(linked, "web_search") == {("network.egress", 6)}  # TavilyClient.search, a network service

@@ -9,6 +9,11 @@ library result is matched against the JavaScript rules by name, as the analyzer 
 an action at the call (its arguments' taint, its gates, and a sandbox gate where the rules say the call
 runs inside one). SQL clients are left out: whether their SQL writes depends on text only the analyzer
 sees.
+
+Python the same way: ``search_client = get_search_client()`` with ``def get_search_client(): return
+TavilyClient(...)`` in another module makes ``search_client.search(q)`` (``config.get_search_client.search``)
+a call of ``tavily.TavilyClient.search``, matched against the Python rules whose match does not depend on
+the call's arguments, else against the client classes of the role rules (a network service's client).
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from typing import TYPE_CHECKING
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import ActionSite, CallFact, GateSite
 from assay.backend.engines.static.jsts.rules import compile_rules
-from assay.backend.engines.static.rules.pack import RulePack
+from assay.backend.engines.static.pyast.role_rules import Roles, compile_roles
+from assay.backend.engines.static.pyast.rules import compile_rules as compile_py_rules
+from assay.backend.engines.static.rules.pack import Rule, RulePack
 
 if TYPE_CHECKING:
     from assay.backend.engines.static.link.graph import Fn
@@ -38,6 +45,9 @@ def through_returns(functions: dict[str, Fn], resolve: Callable[[str, str], str 
         return
     js = compile_rules(rules)
     for fn in functions.values():
+        if fn.language == "python":
+            _python_returns(fn, resolve, returns, rules)
+            continue
         if fn.language not in _JS:
             continue
         done: set[str] = set()
@@ -109,4 +119,72 @@ def _rewrite(
             return None
         if "#" not in callee or resolve(callee, caller) is not None:
             return callee
+    return None
+
+
+# Python rule keys that decide on a call's arguments, which the linker does not see.
+_ARGUMENT_KEYS = ("write_mode", "read_mode", "nonliteral_arg", "key_names", "without_kwargs", "sql_write")
+
+
+def _python_returns(
+    fn: Fn, resolve: Callable[[str, str], str | None], returns: dict[str, str], rules: RulePack
+) -> None:
+    py = compile_py_rules(rules)
+    roles = compile_roles(rules)
+    done: set[str] = set()
+    for call in list(fn.calls):
+        callee = call.callee
+        if "#" in callee or fn.targets.get(callee) is not None or callee in done:
+            continue
+        done.add(callee)
+        name = _rewrite(callee, fn.facts.qualname, resolve, returns)
+        if name is None or name == callee:
+            continue
+        target = resolve(name, fn.facts.qualname)
+        if target is not None:
+            fn.targets[callee] = target
+            continue
+        rule = _python_action(name, py.profile(name).actions, roles)
+        if rule is None:
+            continue
+        sandbox = py.sandbox_rule if rule.match.get("sandboxed") else None
+        for site in _calls_of(fn.calls, callee):
+            gates = list(site.dominatingGates)
+            if sandbox is not None:
+                location = site.location
+                detail = f"runs inside {name.rsplit('.', 1)[0]}"
+                gate = GateSite(
+                    id=short_id("gate", location.path, location.line, location.column, "sandbox", detail),
+                    kind=sandbox.gateKind or "sandbox",
+                    ruleId=sandbox.id,
+                    location=location,
+                    detail=detail,
+                )
+                fn.gates.append(gate)
+                gates.append(gate.id)
+            fn.actions.append(
+                ActionSite(
+                    id=short_id("act", site.location.path, site.location.line, site.location.column, rule.id),
+                    actionClass=rule.actionClass or "network.egress",
+                    impact=rule.impact or "medium",
+                    ruleId=rule.id,
+                    target=name,
+                    location=site.location,
+                    dominatingGates=sorted(set(gates)),
+                    taint=[o for arg in site.args for o in arg.origins],
+                )
+            )
+
+
+def _python_action(name: str, actions: Iterable[Rule], roles: Roles) -> Rule | None:
+    """The Python action rule naming ``name`` whatever its arguments, else the client-class rule when a
+    segment of ``name`` is a package's client class (``tavily.TavilyClient.search``)."""
+    for rule in actions:
+        if not any(key in rule.match for key in _ARGUMENT_KEYS):
+            return rule
+    if roles.client_rule is None:
+        return None
+    for segment in name.split(".")[1:-1]:
+        if segment[:1].isupper() and roles.client_classes.matches(segment):
+            return roles.client_rule
     return None

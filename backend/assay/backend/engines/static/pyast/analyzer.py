@@ -125,7 +125,12 @@ class FileAnalyzer(StatementLogic):
             gates=sorted(scope.gates, key=lambda g: (g.location.line, g.location.column, g.id)),
             returns=sorted(scope.returns, key=origin_key),
             returnShape=None,
-            returnType=None,
+            returnType=_one_type(scope.return_types),
         )
         self.functions.append(facts)
         self._keep_branches(scope, facts)
+
+
+def _one_type(types: set[str | None]) -> str | None:
+    """The package class every ``return`` of a value constructs, when they agree (a factory)."""
+    return next(iter(types)) if len(types) == 1 else None

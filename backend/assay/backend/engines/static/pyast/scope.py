@@ -61,6 +61,8 @@ class Scope:
     iterables: dict[str, ast.expr] = field(default_factory=dict)
     # Names a ``for`` binds from a tuple element (``for func, schema in pairs:``): the iterable.
     loop_items: dict[str, ast.expr] = field(default_factory=dict)
+    # What each ``return`` of a value gives, as a package class it constructs (None: something else).
+    return_types: set[str | None] = field(default_factory=set)
     # Named branches (``if name == NAME:``, ``case NAME:``) and the facts each added (``dispatch.py``).
     branches: list[Branch] = field(default_factory=list)
     # Whether the body defines functions or classes (``_walk_block`` meets every one ``definitions``

@@ -175,6 +175,7 @@ class StatementLogic(ExpressionLogic):
     def _return(self, stmt: ast.Return, scope: Scope, active: frozenset[str]) -> Outcome:
         if stmt.value is not None:
             scope.returns |= self._expr(stmt.value, scope, active)
+            scope.return_types.add(self._constructed(stmt.value, scope))
             if type(stmt.value) is ast.Name and scope.defines:
                 self._returned_closure(stmt, stmt.value.id, scope, active)
             if scope.list_vars or type(stmt.value) is ast.List:
@@ -182,6 +183,18 @@ class StatementLogic(ExpressionLogic):
             if scope.exits is not None and not is_literal(stmt.value):
                 scope.exits.append(active)
         return None
+
+    def _constructed(self, value: ast.expr, scope: Scope) -> str | None:
+        """The package class ``value`` constructs (``return TavilyClient(api_key=key)``), else None."""
+        if isinstance(value, ast.Await):
+            value = value.value
+        if not isinstance(value, ast.Call):
+            return None
+        name, resolved = self.dotted(value.func, scope)
+        if not name or not resolved or name.startswith(self.module_prefix) or "." not in name:
+            return None
+        last = name.rsplit(".", 1)[-1]
+        return name if last[:1].isupper() and name.split(".", 1)[0] not in self.local_defs else None
 
     def _raise(self, stmt: ast.Raise, scope: Scope, active: frozenset[str]) -> Outcome:
         for part in (stmt.exc, stmt.cause):
