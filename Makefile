@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint bench corpus clean peers bench-peers js-globals
+.PHONY: install demo test lint bench corpus clean peers bench-peers js-globals browser browser-test screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,20 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m assay.server.demo
 
-test: $(STAMP) peers
+test: $(STAMP) peers browser
 	$(BIN)/pytest -q
+
+# The real browser of the dashboard test (tests/dashboard/test_browser.py): Debian's Chromium and its
+# chromedriver, installed when missing on a machine where apt-get can (root, as on CI); elsewhere the test skips.
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		  (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium chromium-driver fonts-dejavu-core) \
+		  || echo "chromium/chromedriver not installed: the dashboard's browser test will skip"; }
+
+# Sign in, read a finished run's pages, sign out, in Chromium; screenshots in out/screenshots/dashboard.
+browser-test: $(STAMP) browser
+	ASSAY_SCREENSHOT_DIR=out/screenshots/dashboard $(BIN)/pytest -q tests/dashboard/test_browser.py
 
 # The real MCP servers the runtime engine's tests probe (tests/runtime): the official reference servers
 # from npm (tests/runtime/peers/package.json) and the deliberately vulnerable mcp-server-everything-wrong
@@ -62,13 +74,15 @@ corpus: $(STAMP)
 	$(BIN)/python -m bench.corpus.score $(CORPUS_ARGS)
 
 # The Master Report of each example (and a generated 60-tool system) as HTML and PDF, with PNGs to look at:
-# an HTML screenshot from headless Chromium and every PDF page from pdftoppm, in out/screenshots/.
-# Installs Debian's chromium and poppler-utils when they are missing (needs root, as on CI machines).
+# an HTML screenshot from headless Chromium and every PDF page from pdftoppm, in out/screenshots/; and every
+# dashboard page of a finished run (laptop and phone widths) in out/screenshots/dashboard.
+# Installs Debian's chromium, its driver and poppler-utils when they are missing (needs root, as on CI machines).
 screenshots: $(STAMP)
-	@command -v chromium >/dev/null && command -v pdftoppm >/dev/null || \
-		(apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium poppler-utils fonts-dejavu-core)
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null && command -v pdftoppm >/dev/null || \
+		(apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium chromium-driver poppler-utils fonts-dejavu-core)
 	rm -rf out/screenshots
 	$(BIN)/python -m tests.reports.screenshots out/screenshots
+	ASSAY_SCREENSHOT_DIR=out/screenshots/dashboard $(BIN)/pytest -q tests/dashboard/test_browser.py
 
 # The JavaScript globals the engine knows (rules/javascript_globals.json), regenerated from the `globals`
 # npm package: `make js-globals` after updating GLOBALS_VERSION.

@@ -20,6 +20,7 @@ BENCHMARKS: tuple[str, ...] = (
     "startup",
     "intake_rate",
     "memory_battery",
+    "dashboard_page",
 )
 
 

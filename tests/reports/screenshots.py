@@ -54,7 +54,7 @@ def _git_tree(source: Path, into: Path, *, dirty: bool) -> Path:
 def render(name: str, root: Path, out: Path) -> tuple[Path, Path]:
     membership, payload = evaluated(root, ai_system_id=f"sys_{name.replace('-', '_')}")
     evaluation_id = f"eval_{name.replace('-', '_')}"
-    links = master_report_links(evaluation_id)
+    links = master_report_links(evaluation_id, payload.data["aiSystemId"])
     identity = build_identity(
         evaluation_id=evaluation_id,
         ai_system_id=payload.data["aiSystemId"],

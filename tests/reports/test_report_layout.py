@@ -44,7 +44,7 @@ PATH = "examples/sandbox/extensions/daytona/usaspending_text2sql/streamablehttp_
 
 def _report(root: Path) -> dict[str, Any]:
     _, payload = evaluated(root, ai_system_id="sys_layout")
-    links = master_report_links("eval_layout")
+    links = master_report_links("eval_layout", "sys_layout")
     report: dict[str, Any] = build_master_report("eval_layout", payload, links=links, detail="full")["masterReport"]
     return report
 
@@ -149,7 +149,7 @@ def _wide_document() -> Document:
                 kinds=["badge", "badge", "mono", "path", "mono", "badge", "mono"],
             ),
         ],
-        links=list(master_report_links("eval_a_rather_long_evaluation_identifier").items())[:5],  # type: ignore[arg-type]
+        links=list(master_report_links("eval_a_rather_long_evaluation_identifier", "sys_layout").items())[:5],  # type: ignore[arg-type]
     )
 
 

@@ -33,7 +33,7 @@ BADGE_VALUES = (
 
 def _artifacts(name: str, root: Path) -> dict[str, Any]:
     membership, payload = evaluated(root, ai_system_id=f"sys_{name}")
-    links = master_report_links(f"eval_{name}")
+    links = master_report_links(f"eval_{name}", f"sys_{name}")
     identity = build_identity(
         evaluation_id=f"eval_{name}",
         ai_system_id=f"sys_{name}",

@@ -80,7 +80,10 @@ async def test_chain_over_the_examples(
     assert links["summary"] == f"{base}/summary" and links["agentAudit"] == f"{base}/agent-audit"
     for name, link in links.items():
         if name.startswith("dashboard"):
-            assert link is None  # no dashboard in this deployment
+            # A dashboard page (tests/dashboard signs in): without a session it sends the browser to sign in.
+            assert link.startswith("/dashboard/"), (name, link)
+            response = await client.get(link)
+            assert response.status_code == 303 and response.headers["location"].startswith("/dashboard/login?next=")
         else:
             response = await client.get(link, headers=bearer(key))
             assert response.status_code == 200, (name, response.text)

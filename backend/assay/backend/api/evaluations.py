@@ -91,7 +91,7 @@ async def _identity(
         methodology_version=row.methodology_version,
         sources=sources_of(membership),
         signing_key_id=await _signing_kid(ctx),
-        links=links.master_report_links(row.id),
+        links=links.master_report_links(row.id, row.ai_system_id),
     )
 
 
@@ -106,14 +106,14 @@ async def _signing_kid(ctx: RequestContext) -> str | None:
         return None
 
 
-def _run_links(evaluation_id: str) -> dict[str, str | None]:
-    return dict(links.evaluation_links(evaluation_id))
+def _run_links(row: models.Evaluation) -> dict[str, str | None]:
+    return dict(links.evaluation_links(row.id, row.ai_system_id))
 
 
 async def summary(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
     identity = await _identity(ctx, row)
-    return await _json_off_loop(lambda: build_summary(row.id, payload, _run_links(row.id), identity=identity))
+    return await _json_off_loop(lambda: build_summary(row.id, payload, _run_links(row), identity=identity))
 
 
 def _page(request: Request) -> int:
@@ -176,7 +176,7 @@ async def master_report(request: Request, ctx: RequestContext) -> Response:
         lambda: build_master_report(
             row.id,
             payload,
-            links=links.master_report_links(row.id),
+            links=links.master_report_links(row.id, row.ai_system_id),
             detail=detail,
             current_context=context,
             identity=identity,
@@ -186,17 +186,28 @@ async def master_report(request: Request, ctx: RequestContext) -> Response:
 
 def _full_master(row: models.Evaluation, payload: EvaluationPayload, identity: dict[str, Any]) -> dict[str, Any]:
     report: dict[str, Any] = build_master_report(
-        row.id, payload, links=links.master_report_links(row.id), detail="full", identity=identity
+        row.id, payload, links=links.master_report_links(row.id, row.ai_system_id), detail="full", identity=identity
     )
     return dict(report["masterReport"])
 
 
+async def master_report_page(
+    ctx: RequestContext,
+    row: models.Evaluation,
+    payload: EvaluationPayload,
+    link: Callable[[str], str | None] | None = None,
+) -> str:
+    """The Master Report of ``row`` as one HTML page; ``link`` maps artifact routes to URLs where it is served
+    (the dashboard's document page), else they are listed as routes."""
+    identity = await _identity(ctx, row)
+    return await to_thread.run_sync(
+        lambda: render_html(master_document(_full_master(row, payload, identity)), link=link)
+    )
+
+
 async def master_report_html(request: Request, ctx: RequestContext) -> Response:
     row, payload = await _evaluation(request, ctx)
-    identity = await _identity(ctx, row)
-    return HTMLResponse(
-        await to_thread.run_sync(lambda: render_html(master_document(_full_master(row, payload, identity))))
-    )
+    return HTMLResponse(await master_report_page(ctx, row, payload))
 
 
 async def _pdf(render: Any, filename: str) -> Response:

@@ -94,7 +94,7 @@ def _envelope(row: Row) -> RunEnvelope:
             methodologyVersion=methodology,
             createdAt=evaluated,
         )
-        all_links = links.evaluation_links(evaluation_id)
+        all_links = links.evaluation_links(evaluation_id, system_id)
         all_links.pop("masterReportHtml")
         run_links = RunLinks(self=links.run_self(run_id), **all_links)
     return RunEnvelope(
