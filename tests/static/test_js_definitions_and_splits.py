@@ -268,3 +268,19 @@ def test_dispatch_labels_that_are_constants_of_other_files_name_their_tools(tmp_
         ("network.egress", "src/client.ts", 10, ("read_history",)),
     }
     assert not [f for f in bundle.frontier if f.kind == "dynamic_dispatch"]
+
+
+def test_a_model_named_by_a_vendor_packages_constant_is_a_model_use(tmp_path: Path) -> None:
+    source = """import { gemini, GEMINI_MODEL } from "@llamaindex/google";
+import { genkit } from "genkit";
+import { googleAI, gemini20Flash } from "@genkit-ai/googleai";
+export const llm = gemini({ model: GEMINI_MODEL.GEMINI_PRO });
+export const ai = genkit({ plugins: [googleAI()], model: gemini20Flash });
+export const bare = genkit({ plugins: [googleAI()] });
+export function pick(name: string) { return gemini({ model: name }); }
+"""
+    bundle = scan_tree(_tree(tmp_path, {"models.ts": source}))
+    assert sorted((m.location.line, m.provider, m.model) for m in bundle.models) == [
+        (4, "google", None),
+        (5, "google", None),
+    ]

@@ -83,7 +83,17 @@ class SiteLogic(GateLogic):
                 if provider is None and rule.match.get("vendor_from_name"):
                     lowered = name.lower()
                     provider = next((v for w, v in words.items() if w in lowered), None)
-                if provider is None or not model_id:
+                if not model_id:
+                    # ``gemini({ model: GEMINI_MODEL.GEMINI_PRO })``, ``genkit({ model: gemini20Flash })``:
+                    # a model named by a constant a vendor's package exports (the id is the package's,
+                    # not written here); the vendor from the call's name, else from that package.
+                    reference = self.package_model(args, scope)
+                    if reference is None:
+                        return None
+                    if provider is None:
+                        lowered = reference.lower()
+                        provider = next((v for w, v in words.items() if w in lowered), None)
+                if provider is None:
                     return None
         elif command is not None:
             rule = self.rules.model_command(command)
@@ -148,6 +158,23 @@ class SiteLogic(GateLogic):
             inner = value.child_by_field_id(self.fields.arguments)
             return self.model_id(inner.named_children if inner is not None else [], scope, depth + 1)
         return self.constant(value, scope) or self.fallback(value, scope)
+
+    def package_model(self, args: list[Node], scope: Scope) -> str | None:
+        """The resolved name of a ``model`` option that is a constant imported from a package
+        (``@llamaindex/google.GEMINI_MODEL.GEMINI_PRO``, ``@genkit-ai/googleai.gemini20Flash``), or None."""
+        value = unwrap(self.code.object_props(args[0] if args else None).get("model"))
+        if value is None or value.type not in ("identifier", "member_expression"):
+            return None
+        name, known = self.dotted(value, scope)
+        head = value
+        while head.type == "member_expression":
+            inner = unwrap(head.child_by_field_id(self.fields.object))
+            if inner is None:
+                return None
+            head = inner
+        if not known or not name or "#" in name or head.type != "identifier":
+            return None
+        return name if self.code.text(head) in self.imports.aliases else None
 
     def fallback(self, node: Node, scope: Scope) -> str | None:
         """The literal a value falls back to (``process.env.MODEL ?? "gpt-5"``, or a name bound to that):
