@@ -53,3 +53,19 @@ async def test_the_workspace_assessment_probes_the_workspaces_own_server(
         reasons = data(await client.call_tool("assay_get_agent_audit", arguments))["value"]
     assert [r["ruleId"] for r in reasons if r["ruleId"].startswith("REVIEW-10")] == ["REVIEW-102"]
     assert "delete_note" in next(r["message"] for r in reasons if r["ruleId"] == "REVIEW-102")
+
+
+async def test_a_probe_recording_is_attached_to_a_new_run(settings: ServiceSettings, tmp_path: Path) -> None:
+    command = peer(EVERYTHING_WRONG)
+    async with embedded(settings, tmp_path) as (_, server, _log), Client(server) as client:
+        probed = data(await client.call_tool("assay_probe_mcp_server", {"command": command}))
+        attachment = {"producerId": "assay-runtime", "producerRunId": probed["runId"]}
+        created = data(
+            await client.call_tool("assay_create_run", {"static": False, "external_evidence_attachments": [attachment]})
+        )
+        run = data(await client.call_tool("assay_get_run", {"run_id": created["runId"], "wait_seconds": 60}))
+        assert run["status"] == "COMPLETED" and run["evaluation"]["disposition"] == "BLOCK"
+        summary = data(
+            await client.call_tool("assay_get_summary", {"evaluation_id": run["evaluation"]["evaluationId"]})
+        )
+        assert summary["runtime"] == probed["runtime"]

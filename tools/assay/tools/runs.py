@@ -30,7 +30,7 @@ class EvidenceAttachment(BaseModel):
     """An evidence attachment, frozen at run creation."""
 
     model_config = ConfigDict(extra="forbid")
-    producerId: Literal["ci-cd-scanner", "sarif-import", "structured-ingress"]
+    producerId: Literal["ci-cd-scanner", "sarif-import", "structured-ingress", "assay-runtime"]
     producerRunId: str = Field(min_length=1)
 
 
@@ -132,11 +132,15 @@ async def create_run(
         ),
     ] = None,
     static: Annotated[
-        bool, Field(description="Include the static engine (false: a wizard-only run, needs assessment_id).")
+        bool,
+        Field(description="Include the static engine (false: a run of assessment_id or attached recordings only)."),
     ] = True,
     external_evidence_attachments: Annotated[
         list[EvidenceAttachment] | None,
-        Field(description="Intake receipts (producerId, producerRunId) to freeze into the run."),
+        Field(
+            description="Evidence to freeze into the run: intake receipts (producerId, producerRunId), or a probe "
+            "recording (producerId assay-runtime, producerRunId the probe's runId)."
+        ),
     ] = None,
     idempotency_key: Annotated[
         str | None,

@@ -10,6 +10,9 @@ its plan, and turned into evidence items of its membership when it executes.
 - ``sarif-import``: the ``producerRunId`` of a SARIF receipt; a ``sarif_report`` item whose payload is
   ``{"sarif": <SARIF 2.1.0 log>}``, the log rebuilt from the stored results (one run per tool, in order).
 - ``ci-cd-scanner``: the ``scanId`` of a qualified scan (``POST /api/v1/scans``); a ``static_bundle`` item.
+- ``assay-runtime``: the ``runId`` of a completed run that recorded a probe session; its ``runtime_probe``
+  item (and ``catalogue_pin``, when it had one), exactly as that run's Evaluation holds them
+  (:mod:`assay.backend.runtime.recordings`).
 
 A missing id and another organization's give the same 404. A batch bound to another AI System, or a scan
 of another AI System, is 400; a batch with no binding may be attached to any of the organization's
@@ -35,6 +38,7 @@ from assay.backend.evaluation.membership import (
     ingested_item_of_canonical,
 )
 from assay.backend.intake.store import OTLP_PROTOBUF, iter_record_texts, load_batch_row, load_content
+from assay.backend.runtime import recordings
 from assay.backend.scans.scan_store import load_scan
 from assay.backend.storage import models
 
@@ -62,6 +66,8 @@ async def check_attachments(
                 raise not_found(what="attached evidence")
             if scan.ai_system_id != ai_system_id:
                 raise _refuse(f"{where}: the scan belongs to another AI System.")
+        elif producer_id == recordings.PRODUCER_ID:
+            await recordings.check_recording(session, organization_id, ai_system_id, producer_run_id, where)
         else:
             batch = await load_batch_row(session, organization_id, producer_run_id)
             if batch is None:
@@ -125,6 +131,9 @@ async def attached_items(session: AsyncSession, organization_id: str, frozen: Se
             if not isinstance(scan, models.QualifiedScan):
                 raise LookupError(producer_run_id)
             items.append(canonical_bundle_item(scan.bundle_json, scan.content_hash, producer_id=scan.producer_id))
+            continue
+        if producer_id == recordings.PRODUCER_ID:
+            items.extend(await recordings.recording_items(session, organization_id, producer_run_id))
             continue
         batch = await load_batch_row(session, organization_id, producer_run_id)
         if batch is None:

@@ -20,6 +20,7 @@ from assay.backend.evaluation.membership import EvidenceItem, canonical_bundle_i
 from assay.backend.intake.attachments import attached_items
 from assay.backend.intake.store import TamperedBatchError
 from assay.backend.runs.plan import CODE_BY_REASON, RunPlan
+from assay.backend.runtime.recordings import TamperedRecordingError
 from assay.backend.scans.bundle import EvidenceBundle
 from assay.backend.scans.scan_store import load_scan
 from assay.backend.scans.sources import fresh_scan_ineligibility
@@ -148,7 +149,7 @@ async def attached_evidence(sessions: SessionFactory, plan: RunPlan, organizatio
             raise EngineFailureError(
                 "RESOURCE_NOT_FOUND", "evaluation", "An attached evidence item no longer exists.", retryable=False
             ) from exc
-        except TamperedBatchError as exc:
+        except (TamperedBatchError, TamperedRecordingError) as exc:
             raise EngineFailureError("RUN_FAILED", "evaluation", str(exc), retryable=False) from exc
 
 

@@ -20,6 +20,7 @@ from assay.backend.errors import ApiError, ErrorCode, not_found
 from assay.backend.intake.attachments import check_attachments
 from assay.backend.runs.schemas import CreateRunRequest, StaticEngine
 from assay.backend.runtime.engine import plan_runtime
+from assay.backend.runtime.recordings import PRODUCER_ID as RECORDING_PRODUCER_ID
 from assay.backend.scans.scan_store import load_scan
 from assay.backend.scans.sources import (
     Ineligibility,
@@ -155,9 +156,14 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
         runtime = await plan_runtime(ctx, system, engines.runtime)
     static = engines.static
     if static is None or static.enabled is False:
-        if runtime is None and wizard is None:
-            raise _refuse("No engine is enabled: enable engines.static, engines.runtime or engines.wizard.")
-        # A runtime-only or wizard-only run: valid for a system with no source at all.
+        recorded = any(a["producerId"] == RECORDING_PRODUCER_ID for a in attached)
+        if runtime is None and wizard is None and not recorded:
+            raise _refuse(
+                "No engine is enabled: enable engines.static, engines.runtime or engines.wizard, or attach a probe "
+                "recording (producerId assay-runtime)."
+            )
+        # A runtime-only or wizard-only run (or one evaluating an attached recording): valid for a system
+        # with no source at all.
         return RunPlan(system.id, None, None, None, None, jurisdiction, attached, runtime=runtime, wizard=wizard)
     mode = static.executionMode or ("ci-attached" if static.attachedScanId else "api")
     if mode in ("ui", "ci-triggered"):

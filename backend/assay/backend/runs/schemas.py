@@ -10,7 +10,8 @@ from pydantic.config import JsonDict
 
 ExecutionMode = Literal["ui", "api", "ci-attached", "ci-triggered", "reused"]
 Jurisdiction = Literal["nyc_ll144", "colorado_ai", "eu_ai_act"]
-ProducerId = Literal["ci-cd-scanner", "sarif-import", "structured-ingress"]
+# assay-runtime: the probe recording of an earlier run (docs/runtime.md), beside the contract's three.
+ProducerId = Literal["ci-cd-scanner", "sarif-import", "structured-ingress", "assay-runtime"]
 
 
 class _Request(BaseModel):

@@ -27,6 +27,7 @@ from assay.backend.evaluation.membership import EvidenceItem
 from assay.backend.runtime.active import MAX_TOOLS, ROUNDS, canary_arguments, canary_token, honeypot
 from assay.backend.runtime.agent import record_agent
 from assay.backend.runtime.pack import load_pack
+from assay.backend.runtime.recordings import PRODUCER_ID
 from assay.backend.runtime.transport import (
     Limits,
     ProbeError,
@@ -39,7 +40,7 @@ from assay.backend.runtime.transport import (
 from mcp import Client, MCPError
 
 RECORDING_VERSION = "1"
-RUNTIME_PRODUCER_ID = "assay-runtime"
+RUNTIME_PRODUCER_ID = PRODUCER_ID
 CLIENT_NAME = "assay-runtime-probe"
 
 

@@ -3,7 +3,9 @@ the disposition with what the probe pack's rules found (docs/runtime.md).
 
 Runs the service in-process on a scratch database (or ``--db``), registers the target for the folder's
 AI System (verified and consented: you are asking for the probe), creates a NEW run with the runtime
-engine, and waits for its Evaluation. Exit status: 0 ALLOW or REVIEW, 1 BLOCK, 2 usage, 3 the probe failed.
+engine, and waits for its Evaluation. ``--recording RUN_ID --db PATH`` instead evaluates the recording of
+an earlier probe run kept in that database in a NEW run, contacting nothing. Exit status: 0 ALLOW or
+REVIEW, 1 BLOCK, 2 usage, 3 the probe failed.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--command", metavar="'CMD ARGS'", help="start the MCP server with this command (stdio)")
     where.add_argument("--url", metavar="URL", help="the MCP server's streamable HTTP endpoint")
+    where.add_argument(
+        "--recording", metavar="RUN_ID", help="evaluate the recording of this earlier probe run (with --db) anew"
+    )
     parser.add_argument(
         "--suites", help=f"comma-separated, of {','.join(SUITES)} (default: catalogue,poisoning,annotations)"
     )
@@ -57,11 +62,15 @@ async def _probe(args: argparse.Namespace, suites: list[str] | None) -> dict[str
         async with open_embedded(settings, Path.cwd(), log=io.StringIO()) as service:
             bound, api = service.binding, service.binding.client
             system = service.record.aiSystemId
-            target = await resolve_target(bound, system, args.command or args.url, None)
-            runtime: dict[str, Any] = {"enabled": True, "targetId": target}
-            if suites:
-                runtime["suites"] = suites
-            body = {"aiSystemId": system, "engines": {"runtime": runtime}}
+            body: dict[str, Any] = {"aiSystemId": system, "engines": {}}
+            if args.recording is not None:
+                body["externalEvidenceAttachments"] = [{"producerId": "assay-runtime", "producerRunId": args.recording}]
+            else:
+                target = await resolve_target(bound, system, args.command or args.url, None)
+                runtime: dict[str, Any] = {"enabled": True, "targetId": target}
+                if suites:
+                    runtime["suites"] = suites
+                body["engines"]["runtime"] = runtime
             run = await run_probe(api, body, args.timeout, StageReporter(None))
             evaluation = run.get("evaluation") or {}
             if not evaluation.get("evaluationId"):
@@ -89,6 +98,12 @@ def run(args: argparse.Namespace) -> int:
     suites = [s.strip() for s in args.suites.split(",") if s.strip()] if args.suites else None
     if suites and any(s not in SUITES for s in suites):
         print(f"assay probe: --suites takes {', '.join(SUITES)}", file=sys.stderr)
+        return 2
+    if args.recording is not None and (args.db is None or suites):
+        print(
+            "assay probe: --recording needs --db (the database that holds the run) and takes no --suites",
+            file=sys.stderr,
+        )
         return 2
     if args.db is not None and not args.db.parent.is_dir():
         print(f"assay probe: the folder of --db {args.db} does not exist", file=sys.stderr)
