@@ -90,6 +90,10 @@ class ServiceSettings:
     runtime_max_seconds: float = 120.0
     runtime_max_bytes: int = 16 * MIB
     runtime_max_message_bytes: int = 4 * MIB
+    # Probe sessions one target may have at once, across runs, workers and replicas (runtime/slots.py),
+    # and how long a run waits for one of them before it fails (retryable).
+    runtime_target_sessions: int = 1
+    runtime_target_wait_seconds: float = 300.0
 
     # Passport signing keys (docs/passport.md): replicas share one key directory (default
     # ``<data_dir>/keys``), or are each given the same private key file, which is then the active key.

@@ -38,6 +38,7 @@ ENV_SIGNING_KEY_FILE = "ASSAY_SIGNING_KEY_FILE"
 ENV_METRICS = "ASSAY_METRICS"
 ENV_RUNTIME_ALLOWED_NETWORKS = "ASSAY_RUNTIME_ALLOWED_NETWORKS"
 ENV_RUNTIME_ALLOW_COMMANDS = "ASSAY_RUNTIME_ALLOW_COMMANDS"
+ENV_RUNTIME_TARGET_SESSIONS = "ASSAY_RUNTIME_TARGET_SESSIONS"
 _SWITCH = {"on": True, "true": True, "1": True, "yes": True, "off": False, "false": False, "0": False, "no": False}
 DEFAULT_DATABASE_FILE = "assay.db"
 
@@ -62,6 +63,8 @@ class Environment:
     # whether a shared service may start mcp-command targets.
     runtime_allowed_networks: tuple[Network, ...] = ()
     runtime_allow_commands: bool = False
+    # Probe sessions one runtime target may have at once, across runs and workers.
+    runtime_target_sessions: int = 1
 
     def key_directory(self) -> Path:
         """The service's key directory: ``ASSAY_SIGNING_KEY_DIR``, else ``<data dir>/keys``."""
@@ -113,9 +116,13 @@ def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
     allow_commands = _SWITCH.get(env.get(ENV_RUNTIME_ALLOW_COMMANDS, "0").strip().lower() or "0")
     if allow_commands is None:
         raise SettingsError(f"{ENV_RUNTIME_ALLOW_COMMANDS} must be 1 or 0")
+    target_sessions = _number(env, ENV_RUNTIME_TARGET_SESSIONS, 1)
+    if target_sessions < 1 or target_sessions != int(target_sessions):
+        raise SettingsError(f"{ENV_RUNTIME_TARGET_SESSIONS} must be a whole number of at least 1")
     return Environment(
         runtime_allowed_networks=allowed_networks,
         runtime_allow_commands=allow_commands,
+        runtime_target_sessions=int(target_sessions),
         metrics_enabled=metrics,
         database_url=env.get(ENV_DATABASE_URL) or None,
         data_dir=data_dir,
@@ -146,4 +153,5 @@ def service_settings(cli_database_url: str | None, environment: Environment) -> 
         metrics_enabled=environment.metrics_enabled,
         runtime_allowed_networks=environment.runtime_allowed_networks,
         runtime_allow_commands=environment.runtime_allow_commands,
+        runtime_target_sessions=environment.runtime_target_sessions,
     )

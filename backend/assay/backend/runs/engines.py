@@ -124,7 +124,7 @@ async def static_evidence(sessions: SessionFactory, plan: RunPlan, organization_
 
 
 async def runtime_evidence(
-    sessions: SessionFactory, settings: ServiceSettings, plan: RunPlan, organization_id: str
+    sessions: SessionFactory, settings: ServiceSettings, plan: RunPlan, organization_id: str, run_id: str
 ) -> list[EvidenceItem]:
     """The runtime engine's evidence for ``plan``: the recorded probe session (docs/runtime.md)."""
     if plan.runtime is None:
@@ -132,7 +132,7 @@ async def runtime_evidence(
     from assay.backend.runtime.engine import RuntimeFailureError, probe_evidence
 
     try:
-        return await probe_evidence(sessions, settings, plan.runtime, organization_id)
+        return await probe_evidence(sessions, settings, plan.runtime, organization_id, run_id)
     except RuntimeFailureError as exc:
         raise EngineFailureError(exc.code, "runtime", exc.message, retryable=exc.retryable) from exc
 

@@ -344,7 +344,7 @@ class Worker:
         probed: list[EvidenceItem] = []
         if plan.runtime is not None:
             await self._update_own(run_id, stage="runtime")
-            probed = await runtime_evidence(self.sessions, self.settings, plan, organization_id)
+            probed = await runtime_evidence(self.sessions, self.settings, plan, organization_id, run_id)
         attached = await attached_evidence(self.sessions, plan, organization_id)
         wizard = await wizard_evidence(self.sessions, plan, organization_id)
         membership = make_membership([*evidence.items, *probed, *attached, *wizard])

@@ -9,6 +9,7 @@ evidence item, beside the catalogue the system's previous Evaluation of the same
 
 from __future__ import annotations
 
+import logging
 import shlex
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -24,11 +25,14 @@ from assay.backend.runs.schemas import RuntimeEngine
 from assay.backend.runtime import secrets, targets
 from assay.backend.runtime.catalogue import read_catalogue
 from assay.backend.runtime.probe import RUNTIME_PRODUCER_ID, ProbeTarget, record_session, recording_item
+from assay.backend.runtime.slots import HOLD_MARGIN_SECONDS, TargetBusyError, target_slot
 from assay.backend.runtime.transport import Limits, ProbeError
 from assay.backend.settings import ServiceSettings
 from assay.backend.storage import models
 from assay.backend.storage.db import SessionFactory
 from assay.backend.web.routing import RequestContext
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_REQUESTS = 100
 DEFAULT_TIMEOUT_SECONDS = 60.0
@@ -161,9 +165,11 @@ async def _pin(sessions: SessionFactory, organization_id: str, ai_system_id: str
 
 
 async def probe_evidence(
-    sessions: SessionFactory, settings: ServiceSettings, plan: dict[str, Any], organization_id: str
+    sessions: SessionFactory, settings: ServiceSettings, plan: dict[str, Any], organization_id: str, run_id: str
 ) -> list[EvidenceItem]:
-    """Probe the planned target and return the recording (and the pinned catalogue, when there is one)."""
+    """Probe the planned target and return the recording (and the pinned catalogue, when there is one).
+    The session holds one of the target's slots (runtime/slots.py): at most
+    ``settings.runtime_target_sessions`` sessions per target at once, whatever the number of runs."""
     runtime = RuntimePlan(**plan)
     async with sessions() as session:
         target = await session.get(models.RuntimeTarget, runtime.targetId)
@@ -197,8 +203,33 @@ async def probe_evidence(
         max_bytes=settings.runtime_max_bytes,
         max_message_bytes=settings.runtime_max_message_bytes,
     )
+
+    def waiting() -> None:
+        logger.info(
+            "run %s waits for runtime target %s (another run is probing it)",
+            run_id,
+            target.id,
+            extra={"event": "run.target_busy", "runId": run_id, "targetId": target.id},
+        )
+
     try:
-        recording = await record_session(probe_target, runtime.suites, limits)
+        async with target_slot(
+            sessions,
+            target.id,
+            run_id,
+            slots=max(1, settings.runtime_target_sessions),
+            hold_seconds=limits.timeout_seconds + HOLD_MARGIN_SECONDS,
+            wait_seconds=settings.runtime_target_wait_seconds,
+            waiting=waiting,
+        ):
+            recording = await record_session(probe_target, runtime.suites, limits)
+    except TargetBusyError as exc:
+        raise RuntimeFailureError(
+            "RUN_FAILED",
+            f"Runtime target {target.id} was not probed: another run is probing it, and no session of it ended "
+            f"within {settings.runtime_target_wait_seconds:g} s.",
+            retryable=True,
+        ) from exc
     except ProbeError as exc:
         raise RuntimeFailureError(
             "RUN_FAILED", f"The probe of {target.id} failed: {exc.message}.", retryable=exc.retryable

@@ -121,6 +121,19 @@ class RuntimeTarget(SQLModel, table=True):
     consented_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
+class RuntimeProbeSlot(SQLModel, table=True):
+    """One of a runtime target's probe-session slots, held by a run while its session contacts the target
+    (runtime/slots.py): at most ``runtime_target_sessions`` sessions per target at once, across workers."""
+
+    __tablename__ = "runtime_probe_slot"
+
+    target_id: str = Field(foreign_key="runtime_target.id", primary_key=True, max_length=64)
+    slot: int = Field(primary_key=True)
+    holder: str = Field(max_length=64)
+    # A hold ends by itself then: a worker that died while probing does not block the target for long.
+    expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+
+
 class ApiKey(SQLModel, table=True):
     """An API key: only its SHA-256 is stored; the key itself is shown once at creation."""
 

@@ -26,7 +26,7 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent
 HEAD = "head"
 # The newest revision in versions/. A database already there is recognised with one query, without loading
 # Alembic (a good part of every command's start-up); a test holds this to Alembic's own head.
-HEAD_REVISION = "0007_dashboard_users"
+HEAD_REVISION = "0008_runtime_probe_slots"
 # Serialises concurrent upgrades of one PostgreSQL database (several service processes starting at once).
 _PG_MIGRATION_LOCK_ID = 0x61737361  # "assa"
 
