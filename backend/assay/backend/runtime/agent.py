@@ -12,9 +12,10 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-import httpx
+import httpx2
 import orjson
 
+from assay.backend.runtime.http_guard import BodyRefusedError, guarded_client
 from assay.backend.runtime.pack import ProbePack
 from assay.backend.runtime.transport import Limits, ProbeError, Recorder
 
@@ -51,12 +52,13 @@ def requests_of(pack: ProbePack) -> list[dict[str, Any]]:
     return out
 
 
-async def record_agent(url: str, headers: dict[str, str], pack: ProbePack, limits: Limits) -> Recorder:
-    """Send every case to ``url``, recording each request and answer (bounded), in order."""
+async def record_agent(
+    url: str, address: str | None, headers: dict[str, str], pack: ProbePack, limits: Limits
+) -> Recorder:
+    """Send every case to ``url`` (connecting to ``address``, its pinned address), recording each request
+    and answer (bounded), in order."""
     recorder = Recorder(limits)
-    async with httpx.AsyncClient(
-        headers=headers, timeout=httpx.Timeout(limits.timeout_seconds), follow_redirects=False
-    ) as client:
+    async with guarded_client(url, address, headers, limits, recorder) as client:
         for request in requests_of(pack):
             recorder.record(
                 "sent",
@@ -77,7 +79,9 @@ async def record_agent(url: str, headers: dict[str, str], pack: ProbePack, limit
                                 "an answer of the agent endpoint exceeds the message bound", retryable=False
                             )
                     status = response.status_code
-            except httpx.HTTPError as exc:
+            except BodyRefusedError as exc:
+                raise recorder.error or ProbeError(str(exc), retryable=False) from exc
+            except httpx2.HTTPError as exc:
                 raise ProbeError(
                     f"the agent endpoint could not be reached ({type(exc).__name__})", retryable=True
                 ) from exc

@@ -175,16 +175,16 @@ async def probe_evidence(
         target = await session.get(models.RuntimeTarget, runtime.targetId)
     if target is None or target.organization_id != organization_id:
         raise RuntimeFailureError("RESOURCE_NOT_FOUND", "The run's runtime target no longer exists.", retryable=False)
-    refusal = await anyio.to_thread.run_sync(
-        lambda: targets.probe_refusal(
+    admitted = await anyio.to_thread.run_sync(
+        lambda: targets.admission(
             target,
             runtime.suites,
             allow_commands=settings.runtime_allow_commands,
             allowed_networks=settings.runtime_allowed_networks,
         )
     )
-    if refusal is not None:
-        raise RuntimeFailureError(refusal.code, f"Not probed: {refusal.message}", retryable=False)
+    if admitted.refusal is not None:
+        raise RuntimeFailureError(admitted.refusal.code, f"Not probed: {admitted.refusal.message}", retryable=False)
     headers: dict[str, str] = {}
     if target.sealed_headers is not None:
         try:
@@ -196,6 +196,7 @@ async def probe_evidence(
         address=target.address,
         argv=shlex.split(target.address) if target.kind == "mcp-command" else (),
         headers=headers,
+        pinned=admitted.pinned,
     )
     limits = Limits(
         max_requests=runtime.maxRequests,

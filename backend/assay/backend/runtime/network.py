@@ -3,7 +3,8 @@
 A target URL's host is resolved and every address it resolves to is checked: loopback, link-local
 (cloud metadata services live there), private, shared, multicast, reserved and unspecified addresses are
 refused unless an operator allowed their network (``ASSAY_RUNTIME_ALLOWED_NETWORKS``, comma-separated
-CIDRs). Checked when a target is added and again before every probe session.
+CIDRs). Checked when a target is added, when a run is created, and before every probe session, whose
+connections then go to the address that last check resolved (pinned) and nowhere else.
 """
 
 from __future__ import annotations
@@ -89,7 +90,11 @@ def resolve(host: str, port: int) -> list[Address]:
     return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
 
 
-def check_url(url: str, allowed: Sequence[Network]) -> None:
-    """Refuse a target URL whose host resolves to a restricted address outside ``allowed``."""
+def check_url(url: str, allowed: Sequence[Network]) -> Address:
+    """Refuse a target URL whose host resolves to a restricted address outside ``allowed``; else the
+    address a probe session connects to (the first of the one resolution checked: DNS rebinding cannot
+    slip another address in between the check and the connection)."""
     host, port = url_host(url)
-    check_addresses(host, resolve(host, port), allowed)
+    addresses = resolve(host, port)
+    check_addresses(host, addresses, allowed)
+    return addresses[0]

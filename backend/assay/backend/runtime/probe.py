@@ -46,13 +46,15 @@ CLIENT_NAME = "assay-runtime-probe"
 
 @dataclass(frozen=True, slots=True)
 class ProbeTarget:
-    """What to probe: ``kind`` mcp-url (``address`` a URL, ``headers`` its secrets) or mcp-command
-    (``argv``)."""
+    """What to probe: ``kind`` mcp-url or agent-url (``address`` a URL, ``headers`` its secrets,
+    ``pinned`` the IP address its host resolved to when it was checked: the only one contacted) or
+    mcp-command (``argv``)."""
 
     kind: str
     address: str
     argv: Sequence[str] = ()
     headers: dict[str, str] | None = None
+    pinned: str | None = None
 
 
 async def _pages(recorder: Recorder, fetch: Callable[[str | None], Awaitable[Any]]) -> list[Any]:
@@ -103,7 +105,7 @@ async def record_session(target: ProbeTarget, suites: Sequence[str], limits: Lim
     if target.kind == "agent-url":
         try:
             with anyio.fail_after(limits.timeout_seconds):
-                recorder = await record_agent(target.address, dict(target.headers or {}), pack, limits)
+                recorder = await record_agent(target.address, target.pinned, dict(target.headers or {}), pack, limits)
         except TimeoutError as exc:
             raise ProbeError(
                 f"the agent endpoint did not answer every case within {limits.timeout_seconds:g} s", retryable=True
@@ -116,7 +118,7 @@ async def record_session(target: ProbeTarget, suites: Sequence[str], limits: Lim
                 if target.kind == "mcp-command":
                     inner = stdio_transport(target.argv, workdir=Path(scratch), recorder=recorder, server=server)
                 else:
-                    inner = http_transport(target.address, dict(target.headers or {}), limits)
+                    inner = http_transport(target.address, target.pinned, dict(target.headers or {}), limits, recorder)
                 async with Client(
                     recorded(inner, recorder),
                     mode="legacy",

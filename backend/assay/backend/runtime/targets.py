@@ -209,39 +209,67 @@ class Refusal:
     message: str
 
 
-def probe_refusal(
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """Whether a target may be probed now: ``refusal`` None when it may, and for a URL target the address
+    its host resolved to, checked (the only one the session contacts)."""
+
+    refusal: Refusal | None
+    pinned: str | None = None
+
+
+def admission(
     target: RuntimeTarget, suites: Sequence[str], *, allow_commands: bool, allowed_networks: Sequence[network.Network]
-) -> Refusal | None:
-    """None when ``target`` may be probed with ``suites`` now, else why not. Network resolution included
-    (blocking: call off the event loop)."""
+) -> Admission:
+    """Whether ``target`` may be probed with ``suites`` now, and at which address. Network resolution
+    included (blocking: call off the event loop)."""
     if target.status == "RETIRED":
-        return Refusal("SOURCE_UNAVAILABLE", f"Runtime target {target.id} is retired; it is never probed again.")
+        return Admission(
+            Refusal("SOURCE_UNAVAILABLE", f"Runtime target {target.id} is retired; it is never probed again.")
+        )
     if target.status != "VERIFIED":
-        return Refusal(
-            "SOURCE_NOT_VERIFIED",
-            f"Runtime target {target.id} is not verified (assay admin target verify {target.id}); it is never probed.",
+        return Admission(
+            Refusal(
+                "SOURCE_NOT_VERIFIED",
+                f"Runtime target {target.id} is not verified (assay admin target verify {target.id}); it is never "
+                "probed.",
+            )
         )
     missing = [s for s in suites if s not in target.consented_suites]
     if missing:
-        return Refusal(
-            "CONSENT_REQUIRED",
-            f"Runtime target {target.id} has no consent for suite(s) {', '.join(missing)} "
-            f"(assay admin target consent {target.id} --suites {','.join(suites)}).",
+        return Admission(
+            Refusal(
+                "CONSENT_REQUIRED",
+                f"Runtime target {target.id} has no consent for suite(s) {', '.join(missing)} "
+                f"(assay admin target consent {target.id} --suites {','.join(suites)}).",
+            )
         )
     if (target.kind == "agent-url") != (list(suites) == ["agent"]):
-        return Refusal(
-            "INVALID_REQUEST",
-            "The agent suite applies to agent-url targets, and only it does; the other suites probe MCP servers.",
+        return Admission(
+            Refusal(
+                "INVALID_REQUEST",
+                "The agent suite applies to agent-url targets, and only it does; the other suites probe MCP servers.",
+            )
         )
     if target.kind == "mcp-command" and not allow_commands:
-        return Refusal(
-            "INVALID_REQUEST",
-            "mcp-command targets run only in the embedded and local modes; a shared service starts them only "
-            "when its operator sets ASSAY_RUNTIME_ALLOW_COMMANDS=1.",
+        return Admission(
+            Refusal(
+                "INVALID_REQUEST",
+                "mcp-command targets run only in the embedded and local modes; a shared service starts them only "
+                "when its operator sets ASSAY_RUNTIME_ALLOW_COMMANDS=1.",
+            )
         )
     if target.kind in ("mcp-url", "agent-url"):
         try:
-            network.check_url(target.address, allowed_networks)
+            pinned = network.check_url(target.address, allowed_networks)
         except ValueError as exc:
-            return Refusal("INVALID_REQUEST", f"Runtime target {target.id}: {exc}.")
-    return None
+            return Admission(Refusal("INVALID_REQUEST", f"Runtime target {target.id}: {exc}."))
+        return Admission(None, str(pinned))
+    return Admission(None)
+
+
+def probe_refusal(
+    target: RuntimeTarget, suites: Sequence[str], *, allow_commands: bool, allowed_networks: Sequence[network.Network]
+) -> Refusal | None:
+    """None when ``target`` may be probed with ``suites`` now, else why not (see :func:`admission`)."""
+    return admission(target, suites, allow_commands=allow_commands, allowed_networks=allowed_networks).refusal

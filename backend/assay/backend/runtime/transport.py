@@ -3,9 +3,10 @@
 - ``stdio_transport``: starts an ``mcp-command`` target in a throwaway working directory and HOME and
   speaks newline-delimited JSON-RPC over its stdin/stdout. Unlike the SDK's stdio client it bounds one
   message's size while reading (a server that never sends a newline cannot fill memory) and fails
-  clearly on invalid UTF-8, JSON nested deeper than orjson's limit (1024), or anything not JSON-RPC.
+  clearly on invalid UTF-8, JSON nested deeper than ``MAX_JSON_DEPTH`` levels, or anything not JSON-RPC.
 - ``http_transport``: the SDK's streamable HTTP client with the target's headers, a bounded SSE event
-  size, and the SDK's same-origin redirect rule (only the registered host is contacted).
+  size, and the SDK's same-origin redirect rule, over :mod:`http_guard`'s client (the registered host
+  only, at its pinned address; JSON answers bounded in size and nesting, other answers in size).
 - ``recorded``: sits between either transport and the MCP client; records each message in order as JSON,
   counts the client's requests and every byte, and stops the session at the first bound crossed.
 
@@ -32,6 +33,24 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from mcp import types
+
+# Nesting of any JSON a target sends (both transports): MCP messages are shallow, and the recording is
+# written and read back as JSON, whose encoder stops at 255 levels.
+MAX_JSON_DEPTH = 128
+
+
+def json_too_deep(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether ``value`` (parsed JSON) nests arrays and objects deeper than ``limit`` levels."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 class ProbeError(Exception):
@@ -65,10 +84,13 @@ class Recorder:
     bytes: int = 0
     requests: int = 0
     error: ProbeError | None = None
+    # Set by the first failure: the relay then ends the session at once, whatever the client awaits.
+    failed: anyio.Event = field(default_factory=anyio.Event)
 
     def fail(self, error: ProbeError) -> None:
         if self.error is None:
             self.error = error
+            self.failed.set()
 
     def effect(self, effect: dict[str, Any]) -> None:
         """Record something the probe's honeypot saw, in order among the messages."""
@@ -133,9 +155,14 @@ async def recorded(
                         await to_client.aclose()
                         return
 
+        async def watch() -> None:
+            await recorder.failed.wait()
+            await to_client.aclose()
+
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(inbound)
             tasks.start_soon(outbound)
+            tasks.start_soon(watch)
             try:
                 yield client_read, client_write
             finally:
@@ -153,6 +180,8 @@ def _parse(line: bytes) -> SessionMessage:
         raise ProbeError(
             f"the server wrote a message that is not JSON or is nested too deeply ({exc.msg})", retryable=False
         ) from exc
+    if json_too_deep(value):
+        raise ProbeError(f"the server wrote JSON nested too deeply (over {MAX_JSON_DEPTH} levels)", retryable=False)
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_python(value, by_name=False))
     except ValidationError as exc:
@@ -257,17 +286,16 @@ async def _stop(process: anyio.abc.Process) -> None:
     await process.aclose()
 
 
-def http_transport(url: str, headers: dict[str, str], limits: Limits) -> AbstractAsyncContextManager[TransportStreams]:
-    """The SDK's streamable HTTP client for ``url`` with ``headers`` (the target's unsealed secrets)."""
-    import httpx2
+def http_transport(
+    url: str, address: str | None, headers: dict[str, str], limits: Limits, recorder: Recorder
+) -> AbstractAsyncContextManager[TransportStreams]:
+    """The SDK's streamable HTTP client for ``url`` with ``headers`` (the target's unsealed secrets), over
+    a client that connects to ``address`` only (the pinned address; by name when None)."""
     from mcp.client.streamable_http import streamable_http_client
 
-    client = httpx2.AsyncClient(
-        headers=headers,
-        timeout=httpx2.Timeout(limits.timeout_seconds),
-        follow_redirects=False,
-        limits=httpx2.Limits(max_connections=2, max_keepalive_connections=1),
-    )
+    from assay.backend.runtime.http_guard import guarded_client
+
+    client = guarded_client(url, address, headers, limits, recorder)
 
     @asynccontextmanager
     async def connect() -> AsyncIterator[TransportStreams]:
