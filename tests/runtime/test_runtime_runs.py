@@ -66,7 +66,7 @@ async def test_everything_wrong_is_blocked_with_the_exact_rules(
     assert not {n for _, n, _ in rule_hits(audit)} & {"greet", "send_email", "env_var", "fetch", "run_command"}
     section = runtime_section(audit)
     assert section["targets"][0]["counts"]["tool"] == 8
-    assert section["probePack"]["version"] == "1.0.0" and section["probePack"]["digest"].startswith("sha256:")
+    assert section["probePack"]["version"] == "1.1.0" and section["probePack"]["digest"].startswith("sha256:")
     assert any(r["ruleId"] == "REVIEW-103" for r in reasons)  # runtime only: no source analysed
 
 
@@ -245,7 +245,8 @@ async def test_the_active_suite_confirms_execution_egress_and_a_rug_pull_within_
     app: Starlette, client: httpx.AsyncClient, world: World
 ) -> None:
     target = await add_target(app, world, command=peer(EVERYTHING_WRONG))
-    done = await run_to_end(client, world, runtime_body(world, target, suites=["catalogue", "active"]))
+    suites = ["catalogue", "poisoning", "active"]
+    done = await run_to_end(client, world, runtime_body(world, target, suites=suites))
     audit = await evaluation(client, world, done)
     assert done["evaluation"]["disposition"] == "BLOCK"
     reasons = audit["agentAudit"]["sections"][0]["reasons"]
@@ -258,5 +259,53 @@ async def test_the_active_suite_confirms_execution_egress_and_a_rug_pull_within_
     assert stored is not None
     active = json.loads(stored.payload_json)["runtime"]["recordings"][0]["active"]
     assert active["executed"] == ["run_command"] and active["networkEgress"] == ["fetch"]
+    # Its tools' results carry no instruction for the model (its poisoning is in the descriptions).
+    assert active["resultPoisoning"] == [] and not [r for r in reasons if r["ruleId"] == "BLOCK-105"]
     assert active["toolsCalled"] == 8 and active["calls"] == 16
-    assert not [r for r in reasons if r["ruleId"] in ("BLOCK-101", "BLOCK-102")]  # poisoning not asked for
+    assert {r["ruleId"] for r in reasons if r["disposition"] == "BLOCK"} == {"BLOCK-101", "BLOCK-102", "BLOCK-103"}
+
+
+async def test_instructions_in_a_tools_result_are_blocked(
+    app: Starlette, client: httpx.AsyncClient, world: World
+) -> None:
+    target = await add_target(app, world, command=f"{sys.executable} {HERE / 'result_poison_server.py'}")
+    clean = await run_to_end(client, world, runtime_body(world, target))  # descriptions only: nothing to see
+    assert clean["evaluation"]["disposition"] != "BLOCK"
+    done = await run_to_end(client, world, runtime_body(world, target, suites=["catalogue", "poisoning", "active"]))
+    assert done["evaluation"]["disposition"] == "BLOCK"
+    reasons = (await evaluation(client, world, done))["agentAudit"]["sections"][0]["reasons"]
+    blocks = [r for r in reasons if r["disposition"] == "BLOCK"]
+    assert {r["ruleId"] for r in blocks} == {"BLOCK-105"}
+    assert all(r["message"].startswith("Tool weather ") for r in blocks)
+    async with world.sessions() as session:
+        stored = await session.get(models.Evaluation, done["evaluation"]["evaluationId"])
+    assert stored is not None
+    active = json.loads(stored.payload_json)["runtime"]["recordings"][0]["active"]
+    assert {(h["ruleId"], h["name"]) for h in active["resultPoisoning"]} == {
+        ("RT-POISON-004", "weather"),  # <IMPORTANT>
+        ("RT-POISON-006", "weather"),  # "Do not tell the user"
+        ("RT-POISON-007", "weather"),  # "Ignore previous instructions"
+    }
+
+
+async def test_a_static_flow_the_deployed_server_cannot_take_is_contradicted(
+    app: Starlette, client: httpx.AsyncClient, world: World, tmp_path: Path
+) -> None:
+    source = tmp_path / "notes_mcp"
+    shutil.copytree(HERE / "fixtures" / "notes_mcp", source)
+    await bind(world.sessions, world.org_a, world.system_a, source)
+    # The server as deployed differs from the code analysed: export_notes takes no argument there.
+    deployed = tmp_path / "deployed.py"
+    code = (source / "server.py").read_text(encoding="utf-8")
+    deployed.write_text(
+        code.replace("def export_notes(command: str) -> str:", "def export_notes() -> str:\n    command = 'true'"),
+        encoding="utf-8",
+    )
+    target = await add_target(app, world, command=f"{sys.executable} {deployed}")
+    body = runtime_body(world, target)
+    body["engines"]["static"] = {"enabled": True}
+    done = await run_to_end(client, world, body)
+    flows = await static_flows(world, done)
+    assert [(f["tools"], f["status"]) for f in flows] == [(["export_notes"], "CONTRADICTED")]
+    # The code still holds the flow: its BLOCK stands.
+    assert done["evaluation"]["disposition"] == "BLOCK"

@@ -24,7 +24,7 @@ from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.view import build_view
 from assay.backend.scans.bundle import EvidenceBundle
 
-METHODOLOGY_VERSION = "assay-methodology/1.3.0"
+METHODOLOGY_VERSION = "assay-methodology/1.4.0"
 JURISDICTIONS = ("nyc_ll144", "colorado_ai", "eu_ai_act")
 CORE_MEMBERS = (
     "methodologyVersion",

@@ -15,7 +15,7 @@ from assay.backend.evaluation.view import EXECUTION, EvidenceView
 from assay.backend.runtime.agent import judge
 from assay.backend.runtime.catalogue import Catalogue, drift, executed, in_session_changes, read_catalogue
 from assay.backend.runtime.pack import load_pack
-from assay.backend.runtime.rules import annotation_findings, text_findings
+from assay.backend.runtime.rules import annotation_findings, result_findings, text_findings
 
 # Entities and findings listed per recording; counts are always whole.
 MAX_LISTED = 100
@@ -37,6 +37,8 @@ class ProbeResult:
     executions: list[str]
     egress: list[str]
     probe_annotations: list[dict[str, Any]]
+    # Instructions aimed at the model in the tools' results (active and poisoning suites).
+    result_text: list[dict[str, Any]]
     # The agent suite's verdict per case (agent-url targets).
     agent: list[dict[str, Any]]
 
@@ -88,6 +90,7 @@ def probe_results(view: EvidenceView) -> list[ProbeResult]:
                 executions=executions,
                 egress=egress,
                 probe_annotations=_probe_annotations(catalogue, executions, egress),
+                result_text=result_findings(catalogue, pack) if active and "poisoning" in suites else [],
                 agent=judge(recording.get("exchanges", []), pack) if "agent" in suites else [],
             )
         )
@@ -121,7 +124,8 @@ def _target(result: ProbeResult) -> str:
 
 
 def reasons(view: EvidenceView) -> list[dict[str, Any]]:
-    """BLOCK-101 poisoned text, BLOCK-102 shadowing, REVIEW-101 catalogue drift, REVIEW-102 contradicted
+    """BLOCK-101 poisoned text, BLOCK-102 shadowing, BLOCK-103 confirmed execution, BLOCK-104 a failed agent
+    case, BLOCK-105 instructions in a tool's result, REVIEW-101 catalogue drift, REVIEW-102 contradicted
     annotations, REVIEW-103 a runtime-only Evaluation (no source analysed)."""
     out: list[dict[str, Any]] = []
     pack = load_pack()
@@ -182,6 +186,17 @@ def reasons(view: EvidenceView) -> list[dict[str, Any]]:
                         [f"{result.evidence_id}#case:{verdict['case']}"],
                     )
                 )
+        for hit in result.result_text:
+            title = next((r.title for r in (*pack.poisoning, pack.shadowing) if r.id == hit["ruleId"]), "")
+            out.append(
+                _reason(
+                    "BLOCK-105",
+                    "BLOCK",
+                    f"Tool {hit['name']} of {_target(result)} returned text aimed at the model when the active probe "
+                    f"called it: {title.lower()} in its result ({hit['ruleId']}).",
+                    [f"{result.evidence_id}#tool:{hit['name']}"],
+                )
+            )
         for name in result.executions:
             out.append(
                 _reason(
@@ -288,12 +303,20 @@ def verification_items(view: EvidenceView) -> list[dict[str, Any]]:
     return items
 
 
+def _takes_no_argument(schema: Any) -> bool:
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return not properties
+
+
 def flow_statuses(view: EvidenceView, results: list[ProbeResult]) -> list[dict[str, Any]]:
-    """Each static taint flow into code or shell execution, joined by tool name to what the active probe
-    did: CONFIRMED_AT_RUNTIME (the tool ran the canary command), NOT_CONFIRMED (called with canaries, no
-    execution seen), NOT_EXERCISED (not called: active suite not run, or the tool was not served)."""
+    """Each static taint flow into code or shell execution, joined by tool name to what the probe saw:
+    CONFIRMED_AT_RUNTIME (the tool ran the canary command), CONTRADICTED (the flow's source is a tool
+    argument, and every tool it goes through is served taking no argument: as deployed, the model cannot
+    hand it one), NOT_CONFIRMED (called with canaries, no execution seen), NOT_EXERCISED (not called: the
+    active suite did not run, or the tool was not served)."""
     executed_tools = {name for r in results for name in r.executions}
     called = {c["name"] for r in results for c in r.catalogue.calls}
+    served = {t.name: t.data.get("inputSchema") for r in results for t in r.catalogue.tools()}
     out = []
     for flow in sorted(view.flows.values(), key=lambda f: f.id):
         if flow.actionClass not in EXECUTION or flow.actionId not in view.actions:
@@ -301,6 +324,12 @@ def flow_statuses(view: EvidenceView, results: list[ProbeResult]) -> list[dict[s
         tools = view.tool_names(view.actions[flow.actionId])
         if executed_tools & set(tools):
             status = "CONFIRMED_AT_RUNTIME"
+        elif (
+            flow.sourceKind == "tool_argument"
+            and tools
+            and all(t in served and _takes_no_argument(served[t]) for t in tools)
+        ):
+            status = "CONTRADICTED"
         elif called & set(tools):
             status = "NOT_CONFIRMED"
         else:
@@ -356,6 +385,7 @@ def runtime_section(view: EvidenceView) -> dict[str, Any] | None:
                     "networkEgress": result.egress,
                     "changedInSession": result.session_changes[:MAX_LISTED],
                     "annotationsContradicted": result.probe_annotations[:MAX_LISTED],
+                    "resultPoisoning": result.result_text[:MAX_LISTED],
                 },
                 "agent": result.agent or None,
                 "observed": f"OBSERVED: {len(result.agent)} agent case(s) sent; verdicts from canaries, forbidden "

@@ -119,7 +119,8 @@ def read_catalogue(recording: dict[str, Any]) -> Catalogue:
             returned: dict[str, Any] = answer if isinstance(answer, dict) else {}
             content = returned.get("content")
             blocks: list[Any] = content if isinstance(content, list) else []
-            call["text"] = " ".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))[:4000]
+            # Text blocks only (an image's base64 is data, not text for the model); the recording bounds the size.
+            call["text"] = " ".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
             call["isError"] = bool(returned.get("isError")) or "error" in message
             continue
         if "error" in message:

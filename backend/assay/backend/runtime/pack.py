@@ -36,6 +36,8 @@ class ProbePack:
     poisoning: tuple[TextRule, ...]
     shadowing: TextRule
     exfiltration: TextRule
+    # The ids of the text rules applied to the active suite's tool results too.
+    result_rules: tuple[str, ...] = ()
 
     def ref(self) -> dict[str, str]:
         return {"id": self.id, "version": self.version, "digest": self.digest}
@@ -72,4 +74,5 @@ def load_pack(path: Path = PACK_FILE) -> ProbePack:
         poisoning=tuple(_rule(r) for r in data["poisoningRules"]),
         shadowing=_rule(data["shadowingRule"]),
         exfiltration=_rule(data["exfiltrationRule"]),
+        result_rules=tuple(data.get("resultRules", {}).get("apply", ())),
     )

@@ -95,6 +95,37 @@ def text_findings(catalogue: Catalogue, pack: ProbePack) -> list[dict[str, Any]]
     return hits
 
 
+def result_findings(catalogue: Catalogue, pack: ProbePack) -> list[dict[str, Any]]:
+    """Instructions aimed at the model in the text the active suite's tool calls returned: the pack's
+    ``resultRules`` applied to each call's text, one hit per (rule, tool) (each tool is called twice)."""
+    rules = [r for r in (*pack.poisoning, pack.shadowing) if r.id in pack.result_rules]
+    tool_names = {t.name for t in catalogue.tools()}
+    hits: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for index, call in enumerate(catalogue.calls):
+        text, name = str(call.get("text") or ""), str(call["name"])
+        for rule in rules:
+            if (rule.id, name) in seen:
+                continue
+            for match in rule.pattern.finditer(text):
+                if rule is pack.shadowing:
+                    named = match.group("named") or match.group("other") or ""
+                    if not named or named == name or not (named in tool_names or any(c in named for c in "_.")):
+                        continue
+                seen.add((rule.id, name))
+                hits.append(
+                    {
+                        "ruleId": rule.id,
+                        "kind": "tool",
+                        "name": name,
+                        "field": f"result[{index}]",
+                        "excerpt": _excerpt(text, match.start(), match.end()),
+                    }
+                )
+                break
+    return hits
+
+
 def annotation_findings(catalogue: Catalogue, reach: Mapping[str, set[str]] | None) -> list[dict[str, Any]]:
     """Contradicted tool annotations. ``reach``: per tool name the action classes its code reaches (None
     when the run analysed no source)."""
