@@ -91,42 +91,43 @@ def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
     return time.perf_counter() - started, done.stdout
 
 
-def compare_cisco(rounds: int = 2) -> None:
+def _assay_once() -> tuple[float, int]:
+    with tempfile.TemporaryDirectory() as data:
+        env = {**os.environ, "ASSAY_DATA_DIR": data}
+        seconds, out = _timed(
+            [sys.executable, "-m", "assay.server.cli", "probe", "--command", f"node {EVERYTHING}", "--json"], env
+        )
+    return seconds, int(json.loads(out)["runtime"]["targets"][0]["ruleHits"])
+
+
+def _cisco_once() -> tuple[float, int]:
+    argv = [str(CISCO), "--analyzers", "yara", "--format", "raw", "stdio", "--stdio-command", "node"]
+    seconds, out = _timed([*argv, "--stdio-arg", str(EVERYTHING)], dict(os.environ))
+    return seconds, sum(1 for r in json.loads(out)["scan_results"] if not r["is_safe"])
+
+
+def compare_cisco(rounds: int | None = None) -> None:
+    """Whole CLI processes on the npm server-everything, alternating which goes first each round (ABBA),
+    so load that drifts during the run falls on both alike; per-round ratios and the median ratio."""
     if not CISCO.exists() or not EVERYTHING.exists():
         print("cisco-ai-mcp-scanner comparison skipped (make bench-peers, make peers)")
         return
+    rounds = rounds or int(os.environ.get("ASSAY_BENCH_PEER_ROUNDS", "4"))
+    _assay_once(), _cisco_once()  # warm-up: node's and Python's caches, not counted
     ours, theirs = [], []
     flagged_ours = flagged_theirs = 0
     for index in range(rounds):
-        with tempfile.TemporaryDirectory() as data:
-            env = {**os.environ, "ASSAY_DATA_DIR": data}
-            seconds, out = _timed(
-                [sys.executable, "-m", "assay.server.cli", "probe", "--command", f"node {EVERYTHING}", "--json"], env
-            )
-            ours.append(seconds)
-            flagged_ours = json.loads(out)["runtime"]["targets"][0]["ruleHits"]
-        seconds, out = _timed(
-            [
-                str(CISCO),
-                "--analyzers",
-                "yara",
-                "--format",
-                "raw",
-                "stdio",
-                "--stdio-command",
-                "node",
-                "--stdio-arg",
-                str(EVERYTHING),
-            ],
-            dict(os.environ),
-        )
-        theirs.append(seconds)
-        flagged_theirs = sum(1 for r in json.loads(out)["scan_results"] if not r["is_safe"])
-        del index
+        order = [_assay_once, _cisco_once] if index % 2 == 0 else [_cisco_once, _assay_once]
+        measured = {f: f() for f in order}
+        (mine, flagged_ours), (peer, flagged_theirs) = measured[_assay_once], measured[_cisco_once]
+        ours.append(mine)
+        theirs.append(peer)
+        print(f"  round {index + 1}: assay probe {mine:.2f} s, mcp-scanner yara {peer:.2f} s, ratio {mine / peer:.2f}")
     print(
-        f"server-everything: assay probe {statistics.median(ours):.1f} s ({flagged_ours} rule hits), "
-        f"mcp-scanner yara {statistics.median(theirs):.1f} s ({flagged_theirs} unsafe items); ratio "
-        f"{statistics.median(ours) / statistics.median(theirs):.2f} (target <= 1.00; medians of {rounds} alternating rounds)"
+        f"server-everything: assay probe {statistics.median(ours):.2f} s ({flagged_ours} rule hits), "
+        f"mcp-scanner yara {statistics.median(theirs):.2f} s ({flagged_theirs} unsafe items); median ratio "
+        f"{statistics.median(m / p for m, p in zip(ours, theirs, strict=True)):.2f} "
+        f"(target <= 1.00; {rounds} alternating rounds after a warm-up pair)"
     )
 
 
