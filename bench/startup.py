@@ -9,9 +9,9 @@ median of the baseline's. The installed console script is what is launched, as a
 
 The launch that times `initialize` then asks for `tools/list` (after `notifications/initialized`), as every
 client does next: that time is shown too, without a target (it needs the MCP SDK, which `initialize` does
-not wait for). Beside `admin org create`, the import of what any command that touches the database needs
-(SQLAlchemy's asyncio layer, SQLModel and the data model) is timed in a launch of its own: the floor of
-every `assay admin` command.
+not wait for). Beside `admin org create` (on a SQLite database at the newest schema: the standard library's
+sqlite3), the import of what the other database paths need (SQLAlchemy's asyncio layer, SQLModel and the
+data model) is timed in a launch of its own: the floor of every other `assay admin` case.
 """
 
 from __future__ import annotations

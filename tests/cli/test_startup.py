@@ -79,20 +79,15 @@ def test_a_commands_help_loads_no_service_stack(argv: tuple[str, ...]) -> None:
     assert not _third_party(imported_by(*argv)) & heavy
 
 
-def test_admin_org_create_loads_the_database_stack_and_nothing_else(tmp_path: Path) -> None:
+def test_admin_provisioning_on_a_database_at_head_loads_no_database_stack(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'admin.db'}"
     imported_by("admin", "org", "create", "first", "--database-url", url, check=True)  # creates the schema
+    # At the newest schema, the standard library's sqlite3 does it: no SQLAlchemy, SQLModel, data model,
+    # web stack or Alembic; no third-party package but platformdirs (the default data folder, in settings).
     modules = imported_by("admin", "org", "create", "second", "--database-url", url, check=True)
-    allowed = {"sqlalchemy", "sqlmodel", "pydantic", "pydantic_core", "annotated_types", "typing_extensions"}
-    allowed |= {"typing_inspection", "aiosqlite", "greenlet", "anyio", "platformdirs"}
-    # Compiled extensions register private top-level modules (_cython_3_3_1, cython_runtime, _sysconfigdata_...).
-    packages = {name for name in _third_party(modules) if not name.startswith("_") and name != "cython_runtime"}
-    assert packages - allowed == set(), sorted(packages - allowed)
-    # Neither the web stack (errors are raised, not answered) nor Alembic (the schema is at its newest).
-    assert not {m for m in modules if m.startswith(("assay.backend.web.", "assay.backend.schemas"))} - {
-        "assay.backend.web.auth"
-    }
-    assert "alembic" not in {m.split(".")[0] for m in modules}
+    assert _third_party(modules) <= {"platformdirs"}, sorted(_third_party(modules))
+    assert not {m for m in modules if m.startswith(("assay.backend.storage.models", "assay.backend.web"))}
+    assert "assay.backend.provisioning_sqlite" in modules
 
 
 def test_admin_lists_the_adapters_binders_can_name() -> None:
@@ -100,3 +95,17 @@ def test_admin_lists_the_adapters_binders_can_name() -> None:
     from assay.backend.intake.adapters import ADAPTERS
 
     assert tuple(sorted(ADAPTERS)) == ADAPTER_IDS
+
+
+def test_scan_outside_git_loads_no_dulwich_and_a_rescan_no_analyzer(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "agent.py").write_text("import subprocess\n\ndef run(cmd: str) -> None:\n    subprocess.run(cmd)\n")
+    argv = ("scan", str(tree), "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "bundle.json"))
+    first = imported_by(*argv)
+    assert "assay.backend.engines.static.pyast.frontend" in first  # the file was analysed
+    assert "assay.backend.engines.static.jsts.frontend" not in first  # no JavaScript or TypeScript file
+    assert (tmp_path / "bundle.json").is_file()
+    again = imported_by(*argv)
+    assert not {m for m in again if m.startswith("assay.backend.engines.static.") and ".frontend" in m}
+    assert "dulwich" not in {m.split(".")[0] for m in first | again}  # not a git repository

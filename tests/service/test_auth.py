@@ -13,9 +13,9 @@ from service_helpers import World, assert_error, bearer
 from starlette.applications import Starlette
 
 from assay.backend import provisioning
+from assay.backend.api_keys import generate_api_key, hash_api_key
 from assay.backend.scopes import PURPOSE_SCOPES
 from assay.backend.storage.models import utcnow
-from assay.backend.web.auth import generate_api_key, hash_api_key
 
 # Every route that requires a scope, with a request that reaches it. A test below checks this table
 # against the app's route table, so a new route cannot skip the matrix.

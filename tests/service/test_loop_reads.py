@@ -23,11 +23,12 @@ from starlette.applications import Starlette
 
 from assay.backend import provisioning, schemas
 from assay.backend.api.discovery import SYSTEMS_OF_ORGANIZATION, ai_system_out
+from assay.backend.api_keys import hash_api_key
 from assay.backend.settings import ServiceSettings
 from assay.backend.storage import loop_reads, models
 from assay.backend.storage.db import create_engine, create_session_factory
 from assay.backend.storage.loop_reads import LoopReader, PreparedRead, fetch_all_in_session
-from assay.backend.web.auth import KEY_BY_HASH, hash_api_key
+from assay.backend.web.auth import KEY_BY_HASH
 
 
 def _reader(app: Starlette) -> LoopReader:

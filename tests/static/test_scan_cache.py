@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from bench.gen_tree import generate
 
-from assay.backend.engines.static import analyse
 from assay.backend.engines.static.cache import DirectoryCache, MemoryCache
+from assay.backend.engines.static.jsts import frontend as jsts_frontend
 from assay.backend.engines.static.jsts.frontend import analyze_javascript
+from assay.backend.engines.static.pyast import frontend as pyast_frontend
 from assay.backend.engines.static.pyast.frontend import analyze_python
 from assay.backend.engines.static.scan import scan_tree
 from assay.backend.scans.bundle import content_hash
@@ -33,8 +34,9 @@ def analysed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(path)
         return javascript(path, *args)
 
-    monkeypatch.setattr(analyse, "analyze_python", count_python)
-    monkeypatch.setattr(analyse, "analyze_javascript", count_javascript)
+    # analyse.py imports each analyzer from its module when it runs it (start-up), so patch it there.
+    monkeypatch.setattr(pyast_frontend, "analyze_python", count_python)
+    monkeypatch.setattr(jsts_frontend, "analyze_javascript", count_javascript)
     return seen
 
 

@@ -7,18 +7,20 @@ stable ``code`` and a message fit for a terminal.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
 
 import anyio
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from assay.backend.api_keys import Environment, display_prefix, generate_api_key, hash_api_key
+from assay.backend.provisioning_rules import ProvisioningError as ProvisioningError
+from assay.backend.provisioning_rules import check_name, resolve_scopes
+from assay.backend.provisioning_rules import parse_duration as parse_duration
 from assay.backend.scans.sources import normalise_repo
-from assay.backend.scopes import ALL_SCOPES, PURPOSE_SCOPES, Purpose, Scope
+from assay.backend.scopes import Purpose
 from assay.backend.storage.models import (
     SOURCE_STATUSES,
     AiSystem,
@@ -29,22 +31,6 @@ from assay.backend.storage.models import (
     new_id,
     utcnow,
 )
-from assay.backend.web.auth import Environment, generate_api_key, hash_api_key
-
-ProvisioningErrorCode = Literal["NOT_FOUND", "INVALID", "CONFLICT"]
-# Units largest first, each at most once, ASCII digits only: 30s, 90m, 12h, 30d, 2w, 1h30m, 1d12h.
-_DURATION = re.compile(r"(?:([0-9]{1,9})w)?(?:([0-9]{1,9})d)?(?:([0-9]{1,9})h)?(?:([0-9]{1,9})m)?(?:([0-9]{1,9})s)?")
-_DURATION_UNITS = ("weeks", "days", "hours", "minutes", "seconds")
-_MAX_NAME = 200
-
-
-class ProvisioningError(Exception):
-    """An admin operation that cannot be done as asked."""
-
-    def __init__(self, code: ProvisioningErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code: ProvisioningErrorCode = code
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,34 +39,6 @@ class IssuedKey:
 
     record: ApiKey
     api_key: str
-
-
-def parse_duration(text: str) -> timedelta:
-    """A positive duration: whole numbers with units ``w``, ``d``, ``h``, ``m``, ``s``, largest first,
-    alone or compound (``30s``, ``90m``, ``1h30m``, ``2w3d``), as a timedelta."""
-    match = _DURATION.fullmatch(text.strip().lower())
-    parts = (
-        {unit: int(value) for unit, value in zip(_DURATION_UNITS, match.groups(), strict=True) if value}
-        if match
-        else {}
-    )
-    try:
-        duration = timedelta(**parts)
-    except OverflowError:
-        duration = timedelta(0)
-    if duration <= timedelta(0):
-        raise ProvisioningError(
-            "INVALID",
-            f"not a duration: {text!r} (use whole numbers with w, d, h, m or s, largest first: 30s, 90m, 1h30m, 30d)",
-        )
-    return duration
-
-
-def _name(value: str, what: str) -> str:
-    value = value.strip()
-    if not value or len(value) > _MAX_NAME:
-        raise ProvisioningError("INVALID", f"{what} must be 1 to {_MAX_NAME} characters")
-    return value
 
 
 async def _organization(session: AsyncSession, organization_id: str) -> Organization:
@@ -92,7 +50,7 @@ async def _organization(session: AsyncSession, organization_id: str) -> Organiza
 
 async def create_organization(session: AsyncSession, name: str) -> Organization:
     """A new organization."""
-    org = Organization(id=new_id("org"), name=_name(name, "the organization name"))
+    org = Organization(id=new_id("org"), name=check_name(name, "the organization name"))
     session.add(org)
     await session.flush()
     return org
@@ -112,7 +70,7 @@ async def create_ai_system(
     system = AiSystem(
         id=new_id("sys"),
         organization_id=organization_id,
-        name=_name(name, "the AI System name"),
+        name=check_name(name, "the AI System name"),
         system_type=system_type,
         criticality=criticality,
         lifecycle_status=lifecycle_status,
@@ -193,27 +151,6 @@ async def retire_source(session: AsyncSession, source_id: str) -> SourceAsset:
     return await set_source_status(session, source_id, "RETIRED")
 
 
-def resolve_scopes(purpose: Purpose | None, scopes: Iterable[str] | None) -> list[Scope]:
-    """The sorted scopes of a key from exactly one of a purpose profile or an explicit list."""
-    if (purpose is None) == (scopes is None):
-        raise ProvisioningError("INVALID", "give either a purpose or a list of scopes")
-    if purpose is not None:
-        if purpose not in PURPOSE_SCOPES:
-            raise ProvisioningError("INVALID", f"unknown purpose {purpose!r}")
-        return sorted(PURPOSE_SCOPES[purpose])
-    assert scopes is not None
-    chosen: list[Scope] = []
-    for scope in scopes:
-        scope = scope.strip()
-        match = next((s for s in ALL_SCOPES if s == scope), None)
-        if match is None:
-            raise ProvisioningError("INVALID", f"unknown scope {scope!r}; known: {', '.join(ALL_SCOPES)}")
-        chosen.append(match)
-    if not chosen:
-        raise ProvisioningError("INVALID", "a key needs at least one scope")
-    return sorted(set(chosen))
-
-
 async def create_api_key(
     session: AsyncSession,
     organization_id: str,
@@ -233,7 +170,7 @@ async def create_api_key(
         id=new_id("key"),
         organization_id=organization_id,
         key_hash=hash_api_key(secret),
-        display_prefix=secret[: len("svc_live_") + 4],
+        display_prefix=display_prefix(secret),
         environment=environment,
         purpose=purpose,
         scopes=list(granted),

@@ -7,7 +7,6 @@ Alembic migrations (``migrations/versions``); a test checks that the migrated sc
 
 from __future__ import annotations
 
-import secrets
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -16,23 +15,12 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import DateTime, TypeDecorator
 from sqlmodel import Field, SQLModel
 
+from assay.backend.storage.values import new_id as new_id
+from assay.backend.storage.values import utcnow as utcnow
+
 SourceStatus = Literal["PENDING", "VERIFIED", "CONFLICTED", "UNAVAILABLE", "RETIRED"]
 SOURCE_STATUSES: tuple[SourceStatus, ...] = ("PENDING", "VERIFIED", "CONFLICTED", "UNAVAILABLE", "RETIRED")
 RepoKind = Literal["local", "git"]
-
-
-def utcnow() -> datetime:
-    """The current time, timezone-aware UTC, to the microsecond."""
-    return datetime.now(UTC)
-
-
-def new_id(prefix: str) -> str:
-    """A random, unguessable row identifier such as ``sys_5f0c2a9e1b7d4c33a8e1``.
-
-    Row ids are never part of a digest, so randomness costs no determinism; unguessable ids also keep
-    one organization from probing another's.
-    """
-    return f"{prefix}_{secrets.token_hex(10)}"
 
 
 class UTCDateTime(TypeDecorator[datetime]):

@@ -7,26 +7,22 @@ entropy, and a plain digest lets a request find its key with one indexed lookup.
 
 from __future__ import annotations
 
-import hashlib
 import re
-import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
+from assay.backend.api_keys import KEY_PREFIXES, hash_api_key
 from assay.backend.errors import ApiError
 from assay.backend.scopes import Scope
 from assay.backend.storage.loop_reads import PreparedRead, Row, fetch_all_in_session
 from assay.backend.storage.models import ApiKey
 
-Environment = Literal["live", "test"]
-KEY_PREFIXES: dict[Environment, str] = {"live": "svc_live_", "test": "svc_test_"}
-_SECRET_BYTES = 32
 _SECRET_MIN, _SECRET_MAX = 43, 128
 _KEY_PATTERN = re.compile(rf"svc_(?:live|test)_[A-Za-z0-9_-]{{{_SECRET_MIN},{_SECRET_MAX}}}")
 _SECRET_ALPHABET = re.compile(r"[A-Za-z0-9_-]*")
@@ -42,16 +38,6 @@ class Principal:
     organization_id: str
     scopes: frozenset[str]
     environment: str
-
-
-def generate_api_key(environment: Environment) -> str:
-    """A new API key. Show it once; store only :func:`hash_api_key` of it."""
-    return KEY_PREFIXES[environment] + secrets.token_urlsafe(_SECRET_BYTES)
-
-
-def hash_api_key(api_key: str) -> str:
-    """The stored form of a key: lowercase hex SHA-256 of its UTF-8 bytes."""
-    return hashlib.sha256(api_key.encode("utf-8")).hexdigest()
 
 
 def is_well_formed_key(api_key: str) -> bool:

@@ -236,7 +236,54 @@ def _print_human(args: argparse.Namespace, result: dict[str, Any]) -> None:
         print("Store this key now: it is shown once and only its hash is kept.", file=sys.stderr)
 
 
+def _run_on_sqlite(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The result of the command through the standard library's sqlite3 when the database is a SQLite file
+    at the newest schema and the command is one it serves; None otherwise (nothing was done)."""
+    from assay.backend.provisioning_sqlite import open_at_head
+    from assay.server.admin_sqlite import SERVED, run_action
+    from assay.server.settings import database_url, read_environment
+
+    action = f"{args.group} {args.action}"
+    if action not in SERVED:
+        return None
+    connection = open_at_head(database_url(args.database_url, read_environment()))
+    if connection is None:
+        return None
+    try:
+        return run_action(connection, action, args)
+    finally:
+        connection.close()
+
+
 def run(args: argparse.Namespace) -> int:
+    import sqlite3
+
+    from assay.backend.provisioning_rules import ProvisioningError
+    from assay.server.settings import SettingsError
+
+    # Without SQLAlchemy when it can (start-up: issue 21); it is several times `pip --version` to import.
+    try:
+        fast = _run_on_sqlite(args)
+    except ProvisioningError as exc:
+        return _fail(args, exc.code, exc.message, 1)
+    except SettingsError as exc:
+        return _fail(args, "INVALID", str(exc), 2)
+    except (sqlite3.Error, OSError) as exc:
+        return _fail(args, "DATABASE", f"database error: {type(exc).__name__}: {exc}", 1)
+    if fast is not None:
+        _print_result(args, fast)
+        return 0
+    return _run_full(args)
+
+
+def _print_result(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    if args.json:
+        print(json.dumps(result, sort_keys=True))
+    else:
+        _print_human(args, result)
+
+
+def _run_full(args: argparse.Namespace) -> int:
     # Imported here: `assay --help` lists this command without the database stack.
     import asyncio
 
@@ -256,8 +303,5 @@ def run(args: argparse.Namespace) -> int:
         return _fail(args, "INVALID", str(exc), 2)
     except (SQLAlchemyError, OSError) as exc:
         return _fail(args, "DATABASE", f"database error: {type(exc).__name__}: {exc}", 1)
-    if args.json:
-        print(json.dumps(result, sort_keys=True))
-    else:
-        _print_human(args, result)
+    _print_result(args, result)
     return 0

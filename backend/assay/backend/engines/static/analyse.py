@@ -21,8 +21,6 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from assay.backend.engines.static.facts import FileFacts
-from assay.backend.engines.static.jsts.frontend import analyze_javascript
-from assay.backend.engines.static.pyast.frontend import analyze_python
 from assay.backend.engines.static.rules.pack import RulePack
 from assay.backend.engines.static.walk import SourceFile
 
@@ -36,8 +34,14 @@ _worker_rules: RulePack | None = None
 
 def analyse_source(src: SourceFile, rules: RulePack) -> FileFacts:
     """The facts of one source file, by its language's analyzer."""
+    # Each analyzer is imported when a file of its language is not in the facts cache: a rescan of a
+    # Python tree loads neither, a first scan only Python's (start-up of `assay scan`, issue 21).
     if src.language == "python":
+        from assay.backend.engines.static.pyast.frontend import analyze_python
+
         return analyze_python(src.path, src.data, src.digest, rules)
+    from assay.backend.engines.static.jsts.frontend import analyze_javascript
+
     return analyze_javascript(src.path, src.data, src.digest, src.language, rules)
 
 

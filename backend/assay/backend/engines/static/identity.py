@@ -12,15 +12,12 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-from dulwich.errors import NotGitRepository
-from dulwich.index import get_unstaged_changes
-from dulwich.objects import Commit
-from dulwich.refs import HEADREF
-from dulwich.repo import Repo
+from typing import TYPE_CHECKING, Literal
 
 from assay.backend.canonical import digest_json
+
+if TYPE_CHECKING:
+    from dulwich.repo import Repo
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +44,10 @@ def git_identity(root: Path) -> GitIdentity:
     repo_root = _find_repo_root(root)
     if repo_root is None:
         return GitIdentity()
+    # Imported only for a git repository: dulwich is a good part of `assay scan`'s start-up (issue 21).
+    from dulwich.errors import NotGitRepository
+    from dulwich.repo import Repo
+
     try:
         repo = Repo(str(repo_root))
     except (NotGitRepository, OSError, ValueError) as exc:
@@ -65,6 +66,8 @@ def _find_repo_root(root: Path) -> Path | None:
 
 
 def _head(repo: Repo) -> tuple[str | None, str | None]:
+    from dulwich.refs import HEADREF
+
     try:
         chain, sha = repo.refs.follow(HEADREF)
     except (KeyError, OSError, ValueError):
@@ -110,6 +113,9 @@ def _uses_filters(repo: Repo, work_tree: Path) -> bool:
 
 
 def _dirty(repo: Repo, commit: str | None) -> bool | Literal["unknown"]:
+    from dulwich.index import get_unstaged_changes
+    from dulwich.objects import Commit
+
     work_tree = Path(repo.path)
     if commit is None or _uses_filters(repo, work_tree):
         return "unknown"

@@ -18,15 +18,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from assay.backend.storage.db import create_engine
+from assay.backend.storage.revision import HEAD_REVISION
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent
 HEAD = "head"
-# The newest revision in versions/. A database already there is recognised with one query, without loading
-# Alembic (a good part of every command's start-up); a test holds this to Alembic's own head.
-HEAD_REVISION = "0008_runtime_probe_slots"
 # Serialises concurrent upgrades of one PostgreSQL database (several service processes starting at once).
 _PG_MIGRATION_LOCK_ID = 0x61737361  # "assa"
 
