@@ -8,6 +8,7 @@ from assay.backend.engines.static.facts import RESULT, GateSite
 from assay.backend.engines.static.jsts.base import AnalyzerBase
 from assay.backend.engines.static.jsts.scope import NO_COND, Cond, Scope
 from assay.backend.engines.static.jsts.syntax import unwrap
+from assay.backend.snippets import snippet
 
 _CHECKS = frozenset({b"includes", b"has", b"test", b"startsWith"})
 # Properties of a result object that say whether a validator's check passed (``{ ok: true, path }``).
@@ -159,7 +160,7 @@ class GateLogic(AnalyzerBase):
             return NO_COND
         if not self.model_chosen(first, scope):
             return NO_COND
-        gate = self.gate_site(scope, rule, node, f"{holder[:60]}.{method.decode()}")
+        gate = self.gate_site(scope, rule, node, snippet(f"{holder}.{method.decode()}"))
         return Cond(t=frozenset({gate}), t_clean=checked)
 
     def prefix_check(self, node: Node, receiver: Node | None, prefix: Node | None, scope: Scope) -> Cond:
@@ -170,13 +171,13 @@ class GateLogic(AnalyzerBase):
             rule = self.rules.path_check
             if rule is None:
                 return NO_COND
-            gate = frozenset({self.gate_site(scope, rule, node, self.code.text(node)[:80])})
+            gate = frozenset({self.gate_site(scope, rule, node, snippet(self.code.text(node)))})
             # ``rel.startsWith("..")`` holds when the path escapes: contained when it is false.
             return Cond(f=gate) if literal is not None else Cond(t=gate)
         rule = self.rules.value_check
         if rule is None:
             return NO_COND
-        return Cond(t=frozenset({self.gate_site(scope, rule, node, self.code.text(node)[:80])}))
+        return Cond(t=frozenset({self.gate_site(scope, rule, node, snippet(self.code.text(node)))}))
 
     def model_chosen(self, node: Node | None, scope: Scope) -> bool:
         """Whether a checked value may carry model-chosen data (its root variable is tainted)."""
@@ -189,7 +190,7 @@ class GateLogic(AnalyzerBase):
         if rule is None or value is None or self.names_tool(value) or not self.model_chosen(value, scope):
             return NO_COND  # (a tool's name compared with a literal is a dispatch on it, not a check)
         node = value.parent if value.parent is not None else value
-        return Cond(t=frozenset({self.gate_site(scope, rule, node, self.code.text(node)[:80])}))
+        return Cond(t=frozenset({self.gate_site(scope, rule, node, snippet(self.code.text(node)))}))
 
     def names_tool(self, node: Node | None) -> bool:
         """Whether an expression reads a tool's name (``request.params.name``, ``toolName``, ``call.name``)."""

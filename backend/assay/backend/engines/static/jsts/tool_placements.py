@@ -18,6 +18,7 @@ from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.scope import param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.snippets import snippet
 
 if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
@@ -95,7 +96,7 @@ class ToolPlacements:
                         continue  # a literal of this file (``const tools = [...]``): its tools are read there
                     self.listed_use(element, held, call)
                     continue
-            what = self.a.code.text(target)[:60]
+            what = snippet(self.a.code.text(target), 60)
             self.unseen_tools(
                 element, f"tools given to {call} through {what} cannot be enumerated; what they reach is not visible"
             )

@@ -32,6 +32,7 @@ from assay.backend.engines.static.jsts.tool_literals import LiteralTools
 from assay.backend.engines.static.jsts.tool_placements import ToolPlacements
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rules.pack import Rule
+from assay.backend.snippets import snippet
 
 if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
@@ -256,7 +257,7 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
         sandbox = self.a.rules.sandbox_target(call)
         executor = next((fields[k] for k in rule.match.get("sandbox_options", ()) if k in fields), None)
         if sandbox is not None and executor is not None:
-            gates.append(self.a.make_gate(sandbox, executor, f"runs inside {self.a.code.text(executor)[:60]}"))
+            gates.append(self.a.make_gate(sandbox, executor, f"runs inside {snippet(self.a.code.text(executor), 60)}"))
         actions = []
         if action_rule is not None:
             actions.append(
@@ -581,7 +582,7 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
         if dispatch is None:
             return
         location = self.a.loc(node)
-        named = f" ({self.a.code.text(name)[:60]})" if name is not None else ""
+        named = f" ({snippet(self.a.code.text(name), 60)})" if name is not None else ""
         self.a.frontier.append(
             FrontierSite(
                 id=short_id("fr", "dynamic_dispatch", self.a.path, location.line, location.column, "unnamed"),
