@@ -172,3 +172,17 @@ def test_durations(text: str, seconds: int) -> None:
 def test_bad_durations(text: str) -> None:
     with pytest.raises(provisioning.ProvisioningError):
         provisioning.parse_duration(text)
+
+
+def test_a_database_written_by_a_newer_assay_is_a_clear_error_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], db_url: str, tmp_path: Path
+) -> None:
+    import sqlite3
+
+    assert run_admin(capsys, "org", "create", "Acme", "--json")[0] == 0
+    with sqlite3.connect(tmp_path / "admin.db") as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '0099_from_the_future'")
+    code, body, err = run_admin(capsys, "org", "create", "Beta", "--json")
+    assert code == 1 and body["error"]["code"] == "DATABASE"
+    assert "revision this Assay does not know" in body["error"]["message"] and "0099_from_the_future" in err
+    assert "Traceback" not in err

@@ -287,6 +287,7 @@ def _run_full(args: argparse.Namespace) -> int:
     # Imported here: `assay --help` lists this command without the database stack.
     import asyncio
 
+    from alembic.util import CommandError
     from sqlalchemy.exc import SQLAlchemyError
 
     from assay.backend import provisioning
@@ -303,5 +304,10 @@ def _run_full(args: argparse.Namespace) -> int:
         return _fail(args, "INVALID", str(exc), 2)
     except (SQLAlchemyError, OSError) as exc:
         return _fail(args, "DATABASE", f"database error: {type(exc).__name__}: {exc}", 1)
+    except CommandError as exc:  # the schema's revision is not one of this version's migrations
+        message = (
+            f"database error: its schema is at a revision this Assay does not know (written by a newer Assay?): {exc}"
+        )
+        return _fail(args, "DATABASE", message, 1)
     _print_result(args, result)
     return 0
