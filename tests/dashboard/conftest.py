@@ -1,5 +1,5 @@
-"""Fixtures of the dashboard tests: the runs suite's settings and world (two organizations, systems and
-keys), plus a user in each organization."""
+"""Fixtures of the dashboard tests: the run tests' settings and world (two organizations, systems and
+keys), shared not copied, plus a user in each organization."""
 
 from __future__ import annotations
 
@@ -7,31 +7,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from starlette.applications import Starlette
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runs"))
 
 from dashboard_helpers import People, add_user
-from runs_helpers import provision_world
+from run_world import settings, world
 from service_helpers import World
 
-from assay.backend.settings import RateLimitSettings, ServiceSettings
-from assay.backend.storage.db import sqlite_url_for
-
-
-@pytest.fixture
-def settings(tmp_path: Path, service_db: Path) -> ServiceSettings:
-    return ServiceSettings(
-        database_url=sqlite_url_for(service_db),
-        data_dir=tmp_path,
-        rate_limit=RateLimitSettings(enabled=False),
-    )
-
-
-@pytest.fixture
-async def world(app: Starlette) -> World:
-    return await provision_world(app.state.services.session_factory)
+__all__ = ["people", "settings", "world"]
 
 
 @pytest.fixture

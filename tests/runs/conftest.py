@@ -1,36 +1,13 @@
-"""Fixtures of the run tests: their settings (no rate limit; the database, app and client are
-``tests/conftest.py``'s) and a provisioned world of two organizations.
-
-The world is the service tests' (``tests/service/service_helpers.py``), shared rather than copied.
-"""
+"""Fixtures of the run tests: their settings and a provisioned world of two organizations (run_world.py,
+which the wizard and dashboard suites import too; the world is ``tests/service/service_helpers.py``'s)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-import pytest
-from starlette.applications import Starlette
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 
-from runs_helpers import provision_world
-from service_helpers import World
+from run_world import settings, world
 
-from assay.backend.settings import RateLimitSettings, ServiceSettings
-from assay.backend.storage.db import sqlite_url_for
-
-
-@pytest.fixture
-def settings(tmp_path: Path, service_db: Path) -> ServiceSettings:
-    # Tests poll runs many times; rate limiting has its own tests (tests/service/test_ratelimit.py).
-    return ServiceSettings(
-        database_url=sqlite_url_for(service_db),
-        data_dir=tmp_path,
-        rate_limit=RateLimitSettings(enabled=False),
-    )
-
-
-@pytest.fixture
-async def world(app: Starlette) -> World:
-    return await provision_world(app.state.services.session_factory)
+__all__ = ["settings", "world"]

@@ -66,32 +66,39 @@ def through_returns(functions: dict[str, Fn], resolve: Callable[[str, str], str 
             if rule is None or rule.match.get("sql_write"):
                 continue
             sandbox = js.sandbox_target(name) if not rule.match.get("outside_sandbox") else None
+            id_kind = sandbox.gateKind if sandbox is not None else None
             for site in _calls_of(fn.calls, callee):
-                gates = list(site.dominatingGates)
-                if sandbox is not None:
-                    location = site.location
-                    detail = f"runs inside {name.rsplit('.', 1)[0]}"
-                    gate = GateSite(
-                        id=short_id("gate", location.path, location.line, location.column, sandbox.gateKind, detail),
-                        kind=sandbox.gateKind or "sandbox",
-                        ruleId=sandbox.id,
-                        location=location,
-                        detail=detail,
-                    )
-                    fn.gates.append(gate)
-                    gates.append(gate.id)
-                fn.actions.append(
-                    ActionSite(
-                        id=short_id("act", site.location.path, site.location.line, site.location.column, rule.id),
-                        actionClass=rule.actionClass or "network.egress",
-                        impact=rule.impact or "medium",
-                        ruleId=rule.id,
-                        target=name,
-                        location=site.location,
-                        dominatingGates=sorted(set(gates)),
-                        taint=[o for arg in site.args for o in arg.origins],
-                    )
-                )
+                _add_action(fn, site, rule, name, sandbox, id_kind)
+
+
+def _add_action(fn: Fn, site: CallFact, rule: Rule, name: str, sandbox: Rule | None, id_kind: str | None) -> None:
+    """The action of package call ``site`` (``name``, matched by ``rule``) in ``fn``; inside a sandbox gate of its
+    own when ``sandbox`` is set (``id_kind`` enters the gate's id: each front-end keeps its ids stable)."""
+    gates = list(site.dominatingGates)
+    if sandbox is not None:
+        location = site.location
+        detail = f"runs inside {name.rsplit('.', 1)[0]}"
+        gate = GateSite(
+            id=short_id("gate", location.path, location.line, location.column, id_kind, detail),
+            kind=sandbox.gateKind or "sandbox",
+            ruleId=sandbox.id,
+            location=location,
+            detail=detail,
+        )
+        fn.gates.append(gate)
+        gates.append(gate.id)
+    fn.actions.append(
+        ActionSite(
+            id=short_id("act", site.location.path, site.location.line, site.location.column, rule.id),
+            actionClass=rule.actionClass or "network.egress",
+            impact=rule.impact or "medium",
+            ruleId=rule.id,
+            target=name,
+            location=site.location,
+            dominatingGates=sorted(set(gates)),
+            taint=[o for arg in site.args for o in arg.origins],
+        )
+    )
 
 
 def _calls_of(calls: Iterable[CallFact], callee: str) -> list[CallFact]:
@@ -149,31 +156,7 @@ def _python_returns(
             continue
         sandbox = py.sandbox_rule if rule.match.get("sandboxed") else None
         for site in _calls_of(fn.calls, callee):
-            gates = list(site.dominatingGates)
-            if sandbox is not None:
-                location = site.location
-                detail = f"runs inside {name.rsplit('.', 1)[0]}"
-                gate = GateSite(
-                    id=short_id("gate", location.path, location.line, location.column, "sandbox", detail),
-                    kind=sandbox.gateKind or "sandbox",
-                    ruleId=sandbox.id,
-                    location=location,
-                    detail=detail,
-                )
-                fn.gates.append(gate)
-                gates.append(gate.id)
-            fn.actions.append(
-                ActionSite(
-                    id=short_id("act", site.location.path, site.location.line, site.location.column, rule.id),
-                    actionClass=rule.actionClass or "network.egress",
-                    impact=rule.impact or "medium",
-                    ruleId=rule.id,
-                    target=name,
-                    location=site.location,
-                    dominatingGates=sorted(set(gates)),
-                    taint=[o for arg in site.args for o in arg.origins],
-                )
-            )
+            _add_action(fn, site, rule, name, sandbox, "sandbox")
 
 
 def _python_action(name: str, actions: Iterable[Rule], roles: Roles) -> Rule | None:
