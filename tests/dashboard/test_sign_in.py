@@ -253,3 +253,11 @@ async def test_unknown_dashboard_paths_ask_for_sign_in_then_answer_404(
     assert missing.status_code == 404
     assert missing.headers["content-type"].startswith("text/html")
     assert "not shared with you" in missing.text
+
+
+def test_roles_rank_from_owner_down_to_viewer() -> None:
+    from assay.backend.roles import at_least
+
+    assert at_least("owner", "admin") and at_least("admin", "admin") and at_least("member", "viewer")
+    assert not at_least("member", "admin") and not at_least("viewer", "member")
+    assert not at_least("root", "viewer")

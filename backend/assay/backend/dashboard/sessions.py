@@ -17,7 +17,7 @@ from sqlalchemy import delete, func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from assay.backend.roles import ROLES, Role
+from assay.backend.roles import ROLES, Role, at_least
 from assay.backend.storage.models import DashboardSession, DashboardUser, LoginFailure, Membership
 
 LIFETIME = timedelta(hours=12)
@@ -43,6 +43,12 @@ class SignedIn:
 
     def member_of(self, organization_id: str) -> bool:
         return organization_id in self.roles
+
+    def can(self, organization_id: str, needed: Role) -> bool:
+        """Whether the user holds at least ``needed`` in the organization (owners and admins manage people,
+        systems, sources and keys; members start runs and record decisions; viewers read)."""
+        role = self.roles.get(organization_id)
+        return role is not None and at_least(role, needed)
 
 
 def token_digest(token: str) -> str:
