@@ -28,9 +28,10 @@ browser:
 		  (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium chromium-driver fonts-dejavu-core) \
 		  || echo "chromium/chromedriver not installed: the dashboard's browser test will skip"; }
 
-# Sign in, read a finished run's pages, sign out, in Chromium; screenshots in out/screenshots/dashboard.
+# Every browser test of the dashboard (tests/dashboard/test_browser*.py) in Chromium; screenshots in
+# out/screenshots/dashboard.
 browser-test: $(STAMP) browser
-	ASSAY_SCREENSHOT_DIR=out/screenshots/dashboard $(BIN)/pytest -q tests/dashboard/test_browser.py
+	ASSAY_SCREENSHOT_DIR=out/screenshots/dashboard $(BIN)/pytest -q tests/dashboard/test_browser*.py
 
 # The real MCP servers the runtime engine's tests probe (tests/runtime): the official reference servers
 # from npm (tests/runtime/peers/package.json) and the deliberately vulnerable mcp-server-everything-wrong
@@ -82,7 +83,7 @@ screenshots: $(STAMP)
 		(apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium chromium-driver poppler-utils fonts-dejavu-core)
 	rm -rf out/screenshots
 	$(BIN)/python -m tests.reports.screenshots out/screenshots
-	ASSAY_SCREENSHOT_DIR=out/screenshots/dashboard $(BIN)/pytest -q tests/dashboard/test_browser.py
+	ASSAY_SCREENSHOT_DIR=out/screenshots/dashboard $(BIN)/pytest -q tests/dashboard/test_browser*.py
 
 # The JavaScript globals the engine knows (rules/javascript_globals.json), regenerated from the `globals`
 # npm package: `make js-globals` after updating GLOBALS_VERSION.
