@@ -1,8 +1,8 @@
-"""The operations behind ``assay admin``: organizations, AI Systems, source assets and API keys.
+"""The operations behind ``assay admin`` and the dashboard's provisioning pages: organizations, AI Systems,
+source assets and API keys.
 
-The service has no dashboard yet, so these are its admin surface. Each function works in the caller's
-session and flushes, leaving the commit to the caller. Failures raise :class:`ProvisioningError` with a
-stable ``code`` and a message fit for a terminal.
+Each function works in the caller's session and flushes, leaving the commit to the caller. Failures raise
+:class:`ProvisioningError` with a stable ``code`` and a message fit for a terminal and a page.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from assay.backend.api_keys import Environment, display_prefix, generate_api_key, hash_api_key
 from assay.backend.provisioning_rules import ProvisioningError as ProvisioningError
-from assay.backend.provisioning_rules import check_name, resolve_scopes
+from assay.backend.provisioning_rules import check_label, check_name, resolve_scopes
 from assay.backend.provisioning_rules import parse_duration as parse_duration
 from assay.backend.scans.sources import normalise_repo
 from assay.backend.scopes import Purpose
@@ -31,6 +31,9 @@ from assay.backend.storage.models import (
     new_id,
     utcnow,
 )
+
+# An AI System's lifecycleStatus once it is retired (final; docs/dashboard.md, "Retiring an AI System").
+SYSTEM_RETIRED = "RETIRED"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +74,44 @@ async def create_ai_system(
         id=new_id("sys"),
         organization_id=organization_id,
         name=check_name(name, "the AI System name"),
-        system_type=system_type,
-        criticality=criticality,
-        lifecycle_status=lifecycle_status,
+        system_type=check_label(system_type, "the system type"),
+        criticality=check_label(criticality, "the criticality"),
+        lifecycle_status=check_label(lifecycle_status, "the lifecycle status"),
     )
+    session.add(system)
+    await session.flush()
+    return system
+
+
+async def ai_system(session: AsyncSession, organization_id: str, ai_system_id: str) -> AiSystem:
+    """The organization's AI System; NOT_FOUND for a missing one and another organization's alike."""
+    system = await session.get(AiSystem, ai_system_id)
+    if system is None or system.organization_id != organization_id:
+        raise ProvisioningError("NOT_FOUND", f"no AI System {ai_system_id!r} in organization {organization_id!r}")
+    return system
+
+
+def require_active(system: AiSystem) -> None:
+    """CONFLICT when the AI System is retired: it takes no new sources, targets, binders, scans or runs."""
+    if system.lifecycle_status == SYSTEM_RETIRED:
+        raise ProvisioningError("CONFLICT", f"AI System {system.id} is retired; it cannot be changed or given more")
+
+
+async def update_ai_system(
+    session: AsyncSession,
+    organization_id: str,
+    ai_system_id: str,
+    *,
+    name: str,
+    system_type: str | None,
+    criticality: str | None,
+) -> AiSystem:
+    """Rename an AI System and set its type and criticality (blank: none). A retired system is final."""
+    system = await ai_system(session, organization_id, ai_system_id)
+    require_active(system)
+    system.name = check_name(name, "the AI System name")
+    system.system_type = check_label(system_type, "the system type")
+    system.criticality = check_label(criticality, "the criticality")
     session.add(system)
     await session.flush()
     return system
@@ -84,9 +121,7 @@ async def add_source(
     session: AsyncSession, organization_id: str, ai_system_id: str, repo: str, *, branch: str | None = None
 ) -> SourceAsset:
     """Bind a source repository (local path or git URL) to an AI System, PENDING until verified."""
-    system = await session.get(AiSystem, ai_system_id)
-    if system is None or system.organization_id != organization_id:
-        raise ProvisioningError("NOT_FOUND", f"no AI System {ai_system_id!r} in organization {organization_id!r}")
+    require_active(await ai_system(session, organization_id, ai_system_id))
     try:
         kind, stored = await anyio.to_thread.run_sync(normalise_repo, repo)
     except ValueError as exc:

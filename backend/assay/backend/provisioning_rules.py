@@ -18,6 +18,7 @@ ProvisioningErrorCode = Literal["NOT_FOUND", "INVALID", "CONFLICT"]
 _DURATION = re.compile(r"(?:([0-9]{1,9})w)?(?:([0-9]{1,9})d)?(?:([0-9]{1,9})h)?(?:([0-9]{1,9})m)?(?:([0-9]{1,9})s)?")
 _DURATION_UNITS = ("weeks", "days", "hours", "minutes", "seconds")
 _MAX_NAME = 200
+_MAX_LABEL = 100
 
 
 class ProvisioningError(Exception):
@@ -55,6 +56,17 @@ def check_name(value: str, what: str) -> str:
     value = value.strip()
     if not value or len(value) > _MAX_NAME:
         raise ProvisioningError("INVALID", f"{what} must be 1 to {_MAX_NAME} characters")
+    return value
+
+
+def check_label(value: str | None, what: str) -> str | None:
+    """An optional short label (a system type, a criticality) without surrounding blanks: None when absent
+    or blank, refused when over the length a label may have."""
+    if value is None or not value.strip():
+        return None
+    value = value.strip()
+    if len(value) > _MAX_LABEL:
+        raise ProvisioningError("INVALID", f"{what} must be at most {_MAX_LABEL} characters")
     return value
 
 

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from assay.backend.api_keys import Environment, display_prefix, generate_api_key, hash_api_key
-from assay.backend.provisioning_rules import ProvisioningError, check_name, resolve_scopes
+from assay.backend.provisioning_rules import ProvisioningError, check_label, check_name, resolve_scopes
 from assay.backend.scopes import Purpose
 from assay.backend.storage.revision import HEAD_REVISION
 from assay.backend.storage.values import new_id, utcnow
@@ -97,8 +97,8 @@ def create_ai_system(
             system_id,
             organization_id,
             check_name(name, "the AI System name"),
-            system_type,
-            criticality,
+            check_label(system_type, "the system type"),
+            check_label(criticality, "the criticality"),
             _stored(utcnow()),
         ),
     )

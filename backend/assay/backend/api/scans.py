@@ -14,6 +14,7 @@ from assay.backend.api.discovery import load_system
 from assay.backend.canonical import digest_json
 from assay.backend.errors import ApiError, not_found
 from assay.backend.intake.body import spool_body
+from assay.backend.provisioning import SYSTEM_RETIRED
 from assay.backend.scans.scan_intake import AcceptedSubmission, check_submission
 from assay.backend.scans.scan_store import QUALIFIED_PREFIX, attachment, load_scan, qualified_evidence, scan_record
 from assay.backend.settings import MAX_SCAN_BODY_SETTING
@@ -88,6 +89,8 @@ async def submit_scan(request: Request, ctx: RequestContext) -> Response:
     accepted = await to_thread.run_sync(check_submission, body)
     submission = accepted.submission
     system = await load_system(ctx, submission.aiSystemId)
+    if system.lifecycle_status == SYSTEM_RETIRED:
+        raise ApiError("INVALID_REQUEST", f"AI System {system.id} is retired; it takes no new scans.")
     row = models.QualifiedScan(
         id=models.new_id(QUALIFIED_PREFIX),
         organization_id=ctx.organization_id,

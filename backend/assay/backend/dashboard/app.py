@@ -12,12 +12,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from assay.backend.dashboard import account, home, pages
+from assay.backend.dashboard import account, home, pages, sources_pages, systems_pages
 from assay.backend.dashboard.access import Endpoint, PageContext, endpoint, signed_in_only
 from assay.backend.dashboard.render import STATIC_DIR, STATIC_URL, Renderer
 from assay.backend.dashboard.security import SecurityHeaders
 
 _ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+# The provisioning pages (docs/dashboard.md, "Provisioning"): path, handler, methods.
+PROVISIONING = [*systems_pages.PAGES, *sources_pages.PAGES]
 
 
 async def _not_found(page: PageContext) -> Response:
@@ -44,6 +46,7 @@ def dashboard_routes() -> list[BaseRoute]:
         page("/dashboard/logout", account.logout, ("POST",), public=True),
         page("/dashboard", home.home),
         *(page(path, handler) for path, handler in pages.PAGES),
+        *(page(path, handler, methods) for path, handler, methods in PROVISIONING),
         # Anything else under /dashboard: sign in first (nothing is revealed to a stranger), then 404.
         page("/dashboard/{rest:path}", _not_found, _ALL_METHODS),
     ]

@@ -10,6 +10,7 @@ from starlette.responses import Response
 
 from assay.backend.dashboard import urls
 from assay.backend.dashboard.access import PageContext
+from assay.backend.provisioning import SYSTEM_RETIRED
 from assay.backend.storage.models import AiSystem, Evaluation, Organization
 
 
@@ -54,6 +55,8 @@ async def home(page: PageContext) -> Response:
                         "id": system.id,
                         "name": system.name,
                         "workspace": urls.system_workspace(system.id),
+                        "sources": urls.system_sources(system.id),
+                        "retired": system.lifecycle_status == SYSTEM_RETIRED,
                         "count": counts.get(system.id, 0),
                         "latest": None
                         if found is None
@@ -64,5 +67,13 @@ async def home(page: PageContext) -> Response:
                         },
                     }
                 )
-            organizations.append({"name": org.name, "role": roles[org.id], "systems": entries})
+            organizations.append(
+                {
+                    "name": org.name,
+                    "role": roles[org.id],
+                    "systems": entries,
+                    "systems_page": urls.organization_systems(org.id),
+                    "manage": page.user.can(org.id, "admin"),
+                }
+            )
     return page.renderer.page("home.html", user=page.user, organizations=organizations)

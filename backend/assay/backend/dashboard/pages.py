@@ -30,6 +30,7 @@ from assay.backend.api import evaluations as artifacts
 from assay.backend.dashboard import chains, urls
 from assay.backend.dashboard.access import Endpoint, PageContext
 from assay.backend.dashboard.security import CSP
+from assay.backend.dashboard.systems_pages import system_links
 from assay.backend.errors import ApiError
 from assay.backend.evaluation.methodology import EvaluationPayload
 from assay.backend.storage.models import AiSystem, Evaluation, Organization, Run
@@ -362,6 +363,8 @@ async def system_workspace(page: PageContext) -> Response:
         user=page.user,
         system=system,
         organization=organization.name if organization is not None else system.organization_id,
+        links=system_links(system),
+        current="workspace",
         evaluations=evaluations,
         total=total,
         number=number,

@@ -44,3 +44,28 @@ def system_workspace(ai_system_id: str) -> str:
 def display_time(moment: datetime) -> str:
     """A moment as pages show it: UTC to the second."""
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def organization_systems(organization_id: str) -> str:
+    """An organization's AI Systems, with the form that creates one."""
+    return f"{PREFIX}/organizations/{organization_id}/systems"
+
+
+def system_settings(ai_system_id: str) -> str:
+    return f"{PREFIX}/systems/{ai_system_id}/settings"
+
+
+def system_retire(ai_system_id: str) -> str:
+    return f"{PREFIX}/systems/{ai_system_id}/retire"
+
+
+def system_sources(ai_system_id: str) -> str:
+    return f"{PREFIX}/systems/{ai_system_id}/sources"
+
+
+def system_targets(ai_system_id: str) -> str:
+    return f"{PREFIX}/systems/{ai_system_id}/targets"
+
+
+def system_binders(ai_system_id: str) -> str:
+    return f"{PREFIX}/systems/{ai_system_id}/binders"

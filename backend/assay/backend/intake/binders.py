@@ -17,8 +17,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from assay.backend.intake.adapters import ADAPTERS, adapter
 from assay.backend.intake.adapters.log import compile_line_regex
-from assay.backend.provisioning import ProvisioningError
-from assay.backend.storage.models import AiSystem, EvidenceBinder, Organization, new_id
+from assay.backend.provisioning import ProvisioningError, ai_system, require_active
+from assay.backend.storage.models import EvidenceBinder, Organization, new_id
 
 BINDER_VERSION = "1"
 BINDER_PREFIX = "bnd"
@@ -56,9 +56,7 @@ async def create_binder(
     if spec is None:
         raise ProvisioningError("INVALID", f"unknown adapter {adapter_id!r}; known: {', '.join(sorted(ADAPTERS))}")
     if ai_system_id is not None:
-        system = await session.get(AiSystem, ai_system_id)
-        if system is None or system.organization_id != organization_id:
-            raise ProvisioningError("NOT_FOUND", f"no AI System {ai_system_id!r} in organization {organization_id!r}")
+        require_active(await ai_system(session, organization_id, ai_system_id))
     chosen = list(spec.evidence_classes) if not classes else list(dict.fromkeys(c.strip() for c in classes))
     unknown = [c for c in chosen if c not in spec.evidence_classes]
     if unknown:

@@ -18,6 +18,7 @@ from assay.backend.api.discovery import load_system
 from assay.backend.engines.wizard.assessments import freeze_for_run
 from assay.backend.errors import ApiError, ErrorCode, not_found
 from assay.backend.intake.attachments import check_attachments
+from assay.backend.provisioning import SYSTEM_RETIRED
 from assay.backend.runs.schemas import CreateRunRequest, StaticEngine
 from assay.backend.runtime.engine import plan_runtime
 from assay.backend.runtime.recordings import PRODUCER_ID as RECORDING_PRODUCER_ID
@@ -147,6 +148,8 @@ async def _resolve_source(ctx: RequestContext, system: models.AiSystem, static: 
 async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
     """Validate a run request against the caller's organization and return its frozen plan."""
     system = await load_system(ctx, request.aiSystemId)
+    if system.lifecycle_status == SYSTEM_RETIRED:
+        raise _refuse(f"AI System {system.id} is retired; it takes no new runs (its evaluations stay readable).")
     engines = request.engines
     wizard = await _wizard(ctx, system, request)
     jurisdiction = request.jurisdiction or (wizard["framework"] if wizard else None)

@@ -19,11 +19,11 @@ import anyio
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from assay.backend.provisioning import ProvisioningError
+from assay.backend.provisioning import ProvisioningError, ai_system, require_active
 from assay.backend.runtime import network, secrets
 from assay.backend.runtime.names import PROTOCOLS as PROTOCOLS  # the names parsers list, re-exported
 from assay.backend.runtime.names import SUITES as SUITES
-from assay.backend.storage.models import AiSystem, RuntimeTarget, new_id, utcnow
+from assay.backend.storage.models import RuntimeTarget, new_id, utcnow
 
 PLANNED_SUITES: tuple[str, ...] = ()
 AGENT_SUITES: tuple[str, ...] = ("agent",)
@@ -96,9 +96,7 @@ async def add_target(
     allowed_networks: Sequence[network.Network] = (),
 ) -> RuntimeTarget:
     """Bind a new PENDING target to an AI System of the organization."""
-    system = await session.get(AiSystem, ai_system_id)
-    if system is None or system.organization_id != organization_id:
-        raise ProvisioningError("NOT_FOUND", f"no AI System {ai_system_id} in organization {organization_id}")
+    require_active(await ai_system(session, organization_id, ai_system_id))
     given = [v for v in (spec.mcp_url, spec.mcp_command, spec.agent_url) if v is not None]
     if len(given) != 1:
         raise ProvisioningError("INVALID", "give exactly one of --mcp-url, --mcp-command, --agent-url")

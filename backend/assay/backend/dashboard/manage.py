@@ -1,0 +1,91 @@
+"""What every provisioning page shares: the AI System named in the path (shown only to a member of its
+organization), the checks of a form that changes something (same site, the session's CSRF token, an owner
+or admin of the organization), and the page a refused change answers with.
+
+The rules of each change live in the backend functions the pages call (``provisioning``, ``systems``,
+``runtime.targets``, ``intake.binders``), the same ones ``assay admin`` calls; a page adds only what a
+browser needs (which fields, which words).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from starlette.responses import RedirectResponse, Response
+
+from assay.backend.dashboard.access import PageContext
+from assay.backend.dashboard.security import CSRF_FIELD, cross_site, read_form, tokens_match
+from assay.backend.provisioning import ProvisioningError
+from assay.backend.roles import Role
+from assay.backend.storage.models import AiSystem
+
+# Owners and admins provision (systems, sources, runtime targets, binders); members and viewers read.
+MANAGES: Role = "admin"
+STATUS_BY_CODE = {"NOT_FOUND": 404, "INVALID": 400, "CONFLICT": 409}
+MAX_FIELD = 4096
+
+
+async def member_system(page: PageContext) -> AiSystem | None:
+    """The AI System named in the path when the user is a member of its organization, else None (the one
+    404 for missing and foreign systems)."""
+    assert page.user is not None
+    system = await page.session.get(AiSystem, page.request.path_params["aiSystemId"])
+    if system is None or not page.user.member_of(system.organization_id):
+        return None
+    return system
+
+
+def can_manage(page: PageContext, organization_id: str) -> bool:
+    assert page.user is not None
+    return page.user.can(organization_id, MANAGES)
+
+
+async def change_form(page: PageContext, organization_id: str, action: str) -> Mapping[str, str] | Response:
+    """The fields of a POST that changes something in the organization, or the 403 page refusing it: sent
+    from another site, without this session's CSRF token, or by someone who is not an owner or admin there.
+    ``action`` completes "Only owners and admins can ..."."""
+    assert page.user is not None
+    if cross_site(page.request):
+        return page.renderer.error(page.user, 403, "Refused", "A change sent from another site is refused.")
+    form = await read_form(page.request)
+    if not tokens_match(page.user.csrf_token, form.get(CSRF_FIELD)):
+        return page.renderer.error(
+            page.user, 403, "Refused", "This form has expired or did not come from this page. Reload and try again."
+        )
+    if not can_manage(page, organization_id):
+        role = page.user.roles.get(organization_id, "")
+        return page.renderer.error(
+            page.user,
+            403,
+            "Only owners and admins can do this",
+            f"Only owners and admins of this organization can {action}. Your role is {role}: you can read these "
+            "pages; ask an owner or admin to make the change.",
+        )
+    too_long = next((name for name, value in form.items() if len(value) > MAX_FIELD), None)
+    if too_long is not None:
+        return page.renderer.error(
+            page.user, 400, "That form could not be used", f"A field is longer than {MAX_FIELD} characters."
+        )
+    return form
+
+
+def field(form: Mapping[str, str], name: str) -> str | None:
+    """A text field without surrounding blanks; None when absent or blank."""
+    value = form.get(name, "").strip()
+    return value or None
+
+
+async def refused(page: PageContext, exc: ProvisioningError) -> int:
+    """Undo whatever the failed change wrote, and the status its page answers with."""
+    await page.session.rollback()
+    return STATUS_BY_CODE.get(exc.code, 400)
+
+
+def done(location: str) -> Response:
+    """After a change: back to the page (303), so a reload does not send the form again."""
+    return RedirectResponse(location, status_code=303)
+
+
+def sentence(message: str) -> str:
+    """A backend message (written for a terminal) as a sentence on a page."""
+    return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")

@@ -1,0 +1,151 @@
+"""The sources of an AI System: their list with status, and for owners and admins the forms that connect a
+local path, verify a source and retire one (docs/dashboard.md, "Provisioning").
+
+The add form is one include per kind of source (``_source_local_form.html``); the POST names its kind in
+the ``kind`` field, so another kind of source adds an include and an entry in ``ADDERS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import PurePath
+
+from sqlmodel import col, select
+from starlette.responses import Response
+
+from assay.backend import provisioning
+from assay.backend.dashboard import manage, urls
+from assay.backend.dashboard.access import Endpoint, PageContext
+from assay.backend.dashboard.systems_pages import system_links
+from assay.backend.scans.sources import repo_kind
+from assay.backend.storage.models import AiSystem, Organization, SourceAsset
+
+STATUS_MEANING = {
+    "PENDING": "Not verified yet: runs cannot scan it until an owner or admin verifies it.",
+    "VERIFIED": "Runs may scan it.",
+    "CONFLICTED": "Its binding is disputed; runs cannot scan it.",
+    "UNAVAILABLE": "Marked unavailable; runs cannot scan it.",
+    "RETIRED": "Retired: never scanned again.",
+}
+Adder = Callable[[PageContext, AiSystem, Mapping[str, str]], Awaitable[SourceAsset]]
+
+
+async def _add_local(page: PageContext, system: AiSystem, form: Mapping[str, str]) -> SourceAsset:
+    """A directory on the machine that runs the service, by its absolute path."""
+    path = manage.field(form, "path") or ""
+    if not path:
+        raise provisioning.ProvisioningError("INVALID", "give the absolute path of the source's directory")
+    if repo_kind(path) == "git" or not PurePath(path).is_absolute():
+        raise provisioning.ProvisioningError(
+            "INVALID", "a local source is an absolute path on the machine that runs Assay (such as /srv/agent)"
+        )
+    return await provisioning.add_source(
+        page.session, system.organization_id, system.id, path, branch=manage.field(form, "branch")
+    )
+
+
+ADDERS: dict[str, Adder] = {"local": _add_local}
+FORM_FIELDS = ("kind", "path", "branch")
+
+
+async def _sources_page(
+    page: PageContext, *, status: int = 200, error: str | None = None, values: Mapping[str, str] | None = None
+) -> Response:
+    system = await manage.member_system(page)
+    if system is None:
+        return page.renderer.not_found(page.user)
+    organization = await page.session.get(Organization, system.organization_id)
+    rows = (
+        await page.session.exec(
+            select(SourceAsset)
+            .where(SourceAsset.ai_system_id == system.id, SourceAsset.organization_id == system.organization_id)
+            .order_by(col(SourceAsset.created_at), col(SourceAsset.id))
+        )
+    ).all()
+    base = urls.system_sources(system.id)
+    sources = [
+        {
+            "row": row,
+            "meaning": STATUS_MEANING.get(row.status, ""),
+            "updated": urls.display_time(row.updated_at),
+            "verify": f"{base}/{row.id}/verify" if row.status not in ("VERIFIED", "RETIRED") else None,
+            "retire": f"{base}/{row.id}/retire" if row.status != "RETIRED" else None,
+        }
+        for row in rows
+    ]
+    return page.renderer.page(
+        "sources.html",
+        user=page.user,
+        status=status,
+        system=system,
+        organization=organization.name if organization is not None else system.organization_id,
+        links=system_links(system),
+        current="sources",
+        manage=manage.can_manage(page, system.organization_id),
+        retired=system.lifecycle_status == provisioning.SYSTEM_RETIRED,
+        sources=sources,
+        action=base,
+        error=error,
+        values={name: (values or {}).get(name, "") for name in FORM_FIELDS},
+    )
+
+
+async def sources_page(page: PageContext) -> Response:
+    return await _sources_page(page)
+
+
+async def add_source(page: PageContext) -> Response:
+    system = await manage.member_system(page)
+    if system is None:
+        return page.renderer.not_found(page.user)
+    form = await manage.change_form(page, system.organization_id, "connect sources")
+    if isinstance(form, Response):
+        return form
+    adder = ADDERS.get(form.get("kind", "local"))
+    try:
+        if adder is None:
+            raise provisioning.ProvisioningError("INVALID", "unknown kind of source")
+        await adder(page, system, form)
+        await page.session.commit()
+    except provisioning.ProvisioningError as exc:
+        status = await manage.refused(page, exc)
+        return await _sources_page(page, status=status, error=manage.sentence(exc.message), values=form)
+    return manage.done(urls.system_sources(system.id))
+
+
+def _source_action(change: Callable[..., Awaitable[SourceAsset]], action: str) -> Endpoint:
+    async def run(page: PageContext) -> Response:
+        system = await manage.member_system(page)
+        if system is None:
+            return page.renderer.not_found(page.user)
+        form = await manage.change_form(page, system.organization_id, action)
+        if isinstance(form, Response):
+            return form
+        source = await page.session.get(SourceAsset, page.request.path_params["sourceId"])
+        if source is None or source.ai_system_id != system.id or source.organization_id != system.organization_id:
+            return page.renderer.not_found(page.user)
+        try:
+            await change(page.session, source.id)
+            await page.session.commit()
+        except provisioning.ProvisioningError as exc:
+            status = await manage.refused(page, exc)
+            return await _sources_page(page, status=status, error=manage.sentence(exc.message))
+        return manage.done(urls.system_sources(system.id))
+
+    return run
+
+
+PAGES: list[tuple[str, Endpoint, tuple[str, ...]]] = [
+    ("/dashboard/systems/{aiSystemId}/sources", sources_page, ("GET",)),
+    ("/dashboard/systems/{aiSystemId}/sources", add_source, ("POST",)),
+    (
+        "/dashboard/systems/{aiSystemId}/sources/{sourceId}/verify",
+        _source_action(provisioning.verify_source, "verify sources"),
+        ("POST",),
+    ),
+    (
+        "/dashboard/systems/{aiSystemId}/sources/{sourceId}/retire",
+        _source_action(provisioning.retire_source, "retire sources"),
+        ("POST",),
+    ),
+]
