@@ -19,6 +19,7 @@ BENCHMARKS: tuple[str, ...] = (
     "runtime_probe",
     "startup",
     "intake_rate",
+    "intake_lock",
     "memory_battery",
     "dashboard_page",
 )

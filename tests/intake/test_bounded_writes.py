@@ -8,6 +8,7 @@ from pathlib import Path
 
 import anyio
 import httpx
+from intake_helpers import OTLP_TRACES, span_export
 
 from assay.backend import provisioning
 from assay.backend.intake import store
@@ -106,3 +107,69 @@ async def test_a_big_batch_with_event_ids_is_deduplicated_like_a_small_one(tmp_p
                 headers=headers,
             )
             assert (again.json()["recordCount"], again.json()["duplicateCount"]) == (1, 10)
+
+
+async def test_a_big_otlp_trace_export_leaves_the_write_lock_to_other_writers(tmp_path: Path) -> None:
+    # 100,000 spans (about 40 MB): one transaction took seconds (2 s for 200,000 spans, issue 21); written
+    # in bounded transactions, a small post waiting for the lock gets it well within the busy timeout.
+    settings = ServiceSettings(
+        database_url=sqlite_url_for(tmp_path / "otlp.db"),
+        data_dir=tmp_path,
+        run_workers=0,
+        sqlite_busy_timeout_ms=1000,
+    )
+    app = create_app(settings)
+    spans = 100_000
+    async with app.router.lifespan_context(app):
+        async with app.state.services.session_factory() as session:
+            org = await provisioning.create_organization(session, "Acme")
+            key = await provisioning.create_api_key(session, org.id, purpose="evidence-intake")
+            otlp = await create_binder(session, org.id, source_system="o", adapter_id="otlp")
+            events = await create_binder(session, org.id, source_system="s", adapter_id="structured")
+            await session.commit()
+        headers = {"Authorization": f"Bearer {key.api_key}"}
+        traces = headers | {"Content-Type": "application/x-protobuf", "X-Binder-Id": otlp.id}
+        small_statuses: list[int] = []
+        done = anyio.Event()
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://b") as client:
+
+            async def post_big() -> httpx.Response:
+                try:
+                    body = span_export(0, spans).SerializeToString()
+                    return await client.post(OTLP_TRACES, content=body, headers=traces)
+                finally:
+                    done.set()
+
+            async def post_small() -> None:
+                number = 0
+                while not done.is_set() or number == 0:
+                    number += 1
+                    answer = await client.post(
+                        "/api/ingest/structured",
+                        params={"binderId": events.id},
+                        json=[{"eventId": f"small-{number}"}],
+                        headers=headers,
+                    )
+                    small_statuses.append(answer.status_code)
+
+            with anyio.fail_after(120):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(post_small)
+                    answer = await post_big()
+            assert answer.status_code == 200, answer.text
+            assert answer.headers["assay-record-count"] == str(spans)
+            assert small_statuses and set(small_statuses) == {201}, small_statuses
+            # Sent again in part (written while checked, then found to hold duplicates: rewritten).
+            overlap = await client.post(
+                OTLP_TRACES, content=span_export(spans - 10_000, 20_000).SerializeToString(), headers=traces
+            )
+            assert overlap.status_code == 200, overlap.text
+            assert (overlap.headers["assay-record-count"], overlap.headers["assay-duplicate-count"]) == (
+                "10000",
+                "10000",
+            )
+        async with app.state.services.session_factory() as session:
+            whole = await store.load_ingested_batch(session, org.id, answer.headers["assay-producer-run-id"])
+            part = await store.load_ingested_batch(session, org.id, overlap.headers["assay-producer-run-id"])
+        assert whole is not None and len(whole.records) == spans
+        assert part is not None and len(part.records) == 10_000

@@ -162,18 +162,30 @@ async def test_concurrent_batches_with_the_same_event_ids_store_each_once(
 ) -> None:
     import anyio
 
+    # 6,000 events: a big batch, written in bounded transactions. A batch meeting event ids another one
+    # still in flight has claimed answers 503 (retryable, Retry-After); retried, it finds them stored.
     lines = "\n".join(json.dumps({"eventId": f"e{i}", "tool": "refund"}) for i in range(6000)).encode()
     headers = ingest_headers(iw.ingest_key_a, iw.binders["structured"], **{"Content-Type": "application/x-ndjson"})
     answers: list[httpx.Response] = []
+    busy: list[httpx.Response] = []
 
     async def send() -> None:
-        answers.append(await client.post(STRUCTURED, content=lines, headers=headers))
+        for _ in range(500):
+            answer = await client.post(STRUCTURED, content=lines, headers=headers)
+            if answer.status_code != 503:
+                answers.append(answer)
+                return
+            busy.append(answer)
+        raise AssertionError("still 503 after 500 attempts")
 
     with anyio.fail_after(120):
         async with anyio.create_task_group() as tasks:
             for _ in range(3):
                 tasks.start_soon(send)
     assert [a.status_code for a in answers] == [201, 201, 201], [a.text for a in answers]
+    for answer in busy:
+        assert answer.headers["Retry-After"] == "1"
+        assert answer.json()["error"]["retryable"] is True
     receipts = [a.json() for a in answers]
     assert sum(r["recordCount"] for r in receipts) == 6000
     assert sum(r["duplicateCount"] for r in receipts) == 12000

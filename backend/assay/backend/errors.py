@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Mapping
 from typing import Literal, get_args
 
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 logger = logging.getLogger(__name__)
 
@@ -108,10 +108,16 @@ def log_unhandled(exc: BaseException, method: str, route: str) -> None:
     )
 
 
+_DEADLOCK_DETECTED = "40P01"  # PostgreSQL's SQLSTATE
+
+
 def database_busy(exc: BaseException) -> ApiError | None:
     """503 INTERNAL_ERROR, retryable, for a write that waited for SQLite's write lock longer than the busy
-    timeout (another writer held it); None for any other failure."""
-    if isinstance(exc, OperationalError) and "database is locked" in str(exc.orig):
+    timeout (another writer held it), or that PostgreSQL chose as a deadlock's victim (two big intake
+    batches claiming the same event ids in different orders); None for any other failure."""
+    if (isinstance(exc, OperationalError) and "database is locked" in str(exc.orig)) or (
+        isinstance(exc, DBAPIError) and getattr(exc.orig, "sqlstate", None) == _DEADLOCK_DETECTED
+    ):
         return ApiError(
             "INTERNAL_ERROR",
             "The database is busy with other writes; retry the request.",

@@ -291,8 +291,10 @@ async def _ingest_traces(ctx: RequestContext, binder: IntakeBinder, body: Body, 
         def without(dropped: set[int]) -> tuple[IO[bytes], int]:
             return otlp_traces.without_spans(checked.file, checked.size, dropped)
 
-        sessions = ctx.services.session_factory
-        row = (await persist_content_batch(sessions, body.file, scan, otlp_traces.event_id, context, without)).row
+        writer = ctx.services.batch_writer()
+        row = (
+            await persist_content_batch(writer, body.file, body.size, scan, otlp_traces.event_id, context, without)
+        ).row
     finally:
         if converted is not None:
             converted.close()

@@ -7,57 +7,62 @@ Two ways of storing a batch (``intake_batch.content_format``):
   event id the binder already holds are first removed from it (``otlp_traces.without_spans``).
 - ``records`` (every other batch): :func:`persist_batch` stores one normalized record per row.
 
-Either way the batch's event ids are claimed in ``intake_event`` (unique per binder) in the same
-transaction as its content and its row, so a failure anywhere leaves nothing behind.
-
 :func:`persist_batch` pulls normalized records from an adapter (decoding and canonical JSON in a worker
 thread, on the loop for a small body), checks and stages them (canonical text, framed) in a spooled
 temporary file, then writes them with :func:`_write_records` through the service's ``BatchWriter`` (one
-synchronous function, in one worker thread on SQLite): records whose event id the binder already holds
-(earlier batches, or earlier in this one) are dropped, the rest written, then the batch row with its
-counts and content digest. Up to SLICE_RECORDS records, all in ONE transaction; a bigger batch in
-bounded transactions, the batch row and event ids last (see :func:`_write_records`), so no single
-request holds SQLite's write lock for long. Either way the batch becomes visible whole or not at all. The content
-digest is SHA-256 over the RFC 8785 JSON of the array of stored records (``sha256:<hex>``), computed as
-the records stream, so memory holds one chunk whatever the batch size. Triggers of migration 0003 refuse
-any later UPDATE or DELETE of batches and records.
+synchronous function, in one worker thread on SQLite): chunk by chunk, the records' event ids are claimed
+in ``intake_event`` (unique per binder; ids finished batches hold make duplicates), then the records
+written, then the batch row with its counts and content digest. The content digest is SHA-256 over the
+RFC 8785 JSON of the array of stored records (``sha256:<hex>``), computed as the records stream, so memory
+holds one chunk whatever the batch size.
+
+Up to SLICE_RECORDS records (a content batch: up to SLICE_CONTENT_BYTES too), all in ONE transaction. A
+bigger batch is written in bounded transactions (:class:`_Slices`) under an in-flight row
+(``intake_inflight``), each claiming its own event ids, the last writing the batch row and removing the
+in-flight row: no single request holds SQLite's write lock for long, and the batch becomes visible whole
+or not at all (nothing reads rows no batch row names). An event id held by a batch in flight answers 503
+(retryable); a failed batch's rows are removed, by its writer or, once its heartbeat is STALE_AFTER old
+(a writer that vanished), by the next batch that meets it (:func:`_write_batch`). Triggers (migrations
+0003, 0004, 0009) refuse any UPDATE, and any DELETE but of an unfinished batch's rows.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import struct
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import IO, Any
 
 import anyio
 import anyio.lowlevel
 import orjson
-from sqlalchemy import Connection, bindparam, insert, text
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection, delete, insert, or_, text, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from assay.backend.canonical import DIGEST_PREFIX, canonical_bytes
 from assay.backend.errors import ApiError
 from assay.backend.intake.adapters import otlp_traces
-from assay.backend.storage.db import SessionFactory
 from assay.backend.storage.models import (
     IntakeBatch,
     IntakeContent,
     IntakeEvent,
+    IntakeInflight,
     IntakeRecord,
     new_id,
+    utcnow,
 )
 from assay.backend.storage.writer import BatchWriter, prepare_insert
 
+logger = logging.getLogger(__name__)
 Normalized = tuple[str | None, dict[str, Any]]
 BATCH_PREFIX = "ing"
 SPOOL_IN_MEMORY = 1024 * 1024
@@ -152,12 +157,6 @@ def _encode_chunk(records: Iterator[Normalized], context: BatchContext, first_se
     return chunk
 
 
-_TAKEN_IDS = select(IntakeEvent.event_id).where(
-    col(IntakeEvent.binder_id) == bindparam("binder_id"),
-    col(IntakeEvent.event_id).in_(bindparam("event_ids", expanding=True)),
-)
-
-
 @dataclass(frozen=True, slots=True)
 class StoredBatch:
     """What the receipt reports of a persisted batch."""
@@ -210,12 +209,217 @@ SLICE_SECONDS = 0.1
 # A batch of at most this many records from a small body is written on the event loop when it can be
 # (BatchWriter.run_on_loop): the thread hop and SQLAlchemy would cost more than the write.
 LOOP_RECORDS = 64
+# A batch in flight whose heartbeat is older than this is taken for one whose writer vanished (a crashed
+# process, a lost replica): the next batch that meets it removes it. A living writer renews the heartbeat
+# with each bounded transaction (every SLICE_SECONDS or so, longer only while it waits for the lock, at
+# most the busy timeout, or while an OTLP request is checked between two of them).
+STALE_AFTER = timedelta(seconds=120)
+WRITING, FAILED = "writing", "failed"
 _ATTEMPTS = 3
+# Rows removed per statement when an unfinished batch is removed (content rows are 1 MiB each).
+_REMOVE_ROWS = 5_000
+_REMOVE_CONTENT_ROWS = 16
 Pause = Callable[[float], None]
 
 
-class BatchRaceError(Exception):
-    """Another batch claimed some of this batch's new event ids while it was written: read it again."""
+class _OwnersInFlightError(Exception):
+    """Some of the batch's event ids are claimed by batches still being written."""
+
+    def __init__(self, batch_ids: set[str]) -> None:
+        super().__init__(sorted(batch_ids))
+        self.batch_ids = batch_ids
+
+
+class _ReapedError(Exception):
+    """This batch's own in-flight row is gone or failed: another writer took it for a vanished one."""
+
+
+def _busy(message: str) -> ApiError:
+    return ApiError("INTERNAL_ERROR", message, status=503, retryable=True, headers={"Retry-After": "1"})
+
+
+@dataclass(slots=True)
+class _Slices:
+    """The transactions of one batch write. Unsliced: one transaction, committed with the batch row. Sliced:
+    an in-flight row (``intake_inflight``) written with the first records, then a commit whenever a
+    transaction has run SLICE_SECONDS, each new transaction renewing the heartbeat first."""
+
+    batch_id: str
+    binder_id: str
+    sliced: bool
+    opened: bool = False
+    started: float = field(default_factory=time.monotonic)
+
+    def begin(self, conn: Connection) -> None:
+        """Start (or carry on) the batch on a connection."""
+        if self.sliced:
+            if self.opened:
+                self.beat(conn)
+            else:
+                now = utcnow()
+                row = {"batch_id": self.batch_id, "binder_id": self.binder_id, "state": WRITING}
+                conn.execute(insert(IntakeInflight), [row | {"started_at": now, "heartbeat_at": now}])
+                self.opened = True
+        self.started = time.monotonic()
+
+    def beat(self, conn: Connection) -> None:
+        statement = (
+            update(IntakeInflight)
+            .where(col(IntakeInflight.batch_id) == self.batch_id, col(IntakeInflight.state) == WRITING)
+            .values(heartbeat_at=utcnow())
+        )
+        if conn.execute(statement).rowcount != 1:
+            raise _ReapedError
+
+    def tick(self, conn: Connection, pause: Pause) -> None:
+        """Commit and pause when the transaction has run long enough (sliced only)."""
+        if self.sliced and time.monotonic() - self.started > SLICE_SECONDS:
+            conn.commit()
+            pause((time.monotonic() - self.started) / 2)
+            self.begin(conn)
+
+    def finish(self, conn: Connection, row: BatchFacts) -> BatchFacts:
+        """The last transaction: the batch row, and the in-flight row gone, at once."""
+        if self.sliced:
+            gone = delete(IntakeInflight).where(
+                col(IntakeInflight.batch_id) == self.batch_id, col(IntakeInflight.state) == WRITING
+            )
+            if conn.execute(gone).rowcount != 1:
+                raise _ReapedError
+        conn.execute(insert(IntakeBatch), [row.values()])  # parameters, not values(): compiled once
+        conn.commit()
+        return row
+
+
+def _claim_ids(conn: Connection, binder_id: str, batch_id: str, ids: list[str]) -> set[str]:
+    """Claim the event ids ``ids`` (distinct) for ``batch_id``; those it got. The others are held by other
+    batches: finished ones (duplicates), or batches in flight (_OwnersInFlightError). On PostgreSQL a claim
+    another transaction holds uncommitted waits for it to end, so the answer is the committed truth."""
+    statement = text(_claim_sql(conn.dialect.name) + " RETURNING event_id")
+    claimed: set[str] = set()
+    for start in range(0, len(ids), _CLAIM_CHUNK):
+        part = orjson.dumps(sorted(ids[start : start + _CLAIM_CHUNK])).decode("utf-8")
+        claimed.update(conn.execute(statement, {"binder": binder_id, "batch": batch_id, "ids": part}).scalars())
+    if len(claimed) < len(ids):
+        held = orjson.dumps([e for e in ids if e not in claimed]).decode("utf-8")
+        owners = set(conn.execute(text(_owners_sql(conn.dialect.name)), {"binder": binder_id, "ids": held}).scalars())
+        if owners:
+            raise _OwnersInFlightError(owners)
+    return claimed
+
+
+def _owners_sql(dialect: str) -> str:
+    """The batches in flight that hold any of the event ids in the JSON array ``:ids`` for ``:binder``."""
+    if dialect == "postgresql":
+        source = "jsonb_array_elements_text(CAST(:ids AS jsonb)) AS j(value)"
+    else:
+        source = "json_each(:ids) AS j"
+    return (
+        "SELECT f.batch_id FROM intake_inflight AS f WHERE f.batch_id IN "
+        f"(SELECT e.batch_id FROM {source} CROSS JOIN intake_event AS e "
+        "WHERE e.binder_id = :binder AND e.event_id = j.value)"
+    )
+
+
+async def _write_batch(
+    services: BatchWriter, context: BatchContext, sliced: bool, write: Callable[[_Slices], Awaitable[BatchFacts]]
+) -> BatchFacts:
+    """Run ``write`` for a new batch id until it stores the batch: an event id held by a batch whose writer
+    vanished is freed (that batch removed) and the batch written again; one held by a living batch in
+    flight answers 503 (retry later: that batch ends whole, or not at all). A failure removes what a
+    sliced write had committed."""
+    if sliced:
+        await _remove_stale(services)
+    for _ in range(_ATTEMPTS):
+        slices = _Slices(new_id(BATCH_PREFIX), context.binder.id, sliced)
+        try:
+            return await write(slices)
+        except _OwnersInFlightError as owners:
+            await _abandon(services, slices)
+            for batch_id in sorted(owners.batch_ids):
+                if not await services.run(_remove_batch, batch_id, False):
+                    raise _busy(
+                        "Another batch carrying some of these event ids is still being written; retry the request."
+                    ) from None
+        except _ReapedError:
+            raise _busy("The batch was written too slowly and was abandoned; retry the request.") from None
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await _abandon(services, slices)
+            raise
+    raise _busy("Concurrent batches kept claiming the same event ids; retry the request.")
+
+
+async def _abandon(services: BatchWriter, slices: _Slices) -> None:
+    """Remove what a failed sliced write committed; left to the staleness rule when that fails too."""
+    if not slices.opened:
+        return
+    try:
+        await services.run(_remove_batch, slices.batch_id, True)
+    except Exception:
+        logger.warning("intake batch %s could not be removed; it goes stale", slices.batch_id, exc_info=True)
+
+
+async def _remove_stale(services: BatchWriter) -> None:
+    """Remove the batches whose writers vanished (any binder's): their rows and claims."""
+    for batch_id in await services.run(_stale_batches):
+        await services.run(_remove_batch, batch_id, False)
+
+
+def _stale_batches(conn: Connection, pause: Pause) -> list[str]:
+    stale = or_(col(IntakeInflight.state) == FAILED, col(IntakeInflight.heartbeat_at) < utcnow() - STALE_AFTER)
+    batch_ids = list(conn.execute(select(IntakeInflight.batch_id).where(stale)).scalars())
+    conn.rollback()
+    return batch_ids
+
+
+# Records and content first: an event id freed early could be claimed again while its old record, which
+# carries it under the binder's unique (binder, event id) constraint, is still there.
+_REMOVE_RECORDS = (
+    "DELETE FROM intake_record WHERE batch_id = :batch AND seq IN "
+    f"(SELECT seq FROM intake_record WHERE batch_id = :batch LIMIT {_REMOVE_ROWS})"
+)
+_REMOVE_CONTENT = (
+    "DELETE FROM intake_content WHERE batch_id = :batch AND seq IN "
+    f"(SELECT seq FROM intake_content WHERE batch_id = :batch LIMIT {_REMOVE_CONTENT_ROWS})"
+)
+_REMOVE_EVENTS = (
+    "DELETE FROM intake_event WHERE binder_id = :binder AND event_id IN "
+    f"(SELECT event_id FROM intake_event WHERE batch_id = :batch LIMIT {_REMOVE_ROWS})"
+)
+_REMOVALS = (_REMOVE_RECORDS, _REMOVE_CONTENT, _REMOVE_EVENTS)
+
+
+def _remove_batch(conn: Connection, batch_id: str, force: bool, pause: Pause) -> bool:
+    """Remove the unfinished batch ``batch_id`` in bounded transactions: marked failed first (``force``: by
+    its own writer; otherwise only when it is failed already or its heartbeat is stale), then its claims,
+    records and content, then its in-flight row. False when it is alive (not removed); True when removed
+    or gone already (finished or removed by another)."""
+    mark = update(IntakeInflight).where(col(IntakeInflight.batch_id) == batch_id).values(state=FAILED)
+    if not force:
+        mark = mark.where(
+            or_(col(IntakeInflight.state) == FAILED, col(IntakeInflight.heartbeat_at) < utcnow() - STALE_AFTER)
+        )
+    if conn.execute(mark).rowcount == 0:
+        there = conn.execute(select(IntakeInflight.binder_id).where(col(IntakeInflight.batch_id) == batch_id)).first()
+        conn.rollback()
+        return there is None
+    binder_id = conn.execute(
+        select(IntakeInflight.binder_id).where(col(IntakeInflight.batch_id) == batch_id)
+    ).scalar_one()
+    conn.commit()
+    logger.info("removing unfinished intake batch %s", batch_id)
+    for sql in _REMOVALS:
+        while True:
+            started = time.monotonic()
+            removed = conn.execute(text(sql), {"binder": binder_id, "batch": batch_id}).rowcount
+            conn.commit()
+            if not removed:
+                break
+            pause((time.monotonic() - started) / 2)
+    conn.execute(delete(IntakeInflight).where(col(IntakeInflight.batch_id) == batch_id))
+    conn.commit()
+    return True
 
 
 @dataclass(slots=True)
@@ -284,33 +488,34 @@ async def persist_batch(
             count = _stage(records, context, spool, first)
         else:
             count = await anyio.to_thread.run_sync(_stage, records, context, spool, first)
-        for _ in range(_ATTEMPTS):
+
+        async def write(slices: _Slices) -> BatchFacts:
             spool.seek(0)
-            try:
-                return StoredBatch(row=await services.run(_write_records, spool, context, count > SLICE_RECORDS))
-            except BatchRaceError:
-                continue
-    raise ApiError(
-        "INTERNAL_ERROR",
-        "Concurrent batches kept claiming the same event ids; retry the request.",
-        status=503,
-        retryable=True,
-        headers={"Retry-After": "1"},
-    )
+            return await services.run(_write_records, spool, context, slices)
+
+        return StoredBatch(row=await _write_batch(services, context, count > SLICE_RECORDS, write))
 
 
-_HELD_SQL = "SELECT event_id FROM intake_event WHERE binder_id = ? AND event_id IN ({})"
+_HELD_SQL = (
+    "SELECT e.event_id, f.batch_id FROM intake_event AS e LEFT JOIN intake_inflight AS f ON f.batch_id = e.batch_id "
+    "WHERE e.binder_id = ? AND e.event_id IN ({})"
+)
 
 
-def _write_on_loop(connection: sqlite3.Connection, chunk: list[_Encoded], context: BatchContext) -> BatchFacts:
+def _write_on_loop(connection: sqlite3.Connection, chunk: list[_Encoded], context: BatchContext) -> BatchFacts | None:
     """The records of ``chunk`` (a small batch) as one batch, through a plain ``sqlite3`` connection in
-    the transaction :meth:`BatchWriter.run_on_loop` holds: the same rows :func:`_write_records` writes."""
+    the transaction :meth:`BatchWriter.run_on_loop` holds: the same rows :func:`_write_records` writes.
+    None, with nothing written, when a batch in flight holds one of its event ids (:func:`_write_batch`
+    decides what then)."""
     tally = _Tally(new_id(BATCH_PREFIX), context.binder.id)
     wanted = tally.wanted(chunk)
     held: list[str] = []
     if wanted:
         sql = _HELD_SQL.format(", ".join("?" * len(wanted)))
-        held = [r[0] for r in connection.execute(sql, (tally.binder_id, *wanted))]
+        rows = connection.execute(sql, (tally.binder_id, *wanted)).fetchall()
+        if any(owner is not None for _, owner in rows):
+            return None
+        held = [r[0] for r in rows]
     kept, new_ids = tally.keep(chunk, held)
     records = prepare_insert(IntakeRecord)
     connection.executemany(
@@ -343,79 +548,41 @@ def _write_on_loop(connection: sqlite3.Connection, chunk: list[_Encoded], contex
     return row
 
 
-def _write_records(conn: Connection, spool: IO[bytes], context: BatchContext, sliced: bool, pause: Pause) -> BatchFacts:
+def _write_records(
+    conn: Connection, spool: IO[bytes], context: BatchContext, slices: _Slices, pause: Pause
+) -> BatchFacts:
     """Write the staged records of ``spool`` as one batch through ``conn`` (a synchronous connection).
 
-    Up to SLICE_RECORDS records: one transaction holds the records, their event ids and the batch row, so
-    a failure anywhere leaves nothing behind. A bigger batch is written in bounded transactions of at most
-    SLICE_SECONDS each (records with no event id in them), then one last transaction claims its event ids
-    (read again from ``spool``) and writes the batch row: until that commits, the records belong to no
-    batch, and nothing reads them. Should another batch have claimed one of the ids meanwhile, the last
-    transaction is rolled back and BatchRaceError raised; the records written stay unreferenced."""
-    tally = _Tally(new_id(BATCH_PREFIX), context.binder.id)
-    batch_id, binder_id = tally.batch_id, tally.binder_id
-    kept_ids = 0
-    started = time.monotonic()
+    Chunk by chunk, the chunk's new event ids are claimed first (those held by finished batches make its
+    duplicates), then its records written. Unsliced (up to SLICE_RECORDS records): all in one transaction
+    with the batch row. Sliced: in bounded transactions of about SLICE_SECONDS each (:class:`_Slices`), each
+    claiming its own event ids under the batch's in-flight row; the last one writes the batch row. Until
+    it commits no batch row names the records, so nothing reads them."""
+    tally = _Tally(slices.batch_id, context.binder.id)
+    slices.begin(conn)
     while chunk := _staged_chunk(spool):
         wanted = tally.wanted(chunk)
         held: list[str] = []
         if wanted:
-            held = list(conn.execute(_TAKEN_IDS, {"binder_id": binder_id, "event_ids": wanted}).scalars())
-        kept, new_ids = tally.keep(chunk, held)
-        kept_ids += len(new_ids)
+            claimed = _claim_ids(conn, tally.binder_id, tally.batch_id, wanted)
+            held = [e for e in wanted if e not in claimed]
+        kept, _ = tally.keep(chunk, held)
         if kept:
             conn.execute(
                 insert(IntakeRecord),
                 [
                     {
-                        "batch_id": batch_id,
+                        "batch_id": tally.batch_id,
                         "seq": seq,
-                        "binder_id": binder_id,
-                        # A sliced batch's ids are claimed in its last transaction (intake_event) only.
-                        "event_id": None if sliced else event_id,
+                        "binder_id": tally.binder_id,
+                        "event_id": event_id,
                         "record_json": text.decode("utf-8"),
                     }
                     for seq, event_id, text in kept
                 ],
             )
-        if new_ids and not sliced:
-            conn.execute(
-                insert(IntakeEvent),
-                [{"binder_id": binder_id, "event_id": e, "batch_id": batch_id} for e in new_ids],
-            )
-        if sliced and time.monotonic() - started > SLICE_SECONDS:
-            conn.commit()
-            pause((time.monotonic() - started) / 2)
-            started = time.monotonic()
-    if sliced and kept_ids:
-        spool.seek(0)
-        if _claim_staged(conn, spool, binder_id, batch_id) != kept_ids:
-            conn.rollback()
-            raise BatchRaceError
-    row = tally.row(context)
-    conn.execute(insert(IntakeBatch), [row.values()])  # parameters, not values(): compiled once
-    conn.commit()
-    return row
-
-
-def _claim_staged(conn: Connection, spool: IO[bytes], binder_id: str, batch_id: str) -> int:
-    """Claim, for ``batch_id``, every event id staged in ``spool`` the binder does not hold; how many."""
-    statement = text(_claim_sql(conn.dialect.name))
-    claimed = 0
-    pending: list[str] = []
-
-    def flush() -> int:
-        ids = orjson.dumps(sorted(pending)).decode("utf-8")
-        pending.clear()
-        return int(conn.execute(statement, {"binder": binder_id, "batch": batch_id, "ids": ids}).rowcount)
-
-    while chunk := _staged_chunk(spool):
-        pending.extend(e.event_id for e in chunk if e.event_id is not None)
-        if len(pending) >= _CLAIM_CHUNK:
-            claimed += flush()
-    if pending:
-        claimed += flush()
-    return claimed
+        slices.tick(conn, pause)
+    return slices.finish(conn, tally.row(context))
 
 
 def _batch_row(
@@ -443,9 +610,12 @@ def _batch_row(
 
 OTLP_PROTOBUF = "otlp-protobuf"
 CONTENT_CHUNK = 1024 * 1024
+# A content batch bigger than this (or of more than SLICE_RECORDS records) is written in bounded
+# transactions, like a big batch of records.
+SLICE_CONTENT_BYTES = 4 * CONTENT_CHUNK
 # Event ids claimed per statement (sent as one JSON array).
-_CLAIM_CHUNK = 50_000
-_CONTENT_ROWS = 4
+_CLAIM_CHUNK = 2_000
+_CONTENT_ROWS = 2
 
 
 def _claim_sql(dialect: str) -> str:
@@ -460,43 +630,9 @@ def _claim_sql(dialect: str) -> str:
     )
 
 
-async def _claim(
-    conn: AsyncConnection, binder_id: str, batch_id: str, keys: list[bytes], render: Callable[[bytes], str]
-) -> int:
-    """Insert the event ids of ``keys`` into the binder's index, skipping those it holds (and repeats);
-    how many were new. Each statement's ids are inserted in sorted order: neighbouring ids land in
-    neighbouring index pages."""
-    statement = text(_claim_sql(conn.dialect.name))
-    claimed = 0
-    for start in range(0, len(keys), _CLAIM_CHUNK):
-        ids = orjson.dumps([render(k) for k in keys[start : start + _CLAIM_CHUNK]]).decode("utf-8")
-        result = await conn.execute(statement, {"binder": binder_id, "batch": batch_id, "ids": ids})
-        claimed += result.rowcount
-    return claimed
-
-
-async def _held(conn: AsyncConnection, binder_id: str, keys: list[bytes], render: Callable[[bytes], str]) -> set[str]:
-    """The event ids of ``keys`` the binder holds (one index probe per id)."""
-    if conn.dialect.name == "postgresql":
-        source = "jsonb_array_elements_text(CAST(:ids AS jsonb)) AS j(value)"
-    else:
-        source = "json_each(:ids) AS j"
-    # CROSS JOIN: SQLite walks the ids and probes the index, never the binder's whole range.
-    statement = text(
-        f"SELECT e.event_id FROM {source} CROSS JOIN intake_event AS e "
-        "WHERE e.binder_id = :binder AND e.event_id = j.value"
-    )
-    held: set[str] = set()
-    for start in range(0, len(keys), _CLAIM_CHUNK):
-        ids = orjson.dumps([render(k) for k in keys[start : start + _CLAIM_CHUNK]]).decode("utf-8")
-        result = await conn.execute(statement, {"binder": binder_id, "ids": ids})
-        held.update(r[0] for r in result.all())
-    return held
-
-
 def _content_rows(file: IO[bytes], batch_id: str, digest: Any, first: int) -> list[dict[str, Any]]:
-    """The next rows of content from ``file`` (read with ``os.pread``, leaving its position to the scan
-    that may read it meanwhile), chunk ``first`` on, hashed into ``digest`` as they are read."""
+    """The next rows of content from ``file`` (read with ``os.pread``), chunk ``first`` on, hashed into
+    ``digest`` as they are read."""
     rows: list[dict[str, Any]] = []
     fd = file.fileno()
     while len(rows) < _CONTENT_ROWS:
@@ -508,95 +644,145 @@ def _content_rows(file: IO[bytes], batch_id: str, digest: Any, first: int) -> li
     return rows
 
 
-async def _write_content(session: AsyncSession, file: IO[bytes], batch_id: str) -> str:
-    """Write ``file`` as the batch's content chunks; its digest."""
-    digest = hashlib.sha256()
-    seq = 0
-    while True:
-        rows = await anyio.to_thread.run_sync(_content_rows, file, batch_id, digest, seq)
-        if not rows:
-            return DIGEST_PREFIX + digest.hexdigest()
-        await session.exec(insert(IntakeContent), params=rows)
-        seq += len(rows)
-
-
 Rewrite = Callable[[set[int]], tuple[IO[bytes], int]]
+
+
+async def persist_content_batch(
+    services: BatchWriter,
+    file: IO[bytes],
+    size: int,
+    scan: Callable[[], list[bytes]],
+    render: Callable[[bytes], str],
+    context: BatchContext,
+    without: Rewrite,
+) -> StoredBatch:
+    """Store the content in ``file`` (``size`` bytes) as one batch, or nothing visible. ``scan`` checks it
+    (an ApiError refuses it) and returns its records' keys in order, ``render`` makes a key's event id. A
+    record whose event id the binder holds, or that repeats an earlier record of the batch, is removed
+    from the stored content by ``without`` (given the removed positions) and counted as a duplicate.
+
+    Written like a batch of records (:func:`_write_batch`, :func:`_write_content`). Up to
+    SLICE_CONTENT_BYTES, checked first, then written in one transaction (in bounded ones should it hold
+    more than SLICE_RECORDS records). Bigger: written in bounded transactions while it is checked (the
+    write releases the GIL, the check holds it: two cores share the work), then its event ids claimed."""
+    file.fileno()  # a spooled file still in memory moves to disk now, before the scan reads it
+
+    def scan_ids() -> _EventIds:
+        ids = [render(k) for k in scan()]
+        return _EventIds(ids, sorted(set(ids)))
+
+    keys: _EventIds | None = None
+    if size <= SLICE_CONTENT_BYTES:
+        keys = await anyio.to_thread.run_sync(scan_ids)
+    sliced = keys is None or len(keys.ids) > SLICE_RECORDS
+
+    async def write(slices: _Slices) -> BatchFacts:
+        nonlocal keys
+        written: str | None = None
+        if keys is None:
+            scanned = _Scanned()
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(_scan_into, scan_ids, scanned)
+                written = await services.run(_put_first, file, slices)
+            if scanned.error is not None:
+                raise scanned.error
+            keys = scanned.keys
+        assert keys is not None
+        return await services.run(_write_content, file, keys, without, context, slices, written)
+
+    return StoredBatch(row=await _write_batch(services, context, sliced, write))
+
+
+@dataclass(frozen=True, slots=True)
+class _EventIds:
+    """A content batch's event ids in order, and the same sorted without repeats."""
+
+    ids: list[str]
+    distinct: list[str]
 
 
 @dataclass(slots=True)
 class _Scanned:
-    keys: list[bytes] | None = None
+    keys: _EventIds | None = None
     error: BaseException | None = None
 
 
-async def _scan_into(scan: Callable[[], list[bytes]], box: _Scanned) -> None:
+async def _scan_into(scan: Callable[[], _EventIds], box: _Scanned) -> None:
     try:
         box.keys = await anyio.to_thread.run_sync(scan)
     except Exception as exc:  # handed to the caller once the content write has stopped
         box.error = exc
 
 
-def _repeats(keys: list[bytes]) -> set[int]:
-    """Positions of keys that repeat an earlier one."""
-    repeats: set[int] = set()
-    seen: set[bytes] = set()
-    for index, key in enumerate(keys):
-        if key in seen:
-            repeats.add(index)
-        seen.add(key)
-    return repeats
+def _put_content(conn: Connection, content: IO[bytes], slices: _Slices, pause: Pause) -> str:
+    """Write ``content`` as the batch's content chunks; its digest."""
+    digest = hashlib.sha256()
+    seq = 0
+    while rows := _content_rows(content, slices.batch_id, digest, seq):
+        conn.execute(insert(IntakeContent), rows)
+        seq += len(rows)
+        slices.tick(conn, pause)
+    return DIGEST_PREFIX + digest.hexdigest()
 
 
-async def persist_content_batch(
-    sessions: SessionFactory,
+def _put_first(conn: Connection, content: IO[bytes], slices: _Slices, pause: Pause) -> str:
+    """A big batch's content, written (and committed) before its event ids are claimed; its digest."""
+    slices.begin(conn)
+    digest = _put_content(conn, content, slices, pause)
+    conn.commit()
+    return digest
+
+
+def _write_content(
+    conn: Connection,
     file: IO[bytes],
-    scan: Callable[[], list[bytes]],
-    render: Callable[[bytes], str],
-    context: BatchContext,
+    keys: _EventIds,
     without: Rewrite,
-) -> StoredBatch:
-    """Store the content in ``file`` as one batch, or nothing. ``scan`` checks it (an ApiError refuses it)
-    and returns its records' keys in order, ``render`` makes a key's event id. A record whose event id the
-    binder holds, or that repeats an earlier record of the batch, is removed from the stored content by
-    ``without`` (given the removed positions) and counted as a duplicate.
+    context: BatchContext,
+    slices: _Slices,
+    written: str | None,
+    pause: Pause,
+) -> BatchFacts:
+    """Claim the content's event ids (sorted, in statements of _CLAIM_CHUNK), then write the content (the
+    request, or the request without its duplicate records, rewritten between two transactions) unless
+    it is ``written`` already (its digest) and has no duplicates, then the batch row, through ``conn``;
+    sliced as :class:`_Slices` says. Content written before duplicates were found is removed first."""
+    slices.begin(conn)
+    ids, distinct = keys.ids, keys.distinct
+    claimed: set[str] = set()
+    for start in range(0, len(distinct), _CLAIM_CHUNK):
+        claimed |= _claim_ids(conn, slices.binder_id, slices.batch_id, distinct[start : start + _CLAIM_CHUNK])
+        slices.tick(conn, pause)
+    dropped: set[int] = set()
+    if len(claimed) < len(ids):
+        if slices.sliced:
+            conn.commit()  # the write lock is not held while the duplicates are found and removed
+        seen: set[str] = set()
+        for index, event_id in enumerate(ids):
+            if event_id not in claimed or event_id in seen:
+                dropped.add(index)
+            seen.add(event_id)
+    digest = written
+    if dropped or digest is None:
+        content = file
+        if dropped:
+            content, _ = without(dropped)
+            slices.begin(conn)
+        try:
+            if written is not None:
+                _remove_content(conn, slices, pause)
+            digest = _put_content(conn, content, slices, pause)
+        finally:
+            if content is not file:
+                content.close()
+    row = _batch_row(slices.batch_id, context, len(ids) - len(dropped), len(dropped), digest, OTLP_PROTOBUF)
+    return slices.finish(conn, row)
 
-    The content is written while it is scanned (the write releases the GIL, the scan holds it: two cores
-    share the work), in the transaction that then claims the event ids. Should any of them be taken, that
-    transaction is rolled back at once (SQLite's write lock is free again); the ids held are read, the
-    content is rewritten without them outside any transaction, and a second transaction claims the rest
-    and stores it (again, should another batch have taken ids meanwhile)."""
-    batch_id = new_id(BATCH_PREFIX)
-    scanned = _Scanned()
-    file.fileno()  # a spooled file still in memory moves to disk now, before the scan reads it
-    async with sessions() as session:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_scan_into, scan, scanned)
-            digest = await _write_content(session, file, batch_id)
-        if scanned.error is not None:
-            raise scanned.error
-        keys = scanned.keys
-        assert keys is not None
-        binder_id = context.binder.id
-        dropped: set[int] = set()
-        claimed = await _claim(await session.connection(), binder_id, batch_id, keys, render)
-        while claimed < len(keys) - len(dropped):
-            await session.rollback()
-            repeats = _repeats(keys)
-            held = await _held(await session.connection(), binder_id, sorted(set(keys)), render)
-            await session.rollback()
-            dropped = repeats | {i for i, k in enumerate(keys) if render(k) in held}
-            kept = [k for i, k in enumerate(keys) if i not in dropped]
-            rewritten, _ = await anyio.to_thread.run_sync(without, dropped)
-            try:
-                claimed = await _claim(await session.connection(), binder_id, batch_id, kept, render)
-                if claimed == len(kept):
-                    digest = await _write_content(session, rewritten, batch_id)
-            finally:
-                rewritten.close()
-        row = _batch_row(batch_id, context, len(keys) - len(dropped), len(dropped), digest, OTLP_PROTOBUF)
-        await session.exec(insert(IntakeBatch), params=[row.values()])
-        await session.commit()
-    return StoredBatch(row=row)
+
+def _remove_content(conn: Connection, slices: _Slices, pause: Pause) -> None:
+    """Remove the content chunks written so far (the batch is in flight: the triggers let it through)."""
+    while conn.execute(text(_REMOVE_CONTENT), {"batch": slices.batch_id}).rowcount:
+        slices.tick(conn, pause)
 
 
 class TamperedBatchError(ValueError):

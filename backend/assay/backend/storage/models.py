@@ -264,7 +264,24 @@ class IntakeEvent(SQLModel, table=True):
 
     binder_id: str = Field(primary_key=True, max_length=64)
     event_id: str = Field(primary_key=True, max_length=255)
-    batch_id: str = Field(max_length=64)
+    # The batch that claimed it: a finished one (its ``intake_batch`` row exists) or one in flight.
+    batch_id: str = Field(max_length=64, index=True)
+
+
+class IntakeInflight(SQLModel, table=True):
+    """A big intake batch being written in bounded transactions (docs/intake.md, "Big batches"). Each of
+    its transactions claims its own event ids and renews ``heartbeat_at``; the last one writes the batch
+    row and removes this one. ``state`` is ``writing``, or ``failed`` while an abandoned batch's rows are
+    removed (its writer failed, or its heartbeat went stale: a writer that vanished). Until then the
+    batch's records, content and event ids may be deleted; a finished batch's never."""
+
+    __tablename__ = "intake_inflight"
+
+    batch_id: str = Field(primary_key=True, max_length=64)
+    binder_id: str = Field(max_length=64)
+    state: str = Field(max_length=16)
+    started_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    heartbeat_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
 
 
 class IntakeRecord(SQLModel, table=True):
