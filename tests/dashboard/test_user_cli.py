@@ -155,3 +155,55 @@ async def test_users_created_listed_and_disabled_by_the_cli_sign_in_or_not(tmp_p
     assert all(u["disabled"] for u in _json(_assay(db, "user", "list", "--json"))["users"])
     missing = _assay(db, "user", "disable", "nobody@acme.example")
     assert missing.returncode == 1 and "no user" in missing.stderr
+
+
+async def test_user_invite_prints_a_link_once_that_signs_the_person_in(tmp_path: Path) -> None:
+    db = sqlite_url_for(tmp_path / "assay.db")
+    org = _json(_assay(db, "org", "create", "Acme", "--json"))["organizationId"]
+
+    def invite(*argv: str, public_url: str | None = None) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if k != "ASSAY_PUBLIC_URL"}
+        env["ASSAY_DATABASE_URL"] = db
+        if public_url is not None:
+            env["ASSAY_PUBLIC_URL"] = public_url
+        return subprocess.run(
+            [sys.executable, "-m", "assay.server.cli", "admin", "user", "invite", "--org", org, *argv],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+
+    issued = _json(
+        invite("--email", " Nia@Acme.Example ", "--role", "owner", "--json", public_url="https://assay.test/")
+    )
+    assert issued["email"] == "nia@acme.example" and issued["role"] == "owner" and issued["expiresAt"].endswith("Z")
+    link = issued["invitationLink"]
+    assert link.startswith("https://assay.test/dashboard/invitations/") and issued["invitationId"].startswith("inv_")
+
+    # Without a public address: the path, and a word on how to get a whole link.
+    human = invite("--email", "zed@acme.example", "--role", "viewer")
+    assert human.returncode == 0, human.stderr
+    assert "invitationLink: /dashboard/invitations/" in human.stdout and "ASSAY_PUBLIC_URL" in human.stderr
+    bad_url = invite("--email", "zed@acme.example", "--role", "viewer", "--json", public_url="ftp://assay.test")
+    assert bad_url.returncode == 2 and "ASSAY_PUBLIC_URL must be an http(s) address" in bad_url.stdout
+    too_long = invite("--email", "zed@acme.example", "--role", "viewer", "--expires-in", "31d", "--json")
+    assert too_long.returncode == 1 and "at most 30 days" in json.loads(too_long.stdout)["error"]["message"]
+    bad_email = invite("--email", "not-an-email", "--role", "viewer", "--json")
+    assert bad_email.returncode == 1 and json.loads(bad_email.stdout)["error"]["code"] == "INVALID"
+
+    app = create_app(ServiceSettings(database_url=db, data_dir=tmp_path, rate_limit=RateLimitSettings(enabled=False)))
+    transport = httpx.ASGITransport(app=app)
+    path = link.removeprefix("https://assay.test")
+    async with app.router.lifespan_context(app), httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        form = await client.get(path)
+        assert form.status_code == 200 and "Join Acme" in form.text
+        fields = {"csrf_token": client.cookies["assay_login_csrf"], "password": PASSWORD, "password_again": PASSWORD}
+        joined = await client.post(path, data=fields)
+        assert joined.status_code == 303 and joined.headers["location"] == "/dashboard"
+        home = await client.get("/dashboard")
+        assert home.status_code == 200 and "nia@acme.example" in home.text and "Acme" in home.text
+        assert (await client.get(path)).status_code == 410
+    listed = _json(_assay(db, "user", "list", "--json"))["users"]
+    assert [(u["email"], u["role"]) for u in listed] == [("nia@acme.example", "owner")]

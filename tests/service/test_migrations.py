@@ -41,6 +41,7 @@ async def test_app_start_creates_the_schema_on_a_fresh_database(tmp_path: Path) 
             assert await connection.run_sync(_revision) == HEAD_REVISION
             assert {"dashboard_user", "dashboard_membership", "dashboard_session"} <= tables
             assert "runtime_probe_slot" in tables
+            assert "dashboard_invitation" in tables
             assert {"assurance_run", "evaluation", "evaluation_evidence"} <= tables
             assert await connection.run_sync(_diff) == []
             journal = (await connection.exec_driver_sql("PRAGMA journal_mode")).scalar()

@@ -1,8 +1,9 @@
 """The operations behind ``assay admin`` and the dashboard's provisioning pages: organizations, AI Systems,
 source assets and API keys.
 
-Each function works in the caller's session and flushes, leaving the commit to the caller. Failures raise
-:class:`ProvisioningError` with a stable ``code`` and a message fit for a terminal and a page.
+The command line's admin surface; the dashboard's pages call the same functions. Each function works in the
+caller's session and flushes, leaving the commit to the caller. Failures raise :class:`ProvisioningError` with
+a stable ``code`` and a message fit for a terminal and a page.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import anyio
-from sqlmodel import select
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from assay.backend.api_keys import Environment, display_prefix, generate_api_key, hash_api_key
@@ -217,13 +218,26 @@ async def create_api_key(
     return IssuedKey(record=record, api_key=secret)
 
 
-async def revoke_api_key(session: AsyncSession, key_id: str, *, now: datetime | None = None) -> ApiKey:
-    """Revoke a key at once; revoking twice keeps the first revocation time."""
+async def revoke_api_key(
+    session: AsyncSession, key_id: str, *, organization_id: str | None = None, now: datetime | None = None
+) -> ApiKey:
+    """Revoke a key at once; revoking twice keeps the first revocation time. With ``organization_id``, a key
+    of another organization is as missing as an unknown one."""
     record = await session.get(ApiKey, key_id)
-    if record is None:
+    if record is None or (organization_id is not None and record.organization_id != organization_id):
         raise ProvisioningError("NOT_FOUND", f"no API key {key_id!r}")
     if record.revoked_at is None:
         record.revoked_at = now or utcnow()
         session.add(record)
         await session.flush()
     return record
+
+
+async def list_api_keys(session: AsyncSession, organization_id: str) -> list[ApiKey]:
+    """The organization's keys, newest first (revoked and expired ones too: the record of what was issued)."""
+    rows = await session.exec(
+        select(ApiKey)
+        .where(ApiKey.organization_id == organization_id)
+        .order_by(col(ApiKey.created_at).desc(), col(ApiKey.id))
+    )
+    return list(rows.all())

@@ -173,6 +173,34 @@ async def user_create(session: AsyncSession, args: argparse.Namespace) -> dict[s
     }
 
 
+async def user_invite(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    from assay.backend.dashboard import invitations, urls
+    from assay.backend.storage.models import utcnow
+    from assay.server.settings import public_url, read_environment
+
+    base = public_url(args.public_url, read_environment())
+    lifetime = provisioning.parse_duration(args.expires_in) if args.expires_in else invitations.LIFETIME
+    issued = await invitations.issue(
+        session,
+        args.org,
+        args.email,
+        args.role,
+        issued_by=invitations.COMMAND_LINE,
+        actor_role="owner",
+        now=utcnow(),
+        lifetime=lifetime,
+    )
+    record = issued.record
+    return {
+        "invitationId": record.id,
+        "email": record.email,
+        "organizationId": record.organization_id,
+        "role": record.role,
+        "expiresAt": record.expires_at.isoformat().replace("+00:00", "Z"),
+        "invitationLink": (base or "") + urls.invitation(issued.token),
+    }
+
+
 async def user_list(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
     from assay.backend.dashboard import users
 
@@ -230,6 +258,7 @@ ACTIONS: dict[str, Action] = {
     "binder list": binder_list,
     "binder deactivate": binder_deactivate,
     "user create": user_create,
+    "user invite": user_invite,
     "user list": user_list,
     "user disable": user_disable,
 }

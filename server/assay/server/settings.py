@@ -8,6 +8,8 @@ Environment variables:
 - ``ASSAY_METRICS``: ``on`` (default) or ``off``: whether ``GET /metrics`` is served.
 - ``ASSAY_RUNTIME_ALLOWED_NETWORKS``: comma-separated CIDRs runtime probes may reach although restricted
   (loopback, private, link-local); default none.
+- ``ASSAY_PUBLIC_URL``: the address people open the service at (``https://assay.example.com``), for links
+  printed by the command line (``assay admin user invite``); pages build their links from the request.
 - ``ASSAY_RUNTIME_ALLOW_COMMANDS``: ``1`` lets a shared service (``assay serve``, ``assay worker``) start
   ``mcp-command`` targets; the embedded and local modes always may.
 """
@@ -39,6 +41,7 @@ ENV_METRICS = "ASSAY_METRICS"
 ENV_RUNTIME_ALLOWED_NETWORKS = "ASSAY_RUNTIME_ALLOWED_NETWORKS"
 ENV_RUNTIME_ALLOW_COMMANDS = "ASSAY_RUNTIME_ALLOW_COMMANDS"
 ENV_RUNTIME_TARGET_SESSIONS = "ASSAY_RUNTIME_TARGET_SESSIONS"
+ENV_PUBLIC_URL = "ASSAY_PUBLIC_URL"
 _SWITCH = {"on": True, "true": True, "1": True, "yes": True, "off": False, "false": False, "0": False, "no": False}
 DEFAULT_DATABASE_FILE = "assay.db"
 
@@ -65,6 +68,8 @@ class Environment:
     runtime_allow_commands: bool = False
     # Probe sessions one runtime target may have at once, across runs and workers.
     runtime_target_sessions: int = 1
+    # ASSAY_PUBLIC_URL as given (checked by public_url() where a link is printed).
+    public_url: str | None = None
 
     def key_directory(self) -> Path:
         """The service's key directory: ``ASSAY_SIGNING_KEY_DIR``, else ``<data dir>/keys``."""
@@ -123,6 +128,7 @@ def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
         runtime_allowed_networks=allowed_networks,
         runtime_allow_commands=allow_commands,
         runtime_target_sessions=int(target_sessions),
+        public_url=env.get(ENV_PUBLIC_URL) or None,
         metrics_enabled=metrics,
         database_url=env.get(ENV_DATABASE_URL) or None,
         data_dir=data_dir,
@@ -139,6 +145,21 @@ def database_url(cli_value: str | None, environment: Environment) -> str:
     if chosen:
         return chosen
     return sqlite_url_for(environment.data_dir / DEFAULT_DATABASE_FILE)
+
+
+def public_url(cli_value: str | None, environment: Environment) -> str | None:
+    """The service's public address for printed links: ``--public-url``, else ``ASSAY_PUBLIC_URL``, without a
+    trailing slash; None when neither is set. An http(s) URL with a host and nothing after the path."""
+    from urllib.parse import urlsplit
+
+    chosen = (cli_value or environment.public_url or "").strip()
+    if not chosen:
+        return None
+    name = "--public-url" if cli_value else ENV_PUBLIC_URL
+    parts = urlsplit(chosen)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise SettingsError(f"{name} must be an http(s) address such as https://assay.example.com, not {chosen!r}")
+    return chosen.rstrip("/")
 
 
 def service_settings(cli_database_url: str | None, environment: Environment) -> ServiceSettings:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from anyio import to_thread
 from starlette.responses import RedirectResponse, Response
@@ -28,14 +29,37 @@ _THROTTLED = "Too many failed sign-ins. Wait 15 minutes, then try again."
 _STALE_FORM = "This sign-in form has expired. Sign in again."
 
 
+def pre_session_token(page: PageContext) -> tuple[str, bool]:
+    """The CSRF token of a form shown before sign-in (sign-in, accepting an invitation): the browser's
+    ``assay_login_csrf`` cookie, or a new one (True: the caller sets the cookie with :func:`keep_token`)."""
+    token = read_cookie(page.request, LOGIN_CSRF_COOKIE)
+    if token is None or not 40 <= len(token) <= 64:
+        return sessions.new_token(), True
+    return token, False
+
+
+def keep_token(response: Response, page: PageContext, token: str, fresh: bool) -> None:
+    if fresh:
+        set_cookie(response, page.request, LOGIN_CSRF_COOKIE, token)
+
+
+def pre_session_form_valid(page: PageContext, form: Mapping[str, str]) -> bool:
+    """Whether a form shown before sign-in came back with the browser's own pre-session token."""
+    return tokens_match(read_cookie(page.request, LOGIN_CSRF_COOKIE), form.get(CSRF_FIELD))
+
+
+def signed_in_response(page: PageContext, token: str, target: str) -> Response:
+    """303 to ``target`` with the new session's cookie; the pre-session token is spent."""
+    response = RedirectResponse(target, status_code=303)
+    set_cookie(response, page.request, SESSION_COOKIE, token, max_age=int(sessions.LIFETIME.total_seconds()))
+    clear_cookie(response, page.request, LOGIN_CSRF_COOKIE)
+    return response
+
+
 def _login_page(
     page: PageContext, *, status: int = 200, error: str | None = None, email: str = "", next_target: str | None = None
 ) -> Response:
-    token = read_cookie(page.request, LOGIN_CSRF_COOKIE)
-    fresh = token is None or not 40 <= len(token) <= 64
-    if fresh:
-        token = sessions.new_token()
-    assert token is not None
+    token, fresh = pre_session_token(page)
     response = page.renderer.page(
         "login.html",
         user=None,
@@ -45,8 +69,7 @@ def _login_page(
         csrf_token=token,
         next=safe_next(next_target if next_target is not None else page.request.query_params.get("next")),
     )
-    if fresh:
-        set_cookie(response, page.request, LOGIN_CSRF_COOKIE, token)
+    keep_token(response, page, token, fresh)
     return response
 
 
@@ -60,7 +83,7 @@ async def login(page: PageContext) -> Response:
     if cross_site(request):
         return page.renderer.error(None, 403, "Refused", "A sign-in sent from another site is refused.")
     form = await read_form(request)
-    if not tokens_match(read_cookie(request, LOGIN_CSRF_COOKIE), form.get(CSRF_FIELD)):
+    if not pre_session_form_valid(page, form):
         return _login_page(page, status=403, error=_STALE_FORM, next_target=form.get("next"))
     email = users.normalise_email(form.get("email", ""))[: users.MAX_EMAIL]
     password = form.get("password", "")
@@ -85,10 +108,7 @@ async def login(page: PageContext) -> Response:
     token, _ = await sessions.start_session(page.session, user.id, page.now)
     await page.session.commit()
     logger.info("dashboard sign-in", extra={"event": "dashboard.signin", "userId": user.id})
-    response = RedirectResponse(safe_next(form.get("next")), status_code=303)
-    set_cookie(response, request, SESSION_COOKIE, token, max_age=int(sessions.LIFETIME.total_seconds()))
-    clear_cookie(response, request, LOGIN_CSRF_COOKIE)
-    return response
+    return signed_in_response(page, token, safe_next(form.get("next")))
 
 
 async def logout(page: PageContext) -> Response:

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from assay.backend.dashboard import account, home, pages, sources_pages, systems_pages
+from assay.backend.dashboard import account, home, join, keys, pages, people, sources_pages, systems_pages
 from assay.backend.dashboard.access import Endpoint, PageContext, endpoint, signed_in_only
 from assay.backend.dashboard.render import STATIC_DIR, STATIC_URL, Renderer
 from assay.backend.dashboard.security import SecurityHeaders
@@ -20,6 +20,7 @@ from assay.backend.dashboard.security import SecurityHeaders
 _ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 # The provisioning pages (docs/dashboard.md, "Provisioning"): path, handler, methods.
 PROVISIONING = [*systems_pages.PAGES, *sources_pages.PAGES]
+_ORG = "/dashboard/organizations/{organizationId}"
 
 
 async def _not_found(page: PageContext) -> Response:
@@ -47,6 +48,19 @@ def dashboard_routes() -> list[BaseRoute]:
         page("/dashboard", home.home),
         *(page(path, handler) for path, handler in pages.PAGES),
         *(page(path, handler, methods) for path, handler, methods in PROVISIONING),
+        page(f"{_ORG}/keys", keys.keys_page),
+        page(f"{_ORG}/keys", keys.create_key, ("POST",)),
+        page(f"{_ORG}/keys/{{keyId}}/revoke", keys.revoke_form),
+        page(f"{_ORG}/keys/{{keyId}}/revoke", keys.revoke_key, ("POST",)),
+        page(f"{_ORG}/people", people.people_page),
+        page(f"{_ORG}/people/{{userId}}/role", people.change_role, ("POST",)),
+        page(f"{_ORG}/people/{{userId}}/disable", people.disable_member, ("POST",)),
+        page(f"{_ORG}/people/{{userId}}/enable", people.enable_member, ("POST",)),
+        page(f"{_ORG}/people/invitations", people.invite, ("POST",)),
+        page(f"{_ORG}/people/invitations/{{invitationId}}/revoke", people.revoke_invitation, ("POST",)),
+        # An invitation link is opened by someone without an account yet.
+        page("/dashboard/invitations/{token}", join.join_form, public=True),
+        page("/dashboard/invitations/{token}", join.join, ("POST",), public=True),
         # Anything else under /dashboard: sign in first (nothing is revealed to a stranger), then 404.
         page("/dashboard/{rest:path}", _not_found, _ALL_METHODS),
     ]

@@ -74,6 +74,8 @@ async def home(page: PageContext) -> Response:
                     "systems": entries,
                     "systems_page": urls.organization_systems(org.id),
                     "manage": page.user.can(org.id, "admin"),
+                    "people": urls.people(org.id),
+                    "keys_url": urls.keys(org.id),
                 }
             )
     return page.renderer.page("home.html", user=page.user, organizations=organizations)

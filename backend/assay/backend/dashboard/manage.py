@@ -17,7 +17,7 @@ from assay.backend.dashboard.access import PageContext
 from assay.backend.dashboard.security import CSRF_FIELD, cross_site, read_form, tokens_match
 from assay.backend.provisioning import ProvisioningError
 from assay.backend.roles import Role
-from assay.backend.storage.models import AiSystem
+from assay.backend.storage.models import AiSystem, Organization
 
 # Owners and admins provision (systems, sources, runtime targets, binders); members and viewers read.
 MANAGES: Role = "admin"
@@ -33,6 +33,29 @@ async def member_system(page: PageContext) -> AiSystem | None:
     if system is None or not page.user.member_of(system.organization_id):
         return None
     return system
+
+
+async def member_organization(page: PageContext) -> Organization | None:
+    """The organization named in the path (``organizationId``) when the user is a member of it, else None
+    (the one 404 for missing and foreign organizations)."""
+    assert page.user is not None
+    org = await page.session.get(Organization, page.request.path_params["organizationId"])
+    if org is None or not page.user.member_of(org.id):
+        return None
+    return org
+
+
+def role_refused(page: PageContext, organization_id: str, action: str) -> Response:
+    """The 403 page for a member whose role cannot ``action`` ("Only owners and admins can ...")."""
+    assert page.user is not None
+    role = page.user.roles.get(organization_id, "")
+    return page.renderer.error(
+        page.user,
+        403,
+        "Only owners and admins can do this",
+        f"Only owners and admins of this organization can {action}. Your role is {role}: you can read these "
+        "pages; ask an owner or admin to make the change.",
+    )
 
 
 def can_manage(page: PageContext, organization_id: str) -> bool:
@@ -53,14 +76,7 @@ async def change_form(page: PageContext, organization_id: str, action: str) -> M
             page.user, 403, "Refused", "This form has expired or did not come from this page. Reload and try again."
         )
     if not can_manage(page, organization_id):
-        role = page.user.roles.get(organization_id, "")
-        return page.renderer.error(
-            page.user,
-            403,
-            "Only owners and admins can do this",
-            f"Only owners and admins of this organization can {action}. Your role is {role}: you can read these "
-            "pages; ask an owner or admin to make the change.",
-        )
+        return role_refused(page, organization_id, action)
     too_long = next((name for name, value in form.items() if len(value) > MAX_FIELD), None)
     if too_long is not None:
         return page.renderer.error(

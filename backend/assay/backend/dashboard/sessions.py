@@ -100,7 +100,9 @@ async def resolve(session: AsyncSession, token: str | None, now: datetime) -> Si
         session.add(row)
         await session.commit()
     memberships = (await session.exec(select(Membership).where(Membership.user_id == user.id))).all()
-    roles: dict[str, Role] = {m.organization_id: m.role for m in memberships if m.role in ROLES}
+    roles: dict[str, Role] = {
+        m.organization_id: m.role for m in memberships if m.role in ROLES and m.disabled_at is None
+    }
     return SignedIn(session_id=row.id, user_id=user.id, email=user.email, csrf_token=row.csrf_token, roles=roles)
 
 

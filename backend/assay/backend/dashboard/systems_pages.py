@@ -29,18 +29,10 @@ def system_links(system: AiSystem) -> dict[str, str]:
     }
 
 
-async def _organization(page: PageContext) -> Organization | None:
-    assert page.user is not None
-    org = await page.session.get(Organization, page.request.path_params["organizationId"])
-    if org is None or not page.user.member_of(org.id):
-        return None
-    return org
-
-
 async def _systems_page(
     page: PageContext, *, status: int = 200, error: str | None = None, values: Mapping[str, str] | None = None
 ) -> Response:
-    org = await _organization(page)
+    org = await manage.member_organization(page)
     if org is None:
         return page.renderer.not_found(page.user)
     rows = (
@@ -72,7 +64,7 @@ async def systems_page(page: PageContext) -> Response:
 
 
 async def create_system(page: PageContext) -> Response:
-    org = await _organization(page)
+    org = await manage.member_organization(page)
     if org is None:
         return page.renderer.not_found(page.user)
     form = await manage.change_form(page, org.id, "create AI Systems")

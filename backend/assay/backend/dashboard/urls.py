@@ -41,6 +41,23 @@ def system_workspace(ai_system_id: str) -> str:
     return f"{PREFIX}/systems/{ai_system_id}"
 
 
+def keys(organization_id: str) -> str:
+    return f"{PREFIX}/organizations/{organization_id}/keys"
+
+
+def key_revoke(organization_id: str, key_id: str) -> str:
+    return f"{PREFIX}/organizations/{organization_id}/keys/{key_id}/revoke"
+
+
+def people(organization_id: str) -> str:
+    return f"{PREFIX}/organizations/{organization_id}/people"
+
+
+def invitation(token: str) -> str:
+    """The link an invited person opens (the token is its only secret)."""
+    return f"{PREFIX}/invitations/{token}"
+
+
 def display_time(moment: datetime) -> str:
     """A moment as pages show it: UTC to the second."""
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -22,7 +22,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from assay.backend.provisioning import ProvisioningError
-from assay.backend.roles import ROLES, Role
+from assay.backend.roles import ROLES, Role, at_least
 from assay.backend.storage.models import DashboardSession, DashboardUser, Membership, Organization, new_id, utcnow
 
 if TYPE_CHECKING:
@@ -93,6 +93,14 @@ def password_problem(password: str) -> str | None:
     return None
 
 
+class NotAllowedError(Exception):
+    """An operation the acting user's role does not allow (the page answers 403 with ``message``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 @dataclass(frozen=True, slots=True)
 class UserRow:
     """One membership as ``assay admin user list`` shows it."""
@@ -159,7 +167,7 @@ async def list_users(session: AsyncSession, organization_id: str | None = None) 
                 organization_id=membership.organization_id,
                 role=membership.role,
                 created_at=membership.created_at,
-                disabled=user.disabled_at is not None,
+                disabled=user.disabled_at is not None or membership.disabled_at is not None,
             )
             for user, membership in rows
         ),
@@ -183,4 +191,137 @@ async def disable_user(session: AsyncSession, email: str) -> DashboardUser:
 async def roles_of(session: AsyncSession, user_id: str) -> dict[str, Role]:
     """The user's role in each organization they belong to."""
     rows = (await session.exec(select(Membership).where(Membership.user_id == user_id))).all()
-    return {m.organization_id: m.role for m in rows if m.role in ROLES}
+    return {m.organization_id: m.role for m in rows if m.role in ROLES and m.disabled_at is None}
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One person of an organization as its people page shows them."""
+
+    user_id: str
+    email: str
+    role: str
+    joined_at: datetime
+    # Disabled in this organization (by an owner or admin), or the whole account (``assay admin user disable``).
+    disabled_here: bool
+    account_disabled: bool
+
+    @property
+    def active(self) -> bool:
+        return not self.disabled_here and not self.account_disabled
+
+
+async def members(session: AsyncSession, organization_id: str) -> list[Member]:
+    """The organization's members: owners first, then by role and email."""
+    rows = (
+        await session.exec(
+            select(DashboardUser, Membership)
+            .where(col(Membership.user_id) == col(DashboardUser.id))
+            .where(Membership.organization_id == organization_id)
+        )
+    ).all()
+    rank: dict[str, int] = {role: i for i, role in enumerate(ROLES)}
+    return sorted(
+        (
+            Member(
+                user_id=user.id,
+                email=user.email,
+                role=membership.role,
+                joined_at=membership.created_at,
+                disabled_here=membership.disabled_at is not None,
+                account_disabled=user.disabled_at is not None,
+            )
+            for user, membership in rows
+        ),
+        key=lambda m: (rank.get(m.role, len(rank)), m.email),
+    )
+
+
+async def _target(session: AsyncSession, organization_id: str, user_id: str) -> Membership:
+    membership = await session.get(Membership, (user_id, organization_id))
+    if membership is None:
+        raise ProvisioningError("NOT_FOUND", "That person is not a member of this organization.")
+    return membership
+
+
+def check_may_grant(actor_role: str, role: str) -> None:
+    """Refuse a role the actor may not hand out: only an owner makes owners."""
+    if role not in ROLES:
+        raise ProvisioningError("INVALID", f"unknown role {role!r}; use one of: {', '.join(ROLES)}")
+    if not at_least(actor_role, "admin"):
+        raise NotAllowedError("Only owners and admins manage people.")
+    if role == "owner" and actor_role != "owner":
+        raise NotAllowedError("Only an owner can make someone an owner.")
+
+
+def _check_may_manage(actor_role: str, target: Membership) -> None:
+    if not at_least(actor_role, "admin"):
+        raise NotAllowedError("Only owners and admins manage people.")
+    if target.role == "owner" and actor_role != "owner":
+        raise NotAllowedError("Only an owner can change or disable an owner.")
+
+
+async def _is_last_active_owner(session: AsyncSession, target: Membership) -> bool:
+    if target.role != "owner" or target.disabled_at is not None:
+        return False
+    others = (
+        await session.exec(
+            select(Membership.user_id)
+            .join(DashboardUser, col(DashboardUser.id) == col(Membership.user_id))
+            .where(Membership.organization_id == target.organization_id)
+            .where(Membership.role == "owner")
+            .where(col(Membership.disabled_at).is_(None))
+            .where(col(DashboardUser.disabled_at).is_(None))
+            .where(Membership.user_id != target.user_id)
+        )
+    ).first()
+    return others is None
+
+
+async def change_role(
+    session: AsyncSession, organization_id: str, actor_role: str, user_id: str, role: str
+) -> Membership:
+    """Give a member another role. Only an owner makes owners or changes an owner's role; the last active
+    owner keeps the role (an organization always has someone who can manage it)."""
+    check_may_grant(actor_role, role)
+    target = await _target(session, organization_id, user_id)
+    _check_may_manage(actor_role, target)
+    if target.role == role:
+        return target
+    if await _is_last_active_owner(session, target):
+        raise ProvisioningError(
+            "CONFLICT", "The last active owner cannot be given another role. Make someone else an owner first."
+        )
+    target.role = role
+    session.add(target)
+    await session.flush()
+    return target
+
+
+async def set_member_disabled(
+    session: AsyncSession,
+    organization_id: str,
+    actor_role: str,
+    actor_id: str,
+    user_id: str,
+    disabled: bool,
+    now: datetime,
+) -> Membership:
+    """Disable a member in this organization (their pages of it close at once; their account and other
+    organizations are untouched), or enable them again. Nobody disables themselves or the last active owner."""
+    target = await _target(session, organization_id, user_id)
+    _check_may_manage(actor_role, target)
+    if disabled:
+        if user_id == actor_id:
+            raise ProvisioningError("CONFLICT", "You cannot disable yourself.")
+        if await _is_last_active_owner(session, target):
+            raise ProvisioningError(
+                "CONFLICT", "The last active owner cannot be disabled. Make someone else an owner first."
+            )
+        if target.disabled_at is None:
+            target.disabled_at = now
+    else:
+        target.disabled_at = None
+    session.add(target)
+    await session.flush()
+    return target

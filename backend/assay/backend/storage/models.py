@@ -451,6 +451,29 @@ class Membership(SQLModel, table=True):
     organization_id: str = Field(foreign_key="organization.id", primary_key=True, index=True, max_length=64)
     role: str = Field(max_length=10)
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    # Set when an owner or admin disables the member in this organization (their account and other
+    # organizations are untouched); a disabled membership opens no page of the organization.
+    disabled_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class DashboardInvitation(SQLModel, table=True):
+    """A link to join an organization with a role, issued by an owner or admin (or ``assay admin user
+    invite``). Only the SHA-256 of its random token is stored; it works once, until ``expires_at``, unless
+    revoked."""
+
+    __tablename__ = "dashboard_invitation"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    email: str = Field(max_length=254)
+    role: str = Field(max_length=10)
+    token_hash: str = Field(unique=True, max_length=64)
+    # Who issued it: a user's email, or "assay admin" for the command line.
+    issued_by: str = Field(max_length=254)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    used_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    revoked_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 class DashboardSession(SQLModel, table=True):

@@ -195,6 +195,21 @@ def _register_users(groups: _SubParsers, leaf: argparse.ArgumentParser) -> None:
     p.add_argument("--role", required=True, choices=ROLES, help="owner, admin, member or viewer")
     p.add_argument("--password-stdin", action="store_true", required=True, help="read the password from stdin")
     p.set_defaults(handler=run)
+    p = user.add_parser(
+        "invite",
+        help="issue an invitation link to join an organization (printed once)",
+        parents=[leaf],
+        description="Issue a single-use link that lets EMAIL choose a password (or confirm theirs, for an existing "
+        'account) and join the organization with ROLE (docs/dashboard.md, "Invitations"). The link starts with '
+        "--public-url or $ASSAY_PUBLIC_URL, the address people open the dashboard at; without either, only its path "
+        "is printed. An earlier open invitation of the same email to the same organization stops working.",
+    )
+    p.add_argument("--org", required=True, help="organization id")
+    p.add_argument("--email", required=True, help="the invited person's email (their sign-in name)")
+    p.add_argument("--role", required=True, choices=ROLES, help="owner, admin, member or viewer")
+    p.add_argument("--expires-in", metavar="DURATION", help="how long the link works (default 7d, at most 30d)")
+    p.add_argument("--public-url", metavar="URL", help="the service's address (default: $ASSAY_PUBLIC_URL)")
+    p.set_defaults(handler=run)
     p = user.add_parser("list", help="list users and their roles", parents=[leaf])
     p.add_argument("--org", help="organization id (default: all)")
     p.set_defaults(handler=run)
@@ -234,6 +249,13 @@ def _print_human(args: argparse.Namespace, result: dict[str, Any]) -> None:
         print(f"{name}: {', '.join(value) if isinstance(value, list) else value}")
     if "apiKey" in result:
         print("Store this key now: it is shown once and only its hash is kept.", file=sys.stderr)
+    if "invitationLink" in result:
+        print("Send this link to the person invited: it is shown once and only its hash is kept.", file=sys.stderr)
+        if result["invitationLink"].startswith("/"):
+            print(
+                "Set ASSAY_PUBLIC_URL (or --public-url) to the service's address to print a whole link.",
+                file=sys.stderr,
+            )
 
 
 def _run_on_sqlite(args: argparse.Namespace) -> dict[str, Any] | None:
