@@ -204,11 +204,16 @@ async def test_branch_errors(client: httpx.AsyncClient, world: World, tmp_path: 
     wrong = await bind(world.sessions, world.org_a, system, not_git, branch="release")
     body = {"aiSystemId": system, "engines": {"static": {"sourceAssetId": wrong}}}
     assert_error(await create(client, key, body), 400, "BRANCH_REQUIRED")
-    # A git URL bound without a branch cannot be scanned afresh here (no remote cloning).
-    remote = await bind(world.sessions, world.org_a, system, "https://git.example.com/acme/agent.git")
+    # A git remote bound without a branch is fetched at a branch the run names (tests/sources), or not at all.
+    remote = await bind(world.sessions, world.org_a, system, "https://git.example.com/acme/agent.git", verify=False)
+    async with world.sessions() as session:
+        await provisioning.set_source_status(session, remote, "VERIFIED")
+        await session.commit()
     body = {"aiSystemId": system, "engines": {"static": {"sourceAssetId": remote}}}
-    error = assert_error(await create(client, key, body), 409, "SOURCE_UNAVAILABLE")
-    assert "Remote cloning" in error["message"]
+    error = assert_error(await create(client, key, body), 400, "BRANCH_REQUIRED")
+    assert "engines.static.branch" in error["message"]
+    short = {"aiSystemId": system, "engines": {"static": {"sourceAssetId": remote, "commitSha": "abc1234"}}}
+    assert_error(await create(client, key, short), 400, "INVALID_REQUEST")
 
 
 async def test_sources_and_scans_of_other_systems_and_organizations(

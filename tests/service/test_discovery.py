@@ -51,6 +51,7 @@ async def test_evaluation_sources_explain_eligibility(client: httpx.AsyncClient,
         "retired": await _add(world, str(on_dev), status="RETIRED"),
         "git": await _add(world, "https://example.com/acme/agent.git", status="VERIFIED"),
         "git_branch": await _add(world, "git@example.com:acme/agent.git", branch="main", status="VERIFIED"),
+        "git_unfetchable": await _add(world, "git://example.com/acme/agent.git", branch="main", status="VERIFIED"),
         "on_branch": await _add(world, str(on_main), branch="main", status="VERIFIED"),
         "off_branch": await _add(world, str(on_dev), branch="main", status="VERIFIED"),
         "unavailable": await _add(world, str(on_main), branch="release", status="UNAVAILABLE"),
@@ -74,8 +75,10 @@ async def test_evaluation_sources_explain_eligibility(client: httpx.AsyncClient,
     assert reasons("gone") == ["unavailable"]
     assert reasons("conflicted") == ["conflicted", "branch_missing"]
     assert reasons("retired") == ["retired"]
-    assert reasons("git") == ["unavailable", "branch_missing"]
-    assert reasons("git_branch") == ["unavailable"]
+    # A git remote is fetched for a fresh scan: at its bound branch, or one the run names.
+    assert reasons("git") == ["branch_missing"]
+    assert reasons("git_branch") == []
+    assert reasons("git_unfetchable") == ["unavailable"]
     assert reasons("off_branch") == ["branch_missing"]
     assert reasons("unavailable") == ["unavailable", "branch_missing"]
     for source in body["sources"]:

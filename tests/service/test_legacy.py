@@ -120,14 +120,19 @@ async def test_unverified_sources_are_refused(
     assert engine_calls == []
 
 
-async def test_git_url_sources_are_not_cloned(
+async def test_git_remotes_that_cannot_be_fetched_are_unavailable(
     client: httpx.AsyncClient, world: World, engine_calls: list[Path]
 ) -> None:
-    await _bind(world, "https://example.com/acme/agent.git", branch="main")
-    error = assert_error(
-        await _trigger(client, world, _body("https://example.com/acme/agent.git")), 409, "SOURCE_UNAVAILABLE"
-    )
-    assert "cloning" in error["message"]
+    # Fetching a reachable remote is tests/sources' (a real git server); here nothing answers, or the
+    # remote's protocol is one this service never fetches.
+    unreachable = "https://127.0.0.1:1/acme/agent.git"
+    await _bind(world, unreachable, branch="main")
+    error = assert_error(await _trigger(client, world, _body(unreachable)), 409, "SOURCE_UNAVAILABLE")
+    assert "cannot be reached" in error["message"] and error["retryable"] is True
+    refused = "git://127.0.0.1:1/acme/agent.git"
+    await _bind(world, refused, branch="main")
+    error = assert_error(await _trigger(client, world, _body(refused)), 409, "SOURCE_UNAVAILABLE")
+    assert "only https:// and ssh://" in error["message"]
     assert engine_calls == []
 
 

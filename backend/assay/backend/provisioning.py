@@ -3,7 +3,8 @@ source assets and API keys.
 
 The command line's admin surface; the dashboard's pages call the same functions. Each function works in the
 caller's session and flushes, leaving the commit to the caller. Failures raise :class:`ProvisioningError` with
-a stable ``code`` and a message fit for a terminal and a page.
+a stable ``code`` and a message fit for a terminal and a page. A remote git source's deploy credential is
+sealed before it reaches the session and never appears in a message.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import anyio
 from sqlmodel import col, select
@@ -22,6 +24,7 @@ from assay.backend.provisioning_rules import check_label, check_name, resolve_sc
 from assay.backend.provisioning_rules import parse_duration as parse_duration
 from assay.backend.scans.sources import normalise_repo
 from assay.backend.scopes import Purpose
+from assay.backend.settings import GitFetchSettings
 from assay.backend.storage.models import (
     SOURCE_STATUSES,
     AiSystem,
@@ -119,9 +122,22 @@ async def update_ai_system(
 
 
 async def add_source(
-    session: AsyncSession, organization_id: str, ai_system_id: str, repo: str, *, branch: str | None = None
+    session: AsyncSession,
+    organization_id: str,
+    ai_system_id: str,
+    repo: str,
+    *,
+    branch: str | None = None,
+    credential: str | None = None,
+    key_dir: Path | None = None,
+    remote_only: bool = False,
 ) -> SourceAsset:
-    """Bind a source repository (local path or git URL) to an AI System, PENDING until verified."""
+    """Bind a source repository (local path or git URL) to an AI System, PENDING until verified.
+
+    ``credential`` (a git remote's HTTPS token or SSH private key) is sealed under the secret key of
+    ``key_dir``. ``remote_only`` refuses anything but an https or ssh remote (``--git``, the dashboard)."""
+    from assay.backend.scans import remote, remote_sources
+
     require_active(await ai_system(session, organization_id, ai_system_id))
     try:
         kind, stored = await anyio.to_thread.run_sync(normalise_repo, repo)
@@ -129,6 +145,29 @@ async def add_source(
         raise ProvisioningError("INVALID", str(exc)) from exc
     if branch is not None and not branch.strip():
         raise ProvisioningError("INVALID", "the branch cannot be empty")
+    sealed: bytes | None = None
+    credential_kind: str | None = None
+    if kind == "git" and (remote_only or credential is not None or _has_userinfo_password(stored)):
+        try:
+            remote.parse_remote(stored)
+            if branch is not None:
+                branch = remote.check_branch(branch)
+        except ValueError as exc:
+            raise ProvisioningError("INVALID", str(exc)) from exc
+    elif remote_only:
+        raise ProvisioningError("INVALID", "a git remote is an https:// or ssh:// URL (or user@host:path)")
+    if credential is not None:
+        if kind != "git":
+            raise ProvisioningError("INVALID", "a credential goes with a git remote, not a local path")
+        try:
+            parsed = remote_sources.parse_credential(stored, credential)
+        except ValueError as exc:
+            raise ProvisioningError("INVALID", str(exc)) from exc
+        try:
+            sealed = await anyio.to_thread.run_sync(remote_sources.seal_credential, key_dir, parsed)
+        except (OSError, RuntimeError) as exc:
+            raise ProvisioningError("INVALID", f"the credential cannot be sealed: {exc}") from exc
+        credential_kind = parsed.kind
     existing = await session.exec(
         select(SourceAsset)
         .where(SourceAsset.ai_system_id == ai_system_id)
@@ -147,10 +186,18 @@ async def add_source(
         repo_kind=kind,
         branch=branch,
         status="PENDING",
+        credential_kind=credential_kind,
+        sealed_credential=sealed,
     )
     session.add(source)
     await session.flush()
     return source
+
+
+def _has_userinfo_password(url: str) -> bool:
+    """A URL like ``https://user:token@host/...``: a secret that would be stored and shown in clear."""
+    _scheme, sep, rest = url.partition("://")
+    return bool(sep) and ":" in rest.split("/", 1)[0].rpartition("@")[0]
 
 
 async def _source(session: AsyncSession, source_id: str) -> SourceAsset:
@@ -177,9 +224,69 @@ async def set_source_status(session: AsyncSession, source_id: str, status: Sourc
     return source
 
 
-async def verify_source(session: AsyncSession, source_id: str) -> SourceAsset:
-    """Mark a source VERIFIED (its owner has confirmed it belongs to the AI System)."""
-    return await set_source_status(session, source_id, "VERIFIED")
+async def verify_source(
+    session: AsyncSession,
+    source_id: str,
+    *,
+    key_dir: Path | None = None,
+    git: GitFetchSettings | None = None,
+) -> SourceAsset:
+    """Mark a source VERIFIED. A local path must exist; a git remote must be fetched: its branch (else its
+    default branch) listed and its tip fetched within the bounds of ``git``, with its credential. A
+    failure leaves the status as it was and raises the fetch's error code (AUTH_FAILED, BRANCH_NOT_FOUND,
+    UNREACHABLE, TOO_LARGE, TIMEOUT, REFUSED, FAILED)."""
+    source = await _source(session, source_id)
+    if source.repo_kind != "git" or source.status == "RETIRED":
+        return await set_source_status(session, source_id, "VERIFIED")
+    from assay.backend.scans import remote, remote_sources
+
+    try:
+        remote.parse_remote(source.repo)
+    except ValueError as exc:
+        raise ProvisioningError("INVALID", f"cannot verify {source.repo} by fetching it: {exc}") from exc
+    try:
+        verified = await anyio.to_thread.run_sync(
+            remote_sources.verify_remote, source, key_dir, git or GitFetchSettings()
+        )
+    except remote.GitFetchError as exc:
+        raise ProvisioningError(exc.code, f"cannot verify {source.repo}: {exc.message}") from exc
+    source.status = "VERIFIED"
+    source.verified_commit = verified.commit
+    source.updated_at = utcnow()
+    session.add(source)
+    await session.flush()
+    return source
+
+
+async def set_source_credential(
+    session: AsyncSession, source_id: str, credential: str | None, *, key_dir: Path | None = None
+) -> SourceAsset:
+    """Replace (or with None, remove) a git source's credential; the source is PENDING until verified again."""
+    from assay.backend.scans import remote_sources
+
+    source = await _source(session, source_id)
+    if source.repo_kind != "git":
+        raise ProvisioningError("INVALID", "a credential goes with a git remote, not a local path")
+    if source.status == "RETIRED":
+        raise ProvisioningError("CONFLICT", f"source {source_id} is retired; bind the repository again instead")
+    if credential is None:
+        source.sealed_credential, source.credential_kind = None, None
+    else:
+        try:
+            parsed = remote_sources.parse_credential(source.repo, credential)
+        except ValueError as exc:
+            raise ProvisioningError("INVALID", str(exc)) from exc
+        try:
+            source.sealed_credential = await anyio.to_thread.run_sync(remote_sources.seal_credential, key_dir, parsed)
+        except (OSError, RuntimeError) as exc:
+            raise ProvisioningError("INVALID", f"the credential cannot be sealed: {exc}") from exc
+        source.credential_kind = parsed.kind
+    source.status = "PENDING"
+    source.verified_commit = None
+    source.updated_at = utcnow()
+    session.add(source)
+    await session.flush()
+    return source
 
 
 async def retire_source(session: AsyncSession, source_id: str) -> SourceAsset:

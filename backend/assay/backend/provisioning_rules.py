@@ -13,7 +13,20 @@ from typing import Literal
 
 from assay.backend.scopes import ALL_SCOPES, PURPOSE_SCOPES, Purpose, Scope
 
-ProvisioningErrorCode = Literal["NOT_FOUND", "INVALID", "CONFLICT"]
+# The last ones are a remote git source's verification failing (scans/remote.py's GitErrorCode).
+ProvisioningErrorCode = Literal[
+    "NOT_FOUND",
+    "INVALID",
+    "CONFLICT",
+    "AUTH_FAILED",
+    "BRANCH_NOT_FOUND",
+    "COMMIT_NOT_FOUND",
+    "UNREACHABLE",
+    "TOO_LARGE",
+    "TIMEOUT",
+    "REFUSED",
+    "FAILED",
+]
 # Units largest first, each at most once, ASCII digits only: 30s, 90m, 12h, 30d, 2w, 1h30m, 1d12h.
 _DURATION = re.compile(r"(?:([0-9]{1,9})w)?(?:([0-9]{1,9})d)?(?:([0-9]{1,9})h)?(?:([0-9]{1,9})m)?(?:([0-9]{1,9})s)?")
 _DURATION_UNITS = ("weeks", "days", "hours", "minutes", "seconds")

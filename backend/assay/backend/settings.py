@@ -36,6 +36,22 @@ class RateLimitSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class GitFetchSettings:
+    """Bounds and trust of the fetch of a remote git source (docs/sources.md).
+
+    ``max_bytes`` bounds both the fetched pack and the checked-out tree; ``timeout_seconds`` the whole
+    fetch (listing, transfer and checkout). ``ca_file`` replaces the system's certificate authorities for
+    HTTPS remotes (an internal CA); ``known_hosts`` is the only file of SSH host keys trusted (strict
+    checking: an unknown host is refused, never added).
+    """
+
+    max_bytes: int = 256 * MIB
+    timeout_seconds: float = 120.0
+    ca_file: Path | None = None
+    known_hosts: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ServiceSettings:
     """Everything the service needs to start.
 
@@ -94,6 +110,9 @@ class ServiceSettings:
     # and how long a run waits for one of them before it fails (retryable).
     runtime_target_sessions: int = 1
     runtime_target_wait_seconds: float = 300.0
+
+    # Remote git sources: how big and how slow a fetch may be, and which hosts are trusted.
+    git: GitFetchSettings = field(default_factory=GitFetchSettings)
 
     # Passport signing keys (docs/passport.md): replicas share one key directory (default
     # ``<data_dir>/keys``), or are each given the same private key file, which is then the active key.

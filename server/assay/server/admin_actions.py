@@ -16,6 +16,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from assay.backend import provisioning
 from assay.backend.storage.db import create_engine, create_session_factory
 from assay.backend.storage.migrations import upgrade_engine
+from assay.backend.storage.models import SourceAsset
 
 Action = Callable[[AsyncSession, argparse.Namespace], Awaitable[dict[str, Any]]]
 
@@ -32,14 +33,65 @@ async def system_create(session: AsyncSession, args: argparse.Namespace) -> dict
     return {"aiSystemId": system.id}
 
 
+def _source_summary(source: SourceAsset) -> dict[str, Any]:
+    summary: dict[str, Any] = {"sourceAssetId": source.id, "status": source.status}
+    if source.repo_kind == "git":
+        summary["credential"] = source.credential_kind or "none"
+        if source.verified_commit is not None:
+            summary["verifiedCommit"] = source.verified_commit
+    return summary
+
+
+def _credential_from_stdin() -> str:
+    # Everything on stdin (an SSH key is several lines); never echoed, never on the command line.
+    return sys.stdin.read(64 * 1024)
+
+
 async def source_add(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    source = await provisioning.add_source(session, args.org, args.system, args.repo, branch=args.branch)
-    return {"sourceAssetId": source.id, "status": source.status}
+    from assay.server.settings import read_environment
+
+    credential: str | None = None
+    if args.credential_stdin:
+        if args.git is None:
+            raise provisioning.ProvisioningError("INVALID", "--credential-stdin goes with --git URL")
+        credential = await anyio.to_thread.run_sync(_credential_from_stdin)
+        if not credential.strip():
+            raise provisioning.ProvisioningError("INVALID", "no credential on stdin (--credential-stdin)")
+    source = await provisioning.add_source(
+        session,
+        args.org,
+        args.system,
+        args.git if args.git is not None else args.repo,
+        branch=args.branch,
+        credential=credential,
+        key_dir=read_environment().key_directory() if credential is not None else None,
+        remote_only=args.git is not None,
+    )
+    return _source_summary(source)
 
 
 async def source_verify(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
-    source = await provisioning.verify_source(session, args.source_id)
-    return {"sourceAssetId": source.id, "status": source.status}
+    from assay.server.settings import read_environment
+
+    environment = read_environment()
+    source = await provisioning.verify_source(
+        session, args.source_id, key_dir=environment.key_directory(), git=environment.git
+    )
+    return _source_summary(source)
+
+
+async def source_credential(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
+    from assay.server.settings import read_environment
+
+    credential: str | None = None
+    if args.credential_stdin:
+        credential = await anyio.to_thread.run_sync(_credential_from_stdin)
+        if not credential.strip():
+            raise provisioning.ProvisioningError("INVALID", "no credential on stdin (--credential-stdin)")
+    source = await provisioning.set_source_credential(
+        session, args.source_id, credential, key_dir=read_environment().key_directory()
+    )
+    return _source_summary(source)
 
 
 async def source_retire(session: AsyncSession, args: argparse.Namespace) -> dict[str, Any]:
@@ -250,6 +302,7 @@ ACTIONS: dict[str, Action] = {
     "system create": system_create,
     "source add": source_add,
     "source verify": source_verify,
+    "source credential": source_credential,
     "source retire": source_retire,
     "source set-status": source_set_status,
     "key create": key_create,

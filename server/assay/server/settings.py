@@ -12,19 +12,23 @@ Environment variables:
   printed by the command line (``assay admin user invite``); pages build their links from the request.
 - ``ASSAY_RUNTIME_ALLOW_COMMANDS``: ``1`` lets a shared service (``assay serve``, ``assay worker``) start
   ``mcp-command`` targets; the embedded and local modes always may.
+- ``ASSAY_GIT_MAX_BYTES`` (default 256 MiB), ``ASSAY_GIT_TIMEOUT_SECONDS`` (default 120): bounds of the fetch
+  of a remote git source; ``ASSAY_GIT_CA_FILE``: certificate authorities trusted for https remotes (default:
+  the system's); ``ASSAY_GIT_KNOWN_HOSTS``: the SSH host keys trusted (default ``<data dir>/git_known_hosts``).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.backend.runtime.network import Network, parse_networks
 from assay.backend.settings import (
     DEFAULT_MAX_SCAN_BODY_BYTES,
     MAX_SCAN_BODY_SETTING,
+    GitFetchSettings,
     RateLimitSettings,
     ServiceSettings,
     sqlite_url_for,
@@ -42,6 +46,11 @@ ENV_RUNTIME_ALLOWED_NETWORKS = "ASSAY_RUNTIME_ALLOWED_NETWORKS"
 ENV_RUNTIME_ALLOW_COMMANDS = "ASSAY_RUNTIME_ALLOW_COMMANDS"
 ENV_RUNTIME_TARGET_SESSIONS = "ASSAY_RUNTIME_TARGET_SESSIONS"
 ENV_PUBLIC_URL = "ASSAY_PUBLIC_URL"
+ENV_GIT_MAX_BYTES = "ASSAY_GIT_MAX_BYTES"
+ENV_GIT_TIMEOUT_SECONDS = "ASSAY_GIT_TIMEOUT_SECONDS"
+ENV_GIT_CA_FILE = "ASSAY_GIT_CA_FILE"
+ENV_GIT_KNOWN_HOSTS = "ASSAY_GIT_KNOWN_HOSTS"
+DEFAULT_KNOWN_HOSTS_FILE = "git_known_hosts"
 _SWITCH = {"on": True, "true": True, "1": True, "yes": True, "off": False, "false": False, "0": False, "no": False}
 DEFAULT_DATABASE_FILE = "assay.db"
 
@@ -70,6 +79,8 @@ class Environment:
     runtime_target_sessions: int = 1
     # ASSAY_PUBLIC_URL as given (checked by public_url() where a link is printed).
     public_url: str | None = None
+    # Remote git sources: the fetch's bounds and trust (docs/sources.md).
+    git: GitFetchSettings = field(default_factory=GitFetchSettings)
 
     def key_directory(self) -> Path:
         """The service's key directory: ``ASSAY_SIGNING_KEY_DIR``, else ``<data dir>/keys``."""
@@ -125,6 +136,7 @@ def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
     if target_sessions < 1 or target_sessions != int(target_sessions):
         raise SettingsError(f"{ENV_RUNTIME_TARGET_SESSIONS} must be a whole number of at least 1")
     return Environment(
+        git=_git_settings(env, data_dir),
         runtime_allowed_networks=allowed_networks,
         runtime_allow_commands=allow_commands,
         runtime_target_sessions=int(target_sessions),
@@ -137,6 +149,23 @@ def read_environment(environ: Mapping[str, str] | None = None) -> Environment:
         signing_key_dir=Path(env[ENV_SIGNING_KEY_DIR]).expanduser() if env.get(ENV_SIGNING_KEY_DIR) else None,
         signing_key_file=Path(env[ENV_SIGNING_KEY_FILE]).expanduser() if env.get(ENV_SIGNING_KEY_FILE) else None,
     )
+
+
+def _git_settings(env: Mapping[str, str], data_dir: Path) -> GitFetchSettings:
+    defaults = GitFetchSettings()
+    max_bytes = _number(env, ENV_GIT_MAX_BYTES, defaults.max_bytes)
+    if max_bytes < 1024 or max_bytes != int(max_bytes):
+        raise SettingsError(f"{ENV_GIT_MAX_BYTES} must be a whole number of bytes, at least 1024")
+    timeout = _number(env, ENV_GIT_TIMEOUT_SECONDS, defaults.timeout_seconds)
+    if timeout <= 0:
+        raise SettingsError(f"{ENV_GIT_TIMEOUT_SECONDS} must be more than 0 (seconds)")
+    ca_file = Path(env[ENV_GIT_CA_FILE]).expanduser() if env.get(ENV_GIT_CA_FILE) else None
+    known_hosts = (
+        Path(env[ENV_GIT_KNOWN_HOSTS]).expanduser()
+        if env.get(ENV_GIT_KNOWN_HOSTS)
+        else data_dir / DEFAULT_KNOWN_HOSTS_FILE
+    )
+    return GitFetchSettings(max_bytes=int(max_bytes), timeout_seconds=timeout, ca_file=ca_file, known_hosts=known_hosts)
 
 
 def database_url(cli_value: str | None, environment: Environment) -> str:
@@ -175,4 +204,5 @@ def service_settings(cli_database_url: str | None, environment: Environment) -> 
         runtime_allowed_networks=environment.runtime_allowed_networks,
         runtime_allow_commands=environment.runtime_allow_commands,
         runtime_target_sessions=environment.runtime_target_sessions,
+        git=environment.git,
     )

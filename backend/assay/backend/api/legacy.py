@@ -3,11 +3,13 @@
 The repository must be a source bound to an AI System of the caller's organization and VERIFIED; an
 arbitrary URL is never cloned or read. A local-path source is scanned as it is on disk (the service
 never checks anything out): when it is a git work tree, its HEAD must be on the requested branch and
-commit. Git URL sources are answered with SOURCE_UNAVAILABLE until remote cloning exists.
+commit. A git remote source (https or ssh) is fetched at the tip of the requested branch into a
+throwaway directory (scans/remote.py), which must be the requested commit, and scanned there.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +23,7 @@ from assay.backend.canonical import digest_bytes
 from assay.backend.errors import ApiError
 from assay.backend.scans.scan_store import LEGACY_PREFIX
 from assay.backend.scans.sources import match_local_reference, read_git_head, repo_kind
+from assay.backend.settings import ServiceSettings
 from assay.backend.storage import models
 from assay.backend.web.http_io import json_response, read_json_object, validate_model
 from assay.backend.web.routing import RequestContext, RouteSpec
@@ -107,20 +110,36 @@ def scan_local_source(path: Path, branch: str, commit_sha: str) -> CanonicalBund
     return scanned
 
 
+def scan_remote_source(
+    source: models.SourceAsset, settings: ServiceSettings, branch: str, commit_sha: str
+) -> CanonicalBundle:
+    """Fetch the tip of ``branch`` of a git remote source and scan it, when it is the requested commit."""
+    from assay.backend.scans.remote import GitFetchError
+    from assay.backend.scans.remote_sources import checked_out
+
+    try:
+        with checked_out(source, settings.key_directory(), settings.git, branch=branch) as tree:
+            if not tree.commit.startswith(commit_sha.lower()):
+                raise ApiError(
+                    "SOURCE_CONFLICTED",
+                    "The requested branch's tip is not at the requested commitSha (the branch has moved on?).",
+                )
+            return run_static_engine(tree.root)
+    except GitFetchError as exc:
+        raise ApiError(
+            "SOURCE_UNAVAILABLE", f"The source could not be fetched: {exc.message}.", retryable=exc.retryable
+        ) from exc
+
+
 async def trigger_scan(request: Request, ctx: RequestContext) -> Response:
     body = await read_json_object(request, ctx.settings.max_json_body_bytes)
     scan_request = validate_model(schemas.LegacyScanRequest, body)
     source = choose_source(await _bound_sources(ctx, scan_request.repoUrl), scan_request.branch)
     if source.repo_kind == "git":
-        raise ApiError(
-            "SOURCE_UNAVAILABLE",
-            "Remote cloning is not built yet: this service scans local-path sources only. "
-            "Scan locally and submit the bundle with POST /api/v1/scans instead.",
-        )
-    path = Path(source.repo)
-    scanned = await to_thread.run_sync(
-        scan_local_source, path, scan_request.branch, scan_request.commitSha, limiter=ctx.services.scan_slots
-    )
+        scan = partial(scan_remote_source, source, ctx.settings, scan_request.branch, scan_request.commitSha)
+    else:
+        scan = partial(scan_local_source, Path(source.repo), scan_request.branch, scan_request.commitSha)
+    scanned = await to_thread.run_sync(scan, limiter=ctx.services.scan_slots)
     bundle, stored = scanned.bundle, scanned.canonical
     row = models.LegacyScan(
         id=models.new_id(LEGACY_PREFIX),
@@ -164,7 +183,8 @@ ROUTES: list[RouteSpec] = [
         summary="Legacy trigger: run the static engine on a bound, verified source",
         description=(
             "repoUrl must equal the repository of a VERIFIED source bound to one of the caller's AI Systems "
-            "(a local path is compared in absolute form, a git URL exactly). Arbitrary URLs are never cloned. "
+            "(a local path is compared in absolute form, a git URL exactly). Arbitrary URLs are never cloned; a "
+            "bound git remote is fetched at the branch's tip, which must be commitSha. "
             "The scan runs synchronously; the stored scan is readable at /api/v1/scans/{scanId}."
         ),
         scope="scan:create",

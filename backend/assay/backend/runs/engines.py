@@ -1,7 +1,8 @@
 """The engines of a run: the evidence each contributes to the run's frozen membership.
 
 This deployment has one engine, ``static``. For ``executionMode`` ``api`` it scans the resolved source
-afresh (off the event loop; the scanner reads files and never executes them); for ``ci-attached`` and
+afresh (off the event loop; a git remote is fetched into a throwaway directory first; the scanner reads
+files and never executes them); for ``ci-attached`` and
 ``reused`` it loads the Evidence Bundle of the attached scan. Every failure becomes an
 :class:`EngineFailureError` naming the engine, which fails the run.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,18 +43,18 @@ class EngineFailureError(Exception):
         self.failure: dict[str, Any] = {"code": code, "engine": engine, "message": message, "retryable": retryable}
 
 
-async def _check_source(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> None:
+async def _check_source(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> models.SourceAsset:
     # The source was eligible when the run was created; it may have been retired, disputed or removed
     # since. A run never scans a source that is not eligible now.
-    if plan.source_asset_id is None:
-        return
+    assert plan.source_asset_id is not None
     async with sessions() as session:
         source = await session.get(models.SourceAsset, plan.source_asset_id)
     if source is None or source.organization_id != organization_id:
         raise EngineFailureError(
             "SOURCE_UNAVAILABLE", "static", "The run's source is no longer bound.", retryable=False
         )
-    reasons = await anyio.to_thread.run_sync(fresh_scan_ineligibility, source)
+    ref_given = plan.source_branch is not None or plan.source_commit is not None
+    reasons = await anyio.to_thread.run_sync(partial(fresh_scan_ineligibility, source, ref_given=ref_given))
     if reasons:
         code = CODE_BY_REASON[reasons[0].code]
         raise EngineFailureError(
@@ -61,6 +63,7 @@ async def _check_source(sessions: SessionFactory, plan: RunPlan, organization_id
             f"Source {source.id} can no longer be scanned: {reasons[0].message}",
             retryable=code == "SOURCE_UNAVAILABLE",
         )
+    return source
 
 
 def _scan(root: Path) -> tuple[EvidenceBundle, str]:
@@ -70,14 +73,36 @@ def _scan(root: Path) -> tuple[EvidenceBundle, str]:
     return scanned.bundle, scanned.canonical.decode("utf-8")
 
 
-async def _fresh_scan(plan: RunPlan) -> tuple[EvidenceItem, EvidenceBundle]:
+def _scan_remote(
+    source: models.SourceAsset, settings: ServiceSettings, branch: str | None, commit: str | None
+) -> tuple[EvidenceBundle, str]:
+    # The fetched tree is read, never run, and removed when the block ends (scans/remote.py).
+    from assay.backend.scans.remote_sources import checked_out
+
+    with checked_out(source, settings.key_directory(), settings.git, branch=branch, commit=commit) as tree:
+        return _scan(tree.root)
+
+
+async def _fresh_scan(
+    plan: RunPlan, source: models.SourceAsset, settings: ServiceSettings
+) -> tuple[EvidenceItem, EvidenceBundle]:
     # Imported here: the service starts (and serves every other route) even while the engine is absent.
     from assay.backend.engines.static.walk import WalkError
+    from assay.backend.scans.remote import GitFetchError
 
     assert plan.source_path is not None
     try:
-        # abandon_on_cancel: a stopping worker releases its run at once instead of waiting for the scan.
-        bundle, text = await anyio.to_thread.run_sync(_scan, Path(plan.source_path), abandon_on_cancel=True)
+        # abandon_on_cancel: a stopping worker releases its run at once instead of waiting for the scan
+        # (an abandoned fetch still removes its directory when its thread ends).
+        if source.repo_kind == "git":
+            scan = partial(_scan_remote, source, settings, plan.source_branch, plan.source_commit)
+            bundle, text = await anyio.to_thread.run_sync(scan, abandon_on_cancel=True)
+        else:
+            bundle, text = await anyio.to_thread.run_sync(_scan, Path(plan.source_path), abandon_on_cancel=True)
+    except GitFetchError as exc:
+        raise EngineFailureError(
+            "SOURCE_UNAVAILABLE", "static", f"The source could not be fetched: {exc.message}.", retryable=exc.retryable
+        ) from exc
     except WalkError as exc:
         raise EngineFailureError(
             "SOURCE_UNAVAILABLE", "static", f"The source could not be read: {exc}", retryable=True
@@ -111,14 +136,16 @@ class StaticEvidence:
     bundles: dict[str, EvidenceBundle]
 
 
-async def static_evidence(sessions: SessionFactory, plan: RunPlan, organization_id: str) -> StaticEvidence:
-    """The static engine's evidence for ``plan``: a fresh scan of its source, or its attached scan (none
-    in a runtime-only run)."""
+async def static_evidence(
+    sessions: SessionFactory, settings: ServiceSettings, plan: RunPlan, organization_id: str
+) -> StaticEvidence:
+    """The static engine's evidence for ``plan``: a fresh scan of its source (a git remote fetched for it),
+    or its attached scan (none in a runtime-only run)."""
     if plan.static_mode is None:
         return StaticEvidence(items=[], bundles={})
     if plan.static_mode == "api":
-        await _check_source(sessions, plan, organization_id)
-        item, bundle = await _fresh_scan(plan)
+        source = await _check_source(sessions, plan, organization_id)
+        item, bundle = await _fresh_scan(plan, source, settings)
         return StaticEvidence(items=[item], bundles={item.evidenceId: bundle})
     return StaticEvidence(items=[await _attached_scan(sessions, plan, organization_id)], bundles={})
 

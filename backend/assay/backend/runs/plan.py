@@ -22,6 +22,7 @@ from assay.backend.provisioning import SYSTEM_RETIRED
 from assay.backend.runs.schemas import CreateRunRequest, StaticEngine
 from assay.backend.runtime.engine import plan_runtime
 from assay.backend.runtime.recordings import PRODUCER_ID as RECORDING_PRODUCER_ID
+from assay.backend.scans.remote import check_branch
 from assay.backend.scans.scan_store import load_scan
 from assay.backend.scans.sources import (
     Ineligibility,
@@ -60,6 +61,9 @@ class RunPlan:
     runtime: dict[str, Any] | None = None
     # engines.wizard: the assessment's answers and data ids as they were at creation (assessments.snapshot).
     wizard: dict[str, Any] | None = None
+    # A git remote source: the branch whose tip is fetched, or the commit fetched (engines.static.commitSha).
+    source_branch: str | None = None
+    source_commit: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -108,6 +112,16 @@ def _branch_conflict(source: models.SourceAsset, branch: str) -> list[Ineligibil
     return [Ineligibility("conflicted", f"The requested branch is not checked out; the source's tree is {where}.")]
 
 
+def _commit_conflict(source: models.SourceAsset, commit: str) -> list[Ineligibility]:
+    """A git remote is fetched at the commit; a local path is scanned as it is, so its HEAD must be there."""
+    if source.repo_kind == "git" or not Path(source.repo).is_dir():
+        return []
+    head = read_git_head(Path(source.repo))
+    if head is not None and head.commit is not None and head.commit.lower() == commit.lower():
+        return []
+    return [Ineligibility("conflicted", "The source's work tree is not at the requested commitSha.")]
+
+
 async def _resolve_source(ctx: RequestContext, system: models.AiSystem, static: StaticEngine) -> models.SourceAsset:
     rows = (
         await ctx.session.exec(
@@ -136,9 +150,11 @@ async def _resolve_source(ctx: RequestContext, system: models.AiSystem, static: 
                 "SOURCE_AMBIGUOUS", "The AI System has several verified sources; name one with sourceAssetId."
             )
         source = verified[0] if verified else live[0]
-    reasons = fresh_scan_ineligibility(source)
+    reasons = fresh_scan_ineligibility(source, ref_given=static.branch is not None or static.commitSha is not None)
     if static.branch is not None:
         reasons.extend(_branch_conflict(source, static.branch))
+    if static.commitSha is not None:
+        reasons.extend(_commit_conflict(source, static.commitSha))
     if reasons:
         first = reasons[0]
         raise ApiError(CODE_BY_REASON[first.code], f"Source {source.id} cannot be scanned: {first.message}")
@@ -174,16 +190,37 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
     if mode == "api":
         if static.attachedScanId is not None:
             raise _refuse("executionMode api makes a fresh scan; attachedScanId goes with ci-attached or reused.")
+        if static.branch is not None:
+            try:
+                check_branch(static.branch)
+            except ValueError as exc:
+                raise _refuse(f"engines.static.branch: {exc}.") from exc
         source = await _resolve_source(ctx, system, static)
+        remote = source.repo_kind == "git"
         return RunPlan(
-            system.id, mode, source.id, source.repo, None, jurisdiction, attached, runtime=runtime, wizard=wizard
+            system.id,
+            mode,
+            source.id,
+            source.repo,
+            None,
+            jurisdiction,
+            attached,
+            runtime=runtime,
+            wizard=wizard,
+            source_branch=(static.branch or source.branch) if remote and static.commitSha is None else None,
+            source_commit=static.commitSha.lower() if remote and static.commitSha is not None else None,
         )
     if static.attachedScanId is None:
         raise _refuse(f"executionMode {mode!r} needs engines.static.attachedScanId.")
-    if static.sourceAssetId is not None or static.repositoryUrl is not None or static.branch is not None:
+    if (
+        static.sourceAssetId is not None
+        or static.repositoryUrl is not None
+        or static.branch is not None
+        or static.commitSha is not None
+    ):
         raise _refuse(
-            f"executionMode {mode!r} evaluates the attached scan as it is; sourceAssetId, repositoryUrl "
-            "and branch go with executionMode api."
+            f"executionMode {mode!r} evaluates the attached scan as it is; sourceAssetId, repositoryUrl, "
+            "branch and commitSha go with executionMode api."
         )
     scan = await load_scan(ctx.session, ctx.organization_id, static.attachedScanId)
     if scan is None:

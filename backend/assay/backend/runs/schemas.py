@@ -28,6 +28,9 @@ class StaticEngine(_Request):
     sourceAssetId: str | None = None
     repositoryUrl: str | None = None
     branch: str | None = None
+    # An extension (docs/runs.md): the full id of the commit of a git remote source to fetch and scan, in
+    # place of its branch's tip; for a local path, the commit its work tree must be at.
+    commitSha: str | None = Field(default=None, pattern=r"^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$")
     attachedScanId: str | None = None
 
 

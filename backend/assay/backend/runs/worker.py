@@ -340,7 +340,7 @@ class Worker:
     ) -> tuple[FrozenEvaluation, list[object]]:
         """The engines' evidence, evaluated and frozen (CPU work in worker threads), and the working data
         built on the way (the bundle models, the payload), still alive: see ``_evaluate_and_persist``."""
-        evidence = await static_evidence(self.sessions, plan, organization_id)
+        evidence = await static_evidence(self.sessions, self.settings, plan, organization_id)
         probed: list[EvidenceItem] = []
         if plan.runtime is not None:
             await self._update_own(run_id, stage="runtime")

@@ -2,7 +2,8 @@
 
 A reference is either a git URL (``https://``, ``ssh://``, ``git://``, ``file://`` or the scp form
 ``user@host:path``), stored exactly as given, or a local path, stored absolute. A fresh scan may use a
-source only when it is VERIFIED, not retired, reachable, and on its bound branch (contract part 3).
+source only when it is VERIFIED, not retired, reachable, and on its bound branch (contract part 3); a git
+remote is fetched for it (https and ssh only: scans/remote.py).
 Git metadata is read with dulwich, never by running ``git`` (a repository's config can make git execute
 commands).
 """
@@ -88,8 +89,11 @@ _STATUS_REASONS: dict[str, Ineligibility] = {
 }
 
 
-def fresh_scan_ineligibility(source: SourceAsset) -> list[Ineligibility]:
-    """Every reason a fresh scan may not use ``source`` now; empty when it may. Reads the filesystem."""
+def fresh_scan_ineligibility(source: SourceAsset, *, ref_given: bool = False) -> list[Ineligibility]:
+    """Every reason a fresh scan may not use ``source`` now; empty when it may. Reads the filesystem.
+
+    A git remote is fetched at a branch: its bound one, or one the caller names (``ref_given``: a branch
+    or a commit in the request); only https and ssh remotes are fetched (scans/remote.py)."""
     reasons: list[Ineligibility] = []
     status_reason = _STATUS_REASONS.get(source.status)
     if status_reason is not None:
@@ -97,14 +101,18 @@ def fresh_scan_ineligibility(source: SourceAsset) -> list[Ineligibility]:
     if source.status == "RETIRED":
         return reasons
     if source.repo_kind == "git":
-        reasons.append(
-            Ineligibility(
-                "unavailable",
-                "Remote cloning is not built yet: this service scans local-path sources only.",
+        from assay.backend.scans.remote import parse_remote
+
+        try:
+            parse_remote(source.repo)
+        except ValueError as exc:
+            reasons.append(Ineligibility("unavailable", f"The remote cannot be fetched: {exc}."))
+        if source.branch is None and not ref_given:
+            reasons.append(
+                Ineligibility(
+                    "branch_missing", "A git source bound to no branch needs engines.static.branch (or commitSha)."
+                )
             )
-        )
-        if source.branch is None:
-            reasons.append(Ineligibility("branch_missing", "A git source needs a bound branch for a fresh scan."))
         return reasons
     path = Path(source.repo)
     if not path.is_dir():

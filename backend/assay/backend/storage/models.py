@@ -78,6 +78,12 @@ class SourceAsset(SQLModel, table=True):
     status: str = Field(default="PENDING", max_length=20)
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    # A git remote's deploy credential (``https-token`` or ``ssh-key``), encrypted with the service's secret
+    # key (runtime/secrets.py); only its kind is ever read back outside a fetch.
+    credential_kind: str | None = Field(default=None, max_length=20)
+    sealed_credential: bytes | None = Field(default=None, sa_type=LargeBinary)
+    # What the last verification fetched: the commit of the branch's tip, and when.
+    verified_commit: str | None = Field(default=None, max_length=64)
 
 
 TargetStatus = Literal["PENDING", "VERIFIED", "RETIRED"]

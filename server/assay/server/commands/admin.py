@@ -20,7 +20,8 @@ and dashboard users.
 Acts on --database-url or $ASSAY_DATABASE_URL (else the default SQLite file), creating or upgrading the
 schema first. With --json each command prints exactly one JSON object on stdout, also on failure
 ({"error": {"code", "message"}}). An API key is printed once and never stored or logged. A user's password is read from stdin
-(--password-stdin), never from the command line, and only its Argon2id hash is stored.
+(--password-stdin), never from the command line, and only its Argon2id hash is stored. A git remote's deploy
+credential is read from stdin (--credential-stdin) and stored encrypted.
 """
 
 if TYPE_CHECKING:
@@ -69,14 +70,45 @@ def register(subparsers: _SubParsers) -> None:
     source = groups.add_parser("source", help="source repositories").add_subparsers(
         dest="action", metavar="ACTION", required=True
     )
-    p = source.add_parser("add", help="bind a repository to an AI System (PENDING until verified)", parents=[leaf])
+    p = source.add_parser(
+        "add",
+        help="bind a repository to an AI System (PENDING until verified)",
+        parents=[leaf],
+        description="Bind a local path or a git remote to an AI System. A git remote (--git, https or ssh) is "
+        "fetched by `source verify` and by every fresh scan, into a throwaway directory that is never executed "
+        "(docs/sources.md). Its deploy credential is read from stdin (--credential-stdin): an HTTPS token (or "
+        "USER:TOKEN) on one line, or an SSH private key; it is sealed at rest and never shown again.",
+    )
     p.add_argument("--org", required=True, help="organization id")
     p.add_argument("--system", required=True, help="AI System id")
-    p.add_argument("--repo", required=True, help="local path (stored absolute) or git URL (stored as given)")
-    p.add_argument("--branch", help="branch a fresh scan must be on")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--repo", help="local path (stored absolute) or git URL (stored as given)")
+    where.add_argument("--git", metavar="URL", help="a git remote to fetch: https://..., ssh://... or user@host:path")
+    p.add_argument("--branch", help="branch a fresh scan must be on (a git remote: the branch fetched)")
+    p.add_argument(
+        "--credential-stdin", action="store_true", help="read the remote's deploy credential from stdin (--git)"
+    )
     p.set_defaults(handler=run)
-    p = source.add_parser("verify", help="mark a source VERIFIED", parents=[leaf])
+    p = source.add_parser(
+        "verify",
+        help="mark a source VERIFIED (a git remote: after fetching it)",
+        parents=[leaf],
+        description="Mark a source VERIFIED. A local path must exist. A git remote is fetched: its branch (or "
+        "default branch) listed and its tip fetched within ASSAY_GIT_MAX_BYTES and ASSAY_GIT_TIMEOUT_SECONDS; a "
+        "failure leaves the status as it was and names why (AUTH_FAILED, BRANCH_NOT_FOUND, UNREACHABLE, "
+        "TOO_LARGE, TIMEOUT, REFUSED).",
+    )
     p.add_argument("source_id", metavar="ID")
+    p.set_defaults(handler=run)
+    p = source.add_parser(
+        "credential",
+        help="replace a git remote's deploy credential (PENDING until verified again)",
+        parents=[leaf],
+    )
+    p.add_argument("source_id", metavar="ID")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--credential-stdin", action="store_true", help="read the new credential from stdin")
+    how.add_argument("--remove", action="store_true", help="remove the credential (a public remote)")
     p.set_defaults(handler=run)
     p = source.add_parser("retire", help="mark a source RETIRED (final)", parents=[leaf])
     p.add_argument("source_id", metavar="ID")
