@@ -50,11 +50,19 @@ def _admin(env: dict[str, str], *argv: str, stdin: str = "") -> dict[str, Any]:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[dict[str, str]]:
+def served_env() -> dict[str, str]:
+    """More environment for the served service (a test module overrides this fixture, e.g. to trust its
+    git server's certificate)."""
+    return {}
+
+
+@pytest.fixture
+def served(tmp_path: Path, served_env: dict[str, str]) -> Iterator[dict[str, str]]:
     """``assay serve`` with an organization, an AI System bound to examples/ops-agent, a key, a member (ann)
     and an owner (olive), and one finished run."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
     env["ASSAY_DATA_DIR"] = str(tmp_path / "data")
+    env.update(served_env)
     org = _admin(env, "org", "create", "Acme")["organizationId"]
     system = _admin(env, "system", "create", "--org", org, "--name", "Ops agent")["aiSystemId"]
     source = _admin(env, "source", "add", "--org", org, "--system", system, "--repo", str(EXAMPLE))["sourceAssetId"]

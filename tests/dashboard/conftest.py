@@ -11,12 +11,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runs"))
 
-from browser_world import browser, served
+from browser_world import browser, served, served_env
 from dashboard_helpers import People, add_user
 from run_world import settings, world
 from service_helpers import World
 
-__all__ = ["browser", "people", "served", "settings", "world"]
+__all__ = ["browser", "people", "served", "served_env", "settings", "world"]
 
 
 @pytest.fixture

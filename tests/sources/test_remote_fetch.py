@@ -67,6 +67,19 @@ def test_credentials_are_read_per_scheme_and_never_shown() -> None:
     assert "first" not in str(caught.value)
     with pytest.raises(ValueError, match="private key"):
         remote.read_credential(ssh, TOKEN)
+    # Pasted into a password field, a key loses its line breaks: they are put back as ssh-keygen writes them.
+    body = "A" * 150
+    flat = f"-----BEGIN OPENSSH PRIVATE KEY-----{body}-----END OPENSSH PRIVATE KEY-----"
+    rewrapped = remote.read_credential(ssh, flat).secret.splitlines()
+    assert rewrapped == [
+        "-----BEGIN OPENSSH PRIVATE KEY-----",
+        "A" * 70,
+        "A" * 70,
+        "A" * 10,
+        "-----END OPENSSH PRIVATE KEY-----",
+    ]
+    spaced = "-----BEGIN RSA PRIVATE KEY----- " + " ".join(["B" * 64] * 2) + " -----END RSA PRIVATE KEY-----"
+    assert remote.read_credential(ssh, spaced).secret.splitlines()[1:3] == ["B" * 64, "B" * 64]
     # A bare token is sent as the password of x-access-token; USER:TOKEN as given.
     assert remote.basic_authorization("abc") == "Basic eC1hY2Nlc3MtdG9rZW46YWJj"
     assert remote.basic_authorization("u:p") == "Basic dTpw"

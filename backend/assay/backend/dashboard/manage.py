@@ -21,7 +21,9 @@ from assay.backend.storage.models import AiSystem, Organization
 
 # Owners and admins provision (systems, sources, runtime targets, binders); members and viewers read.
 MANAGES: Role = "admin"
-STATUS_BY_CODE = {"NOT_FOUND": 404, "INVALID": 400, "CONFLICT": 409}
+# A git remote that cannot be fetched: the remote's fault (502) or too slow (504); a wrong credential, a
+# missing branch or a repository over the size bound is the form's (400, the default).
+STATUS_BY_CODE = {"NOT_FOUND": 404, "INVALID": 400, "CONFLICT": 409, "UNREACHABLE": 502, "FAILED": 502, "TIMEOUT": 504}
 MAX_FIELD = 4096
 
 

@@ -1,8 +1,9 @@
 """The sources of an AI System: their list with status, and for owners and admins the forms that connect a
-local path, verify a source and retire one (docs/dashboard.md, "Provisioning").
+local path or a git repository, verify a source and retire one (docs/dashboard.md, "Provisioning").
 
-The add form is one include per kind of source (``_source_local_form.html``); the POST names its kind in
-the ``kind`` field, so another kind of source adds an include and an entry in ``ADDERS``.
+The add form is one include per kind of source (``_source_local_form.html``, ``_source_git_form.html``);
+the POST names its kind in the ``kind`` field. A git repository's deploy credential comes in a password
+field, is sealed before it is stored (docs/sources.md), and is never put back in a page.
 """
 
 from __future__ import annotations
@@ -44,8 +45,34 @@ async def _add_local(page: PageContext, system: AiSystem, form: Mapping[str, str
     )
 
 
-ADDERS: dict[str, Adder] = {"local": _add_local}
-FORM_FIELDS = ("kind", "path", "branch")
+async def _add_git(page: PageContext, system: AiSystem, form: Mapping[str, str]) -> SourceAsset:
+    """A git remote over https or ssh, with its deploy credential (optional for a public repository)."""
+    url = manage.field(form, "url")
+    if not url:
+        raise provisioning.ProvisioningError("INVALID", "give the repository's URL (https://... or ssh://...)")
+    credential = form.get("credential", "").strip() or None
+    return await provisioning.add_source(
+        page.session,
+        system.organization_id,
+        system.id,
+        url,
+        branch=manage.field(form, "branch"),
+        credential=credential,
+        key_dir=page.services.settings.key_directory() if credential is not None else None,
+        remote_only=True,
+    )
+
+
+ADDERS: dict[str, Adder] = {"local": _add_local, "git": _add_git}
+# What a refused form is shown again with: never the credential.
+FORM_FIELDS = ("kind", "path", "url", "branch")
+
+
+def _shown_again(form: Mapping[str, str]) -> Mapping[str, str]:
+    """A refused form's fields to fill back in: a URL that carries a password or token is left out too."""
+    url = form.get("url", "")
+    userinfo = url.partition("://")[2].split("/", 1)[0].rpartition("@")[0]
+    return {**form, "url": ""} if ":" in userinfo else form
 
 
 async def _sources_page(
@@ -68,7 +95,10 @@ async def _sources_page(
             "row": row,
             "meaning": STATUS_MEANING.get(row.status, ""),
             "updated": urls.display_time(row.updated_at),
-            "verify": f"{base}/{row.id}/verify" if row.status not in ("VERIFIED", "RETIRED") else None,
+            # A git remote is verified again whenever asked (it fetches: the credential or branch may have changed).
+            "verify": f"{base}/{row.id}/verify"
+            if row.status != "RETIRED" and (row.status != "VERIFIED" or row.repo_kind == "git")
+            else None,
             "retire": f"{base}/{row.id}/retire" if row.status != "RETIRED" else None,
         }
         for row in rows
@@ -109,11 +139,21 @@ async def add_source(page: PageContext) -> Response:
         await page.session.commit()
     except provisioning.ProvisioningError as exc:
         status = await manage.refused(page, exc)
-        return await _sources_page(page, status=status, error=manage.sentence(exc.message), values=form)
+        return await _sources_page(page, status=status, error=manage.sentence(exc.message), values=_shown_again(form))
     return manage.done(urls.system_sources(system.id))
 
 
-def _source_action(change: Callable[..., Awaitable[SourceAsset]], action: str) -> Endpoint:
+async def _verify(page: PageContext, source_id: str) -> SourceAsset:
+    # A git remote is fetched with the service's secret key (its credential) and bounds.
+    settings = page.services.settings
+    return await provisioning.verify_source(page.session, source_id, key_dir=settings.key_directory(), git=settings.git)
+
+
+async def _retire(page: PageContext, source_id: str) -> SourceAsset:
+    return await provisioning.retire_source(page.session, source_id)
+
+
+def _source_action(change: Callable[[PageContext, str], Awaitable[SourceAsset]], action: str) -> Endpoint:
     async def run(page: PageContext) -> Response:
         system = await manage.member_system(page)
         if system is None:
@@ -125,7 +165,7 @@ def _source_action(change: Callable[..., Awaitable[SourceAsset]], action: str) -
         if source is None or source.ai_system_id != system.id or source.organization_id != system.organization_id:
             return page.renderer.not_found(page.user)
         try:
-            await change(page.session, source.id)
+            await change(page, source.id)
             await page.session.commit()
         except provisioning.ProvisioningError as exc:
             status = await manage.refused(page, exc)
@@ -140,12 +180,12 @@ PAGES: list[tuple[str, Endpoint, tuple[str, ...]]] = [
     ("/dashboard/systems/{aiSystemId}/sources", add_source, ("POST",)),
     (
         "/dashboard/systems/{aiSystemId}/sources/{sourceId}/verify",
-        _source_action(provisioning.verify_source, "verify sources"),
+        _source_action(_verify, "verify sources"),
         ("POST",),
     ),
     (
         "/dashboard/systems/{aiSystemId}/sources/{sourceId}/retire",
-        _source_action(provisioning.retire_source, "retire sources"),
+        _source_action(_retire, "retire sources"),
         ("POST",),
     ),
 ]

@@ -179,10 +179,28 @@ def read_credential(remote: Remote, text: str) -> GitCredential:
         if not token or "\n" in token or any(ord(c) < 0x20 or c == "\x7f" for c in token):
             raise ValueError("an HTTPS credential is one line: a token, or USER:TOKEN")
         return GitCredential("https-token", token)
-    key = text.strip()
+    key = _rewrap_key(text.strip())
     if not (key.startswith("-----BEGIN ") and "PRIVATE KEY-----" in key and key.endswith("-----")):
         raise ValueError("an SSH credential is a private key (OpenSSH or PEM, as ssh-keygen writes it)")
     return GitCredential("ssh-key", key + "\n")
+
+
+_ONE_LINE_KEY = re.compile(
+    r"^(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)\s*([A-Za-z0-9+/=\s]+?)\s*(-----END [A-Z0-9 ]*PRIVATE KEY-----)$"
+)
+
+
+def _rewrap_key(key: str) -> str:
+    """A private key whose line breaks were lost (a password field strips them; a form may turn them into
+    spaces) written back as ssh-keygen does: header, base64 body in lines of 70 (64 for PEM), footer."""
+    if "\n" in key:
+        return key
+    match = _ONE_LINE_KEY.match(key)
+    if match is None:
+        return key
+    head, body, foot = match.group(1), re.sub(r"\s+", "", match.group(2)), match.group(3)
+    width = 70 if "OPENSSH" in head else 64
+    return "\n".join([head, *(body[i : i + width] for i in range(0, len(body), width)), foot])
 
 
 def basic_authorization(token: str) -> str:
@@ -335,7 +353,7 @@ def _classify(stderr: str, remote: Remote) -> GitFetchError:
             "could not read username",
             "could not read password",
             "permission denied (publickey",
-            "permission denied",
+            "permission to",  # GitHub: "Permission to o/r.git denied to deploy-key"
             "access denied",
             "returned error: 401",
             "returned error: 403",
