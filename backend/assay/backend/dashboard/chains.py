@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.backend.evaluation.fingerprint import fingerprints
 from assay.backend.reports.check_result import IMPACT_ORDER
 from assay.backend.reports.rule_help import DISPOSITION_RULES
 
@@ -52,6 +53,11 @@ class ReasonView:
     message: str
     steps: list[Step]
     items: list[dict[str, Any]]
+    # The reason's stable fingerprint (what a risk acceptance names), and the acceptance this Evaluation
+    # applied to it or found expired (the payload's ``acceptance`` / ``acceptanceExpired``), if any.
+    fingerprint: str = ""
+    acceptance: dict[str, Any] | None = None
+    acceptance_expired: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -153,7 +159,9 @@ def rule_groups(data: Mapping[str, Any]) -> list[RuleGroup]:
     evidence = {m["evidenceId"]: m for m in data.get("membership", []) if isinstance(m, dict) and "evidenceId" in m}
     items = [i for i in data.get("verificationItems", []) if isinstance(i, dict)]
     groups: dict[str, RuleGroup] = {}
-    for reason in data.get("reasons", []):
+    reasons = [r for r in data.get("reasons", []) if isinstance(r, dict)]
+    prints = fingerprints([(str(r.get("ruleId")), str(r.get("message"))) for r in reasons])
+    for reason, fingerprint in zip(reasons, prints, strict=True):
         rule_id = str(reason.get("ruleId", "?"))
         group = groups.get(rule_id)
         if group is None:
@@ -174,6 +182,9 @@ def rule_groups(data: Mapping[str, Any]) -> list[RuleGroup]:
                 message=str(reason.get("message", "")),
                 steps=steps,
                 items=_items_for(reason, items),
+                fingerprint=fingerprint,
+                acceptance=reason.get("acceptance"),
+                acceptance_expired=reason.get("acceptanceExpired"),
             )
         )
     return sorted(groups.values(), key=lambda g: _rule_rank(g.rule_id))

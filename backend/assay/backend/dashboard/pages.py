@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from html import unescape
 from typing import Any
 
@@ -27,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from assay.backend.api import evaluations as artifacts
-from assay.backend.dashboard import chains, urls
+from assay.backend.dashboard import chains, risks, urls
 from assay.backend.dashboard.access import Endpoint, PageContext
 from assay.backend.dashboard.security import CSP
 from assay.backend.dashboard.systems_pages import system_links
@@ -170,8 +171,18 @@ async def evaluation_page(page: PageContext) -> Response:
     cited = {id(item) for group in groups for reason in group.reasons for item in reason.items}
     others = [item for item in data.get("verificationItems", []) if id(item) not in cited]
     counts = {d: sum(1 for r in data.get("reasons", []) if r.get("disposition") == d) for d in ("BLOCK", "REVIEW")}
+    counts["accepted"] = sum(1 for r in data.get("reasons", []) if "acceptance" in r)
+    today = page.now.date()
     return page.renderer.page(
         "evaluation.html",
+        pending=await risks.active_by_fingerprint(page, row.ai_system_id),
+        can_decide=page.user is not None and page.user.can(row.organization_id, "member"),
+        accept_url=urls.accept_risk(row.id),
+        risks_url=urls.system_risks(row.ai_system_id),
+        first_day=(today + timedelta(days=1)).isoformat(),
+        last_day=(today + timedelta(days=risks.MAX_DAYS - 1)).isoformat(),
+        max_owner=risks.MAX_OWNER,
+        max_justification=risks.MAX_JUSTIFICATION,
         user=page.user,
         e=await _header(page, row),
         groups=groups,

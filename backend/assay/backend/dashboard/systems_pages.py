@@ -24,6 +24,7 @@ def system_links(system: AiSystem) -> dict[str, str]:
         "targets": urls.system_targets(system.id),
         "binders": urls.system_binders(system.id),
         "settings": urls.system_settings(system.id),
+        "risks": urls.system_risks(system.id),
         "retire": urls.system_retire(system.id),
         "organization": urls.organization_systems(system.organization_id),
     }

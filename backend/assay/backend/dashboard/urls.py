@@ -86,3 +86,16 @@ def system_targets(ai_system_id: str) -> str:
 
 def system_binders(ai_system_id: str) -> str:
     return f"{PREFIX}/systems/{ai_system_id}/binders"
+
+
+def system_risks(ai_system_id: str) -> str:
+    """The AI System's accepted risks (recorded from evaluation pages, revoked here)."""
+    return f"{PREFIX}/systems/{ai_system_id}/risks"
+
+
+def revoke_risk(ai_system_id: str, acceptance_id: str) -> str:
+    return f"{PREFIX}/systems/{ai_system_id}/risks/{acceptance_id}/revoke"
+
+
+def accept_risk(evaluation_id: str) -> str:
+    return f"{PREFIX}/evaluations/{evaluation_id}/risks"

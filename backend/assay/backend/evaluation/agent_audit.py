@@ -113,6 +113,23 @@ def _rest(omitted: dict[str, int], page: int, pages: int) -> str | None:
     return f"{hint} Every list whole: ?detail=full."
 
 
+def _accepted_section(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The risk acceptances the Evaluation applied or found expired (docs/methodology.md, "Risk acceptances"),
+    only for an Evaluation whose run froze some; never cut, as the passport binds every one."""
+    section = data.get("riskAcceptances")
+    if section is None:
+        return []
+    return [
+        {
+            "id": "acceptedRisks",
+            "title": "Accepted risks",
+            "accepted": section["accepted"],
+            "expired": section["expired"],
+            "notPresent": section["notPresent"],
+        }
+    ]
+
+
 def _runtime_section(data: dict[str, Any], cap: Callable[[list[Any], str], list[Any]]) -> list[dict[str, Any]]:
     """The runtime engine's section, only for an Evaluation with a probe recording: per target what the
     server serves, what the rules found, and each catalogue change since the pinned catalogue."""
@@ -209,6 +226,7 @@ def build_agent_audit(
                 "unresolved": cap(fq["proofBoundary"]["unresolved"], "sections.proofBoundary.unresolved"),
             },
             {"id": "verification", "title": "Verification needed", "count": len(every)},
+            *_accepted_section(data),
             *_runtime_section(data, cap),
             *_jurisdiction_section(data, cap),
         ],

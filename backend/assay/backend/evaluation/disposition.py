@@ -171,12 +171,20 @@ def reasons(view: EvidenceView, more: list[dict[str, Any]] | None = None) -> lis
         )
     out.extend(more or [])
     unique = {(r["ruleId"], r["message"]): r for r in out}
-    return sorted(unique.values(), key=lambda r: (_RANK[r["disposition"]], r["ruleId"], r["message"]))
+    return ordered(list(unique.values()))
+
+
+def ordered(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Reasons in the Evaluation's order: BLOCK first, then by rule and message."""
+    return sorted(found, key=lambda r: (_RANK[r["disposition"]], r["ruleId"], r["message"]))
 
 
 def decide(found: list[dict[str, Any]]) -> str:
-    if any(r["disposition"] == "BLOCK" for r in found):
+    """BLOCK beats REVIEW beats ALLOW. An accepted reason (it carries ``acceptance``) drives nothing itself;
+    REVIEW-013, present whenever one is accepted, keeps the disposition at least REVIEW."""
+    driving = [r for r in found if "acceptance" not in r]
+    if any(r["disposition"] == "BLOCK" for r in driving):
         return "BLOCK"
-    if any(r["disposition"] == "REVIEW" for r in found):
+    if any(r["disposition"] == "REVIEW" for r in driving):
         return "REVIEW"
     return "ALLOW"

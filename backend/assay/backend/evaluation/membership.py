@@ -28,8 +28,17 @@ from assay.backend.scans.bundle import EvidenceBundle
 #   ``{"pinnedBy": <that Evaluation's coreTruthDigest>, "catalogues": [...]}``; drift is measured against it.
 # wizard_assessment: a wizard assessment frozen by a run (engines.wizard): payload ``{"framework", "pack",
 #   "asOf", "answers", "data"}``, the answers and the attached data's figures as they were at run creation.
+# risk_acceptance: the risk acceptances of the AI System a run froze at its creation (evaluation/acceptance.py):
+#   payload ``{"active": [...], "expired": [...]}``, each entry ``{"fingerprint", "ruleId", "owner",
+#   "justification", "expiresOn", "recordedBy"}`` (no acceptance id, no recording time).
 EvidenceKind = Literal[
-    "static_bundle", "runtime_batch", "sarif_report", "runtime_probe", "catalogue_pin", "wizard_assessment"
+    "static_bundle",
+    "runtime_batch",
+    "sarif_report",
+    "runtime_probe",
+    "catalogue_pin",
+    "wizard_assessment",
+    "risk_acceptance",
 ]
 
 

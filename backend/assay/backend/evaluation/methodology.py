@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.backend.canonical import canonical_bytes, canonical_bytes_of_plain, canonical_object, digest_bytes
-from assay.backend.evaluation import boundary, disposition, imported, probes, questions, scenario
+from assay.backend.evaluation import acceptance, boundary, disposition, imported, probes, questions, scenario
 from assay.backend.evaluation import jurisdiction as jurisdictions
 from assay.backend.evaluation.caps import apply_caps
 from assay.backend.evaluation.membership import EvidenceMembership
 from assay.backend.evaluation.view import build_view
 from assay.backend.scans.bundle import EvidenceBundle
 
-METHODOLOGY_VERSION = "assay-methodology/1.4.0"
+METHODOLOGY_VERSION = "assay-methodology/1.5.0"
 JURISDICTIONS = ("nyc_ll144", "colorado_ai", "eu_ai_act")
 CORE_MEMBERS = (
     "methodologyVersion",
@@ -93,7 +93,10 @@ def evaluate(
     assessed = jurisdictions.assess(view, membership, jurisdiction)
     items = boundary.verification_items(view, assessed.items) + probes.verification_items(view)
     found = disposition.reasons(view, assessed.reasons)
-    limitations = set(view.limitations) | probes.limitations(view)
+    # Risk acceptances the run froze mark the reasons they name (and add REVIEW-013), before the decision.
+    accepted, acceptance_limitations = acceptance.apply(found, membership)
+    found = disposition.ordered(found)
+    limitations = set(view.limitations) | probes.limitations(view) | set(acceptance_limitations)
     if not view.probes:
         limitations.add(
             "No runtime evidence: observed actions are EVIDENCE_NEEDED, never reported as not having occurred."
@@ -132,6 +135,9 @@ def evaluate(
     if runtime is not None:
         # Only with runtime evidence: Evaluations without it keep their exact bytes.
         data["runtime"] = runtime
+    if accepted is not None:
+        # Only with risk acceptance evidence: Evaluations without it keep their exact bytes.
+        data["riskAcceptances"] = accepted
     # Everything above was computed on all of the evidence; now the lists are cut to their caps.
     limitations.update(apply_caps(data))
     data["limitations"] = sorted(limitations)

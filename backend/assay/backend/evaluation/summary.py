@@ -57,6 +57,14 @@ def build_summary(
         "limitations": data["limitations"],
         "links": links,
     }
+    if "riskAcceptances" in data:
+        # Present only when the run froze risk acceptances (docs/methodology.md, "Risk acceptances").
+        accepted = data["riskAcceptances"]["accepted"]
+        summary["acceptedRisks"] = {
+            "accepted": len(accepted),
+            "acceptedBlock": sum(1 for a in accepted if a["disposition"] == "BLOCK"),
+            "expired": len(data["riskAcceptances"]["expired"]),
+        }
     if "runtime" in data:
         # Present only when the Evaluation holds a runtime probe recording (docs/runtime.md).
         summary["runtime"] = {

@@ -25,7 +25,9 @@ PREDICATE_TYPE = "https://assay.dev/passport/v1"
 DIGESTED_PARTS = ("evaluation", "source", "fourQuestions", "actions", "limitations", "aiBom")
 # Parts present only for some Evaluations, digested (and verified) whenever present: ``runtime`` binds the
 # probe pack (id, version, digest) and each probe recording's digest (docs/runtime.md).
-OPTIONAL_DIGESTED_PARTS = ("runtime",)
+# ``acceptedRisks`` binds the risk acceptances the Evaluation applied and those it found expired
+# (docs/methodology.md, "Risk acceptances").
+OPTIONAL_DIGESTED_PARTS = ("runtime", "acceptedRisks")
 
 
 def _hex(digest: str) -> str:
@@ -130,6 +132,30 @@ def build_statement(
                     "catalogueDigest": r["catalogueDigest"],
                 }
                 for r in data["runtime"]["recordings"]
+            ],
+        }
+    if "riskAcceptances" in data:
+        section = data["riskAcceptances"]
+        parts["acceptedRisks"] = {
+            "evidenceId": section["evidenceId"],
+            "accepted": [
+                {
+                    k: a[k]
+                    for k in (
+                        "fingerprint",
+                        "ruleId",
+                        "disposition",
+                        "owner",
+                        "justification",
+                        "expiresOn",
+                        "recordedBy",
+                    )
+                }
+                for a in section["accepted"]
+            ],
+            "expired": [
+                {k: a[k] for k in ("fingerprint", "ruleId", "disposition", "owner", "expiresOn")}
+                for a in section["expired"]
             ],
         }
     named = [*DIGESTED_PARTS, *(p for p in OPTIONAL_DIGESTED_PARTS if p in parts)]

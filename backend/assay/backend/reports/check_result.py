@@ -10,11 +10,12 @@ rank among equal ones), so moving code does not make it new; that is what a base
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from assay.backend.evaluation.fingerprint import fingerprints as fingerprints
+from assay.backend.evaluation.fingerprint import line_free as line_free
 
 SCHEMA_VERSION = "assay-check/1"
 DISPOSITIONS = ("ALLOW", "REVIEW", "BLOCK")
@@ -36,26 +37,8 @@ IMPACT_ORDER = (
     "REVIEW-007",  # no AI code recognised
     "REVIEW-004",  # a jurisdiction not assessed
     "REVIEW-001",  # unresolved reach
+    "REVIEW-013",  # reasons accepted as known risks
 )
-# "ops_agent/tools.py:37" -> "ops_agent/tools.py": a location's line is not part of what a reason is.
-_LINE = re.compile(r"(\S):\d+(?::\d+)?\b")
-
-
-def line_free(text: str) -> str:
-    """``text`` with the ``:LINE`` (and ``:COLUMN``) after every path-like token removed."""
-    return _LINE.sub(r"\1", text)
-
-
-def fingerprints(items: Sequence[tuple[str, str]]) -> list[str]:
-    """Stable ids for ``(ruleId, message)`` pairs, in order; equal pairs are told apart by their rank."""
-    seen: Counter[str] = Counter()
-    out: list[str] = []
-    for rule_id, message in items:
-        base = f"{rule_id}\n{line_free(message)}"
-        seen[base] += 1
-        digest = hashlib.sha256(f"{base}\n{seen[base]}".encode()).hexdigest()
-        out.append(f"{digest[:32]}:{seen[base]}")
-    return out
 
 
 def _location(value: Any) -> dict[str, Any] | None:
@@ -159,6 +142,8 @@ def build_check_result(
             "locations": reason_locations(r, located),
             "evidenceRefs": list(r.get("evidenceRefs") or []),
             "verificationItemIds": _items_of(r, items),
+            # A reason accepted as a known risk (methodology 1.5.0) drives nothing; the gate counts it as REVIEW.
+            **({"acceptance": dict(r["acceptance"])} if isinstance(r.get("acceptance"), Mapping) else {}),
         }
         for r, fp in zip(reasons, prints, strict=True)
     ]
@@ -220,7 +205,11 @@ def apply_gate(result: dict[str, Any], fail_on: str, baseline: Counter[str] | No
     if remaining is None:
         counted = [str(result.get("disposition"))]
     else:
-        counted = [str(r.get("disposition")) for r in result["reasons"] if r.get("baselineState") == "new"]
+        counted = [
+            "REVIEW" if "acceptance" in r else str(r.get("disposition"))
+            for r in result["reasons"]
+            if r.get("baselineState") == "new"
+        ]
     worst = max((_RANK.get(d, 0) for d in counted), default=0)
     failed = threshold is not None and worst >= threshold
     result["gate"] = {

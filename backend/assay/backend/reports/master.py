@@ -109,6 +109,10 @@ def build_master_report(
         # Present only when the Evaluation holds a runtime probe recording (docs/runtime.md).
         runtime = copy.deepcopy(data["runtime"])
         report["runtime"] = _bound(runtime, "runtime", omitted) if detail == "bounded" else runtime
+    if "riskAcceptances" in data:
+        # Present only when the run froze risk acceptances (docs/methodology.md, "Risk acceptances"); never
+        # bounded: every accepted risk is shown, as the passport binds every one.
+        report["acceptedRisks"] = copy.deepcopy(data["riskAcceptances"])
     if detail == "full":
         report["reportProjection"] = copy.deepcopy(data)
         report["supportingReadModels"] = {

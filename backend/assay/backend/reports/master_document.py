@@ -184,6 +184,75 @@ def _appendix_table(
     return Table(columns=columns, rows=shown, omitted=omitted, widths=widths, kinds=kinds, noun=noun, rest=rest)
 
 
+def _accepted_note(reasons: list[dict[str, Any]]) -> str:
+    accepted = sum(1 for x in reasons if "acceptance" in x)
+    return f" ({accepted} accepted as known risks: see Accepted risks)" if accepted else ""
+
+
+def _accepted_risks(section: dict[str, Any] | None) -> list[Block]:
+    """The "Accepted risks" section: every reason a person accepted as a known risk (it no longer drives the
+    disposition; REVIEW-013 keeps it at least REVIEW), and every acceptance found expired."""
+    if section is None:
+        return []
+    blocks: list[Block] = [
+        Heading("Accepted risks", 2),
+        Paragraph(
+            "Reasons accepted as known risks when the run was created: each stays listed, but no longer drives the "
+            "disposition, which stays at least REVIEW while any is accepted. An acceptance is a decision with an "
+            "owner and an expiry, not evidence that the risk is gone.",
+            "muted",
+        ),
+    ]
+    accepted = [
+        [
+            a["disposition"],
+            a["ruleId"],
+            one_line(a["message"]),
+            a["owner"],
+            a["justification"],
+            a["expiresOn"],
+            a["fingerprint"],
+        ]
+        for a in section.get("accepted", [])
+    ]
+    blocks.append(
+        Table(
+            columns=["Disposition", "Rule", "Reason", "Owner", "Justification", "Until", "Fingerprint"],
+            rows=accepted,
+            widths=[0.1, 0.11, 0.23, 0.13, 0.2, 0.11, 0.12],
+            kinds=["badge", "mono", "text", "text", "text", "text", "mono"],
+            noun="accepted risks",
+        )
+        if accepted
+        else Paragraph("No reason of this Evaluation is accepted.", "muted")
+    )
+    expired = [
+        [a["disposition"], a["ruleId"], one_line(a["message"]), a["owner"], a["expiresOn"], a["fingerprint"]]
+        for a in section.get("expired", [])
+    ]
+    if expired:
+        blocks += [
+            Paragraph("Expired acceptances: not applied, so these reasons drive the disposition again.", "muted"),
+            Table(
+                columns=["Disposition", "Rule", "Reason", "Owner", "Expired after", "Fingerprint"],
+                rows=expired,
+                widths=[0.1, 0.11, 0.34, 0.15, 0.12, 0.18],
+                kinds=["badge", "mono", "text", "text", "text", "mono"],
+                noun="expired acceptances",
+            ),
+        ]
+    missing = section.get("notPresent", [])
+    if missing:
+        blocks.append(
+            Paragraph(
+                f"Not in this Evaluation (fixed, or changed): {_many(len(missing), 'reason')} with an active "
+                "acceptance: " + ", ".join(missing) + ".",
+                "muted",
+            )
+        )
+    return blocks
+
+
 def master_document(master: dict[str, Any]) -> Document:
     """``master`` is the ``masterReport`` object (full detail gives the complete document)."""
     r = master
@@ -227,7 +296,11 @@ def master_document(master: dict[str, Any]) -> Document:
         Heading("At a glance", 2),
         KeyValues(
             rows=[
-                ("Reasons", _counts([x["disposition"] for x in reasons], ("BLOCK", "REVIEW", "ALLOW"))),
+                (
+                    "Reasons",
+                    _counts([x["disposition"] for x in reasons], ("BLOCK", "REVIEW", "ALLOW"))
+                    + _accepted_note(reasons),
+                ),
                 ("Actions by impact", _counts([a["impact"] for a in actions], IMPACTS)),
                 ("Tools", f"{len(reach['codeCapable']['tools'])} given to models"),
                 ("Verification items", _counts([i.get("severity") or "low" for i in items], SEVERITIES)),
@@ -295,6 +368,7 @@ def master_document(master: dict[str, Any]) -> Document:
         if rule_rows
         else Paragraph("No disposition rule fired.", "muted")
     )
+    blocks += _accepted_risks(r.get("acceptedRisks"))
 
     rules = _action_rules(r)
     action_rows = [

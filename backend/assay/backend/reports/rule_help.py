@@ -105,6 +105,15 @@ DISPOSITION_RULES: dict[str, RuleHelp] = {
             "tool's reach. Register the tool that reaches it in a framework the engine reads, or remove the action.",
             _METHODOLOGY,
         ),
+        RuleHelp(
+            "REVIEW-013",
+            "AcceptedRisk",
+            "Reasons are accepted as known risks by their owners: they no longer drive the disposition, which stays "
+            "at least REVIEW.",
+            "Each acceptance has an owner, a justification and an expiry; fix the reason, or renew or revoke the "
+            "acceptance on the AI System's risk page before it expires.",
+            _METHODOLOGY,
+        ),
     )
 }
 

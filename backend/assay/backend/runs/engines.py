@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 
 from assay.backend.engines.wizard.assessments import frozen_payload
+from assay.backend.evaluation.acceptance import acceptance_item
 from assay.backend.evaluation.membership import EvidenceItem, canonical_bundle_item, wizard_item
 from assay.backend.intake.attachments import attached_items
 from assay.backend.intake.store import TamperedBatchError
@@ -193,3 +194,8 @@ async def wizard_evidence(sessions: SessionFactory, plan: RunPlan, organization_
                 "RESOURCE_NOT_FOUND", "wizard", "A data file the run froze no longer exists.", retryable=False
             ) from exc
     return [wizard_item(payload)]
+
+
+def acceptance_evidence(plan: RunPlan) -> list[EvidenceItem]:
+    """The risk acceptances the run froze at creation, as one evidence item (none when there were none)."""
+    return [] if plan.risk_acceptances is None else [acceptance_item(plan.risk_acceptances)]

@@ -8,7 +8,7 @@ Engines this deployment does not have are refused with a message that says so, n
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from assay.backend.engines.wizard.assessments import freeze_for_run
 from assay.backend.errors import ApiError, ErrorCode, not_found
 from assay.backend.intake.attachments import check_attachments
 from assay.backend.provisioning import SYSTEM_RETIRED
+from assay.backend.runs.acceptances import freeze_acceptances
 from assay.backend.runs.schemas import CreateRunRequest, StaticEngine
 from assay.backend.runtime.engine import plan_runtime
 from assay.backend.runtime.recordings import PRODUCER_ID as RECORDING_PRODUCER_ID
@@ -64,6 +65,8 @@ class RunPlan:
     # A git remote source: the branch whose tip is fetched, or the commit fetched (engines.static.commitSha).
     source_branch: str | None = None
     source_commit: str | None = None
+    # The AI System's risk acceptances as they were at creation (runs/acceptances.py), or None.
+    risk_acceptances: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -166,6 +169,12 @@ async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
     system = await load_system(ctx, request.aiSystemId)
     if system.lifecycle_status == SYSTEM_RETIRED:
         raise _refuse(f"AI System {system.id} is retired; it takes no new runs (its evaluations stay readable).")
+    plan = await _plan(ctx, system, request)
+    accepted = await freeze_acceptances(ctx.session, ctx.organization_id, system.id, ctx.now.date())
+    return replace(plan, risk_acceptances=accepted) if accepted is not None else plan
+
+
+async def _plan(ctx: RequestContext, system: models.AiSystem, request: CreateRunRequest) -> RunPlan:
     engines = request.engines
     wizard = await _wizard(ctx, system, request)
     jurisdiction = request.jurisdiction or (wizard["framework"] if wizard else None)

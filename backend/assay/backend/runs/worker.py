@@ -35,6 +35,7 @@ from assay.backend.metrics import RunOutcome, ServiceMetrics
 from assay.backend.runs.changes import RunChanges
 from assay.backend.runs.engines import (
     EngineFailureError,
+    acceptance_evidence,
     attached_evidence,
     runtime_evidence,
     static_evidence,
@@ -347,7 +348,7 @@ class Worker:
             probed = await runtime_evidence(self.sessions, self.settings, plan, organization_id, run_id)
         attached = await attached_evidence(self.sessions, plan, organization_id)
         wizard = await wizard_evidence(self.sessions, plan, organization_id)
-        membership = make_membership([*evidence.items, *probed, *attached, *wizard])
+        membership = make_membership([*evidence.items, *probed, *attached, *wizard, *acceptance_evidence(plan)])
 
         def evaluate_and_freeze() -> tuple[FrozenEvaluation, EvaluationPayload]:
             payload = evaluate(

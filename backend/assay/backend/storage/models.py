@@ -506,3 +506,29 @@ class LoginFailure(SQLModel, table=True):
     email: str = Field(index=True, max_length=254)
     client: str = Field(index=True, max_length=64)
     at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=True)
+
+
+class RiskAcceptance(SQLModel, table=True):
+    """A reason of an AI System accepted as a known risk (docs/methodology.md, "Risk acceptances"): by its
+    stable fingerprint, with an owner, a justification and the last day it applies. Runs created while it is
+    neither revoked nor expired freeze it into their evidence; an existing Evaluation never changes. Rows are
+    never deleted: revoking sets ``revoked_at``, so the page keeps the history of decisions."""
+
+    __tablename__ = "risk_acceptance"
+
+    id: str = Field(primary_key=True, max_length=64)
+    organization_id: str = Field(foreign_key="organization.id", index=True, max_length=64)
+    ai_system_id: str = Field(foreign_key="ai_system.id", index=True, max_length=64)
+    # The Evaluation the reason was accepted from (where the person read it).
+    evaluation_id: str = Field(foreign_key="evaluation.id", max_length=64)
+    fingerprint: str = Field(max_length=80)
+    rule_id: str = Field(max_length=40)
+    message: str = Field(sa_type=Text)
+    owner: str = Field(max_length=200)
+    justification: str = Field(sa_type=Text)
+    # The last day (UTC, ISO 8601 YYYY-MM-DD) the acceptance applies to a run created on it.
+    expires_on: str = Field(max_length=10)
+    recorded_by: str = Field(max_length=254)
+    recorded_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+    revoked_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    revoked_by: str | None = Field(default=None, max_length=254)

@@ -7,4 +7,4 @@ Alembic's own head (tests/service/test_migrations.py).
 
 from __future__ import annotations
 
-HEAD_REVISION = "0011_remote_sources"
+HEAD_REVISION = "0012_risk_acceptances"
