@@ -58,7 +58,7 @@ from assay.backend import provisioning
             {"aiSystemId": "{a}", "engines": {"static": {"executionMode": "ui"}}},
             400,
             "INVALID_REQUEST",
-            "not available",
+            "started from the dashboard",
         ),
         (
             {"aiSystemId": "{a}", "engines": {"static": {"executionMode": "ci-triggered"}}},

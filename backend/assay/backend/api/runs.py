@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import anyio
 from sqlalchemy import bindparam, func
@@ -17,7 +18,7 @@ from assay.backend.canonical import canonical_bytes, digest_json
 from assay.backend.errors import ApiError, not_found
 from assay.backend.runs import links
 from assay.backend.runs.changes import RECHECK_SECONDS
-from assay.backend.runs.plan import plan_run
+from assay.backend.runs.plan import RunPlan, plan_run
 from assay.backend.runs.schemas import (
     CreateRunRequest,
     EvaluationRef,
@@ -142,19 +143,7 @@ async def create_run(request: Request, ctx: RequestContext) -> Response:
         )
         if answer is not None:
             return await _replay(ctx, answer)
-    plan = await plan_run(ctx, run_request)
-    run = models.Run(
-        id=models.new_id("run"),
-        organization_id=ctx.organization_id,
-        ai_system_id=plan.ai_system_id,
-        api_key_id=ctx.caller.key_id,
-        status="QUEUED",
-        request_json=canonical_bytes(body).decode("utf-8"),
-        plan_json=json.dumps(plan.to_json(), sort_keys=True),
-        static_execution_mode=plan.static_mode,
-        jurisdiction=plan.jurisdiction,
-        created_at=ctx.now,
-    )
+    run = new_run(ctx, await plan_run(ctx, run_request), body)
     ctx.session.add(run)
     if key is not None:
         stored = idempotency.StoredAnswer(status=202, body="", resource_id=run.id)
@@ -169,10 +158,33 @@ async def create_run(request: Request, ctx: RequestContext) -> Response:
         if winner is None:
             raise ApiError("INTERNAL_ERROR", "The run could not be stored. Try again.") from exc
         return await _replay(ctx, winner)
-    # Every idle worker of this process looks at once; one claims the run, the others find nothing.
+    wake_workers(request)
+    return json_response(await read_envelope(ctx, run.id), status_code=202)
+
+
+def new_run(ctx: RequestContext, plan: RunPlan, body: dict[str, Any]) -> models.Run:
+    """The QUEUED run of a checked plan, in the caller's organization, not yet added to the session. The
+    API's POST and the dashboard's Start a run form both make their run here; ``body`` is the request as
+    asked (stored as RFC 8785 JSON)."""
+    return models.Run(
+        id=models.new_id("run"),
+        organization_id=ctx.organization_id,
+        ai_system_id=plan.ai_system_id,
+        api_key_id=ctx.caller.key_id,
+        status="QUEUED",
+        request_json=canonical_bytes(body).decode("utf-8"),
+        plan_json=json.dumps(plan.to_json(), sort_keys=True),
+        static_execution_mode=plan.static_mode,
+        jurisdiction=plan.jurisdiction,
+        created_at=ctx.now,
+    )
+
+
+def wake_workers(request: Request) -> None:
+    """After a run is committed: every idle worker of this process (``assay serve`` runs them in-process)
+    looks at once; one claims the run, the others find nothing. Other processes' workers poll."""
     for worker in getattr(request.app.state, "run_workers", ()):
         worker.wake()
-    return json_response(await read_envelope(ctx, run.id), status_code=202)
 
 
 async def list_runs(request: Request, ctx: RequestContext) -> Response:

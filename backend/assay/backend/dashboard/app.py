@@ -12,7 +12,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from assay.backend.dashboard import account, home, join, keys, pages, people, risks, sources_pages, systems_pages
+from assay.backend.dashboard import (
+    account,
+    home,
+    join,
+    keys,
+    pages,
+    people,
+    risks,
+    runs,
+    sources_pages,
+    systems_pages,
+)
 from assay.backend.dashboard.access import Endpoint, PageContext, endpoint, signed_in_only
 from assay.backend.dashboard.render import STATIC_DIR, STATIC_URL, Renderer
 from assay.backend.dashboard.security import SecurityHeaders
@@ -62,6 +73,7 @@ def dashboard_routes() -> list[BaseRoute]:
         page("/dashboard/invitations/{token}", join.join_form, public=True),
         page("/dashboard/invitations/{token}", join.join, ("POST",), public=True),
         *(page(path, handler, methods) for path, handler, methods in risks.PAGES),
+        page("/dashboard/systems/{aiSystemId}/runs", runs.start_run, ("POST",)),
         # Anything else under /dashboard: sign in first (nothing is revealed to a stranger), then 404.
         page("/dashboard/{rest:path}", _not_found, _ALL_METHODS),
     ]

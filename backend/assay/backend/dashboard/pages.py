@@ -28,14 +28,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from assay.backend.api import evaluations as artifacts
-from assay.backend.dashboard import chains, risks, urls
-from assay.backend.dashboard.access import Endpoint, PageContext
+from assay.backend.dashboard import chains, compare, risks, runs, urls
+from assay.backend.dashboard.access import Endpoint, PageContext, acting_in
 from assay.backend.dashboard.security import CSP
 from assay.backend.dashboard.systems_pages import system_links
 from assay.backend.errors import ApiError
 from assay.backend.evaluation.methodology import EvaluationPayload
 from assay.backend.storage.models import AiSystem, Evaluation, Organization, Run
-from assay.backend.web.auth import Principal
 from assay.backend.web.routing import RequestContext
 
 PAGE_SIZE = 50
@@ -126,14 +125,7 @@ async def _payload(row: Evaluation) -> EvaluationPayload:
 def _context(page: PageContext, row: Evaluation) -> RequestContext:
     """A request context acting in the Evaluation's organization for the API's artifact handlers (the user's
     membership was checked; these handlers read by organization and id only)."""
-    assert page.user is not None
-    principal = Principal(
-        key_id=f"dashboard:{page.user.user_id}",
-        organization_id=row.organization_id,
-        scopes=frozenset({"report:read"}),
-        environment="live",
-    )
-    return RequestContext(services=page.services, principal=principal, now=page.now)
+    return acting_in(page, row.organization_id, frozenset({"report:read"}))
 
 
 async def _header(page: PageContext, row: Evaluation, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -327,8 +319,8 @@ def _page_number(request: Request) -> int | None:
 
 async def system_workspace(page: PageContext) -> Response:
     assert page.user is not None
-    system = await page.session.get(AiSystem, page.request.path_params["aiSystemId"])
-    if system is None or not page.user.member_of(system.organization_id):
+    system = await runs.member_system(page)
+    if system is None:
         return page.renderer.not_found(page.user)
     number = _page_number(page.request)
     if number is None:
@@ -350,7 +342,8 @@ async def system_workspace(page: PageContext) -> Response:
             .where(Evaluation.ai_system_id == system.id, Evaluation.organization_id == system.organization_id)
             .order_by(col(Evaluation.created_at).desc(), col(Evaluation.id).desc())
             .offset((number - 1) * PAGE_SIZE)
-            .limit(PAGE_SIZE)
+            # One more than a page: the oldest row's "compare with previous" names the next page's first.
+            .limit(PAGE_SIZE + 1)
         )
     ).all()
     organization = await page.session.get(Organization, system.organization_id)
@@ -362,8 +355,9 @@ async def system_workspace(page: PageContext) -> Response:
             "disposition": disposition,
             "created": urls.display_time(created),
             "methodology": methodology,
+            "compare": urls.compare(system.id, rows[n + 1][0], evaluation_id) if n + 1 < len(rows) else None,
         }
-        for evaluation_id, disposition, created, methodology in rows
+        for n, (evaluation_id, disposition, created, methodology) in enumerate(rows[:PAGE_SIZE])
     ]
 
     def at(n: int) -> str:
@@ -382,6 +376,10 @@ async def system_workspace(page: PageContext) -> Response:
         pages=pages,
         previous=at(number - 1) if number > 1 else None,
         next_page=at(number + 1) if number < pages else None,
+        start=await runs.start_form(page, system),
+        csrf_token=page.user.csrf_token,
+        recent_runs=await runs.recent_runs(page, system),
+        compare_action=urls.compare(system.id),
     )
 
 
@@ -394,4 +392,6 @@ PAGES: list[tuple[str, Endpoint]] = [
     ("/dashboard/evaluations/{evaluationId}/assurance", assurance_page),
     ("/dashboard/evaluations/{evaluationId}/receipt", receipt_page),
     ("/dashboard/systems/{aiSystemId}", system_workspace),
+    ("/dashboard/systems/{aiSystemId}/compare", compare.compare_page),
+    ("/dashboard/runs/{runId}", runs.run_page),
 ]

@@ -4,6 +4,7 @@ here through ``runs/links.py``)."""
 from __future__ import annotations
 
 from datetime import datetime
+from urllib.parse import urlencode
 
 PREFIX = "/dashboard"
 
@@ -56,6 +57,21 @@ def people(organization_id: str) -> str:
 def invitation(token: str) -> str:
     """The link an invited person opens (the token is its only secret)."""
     return f"{PREFIX}/invitations/{token}"
+
+
+def start_run(ai_system_id: str) -> str:
+    """Where the workspace's "Start a run" form posts."""
+    return f"{PREFIX}/systems/{ai_system_id}/runs"
+
+
+def run(run_id: str) -> str:
+    return f"{PREFIX}/runs/{run_id}"
+
+
+def compare(ai_system_id: str, base: str | None = None, head: str | None = None) -> str:
+    """The difference of two Evaluations of one system (the bare path is the form's action)."""
+    path = f"{PREFIX}/systems/{ai_system_id}/compare"
+    return path if base is None or head is None else f"{path}?{urlencode({'base': base, 'head': head})}"
 
 
 def display_time(moment: datetime) -> str:

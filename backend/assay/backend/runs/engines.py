@@ -1,9 +1,9 @@
 """The engines of a run: the evidence each contributes to the run's frozen membership.
 
-This deployment has one engine, ``static``. For ``executionMode`` ``api`` it scans the resolved source
-afresh (off the event loop; a git remote is fetched into a throwaway directory first; the scanner reads
-files and never executes them); for ``ci-attached`` and
-``reused`` it loads the Evidence Bundle of the attached scan. Every failure becomes an
+The static engine: for ``executionMode`` ``api`` (and ``ui``, the same started from the dashboard) it
+scans the resolved source afresh (off the event loop; a git remote is fetched into a throwaway directory
+first; the scanner reads files and never executes them); for ``ci-attached`` and ``reused`` it loads the
+Evidence Bundle of the attached scan. Every failure becomes an
 :class:`EngineFailureError` naming the engine, which fails the run.
 """
 
@@ -22,7 +22,7 @@ from assay.backend.evaluation.acceptance import acceptance_item
 from assay.backend.evaluation.membership import EvidenceItem, canonical_bundle_item, wizard_item
 from assay.backend.intake.attachments import attached_items
 from assay.backend.intake.store import TamperedBatchError
-from assay.backend.runs.plan import CODE_BY_REASON, RunPlan
+from assay.backend.runs.plan import CODE_BY_REASON, FRESH_SCAN_MODES, RunPlan
 from assay.backend.runtime.recordings import TamperedRecordingError
 from assay.backend.scans.bundle import EvidenceBundle
 from assay.backend.scans.scan_store import load_scan
@@ -144,7 +144,7 @@ async def static_evidence(
     or its attached scan (none in a runtime-only run)."""
     if plan.static_mode is None:
         return StaticEvidence(items=[], bundles={})
-    if plan.static_mode == "api":
+    if plan.static_mode in FRESH_SCAN_MODES:
         source = await _check_source(sessions, plan, organization_id)
         item, bundle = await _fresh_scan(plan, source, settings)
         return StaticEvidence(items=[item], bundles={item.evidenceId: bundle})

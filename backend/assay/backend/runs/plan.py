@@ -45,6 +45,10 @@ CODE_BY_REASON: dict[str, ErrorCode] = {
 }
 
 
+# The execution modes that scan the resolved source afresh: api (over the API) and ui (from the dashboard).
+FRESH_SCAN_MODES = frozenset({"api", "ui"})
+
+
 @dataclass(frozen=True, slots=True)
 class RunPlan:
     """Everything a worker needs to execute a run, fixed when the run is created (stored as JSON)."""
@@ -164,17 +168,22 @@ async def _resolve_source(ctx: RequestContext, system: models.AiSystem, static: 
     return source
 
 
-async def plan_run(ctx: RequestContext, request: CreateRunRequest) -> RunPlan:
-    """Validate a run request against the caller's organization and return its frozen plan."""
+async def plan_run(ctx: RequestContext, request: CreateRunRequest, *, from_dashboard: bool = False) -> RunPlan:
+    """Validate a run request against the caller's organization and return its frozen plan.
+
+    ``from_dashboard``: the request comes from the dashboard's "Start a run" form, the one place that may ask
+    for executionMode ``ui`` (a fresh scan like ``api``, recorded as started from the dashboard)."""
     system = await load_system(ctx, request.aiSystemId)
     if system.lifecycle_status == SYSTEM_RETIRED:
         raise _refuse(f"AI System {system.id} is retired; it takes no new runs (its evaluations stay readable).")
-    plan = await _plan(ctx, system, request)
+    plan = await _plan(ctx, system, request, from_dashboard)
     accepted = await freeze_acceptances(ctx.session, ctx.organization_id, system.id, ctx.now.date())
     return replace(plan, risk_acceptances=accepted) if accepted is not None else plan
 
 
-async def _plan(ctx: RequestContext, system: models.AiSystem, request: CreateRunRequest) -> RunPlan:
+async def _plan(
+    ctx: RequestContext, system: models.AiSystem, request: CreateRunRequest, from_dashboard: bool
+) -> RunPlan:
     engines = request.engines
     wizard = await _wizard(ctx, system, request)
     jurisdiction = request.jurisdiction or (wizard["framework"] if wizard else None)
@@ -194,11 +203,16 @@ async def _plan(ctx: RequestContext, system: models.AiSystem, request: CreateRun
         # with no source at all.
         return RunPlan(system.id, None, None, None, None, jurisdiction, attached, runtime=runtime, wizard=wizard)
     mode = static.executionMode or ("ci-attached" if static.attachedScanId else "api")
-    if mode in ("ui", "ci-triggered"):
+    if mode == "ci-triggered":
         raise _refuse(f"executionMode {mode!r} is not available in this deployment; use api, ci-attached or reused.")
-    if mode == "api":
+    if mode == "ui" and not from_dashboard:
+        raise _refuse(
+            "executionMode 'ui' is a run started from the dashboard (the AI System's page, Start a run); "
+            "over the API use api for a fresh scan, or ci-attached or reused."
+        )
+    if mode in FRESH_SCAN_MODES:
         if static.attachedScanId is not None:
-            raise _refuse("executionMode api makes a fresh scan; attachedScanId goes with ci-attached or reused.")
+            raise _refuse(f"executionMode {mode} makes a fresh scan; attachedScanId goes with ci-attached or reused.")
         if static.branch is not None:
             try:
                 check_branch(static.branch)
