@@ -14,6 +14,7 @@ the pages carry no script), and links to the Evaluation once there is one.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -133,7 +134,7 @@ async def recent_runs(page: PageContext, system: AiSystem) -> list[dict[str, Any
     ]
 
 
-def _request_body(system: AiSystem, form: dict[str, str] | Any) -> dict[str, Any]:
+def _request_body(system: AiSystem, form: Mapping[str, str]) -> dict[str, Any]:
     """The run request the form asks for, as the API would receive it (the system from the path)."""
     engines: dict[str, Any] = {}
     if form.get("static"):
