@@ -18,6 +18,7 @@ from service_helpers import World, bearer
 from sqlmodel import func, select
 from starlette.applications import Starlette
 
+from assay.backend import systems
 from assay.backend.storage.models import Run, utcnow
 
 VIEWER = "vera@acme.example"
@@ -136,7 +137,8 @@ async def test_viewers_see_no_form_and_their_post_is_refused(
         workspace = await vera.get(f"/dashboard/systems/{world.system_a}")
         assert workspace.status_code == 200 and "Start a run" not in workspace.text
         refused = await _start(vera, world.system_a, static="on")
-        assert refused.status_code == 403 and "member role" in refused.text
+        assert refused.status_code == 403 and "Only members, admins and owners" in refused.text
+        assert "can start runs" in refused.text
     assert await _runs_of(world) == 0
 
 
@@ -196,6 +198,14 @@ async def test_a_run_that_cannot_start_gets_a_clear_page_not_a_500(
         assert unknown.status_code == 404
         odd = await _start(ann, world.system_a, static="on", source=source, jurisdiction="<mars>")
         assert odd.status_code == 400 and "jurisdiction" in odd.text and "<mars>" not in odd.text
+        # A retired system offers no form, and a POST anyway is refused.
+        async with world.sessions() as session:
+            await systems.retire_ai_system(session, world.org_a, world.system_a)
+            await session.commit()
+        retired = (await ann.get(f"/dashboard/systems/{world.system_a}")).text
+        assert "it takes no new run" in retired and 'class="start"' not in retired
+        late = await _start(ann, world.system_a, static="on", source=source)
+        assert late.status_code == 400 and "retired" in late.text
     assert await _runs_of(world) == 0
 
 

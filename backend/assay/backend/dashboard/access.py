@@ -4,7 +4,7 @@ every dashboard endpoint runs in (database session, HTML errors instead of the A
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import quote
@@ -15,7 +15,7 @@ from starlette.responses import RedirectResponse, Response
 
 from assay.backend.dashboard import sessions
 from assay.backend.dashboard.render import Renderer
-from assay.backend.dashboard.security import CSRF_FIELD, FormError, cross_site, read_cookie, read_form, tokens_match
+from assay.backend.dashboard.security import FormError, read_cookie
 from assay.backend.storage.models import utcnow
 from assay.backend.web.auth import Principal
 from assay.backend.web.routing import RequestContext, ServiceState
@@ -77,18 +77,6 @@ def signed_in_only(handler: Endpoint) -> Endpoint:
         return await handler(page)
 
     return run
-
-
-async def posted_form(page: PageContext) -> Mapping[str, str]:
-    """The body of a signed-in user's form once it passed the CSRF checks; a form another site sent, or one
-    whose token is not the session's, is refused (403, as its HTML page)."""
-    assert page.user is not None
-    if cross_site(page.request):
-        raise FormError(403, "A form sent from another site is refused.")
-    form = await read_form(page.request)
-    if not tokens_match(page.user.csrf_token, form.get(CSRF_FIELD)):
-        raise FormError(403, "This form has expired or did not come from this page. Reload it and try again.")
-    return form
 
 
 def acting_in(page: PageContext, organization_id: str, scopes: frozenset[str]) -> RequestContext:

@@ -25,7 +25,7 @@ from starlette.responses import Response
 
 from assay.backend.dashboard import urls
 from assay.backend.dashboard.access import PageContext
-from assay.backend.dashboard.runs import member_system
+from assay.backend.dashboard.manage import member_system
 from assay.backend.reports.check_result import fingerprints, impact_rank
 from assay.backend.storage.models import Evaluation
 

@@ -47,15 +47,21 @@ async def member_organization(page: PageContext) -> Organization | None:
     return org
 
 
-def role_refused(page: PageContext, organization_id: str, action: str) -> Response:
-    """The 403 page for a member whose role cannot ``action`` ("Only owners and admins can ...")."""
+# Who holds at least a role, in words ("Only ... can").
+_HOLDERS: dict[Role, str] = {"owner": "owners", "admin": "owners and admins", "member": "members, admins and owners"}
+
+
+def role_refused(page: PageContext, organization_id: str, action: str, needs: Role = MANAGES) -> Response:
+    """The 403 page for a member whose role cannot ``action`` ("Only owners and admins can ...", or who
+    else holds ``needs``)."""
     assert page.user is not None
     role = page.user.roles.get(organization_id, "")
+    holders = _HOLDERS.get(needs, f"{needs}s")
     return page.renderer.error(
         page.user,
         403,
-        "Only owners and admins can do this",
-        f"Only owners and admins of this organization can {action}. Your role is {role}: you can read these "
+        f"Only {holders} can do this",
+        f"Only {holders} of this organization can {action}. Your role is {role}: you can read these "
         "pages; ask an owner or admin to make the change.",
     )
 
@@ -65,10 +71,12 @@ def can_manage(page: PageContext, organization_id: str) -> bool:
     return page.user.can(organization_id, MANAGES)
 
 
-async def change_form(page: PageContext, organization_id: str, action: str) -> Mapping[str, str] | Response:
+async def change_form(
+    page: PageContext, organization_id: str, action: str, needs: Role = MANAGES
+) -> Mapping[str, str] | Response:
     """The fields of a POST that changes something in the organization, or the 403 page refusing it: sent
-    from another site, without this session's CSRF token, or by someone who is not an owner or admin there.
-    ``action`` completes "Only owners and admins can ..."."""
+    from another site, without this session's CSRF token, or by someone without the role ``needs`` there
+    (owner or admin unless said). ``action`` completes "Only owners and admins can ..."."""
     assert page.user is not None
     if cross_site(page.request):
         return page.renderer.error(page.user, 403, "Refused", "A change sent from another site is refused.")
@@ -77,8 +85,8 @@ async def change_form(page: PageContext, organization_id: str, action: str) -> M
         return page.renderer.error(
             page.user, 403, "Refused", "This form has expired or did not come from this page. Reload and try again."
         )
-    if not can_manage(page, organization_id):
-        return role_refused(page, organization_id, action)
+    if not page.user.can(organization_id, needs):
+        return role_refused(page, organization_id, action, needs)
     too_long = next((name for name, value in form.items() if len(value) > MAX_FIELD), None)
     if too_long is not None:
         return page.renderer.error(

@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from assay.backend.api import evaluations as artifacts
-from assay.backend.dashboard import chains, compare, risks, runs, urls
+from assay.backend.dashboard import chains, compare, manage, risks, runs, urls
 from assay.backend.dashboard.access import Endpoint, PageContext, acting_in
 from assay.backend.dashboard.security import CSP
 from assay.backend.dashboard.systems_pages import system_links
@@ -319,7 +319,7 @@ def _page_number(request: Request) -> int | None:
 
 async def system_workspace(page: PageContext) -> Response:
     assert page.user is not None
-    system = await runs.member_system(page)
+    system = await manage.member_system(page)
     if system is None:
         return page.renderer.not_found(page.user)
     number = _page_number(page.request)

@@ -24,8 +24,10 @@ from starlette.responses import RedirectResponse, Response
 
 from assay.backend.api import runs as run_api
 from assay.backend.dashboard import urls
-from assay.backend.dashboard.access import PageContext, acting_in, posted_form
+from assay.backend.dashboard.access import PageContext, acting_in
+from assay.backend.dashboard.manage import change_form, member_system
 from assay.backend.errors import ApiError
+from assay.backend.provisioning import SYSTEM_RETIRED
 from assay.backend.roles import Role
 from assay.backend.runs.plan import FRESH_SCAN_MODES, RunPlan, plan_run
 from assay.backend.runs.schemas import CreateRunRequest, Jurisdiction, RunEnvelope
@@ -51,15 +53,6 @@ _STATUS_WORDS = {
 }
 
 
-async def member_system(page: PageContext) -> AiSystem | None:
-    """The AI System named in the path when the user is a member of its organization, else None."""
-    assert page.user is not None
-    system = await page.session.get(AiSystem, page.request.path_params["aiSystemId"])
-    if system is None or not page.user.member_of(system.organization_id):
-        return None
-    return system
-
-
 @dataclass(frozen=True, slots=True)
 class Choice:
     value: str
@@ -73,6 +66,8 @@ async def start_form(page: PageContext, system: AiSystem) -> dict[str, Any] | No
     assert page.user is not None
     if not page.user.can(system.organization_id, STARTS_RUNS):
         return None
+    if system.lifecycle_status == SYSTEM_RETIRED:
+        return {"retired": True}
     owned = (
         col(SourceAsset.organization_id) == system.organization_id,
         col(SourceAsset.ai_system_id) == system.id,
@@ -102,6 +97,8 @@ async def start_form(page: PageContext, system: AiSystem) -> dict[str, Any] | No
     ).all()
     verified = [s for s in sources if s.status == "VERIFIED"]
     return {
+        "retired": False,
+        "sources_page": urls.system_sources(system.id),
         "action": urls.start_run(system.id),
         "sources": [Choice(s.id, s.repo + (f" ({s.branch})" if s.branch else "")) for s in verified],
         "unverified": [Choice(s.id, f"{s.repo}: {s.status.lower()}") for s in sources if s.status != "VERIFIED"],
@@ -161,11 +158,9 @@ async def start_run(page: PageContext) -> Response:
     system = await member_system(page)
     if system is None:
         return page.renderer.not_found(page.user)
-    form = await posted_form(page)
-    if not page.user.can(system.organization_id, STARTS_RUNS):
-        return page.renderer.error(
-            page.user, 403, "Not allowed", "Starting a run needs the member role or above; viewers read results."
-        )
+    form = await change_form(page, system.organization_id, "start runs", STARTS_RUNS)
+    if isinstance(form, Response):
+        return form
     body = _request_body(system, form)
     try:
         request = CreateRunRequest.model_validate(body)
