@@ -76,11 +76,11 @@ def test_plain_functions_listed_as_tools() -> None:
     )
     linked = analyse({"a.py": code})
     # One tool per function: ``plain`` is a pydantic-ai Tool, so ToolNode's listing adds nothing; a
-    # function only listed is located at its def.
+    # function only listed, or made a tool by a constructor that names no tool, is located at its def.
     assert sorted((t.name, t.framework, t.ruleId, t.location.line) for t in linked.tools) == [
         ("decorated", "langchain", "PY-TOOL-LANGCHAIN-001", 6),
         ("other", "pydantic-ai", "PY-TOOL-PYDANTICAI-003", 13),
-        ("plain", "pydantic-ai", "PY-TOOL-PYDANTICAI-002", 18),
+        ("plain", "pydantic-ai", "PY-TOOL-PYDANTICAI-002", 10),
     ]
     assert {t.name: t.parameters for t in linked.tools} == {"decorated": ["q"], "other": ["x"], "plain": ["q"]}
 

@@ -393,3 +393,186 @@ def test_a_client_another_module_builds_is_reach_where_its_methods_are_called() 
     linked = analyse(files)
     assert _tools(linked) == [("web_search", 5)]
     assert _reached(linked, "web_search") == {("network.egress", 6)}  # TavilyClient.search, a network service
+
+
+def test_a_package_client_made_by_a_factory_or_handed_where_to_connect_is_reach() -> None:
+    code = (
+        "import httpx\n"
+        "from a2a.client import A2ACardResolver, ClientConfig, create_client\n"
+        "from haystack.tools import Tool\n\n"
+        "async def ask(question: str) -> str:\n"
+        "    async with httpx.AsyncClient(timeout=120) as http:\n"
+        "        resolver = A2ACardResolver(httpx_client=http, base_url='http://weather')\n"
+        "        card = await resolver.get_agent_card()\n"
+        "        client = await create_client(agent=card, client_config=ClientConfig(httpx_client=http))\n"
+        "        async for part in client.send_message(question):\n"
+        "            pass\n"
+        "        await client.close()\n"
+        "        return 'done'\n\n"
+        "ask_tool = Tool(name='ask', description='d', parameters={}, function=ask)\n"
+    )
+    linked = analyse({"agent.py": code})
+    # The card fetch and the message sent; closing the client sends nothing the tool asked for.
+    assert _reached(linked, "ask") == {("network.egress", 8), ("network.egress", 10)}
+
+
+def test_a_client_factory_of_the_tree_is_followed_not_taken_for_a_package() -> None:
+    files = {
+        "clients.py": (
+            "import subprocess\n\n"
+            "class Runner:\n"
+            "    def send_message(self, text: str) -> None:\n"
+            "        subprocess.run(['notify', text])\n\n"
+            "def create_client() -> Runner:\n"
+            "    return Runner()\n"
+        ),
+        "tools.py": (
+            "from clients import create_client\n"
+            "from agents import function_tool\n\n"
+            "@function_tool\n"
+            "def notify(text: str) -> None:\n"
+            "    client = create_client()\n"
+            "    client.send_message(text)\n"
+        ),
+    }
+    linked = analyse(files)
+    # The tree's own factory is not a package's network client (whether the linker follows its
+    # result to Runner.send_message is another matter).
+    assert ("network.egress", 7) not in _reached(linked, "notify")
+    assert not [a for a in linked.actions if a.actionClass == "network.egress"]
+
+
+def test_a_strands_module_tool_is_its_tool_spec_named_and_placed_at_the_spec() -> None:
+    files = {
+        "calendar_tools/__init__.py": "",
+        "calendar_tools/delete_entry.py": (
+            "import os\n\n"
+            "TOOL_SPEC = {\n"
+            "    'name': 'delete_entry',\n"
+            "    'description': 'Delete an entry.',\n"
+            "    'inputSchema': {'json': {'type': 'object', 'properties': {'path': {'type': 'string'}}}},\n"
+            "}\n\n"
+            "def delete_entry(tool, **kwargs):\n"
+            "    os.remove(tool['input']['path'])\n"
+            "    return {'toolUseId': tool['toolUseId'], 'status': 'success', 'content': []}\n"
+        ),
+        "agent.py": (
+            "from strands import Agent\n"
+            "from calendar_tools import delete_entry\n\n"
+            "agent = Agent(tools=[delete_entry])\n"
+        ),
+    }
+    linked = analyse(files)
+    # One tool, where its schema names it (not a second one at the function the spec runs).
+    assert [(t.name, t.location.path, t.location.line) for t in linked.tools] == [
+        ("delete_entry", "calendar_tools/delete_entry.py", 4)
+    ]
+    assert _reached(linked, "delete_entry") == {("file.delete", 10)}
+
+
+def test_sql_assembled_only_from_fixed_fragments_is_read_by_its_statement() -> None:
+    code = (
+        "import sqlite3\n"
+        "from agents import function_tool\n\n"
+        "@function_tool\n"
+        "def update_item(item_id: str, title: str = '', note: str = '') -> str:\n"
+        "    fields = []\n"
+        "    params = []\n"
+        "    if title:\n"
+        "        fields.append('title = ?')\n"
+        "        params.append(title)\n"
+        "    if note:\n"
+        "        fields.append('note = ?')\n"
+        "        params.append(note)\n"
+        "    query = f\"UPDATE items SET {', '.join(fields)} WHERE id = ?\"\n"
+        "    conn = sqlite3.connect('items.db')\n"
+        "    conn.cursor().execute(query, [*params, item_id])\n"
+        "    return 'ok'\n\n"
+        "@function_tool\n"
+        "def sort_items(column: str) -> str:\n"
+        "    query = f'SELECT * FROM items ORDER BY {column}'\n"
+        "    conn = sqlite3.connect('items.db')\n"
+        "    conn.cursor().execute(query)\n"
+        "    return 'ok'\n"
+    )
+    linked = analyse({"tools.py": code})
+    # Every text the UPDATE can take is spelled out in the code: a write, no model-written SQL.
+    assert _reached(linked, "update_item") == {("db.write", 16)}
+    # A column the model names goes into the text: SQL executed verbatim, with the model's text in it.
+    assert _reached(linked, "sort_items") == {("sql.exec", 23)}
+    assert [f.sink.line for f in linked.taintFlows if f.actionClass == "sql.exec"] == [23]
+
+
+def test_a_listed_name_holding_a_package_functions_result_is_no_tool_named_after_the_function() -> None:
+    code = (
+        "from langchain.agents import create_agent\n"
+        "from langgraph_swarm import create_handoff_tool, create_swarm\n\n"
+        "def search_hotels(city: str) -> str:\n"
+        "    return city\n\n"
+        "to_flights = create_handoff_tool(agent_name='flights', description='Transfer to flights')\n"
+        "hotels = create_agent('openai:gpt-4o', tools=[search_hotels, to_flights], name='hotels')\n"
+    )
+    linked = analyse({"agents.py": code})
+    assert _tools(linked) == [("search_hotels", 4)]
+    # What the factory returns is given to the model, unseen: said so where it is given.
+    assert [(f.kind, f.location.line) for f in linked.frontier if f.kind == "runtime_registered_tools"] == [
+        ("runtime_registered_tools", 8)
+    ]
+
+
+def test_an_agent_tool_is_named_after_its_agents_name_whatever_spells_it() -> None:
+    files = {
+        "sub_agents.py": (
+            "from google.adk.agents import LlmAgent\n\n"
+            "WRITER = 'story_writer'\n\n"
+            "writer_agent = LlmAgent(name=WRITER, model='gemini-2.5-flash', instruction='Write.')\n"
+            "critic_agent = LlmAgent(model='gemini-2.5-flash', name='story_critic', output_key='review')\n"
+        ),
+        "agent.py": (
+            "from google.adk.agents import LlmAgent\n"
+            "from google.adk.tools.agent_tool import AgentTool\n"
+            "from sub_agents import writer_agent, critic_agent\n\n"
+            "EDITOR = 'editor'\n"
+            "editor_agent = LlmAgent(name=EDITOR, model='gemini-2.5-flash')\n"
+            "root_agent = LlmAgent(\n"
+            "    name='root', model='gemini-2.5-pro',\n"
+            "    tools=[AgentTool(agent=writer_agent), AgentTool(agent=critic_agent), AgentTool(editor_agent)],\n"
+            ")\n"
+        ),
+    }
+    linked = analyse(files)
+    # Each AgentTool is named as ADK names it, after its agent's name= (a literal or a constant).
+    assert _tools(linked) == [("editor", 9), ("story_critic", 9), ("story_writer", 9)]
+
+
+def test_a_hook_gate_holds_over_a_tool_defined_as_a_tool_elsewhere_only_if_every_agent_giving_it_has_it() -> None:
+    tools = (
+        "import os\n"
+        "from langchain_core.tools import tool\n\n"
+        "@tool\n"
+        "def delete_file(path: str) -> str:\n"
+        "    '''Delete a file.'''\n"
+        "    os.remove(path)\n"
+        "    return path\n"
+    )
+    agent = (
+        "from google.adk import Agent\n"
+        "from tools import delete_file\n\n"
+        "def check_path(tool, args, tool_context):\n"
+        "    if not args.get('path', '').startswith('/tmp/'):\n"
+        "        return {'error': 'refused'}\n"
+        "    return None\n\n"
+        "guarded = Agent(name='guarded', model='gemini-2.0-flash', tools=[delete_file], before_tool_callback=check_path)\n"
+    )
+    linked = analyse({"tools.py": tools, "agent.py": agent})
+    assert _tools(linked) == [("delete_file", 5)]
+    assert _gate_kinds(linked, "delete_file", "file.delete") == ["permission_check"]
+    # Given to a second agent without the hook, the tool can run unchecked.
+    unguarded = agent + "free = Agent(name='free', model='gemini-2.0-flash', tools=[delete_file])\n"
+    assert _gate_kinds(analyse({"tools.py": tools, "agent.py": unguarded}), "delete_file", "file.delete") == []
+    # The same in one file.
+    one = tools + agent.replace("from tools import delete_file\n", "")
+    assert _gate_kinds(analyse({"app.py": one}), "delete_file", "file.delete") == ["permission_check"]
+    one_free = tools + unguarded.replace("from tools import delete_file\n", "")
+    assert _gate_kinds(analyse({"app.py": one_free}), "delete_file", "file.delete") == []
+    assert len(analyse({"app.py": one_free}).tools) == 1

@@ -32,7 +32,7 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "9"
+FACTS_VERSION = "10"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
@@ -94,6 +94,12 @@ class CallFact(_Facts):
     resolved: bool = Field(description="False when the callee is a guess (e.g. a method on an unknown object).")
     dominatingGates: list[str] = Field(default_factory=list, description="GateSite ids in the same function.")
     args: list[ArgTaint] = Field(default_factory=list)
+    client: bool = Field(
+        default=False,
+        exclude_if=lambda flag: not flag,
+        description="A method of an object a package call built as a network client (a client factory's "
+        "result, an object handed where to connect): network egress unless the callee is the tree's.",
+    )
 
 
 class GateSite(_Facts):
@@ -229,6 +235,13 @@ class ToolDef(_Facts):
         default=False,
         description="A use in a model's tool list (``tools: [weatherTool]``): names nothing itself; joined with "
         "the definition it refers to, or a frontier item when analysis cannot see it.",
+    )
+    byFunction: bool = Field(
+        default=False,
+        exclude_if=lambda flag: not flag,
+        description="Made by a call that names no tool (``FunctionTool.from_defaults(fn=f)``): the tool is "
+        "``f``'s, named and described by it, so it is placed at ``f``'s def and is one tool with any other "
+        "definition of ``f``, like a function listed as a tool.",
     )
 
     @classmethod

@@ -279,18 +279,31 @@ def _tools(
     for tool in defined:
         if tool_fn[tool.id] is None and tool.function is None:
             tool_fn[tool.id] = _branch_for(tool, branches.get(tool.name, []), resolver.functions)
-    defining = {tool_fn[t.id] for t in defined if t.ruleId not in listed_rules}
+    defining = {tool_fn[t.id] for t in defined if t.ruleId not in listed_rules and not t.byFunction}
+    # The gates a before-tool hook holds over a function on every listing of it (``Agent(tools=[f],
+    # before_tool_callback=check)``): they hold over its tool only when every agent given it runs them.
+    hooked: dict[str, frozenset[str]] = {}
+    for tool in defined:
+        fid = tool_fn[tool.id]
+        if (tool.ruleId in listed_rules or tool.byFunction) and fid is not None:
+            gates = frozenset(tool.hookGates)
+            hooked[fid] = hooked[fid] & gates if fid in hooked else gates
     kept: list[ToolDef] = []
     listed: set[str | None] = set()
     for tool in defined:
         fid = tool_fn[tool.id]
-        if tool.ruleId in listed_rules and fid is not None:
+        if (tool.ruleId in listed_rules or tool.byFunction) and fid is not None:
             if fid in defining or fid in listed:
                 continue
             listed.add(fid)
             facts = resolver.functions[fid].facts
+            update: dict[str, object] = {"hookGates": tuple(sorted(hooked[fid]))}
             if "#" not in facts.qualname:  # a function, not the dispatch branch a schema class runs
-                tool = tool.model_copy(update={"location": facts.location})
+                update["location"] = facts.location
+            tool = tool.model_copy(update=update)
+        elif fid is not None and hooked.get(fid) and not tool.hookGates:
+            # ``@tool def f`` given to agents that all check before each tool call.
+            tool = tool.model_copy(update={"hookGates": tuple(sorted(hooked[fid]))})
         kept.append(tool)
     return kept, {t.id: tool_fn[t.id] for t in kept}, opaque
 

@@ -14,6 +14,9 @@ Python the same way: ``search_client = get_search_client()`` with ``def get_sear
 TavilyClient(...)`` in another module makes ``search_client.search(q)`` (``config.get_search_client.search``)
 a call of ``tavily.TavilyClient.search``, matched against the Python rules whose match does not depend on
 the call's arguments, else against the client classes of the role rules (a network service's client).
+A method of what a package's client factory returns, or of an object a package call was handed where to
+connect (``CallFact.client``: ``create_client(...).send_message``), is that package's network egress when
+no prefix of the call names a function or class of the tree.
 """
 
 from __future__ import annotations
@@ -41,14 +44,12 @@ def through_returns(functions: dict[str, Fn], resolve: Callable[[str, str], str 
     function of the tree becomes the call's target (``fn.targets``); a library call the rules name
     becomes an action (and its sandbox gate) of the calling function."""
     returns = {fid: fn.facts.returnType for fid, fn in functions.items() if fn.facts.returnType}
-    if not returns:
-        return
     js = compile_rules(rules)
     for fn in functions.values():
         if fn.language == "python":
             _python_returns(fn, resolve, returns, rules)
             continue
-        if fn.language not in _JS:
+        if fn.language not in _JS or not returns:
             continue
         done: set[str] = set()
         for call in list(fn.calls):
@@ -144,7 +145,12 @@ def _python_returns(
         if "#" in callee or fn.targets.get(callee) is not None or callee in done:
             continue
         done.add(callee)
-        name = _rewrite(callee, fn.facts.qualname, resolve, returns)
+        name = _rewrite(callee, fn.facts.qualname, resolve, returns) if returns else None
+        if name is None and call.client and roles.client_rule is not None and not _in_tree(callee, fn, resolve):
+            # ``create_client(...).send_message``, ``Resolver(base_url=...).get_agent_card`` of a package.
+            for site in _calls_of(fn.calls, callee):
+                _add_action(fn, site, roles.client_rule, callee, None, "sandbox")
+            continue
         if name is None or name == callee:
             continue
         target = resolve(name, fn.facts.qualname)
@@ -157,6 +163,12 @@ def _python_returns(
         sandbox = py.sandbox_rule if rule.match.get("sandboxed") else None
         for site in _calls_of(fn.calls, callee):
             _add_action(fn, site, rule, name, sandbox, "sandbox")
+
+
+def _in_tree(callee: str, fn: Fn, resolve: Callable[[str, str], str | None]) -> bool:
+    """Whether a prefix of ``callee`` names a function or class of the tree (a factory of the tree's own)."""
+    parts = callee.split(".")
+    return any(resolve(".".join(parts[:cut]), fn.facts.qualname) is not None for cut in range(len(parts) - 1, 0, -1))
 
 
 def _python_action(name: str, actions: Iterable[Rule], roles: Roles) -> Rule | None:

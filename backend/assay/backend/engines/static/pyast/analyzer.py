@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     FunctionFacts,
+    ToolDef,
 )
+from assay.backend.engines.static.pyast.literals import literal_str
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import (
     DEFINITION_KINDS,
@@ -50,15 +52,27 @@ class FileAnalyzer(StatementLogic):
                 self._class = enclosing
         self._walk_block(self.tree.body, module_scope, frozenset())
         self.module_bound = frozenset(module_scope.taint)
+        if self.roles.module_tool_specs:
+            self._module_tool_spec()
         self._finish(module_scope, ast.Module(body=[], type_ignores=[]), "<module>")
         self._visit_defs(self.module_defs, self.module)
         self._link_literal_tools()
         if self._param_models:
             self._resolve_param_models()
         defined = {t.function for t in self.tools}
+        # A function listed by several agents keeps the hook gates all of them run (``link._tools``).
+        hooked: dict[str | None, frozenset[str]] = {}
         for tool in self._listed_tools:
-            if tool.function not in defined:
+            gates = frozenset(tool.hookGates)
+            hooked[tool.function] = hooked[tool.function] & gates if tool.function in hooked else gates
+        decorated = {t.function for t in self.tools if t.function}
+        for tool in self._listed_tools:
+            if tool.function not in defined or (tool.function in decorated and any(hooked.values())):
+                # A listing of a tool defined here too is kept for the linker, which joins the two, only
+                # when a hook may gate it: the linker needs every listing to know whether all run the hook.
                 defined.add(tool.function)
+                if set(tool.hookGates) != hooked[tool.function]:
+                    tool = tool.model_copy(update={"hookGates": tuple(sorted(hooked[tool.function]))})
                 self.tools.append(tool)
 
     def _visit_defs(
@@ -80,6 +94,24 @@ class FileAnalyzer(StatementLogic):
                 # Methods do not see the class body's names, but do see the enclosing function's.
                 self._visit_defs(definitions(stmt.body), f"{prefix}.{stmt.name}", outer, outer_types)
                 self._class = enclosing
+
+    def _module_tool_spec(self) -> None:
+        """``TOOL_SPEC = {"name": "update_appointment", "inputSchema": ...}`` beside ``def update_appointment``
+        (a Strands module tool): the schema the model is given, named by its ``name``, run by that function."""
+        rule = self.roles.decorator_rule
+        if rule is None:
+            return
+        for stmt in self.tree.body:
+            if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.value, ast.Dict):
+                continue
+            target = stmt.targets[0]
+            if not isinstance(target, ast.Name) or target.id not in self.roles.module_tool_specs:
+                continue
+            for key, value in zip(stmt.value.keys, stmt.value.values, strict=True):
+                if literal_str(key) == "name" and (name := literal_str(value)) and name in self.local_defs:
+                    function = self.local_defs[name]
+                    self.tools.append(ToolDef.found(rule, name, self.loc(value), function=function))
+                    break
 
     def _class_body(self, cls: ast.ClassDef, qualname: str) -> None:
         """The statements a class body runs when it is defined (``llm = ChatOpenAI(model=...)``): their

@@ -42,6 +42,8 @@ class AnalyzerBase:
         self.reexports: dict[str, list[str]] = {}
         self.local_defs: dict[str, str] = {}
         self.module_types: dict[str, str] = {}
+        # Package calls handed where to connect (``Resolver(base_url=...)``): their objects are clients.
+        self.network_built: set[str] = set()
         self.class_attr_types: dict[str, dict[str, str]] = {}
         self.functions: list[FunctionFacts] = []
         self.models: list[ModelSite] = []

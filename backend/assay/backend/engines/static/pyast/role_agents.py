@@ -12,7 +12,7 @@ from functools import cached_property
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import CallFact, FunctionFacts, ToolDef, ToolSource
-from assay.backend.engines.static.pyast.literals import kwarg, kwarg_str
+from assay.backend.engines.static.pyast.literals import kwarg
 from assay.backend.engines.static.pyast.role_params import ParamRoles
 from assay.backend.engines.static.pyast.role_rules import third_party
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, Scope
@@ -23,17 +23,27 @@ class AgentRoles(ParamRoles):
 
     @cached_property
     def _module_agents(self) -> dict[str, ast.Call]:
-        """Module-level ``name = <package call given a tools parameter>``: an agent of this file, by name."""
+        """Module-level ``name = <package call given a tools parameter>``, or a package call given a name and
+        a model (``LlmAgent(name="critic", model="gemini-2.5-flash")``, an agent with no tools of its own):
+        an agent of this file, by name."""
         params = self.roles.params
+        models = self.roles.model_id_kwargs
         found: dict[str, ast.Call] = {}
         for stmt in self.tree.body:
             target = _single_target(stmt)
             value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
             if target is None or not isinstance(value, ast.Call):
                 continue
-            if any(kw.arg in params for kw in value.keywords):
+            keys = {kw.arg for kw in value.keywords}
+            if keys & params or ("name" in keys and keys.intersection(models)):
                 found[target] = value
         return found
+
+    def _agent_named(self, node: ast.Call, scope: Scope) -> None:
+        """A module-level agent given no tools (``critic = LlmAgent(name="critic", model=...)``): a function of
+        its own all the same, carrying its name for the ``AgentTool`` that hands it over."""
+        if scope.params is MODULE_PARAMS and not any(kw.arg in self.roles.params for kw in node.keywords):
+            self._agent_built(node, [])
 
     def _agent_built(self, node: ast.Call, runs: list[str]) -> None:
         """The module-level agent built by ``node``: a function of its own that calls its tools."""
@@ -46,7 +56,7 @@ class AgentRoles(ParamRoles):
             FunctionFacts(
                 id=short_id("fn", self.path, qualname),
                 qualname=qualname,
-                name=kwarg_str(node, "name") or target,
+                name=self.constant_str(kwarg(node, "name")) or target,
                 location=location,
                 calls=[
                     CallFact(location=location, callee=callee, resolved=True, dominatingGates=[]) for callee in runs
@@ -88,11 +98,15 @@ class AgentRoles(ParamRoles):
             agent = node.args[0]
         if not isinstance(agent, ast.Name | ast.Attribute):
             return
-        function, ok = self.dotted(agent, scope)
+        local = self._module_agents.get(agent.id) if isinstance(agent, ast.Name) else None
+        function: str | None
+        if local is not None and isinstance(agent, ast.Name):
+            function, ok = f"{self.module}.{agent.id}", True  # the agent, not the class it is built from
+        else:
+            function, ok = self.dotted(agent, scope)
         if not function or not ok:
             return
-        local = self._module_agents.get(agent.id) if isinstance(agent, ast.Name) else None
-        tool = (kwarg_str(local, "name") if local is not None else None) or function.rsplit(".", 1)[-1]
+        tool = (self.constant_str(kwarg(local, "name")) if local is not None else None) or function.rsplit(".", 1)[-1]
         location = self.loc(node)
         self.tools.append(
             ToolDef(

@@ -41,10 +41,14 @@ class Roles:
     hosted_types: frozenset[str] = frozenset()
     tool_callbacks: dict[str, str | None] = field(default_factory=dict)
     tool_hooks: frozenset[str] = frozenset()
+    module_tool_specs: frozenset[str] = frozenset()
     agent_runners: dict[str, frozenset[str]] = field(default_factory=dict)
     client_rule: Rule | None = None
     client_classes: Patterns = field(default_factory=lambda: Patterns(()))
     client_excluded: frozenset[str] = frozenset()
+    client_factories: Patterns = field(default_factory=lambda: Patterns(()))
+    network_kwargs: frozenset[str] = frozenset()
+    client_lifecycle: frozenset[str] = frozenset()
     library_functions: dict[str, tuple[str | None, str | None, bool]] = field(default_factory=dict)
     library_toolkits: dict[str, tuple[tuple[str, str | None, str | None], ...]] = field(default_factory=dict)
     confirm_tools_kwargs: frozenset[str] = frozenset()
@@ -117,6 +121,7 @@ def compile_roles(pack: RulePack) -> Roles:
         hosted_types=frozenset(dm.get("hosted_tool_types", ())),
         tool_callbacks=dict(dm.get("tool_callbacks", {})),
         tool_hooks=frozenset(dm.get("tool_hooks", ())),
+        module_tool_specs=frozenset(dm.get("module_tool_specs", ())),
         params_rule=params,
         params=frozenset(pm.get("role_tool_params", ())),
         string_params=frozenset(pm.get("string_params", ())),
@@ -147,6 +152,9 @@ def compile_roles(pack: RulePack) -> Roles:
         client_rule=client,
         client_classes=Patterns(cm.get("client_classes", ())),
         client_excluded=frozenset(cm.get("exclude_heads", ())),
+        client_factories=Patterns(cm.get("client_factories", ())),
+        network_kwargs=frozenset(cm.get("network_kwargs", ())),
+        client_lifecycle=frozenset(cm.get("lifecycle_methods", ())),
         library_functions={
             name: (spec[0], spec[1], bool(spec[2]) if len(spec) > 2 else False)
             for name, spec in pm.get("library_functions", {}).items()

@@ -48,6 +48,8 @@ class RoleLogic(AgentRoles):
             return None
         parts = name.split(".")
         head = parts[0]
+        if parts[-1] in roles.client_lifecycle:
+            return None  # closing a client sends nothing the tool asked for
         if head in STDLIB or head in roles.client_excluded or head == self.module.split(".", 1)[0]:
             return None
         if name.startswith(self.module_prefix) or head in self.local_defs:
@@ -58,6 +60,38 @@ class RoleLogic(AgentRoles):
             if segment[:1].isupper() and roles.client_classes.matches(segment):
                 return rule
         return None
+
+    def _client_receiver(self, name: str, resolved: bool) -> bool:
+        """``client.send_message(m)`` with ``client = create_client(...)`` (a function named as a client
+        factory) or ``resolver = A2ACardResolver(base_url=...)`` (a call handed where to connect): one
+        method of a package's client. Whether the package is one (not a module of the tree, which the
+        file alone cannot tell) is the linker's to say (``CallFact.client``)."""
+        roles = self.roles
+        if roles.client_rule is None or not resolved or name.count(".") < 2:
+            return False
+        receiver, _, method = name.rpartition(".")
+        head = name.split(".", 1)[0]
+        if method in roles.client_lifecycle or head in STDLIB or head in roles.client_excluded:
+            return False
+        if name.startswith(self.module_prefix) or head in self.local_defs:
+            return False
+        factory = receiver.rpartition(".")[2]
+        return receiver in self.network_built or (factory[:1].islower() and roles.client_factories.matches(factory))
+
+    def _network_built(self, node: ast.Call, name: str, resolved: bool) -> None:
+        """``A2ACardResolver(httpx_client=c, base_url=URL)``: a package's object handed where to connect
+        (a URL, an endpoint, an HTTP client) is a client of a network service; its methods are reach."""
+        kwargs = self.roles.network_kwargs
+        if (
+            kwargs
+            and resolved
+            and name.split(".", 1)[0] not in STDLIB
+            and name.split(".", 1)[0] not in self.roles.client_excluded
+            and not name.startswith(self.module_prefix)
+            and name.split(".", 1)[0] not in self.local_defs
+            and any(kw.arg in kwargs for kw in node.keywords)
+        ):
+            self.network_built.add(name)
 
     # --- code executors ---------------------------------------------------------------------------
 

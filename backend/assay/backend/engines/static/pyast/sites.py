@@ -14,6 +14,7 @@ from assay.backend.engines.static.facts import (
     ModelSite,
     TaintOrigin,
 )
+from assay.backend.engines.static.pyast.fixed_text import is_fixed, leading_text
 from assay.backend.engines.static.pyast.gates import GateLogic
 from assay.backend.engines.static.pyast.literals import (
     kwarg,
@@ -324,7 +325,7 @@ class SiteLogic(GateLogic):
             if "without_kwargs" in match and any(k.arg in match["without_kwargs"] for k in node.keywords):
                 continue
             if match.get("sql_write"):
-                return self._sql_rule(rule, node)
+                return self._sql_rule(rule, node, scope)
             if rule.actionClass == "network.egress" and self.rules.messaging is not None:
                 messaging, hosts = self.rules.messaging
                 if any(host in text for text in _texts(node) for host in hosts):
@@ -337,10 +338,13 @@ class SiteLogic(GateLogic):
             return rule
         return None
 
-    def _sql_rule(self, rule: Rule, node: ast.Call) -> Rule | None:
+    def _sql_rule(self, rule: Rule, node: ast.Call, scope: Scope) -> Rule | None:
         """Raw SQL by its text: a literal ``GRANT`` is a privilege change, a literal write ``db.write``, a
-        literal read ``db.read``; text assembled at run time (a variable, an f-string with values, a
-        call) is executed verbatim: ``sql.exec``. ``execute(text(q))`` is that ``text(q)`` already."""
+        literal read ``db.read``; so is text assembled only from pieces the code spells out, by the
+        statement every one of its values starts with (``f"UPDATE t SET {', '.join(fields)} WHERE id = ?"``,
+        ``fields`` only ever given literals: ``pyast/fixed_text.py``); other text assembled at run time
+        (a parameter, an f-string with a value, a call) is executed verbatim: ``sql.exec``.
+        ``execute(text(q))`` is that ``text(q)`` already."""
         first = node.args[0] if node.args else None
         if first is None:
             return None
@@ -349,7 +353,9 @@ class SiteLogic(GateLogic):
         if sql is None or assembled:
             if type(first) is ast.Call and (name_text(first.func) or "").rsplit(".", 1)[-1] == "text":
                 return None
-            return self.rules.sql_exec or rule
+            sql = self._fixed_sql(first, scope)
+            if sql is None:
+                return self.rules.sql_exec or rule
         if self.rules.sql_grant is not None and _SQL_GRANT.match(sql):
             return self.rules.sql_grant
         if _SQL_WRITE.match(sql):
@@ -357,6 +363,15 @@ class SiteLogic(GateLogic):
         if self.rules.db_read is not None and _SQL_READ.match(sql):
             return self.rules.db_read
         return None
+
+    def _fixed_sql(self, node: ast.expr, scope: Scope) -> str | None:
+        """The leading text of SQL assembled only from pieces fixed in the code, when every value it
+        may take starts with the same kind of statement; None otherwise."""
+        if not is_fixed(node, scope.function, lambda n: self.constant_str(n) is not None):
+            return None
+        texts = leading_text(node, scope.function)
+        kinds = {_statement_kind(t) for t in texts}
+        return texts[0] if len(kinds) == 1 and None not in kinds else None
 
     def _names_credential(self, rule: Rule, key: ast.expr | None) -> bool:
         """Whether an environment read names a credential: ``os.environ["GITHUB_TOKEN"]``, ``getenv(API_KEY)``."""
@@ -429,6 +444,14 @@ class SiteLogic(GateLogic):
 
 
 # ----- helpers -------------------------------------------------------------------------------------
+
+
+def _statement_kind(sql: str) -> str | None:
+    if _SQL_GRANT.match(sql):
+        return "grant"
+    if _SQL_WRITE.match(sql):
+        return "write"
+    return "read" if _SQL_READ.match(sql) else None
 
 
 def _texts(node: ast.Call) -> list[str]:

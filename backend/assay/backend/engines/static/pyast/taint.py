@@ -14,7 +14,7 @@ from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.dispatch import DispatchLogic
 from assay.backend.engines.static.pyast.literals import bound_names, kwarg
 from assay.backend.engines.static.pyast.models import trusted
-from assay.backend.engines.static.pyast.scope import NO_CALLEE, NO_TAINT, Scope, call_return, origin_key
+from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_CALLEE, NO_TAINT, Scope, call_return, origin_key
 from assay.backend.engines.static.pyast.syntax import (
     node_fields,
 )
@@ -177,6 +177,10 @@ class ExpressionLogic(DispatchLogic):
             # A client or agent constructor is recorded and read on: ``Agent(tools=[f])`` lists tools.
         elif resolved and (node.args or node.keywords) and self.roles.model_rule is not None:
             self._role_model(node, name)
+        if node.keywords and scope.params is MODULE_PARAMS and any(c is node for c in self._module_agents.values()):
+            self._agent_named(node, scope)
+        if node.keywords and not profile.actions and not profile.model:
+            self._network_built(node, name, resolved)
         if profile.frontier:
             self._frontier_tools(node, name, profile.frontier)
         if profile.tool_call is not None:
@@ -252,6 +256,7 @@ class ExpressionLogic(DispatchLogic):
                         trusted(ArgTaint, index=i, keyword=k, origins=sorted(t, key=origin_key), text=None, whole=False)
                         for i, k, t in arg_taints
                     ],
+                    client=not profile.actions and self._client_receiver(name, resolved),
                 )
             )
             return call_return(name) | receiver_taint

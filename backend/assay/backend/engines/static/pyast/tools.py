@@ -15,6 +15,7 @@ from assay.backend.engines.static.facts import (
     ToolSource,
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
+from assay.backend.engines.static.pyast.fixed_text import bound_values
 from assay.backend.engines.static.pyast.literals import (
     class_attr_str,
     docstring,
@@ -300,6 +301,9 @@ class ToolLogic(RoleLogic):
             return
         location = self.loc(node)
         self._call_site_tool(node, tool_name, rule, location, function)
+        if named is None and metadata is None and function and kwarg(node, "description") is None:
+            # ``FunctionTool.from_defaults(fn=f)``: f's tool, named and described by f (placed at its def).
+            self.tools[-1] = self.tools[-1].model_copy(update={"byFunction": True})
 
     def _executor_tool(self, node: ast.Call, rule: Rule, scope: Scope) -> None:
         """A tool the SDK defines and the code runs: ``ShellTool(executor=f)`` runs ``f`` (a function or a
@@ -370,6 +374,25 @@ class ToolLogic(RoleLogic):
         )
         self._call_site_tool(node, name, rule, location, qualname)
 
+    def _call_result(self, element: ast.expr, scope: Scope) -> bool:
+        """A name the code bound to what a function (not a class) returned: ``t = make_tool(...)``."""
+        if not isinstance(element, ast.Name) or element.id in self.aliases or element.id in self.local_defs:
+            return False
+        typed = scope.types.get(element.id) or self.module_types.get(element.id)
+        if typed is None or not typed.rsplit(".", 1)[-1][:1].islower():
+            return False
+        if scope.function is not None:
+            values = bound_values(scope.function, element.id)
+        else:
+            values = tuple(
+                stmt.value
+                for stmt in self.tree.body
+                if isinstance(stmt, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == element.id for t in stmt.targets)
+            )
+        calls = [v.value if isinstance(v, ast.Await) else v for v in values or ()]
+        return bool(calls) and all(isinstance(v, ast.Call) for v in calls)
+
     def _tool_list(self, node: ast.Call, name: str, scope: Scope) -> None:
         """``ToolNode([search, run_shell])``, ``Agent(tools=[f])``, ``bind_tools(tools)`` with ``tools`` built
         by appends or imported: plain functions given as tools."""
@@ -389,6 +412,11 @@ class ToolLogic(RoleLogic):
                         self._list_reference(element, rule, scope)
                         continue
                     if not isinstance(element, ast.Name | ast.Attribute) or self._is_variable(element, scope):
+                        continue
+                    if self._call_result(element, scope):
+                        # ``handoff = create_handoff_tool(agent_name="hotel")`` listed: what the function
+                        # returns, not the function; a list the linker expands or a frontier item.
+                        self._list_reference(element, rule, scope)
                         continue
                     function, resolved = self.dotted(element, scope)
                     if not function or not resolved or not is_user_callee(function, resolved, self):
