@@ -576,3 +576,70 @@ def test_a_hook_gate_holds_over_a_tool_defined_as_a_tool_elsewhere_only_if_every
     one_free = tools + unguarded.replace("from tools import delete_file\n", "")
     assert _gate_kinds(analyse({"app.py": one_free}), "delete_file", "file.delete") == []
     assert len(analyse({"app.py": one_free}).tools) == 1
+
+
+def test_claude_agent_sdk_hooks_budgets_and_in_process_servers() -> None:
+    code = (
+        "from claude_agent_sdk import ClaudeAgentOptions, HookMatcher, create_sdk_mcp_server, tool\n\n"
+        "@tool('add', 'Add two numbers', {'a': float, 'b': float})\n"
+        "async def add_numbers(args):\n"
+        "    return {'content': [{'type': 'text', 'text': str(args['a'] + args['b'])}]}\n\n"
+        "async def check_bash(input_data, tool_use_id, context):\n"
+        "    if 'rm ' in input_data['tool_input'].get('command', ''):\n"
+        "        return {'hookSpecificOutput': {'permissionDecision': 'deny'}}\n"
+        "    return {}\n\n"
+        "async def log_output(input_data, tool_use_id, context):\n"
+        "    print(input_data)\n\n"
+        "def options():\n"
+        "    calculator = create_sdk_mcp_server(name='calculator', version='1.0.0', tools=[add_numbers])\n"
+        "    return ClaudeAgentOptions(\n"
+        "        mcp_servers={'calc': calculator},\n"
+        "        allowed_tools=['Bash', 'Write', 'mcp__calc__add'],\n"
+        "        hooks={\n"
+        "            'PreToolUse': [HookMatcher(matcher='Bash', hooks=[check_bash])],\n"
+        "            'PostToolUse': [HookMatcher(matcher=None, hooks=[log_output])],\n"
+        "        },\n"
+        "        max_budget_usd=0.10,\n"
+        "    )\n"
+    )
+    linked = analyse({"agent.py": code})
+    # The in-process server's tool is named as the model sees it, under the key it is mounted at.
+    assert _tools(linked) == [("Bash", 19), ("Write", 19), ("mcp__calc__add", 4)]
+    # The PreToolUse hook gates the tool its matcher names; the budget every tool; a PostToolUse hook nothing.
+    assert _gate_kinds(linked, "Bash", "shell.exec") == ["permission_check", "spend_limit"]
+    assert _gate_kinds(linked, "Write", "file.write") == ["spend_limit"]
+
+
+def test_an_agent_framework_function_middleware_that_can_stop_a_call_gates_every_tool() -> None:
+    code = (
+        "import os\n"
+        "from agent_framework import Agent, FunctionInvocationContext, MiddlewareTermination, chat_middleware, "
+        "function_middleware, tool\n"
+        "from agent_framework.openai import OpenAIChatClient\n\n"
+        "@function_middleware\n"
+        "async def no_system_paths(context: FunctionInvocationContext, call_next):\n"
+        "    if str(getattr(context.arguments, 'path', '')).startswith('/etc'):\n"
+        "        raise MiddlewareTermination(result='refused')\n"
+        "    await call_next()\n\n"
+        "@chat_middleware\n"
+        "async def no_secrets(context, call_next):\n"
+        "    if 'password' in context.messages[-1].text:\n"
+        "        raise MiddlewareTermination(result='refused')\n"
+        "    await call_next()\n\n"
+        "@tool(approval_mode='never_require')\n"
+        "def delete_file(path: str) -> str:\n"
+        "    os.remove(path)\n"
+        "    return path\n\n"
+        "agent = Agent(client=OpenAIChatClient(model='gpt-4o-mini'), tools=[delete_file], middleware=[no_secrets])\n"
+        "guarded = Agent(client=OpenAIChatClient(model='gpt-4o-mini'), tools=[delete_file], middleware=[no_system_paths])\n"
+    )
+    linked = analyse({"agent.py": code})
+    # A chat middleware filters what the model reads, not tool calls: only the second agent is gated, so
+    # the tool, given to both, is not gated on every path.
+    assert _gate_kinds(linked, "delete_file", "file.delete") == []
+    guarded_only = code.replace(
+        "agent = Agent(client=OpenAIChatClient(model='gpt-4o-mini'), tools=[delete_file], middleware=[no_secrets])\n",
+        "",
+    )
+    assert _gate_kinds(analyse({"agent.py": guarded_only}), "delete_file", "file.delete") == ["permission_check"]
+    assert [(m.provider, m.model) for m in analyse({"agent.py": guarded_only}).models] == [("openai", "gpt-4o-mini")]

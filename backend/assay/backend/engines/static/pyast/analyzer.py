@@ -10,7 +10,7 @@ from assay.backend.engines.static.facts import (
     FunctionFacts,
     ToolDef,
 )
-from assay.backend.engines.static.pyast.literals import literal_str
+from assay.backend.engines.static.pyast.literals import kwarg, literal_str
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import (
     DEFINITION_KINDS,
@@ -57,6 +57,8 @@ class FileAnalyzer(StatementLogic):
         self._finish(module_scope, ast.Module(body=[], type_ignores=[]), "<module>")
         self._visit_defs(self.module_defs, self.module)
         self._link_literal_tools()
+        if self.roles.mounted_servers and self.tools:
+            self._mounted_server_names()
         if self._param_models:
             self._resolve_param_models()
         defined = {t.function for t in self.tools}
@@ -94,6 +96,57 @@ class FileAnalyzer(StatementLogic):
                 # Methods do not see the class body's names, but do see the enclosing function's.
                 self._visit_defs(definitions(stmt.body), f"{prefix}.{stmt.name}", outer, outer_types)
                 self._class = enclosing
+
+    def _mounted_server_names(self) -> None:
+        """``calc = create_sdk_mcp_server(name="calculator", tools=[add])`` then ``ClaudeAgentOptions(
+        mcp_servers={"calc": calc})``: the model sees ``add`` as ``mcp__calc__add``, the name the server's
+        pattern gives it under the key it is mounted at (the server's own ``name=`` when it is mounted
+        nowhere in the file)."""
+        servers: dict[str, tuple[str, list[str], str | None]] = {}  # variable -> (pattern, functions, name)
+        mounts: list[ast.Call] = []
+        keys = {under for under, _ in self.roles.mounted_servers.values()}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call):
+                target, call = node.targets[0], node.value
+                callee = (self.dotted(call.func, None)[0] or "").rsplit(".", 1)[-1]
+                spec = self.roles.mounted_servers.get(callee)
+                listed = kwarg(call, "tools")
+                if spec is None or not isinstance(target, ast.Name) or not isinstance(listed, ast.List | ast.Tuple):
+                    continue
+                functions = [
+                    self.local_defs[e.id] for e in listed.elts if isinstance(e, ast.Name) and e.id in self.local_defs
+                ]
+                servers[target.id] = (spec[1], functions, self.constant_str(kwarg(call, "name")))
+            elif isinstance(node, ast.Call) and any(kw.arg in keys for kw in node.keywords):
+                mounts.append(node)
+        if not servers:
+            return
+        named: dict[str, str] = {}
+        mounted: set[str] = set()
+        for call in mounts:
+            for kw in call.keywords:
+                if kw.arg not in keys or not isinstance(kw.value, ast.Dict):
+                    continue
+                for key, value in zip(kw.value.keys, kw.value.values, strict=True):
+                    server_key = literal_str(key) if key is not None else None
+                    if server_key and isinstance(value, ast.Name) and value.id in servers:
+                        pattern, functions, _ = servers[value.id]
+                        mounted.add(value.id)
+                        for function in functions:
+                            named.setdefault(function, pattern.replace("{server}", server_key))
+        for variable, (pattern, functions, own) in servers.items():
+            if variable not in mounted and own:
+                for function in functions:
+                    named.setdefault(function, pattern.replace("{server}", own))
+        for index, tool in enumerate(self.tools):
+            template = named.get(tool.function or "")
+            if template is None or tool.name.startswith(template.split("{tool}", 1)[0]):
+                continue
+            name = template.replace("{tool}", tool.name)
+            at = tool.location
+            self.tools[index] = tool.model_copy(
+                update={"name": name, "id": short_id("tool", at.path, at.line, name, tool.ruleId)}
+            )
 
     def _module_tool_spec(self) -> None:
         """``TOOL_SPEC = {"name": "update_appointment", "inputSchema": ...}`` beside ``def update_appointment``

@@ -7,11 +7,12 @@ agent hooks put over a tool (approval switches, a confirming ``pre_hook``, ``dom
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import ToolDef, ToolSource
-from assay.backend.engines.static.pyast.literals import docstring, kwarg, kwarg_str, literal_str
+from assay.backend.engines.static.pyast.literals import docstring, kwarg, kwarg_str, literal_str, name_text
 from assay.backend.engines.static.pyast.role_rules import compile_roles, third_party
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.pyast.sources import SourceLogic
@@ -202,15 +203,33 @@ class DecoratorRoles(SourceLogic):
             )
         )
 
-    def _tool_callbacks(self, node: ast.Call, scope: Scope) -> list[str]:
+    def _tool_callbacks(self, node: ast.Call, scope: Scope) -> list[tuple[str, str | None]]:
         """``Agent(before_tool_callback=check, before_model_callback=rate_limit)``: a check the framework
         runs before each tool (or model) call, a gate of the kind its function's name says, else of the
         kind the pack gives the hook. The gates of hooks run before every tool call (``tool_hooks``) whose
         function can refuse it (a function of the file returning a value or raising; one imported from
-        elsewhere is taken at its role) are returned: they hold on every path from the agent's tools."""
+        elsewhere is taken at its role) are returned: they hold on every path from the agent's tools.
+        So are hooks listed for an event before each tool call (``hooks={"PreToolUse": [HookMatcher(
+        matcher="Bash", hooks=[check])]}``), over the tools their matcher names, and a budget keyword
+        (``max_budget_usd=0.10``), over every tool of the call. Each gate comes with the matcher of the
+        tools it holds over (None: all)."""
         hooks = self.roles.tool_callbacks
-        over_tools: list[str] = []
+        over_tools: list[tuple[str, str | None]] = []
         for kw in node.keywords:
+            if kw.arg is None:
+                continue
+            if kw.arg in self.roles.event_hooks and isinstance(kw.value, ast.Dict):
+                over_tools += self._event_hooks(kw.arg, kw.value, scope)
+                continue
+            if kw.arg in self.roles.middleware_kwargs and isinstance(kw.value, ast.List | ast.Tuple):
+                over_tools += self._tool_middleware(kw.value, scope)
+                continue
+            limit = next((kind for patterns, kind in self.roles.limit_kwargs if patterns.matches(kw.arg)), None)
+            if limit is not None and not declines(kw.value):
+                rule = self.rules.gate_by_kind.get(limit)
+                if rule is not None:
+                    over_tools.append((self._gate(scope, rule, kw.value, f"{kw.arg}="), None))
+                continue
             if kw.arg not in hooks or not isinstance(kw.value, ast.Name | ast.Attribute):
                 continue
             function = kw.value.id if isinstance(kw.value, ast.Name) else kw.value.attr
@@ -221,8 +240,70 @@ class DecoratorRoles(SourceLogic):
             if rule is not None:
                 gate = self._gate(scope, rule, kw.value, f"{kw.arg}={function}")
                 if kw.arg in self.roles.tool_hooks and self._can_refuse(kw.value):
-                    over_tools.append(gate)
+                    over_tools.append((gate, None))
         return over_tools
+
+    def _tool_middleware(self, listed: ast.List | ast.Tuple, scope: Scope) -> list[tuple[str, str | None]]:
+        """``Agent(middleware=[check])`` with ``check`` a function of this file made a middleware around each
+        tool call (decorated ``@function_middleware``, or taking a ``FunctionInvocationContext``) that can
+        stop the call (raises, or returns a value): a gate over every tool of the agent."""
+        markers = self.roles.middleware_markers
+        rule = self.rules.gate_by_kind.get("permission_check")
+        found: list[tuple[str, str | None]] = []
+        for element in listed.elts:
+            if rule is None or not isinstance(element, ast.Name):
+                continue
+            fn = next(
+                (
+                    d
+                    for d in self.module_defs
+                    if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == element.id
+                ),
+                None,
+            )
+            if fn is None:
+                continue
+            names = {
+                (name_text(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1]
+                for d in fn.decorator_list
+            }
+            first = fn.args.args[0].annotation if fn.args.args else None
+            if first is not None:
+                names.add((name_text(first) or "").rsplit(".", 1)[-1])
+            if names & markers and self._can_refuse(element):
+                found.append((self._gate(scope, rule, element, f"middleware {element.id} can stop a tool call"), None))
+        return found
+
+    def _event_hooks(self, keyword: str, hooks: ast.Dict, scope: Scope) -> list[tuple[str, str | None]]:
+        """``{"PreToolUse": [HookMatcher(matcher="Bash", hooks=[check])]}`` (or ``{"matcher": ..., "hooks":
+        [...]}`` dicts): each hook of an event run before tool calls that can refuse one is a gate of the
+        kind its name says (else ``permission_check``) over the tools the matcher names."""
+        events = self.roles.event_hooks[keyword]
+        found: list[tuple[str, str | None]] = []
+        fallback = self.rules.gate_by_kind.get("permission_check")
+        for key, value in zip(hooks.keys, hooks.values, strict=True):
+            if literal_str(key) not in events or not isinstance(value, ast.List | ast.Tuple):
+                continue
+            for entry in value.elts:
+                if isinstance(entry, ast.Call):
+                    matcher_node, listed = kwarg(entry, "matcher"), kwarg(entry, "hooks")
+                elif isinstance(entry, ast.Dict):
+                    fields = {literal_str(k): v for k, v in zip(entry.keys, entry.values, strict=True)}
+                    matcher_node, listed = fields.get("matcher"), fields.get("hooks")
+                else:
+                    continue
+                matcher = self.constant_str(matcher_node) if matcher_node is not None else None
+                if not isinstance(listed, ast.List | ast.Tuple):
+                    continue
+                for hook in listed.elts:
+                    if not isinstance(hook, ast.Name | ast.Attribute) or not self._can_refuse(hook):
+                        continue
+                    function = hook.id if isinstance(hook, ast.Name) else hook.attr
+                    rule = self.rules.gates.first(function) or fallback
+                    if rule is not None:
+                        gate = self._gate(scope, rule, hook, f"{literal_str(key)} {matcher or '*'}: {function}")
+                        found.append((gate, matcher))
+        return found
 
     def _can_refuse(self, hook: ast.expr) -> bool:
         """A hook that can stop a tool call: a function of this file with a ``return`` of a value or a
@@ -329,6 +410,17 @@ def restrictive(value: ast.expr) -> bool:
         return False
     hosts = [literal_str(e) for e in value.elts]
     return bool(hosts) and all(h is not None for h in hosts) and "*" not in hosts
+
+
+def hook_matches(matcher: str | None, tool: str) -> bool:
+    """Whether a hook's tool matcher (a tool name or a regular expression; None, ``""`` or ``*``: every
+    tool) names ``tool``."""
+    if matcher is None or matcher in ("", "*"):
+        return True
+    try:
+        return re.fullmatch(matcher, tool) is not None
+    except re.error:
+        return matcher == tool
 
 
 def _is_none(value: ast.expr) -> bool:

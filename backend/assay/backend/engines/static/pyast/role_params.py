@@ -20,7 +20,7 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.literals import kwarg_str, literal_str
-from assay.backend.engines.static.pyast.role_decorators import DecoratorRoles
+from assay.backend.engines.static.pyast.role_decorators import DecoratorRoles, hook_matches
 from assay.backend.engines.static.pyast.role_rules import third_party
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, Scope
 from assay.backend.snippets import snippet
@@ -37,7 +37,8 @@ class ParamRoles(DecoratorRoles):
         if rule is None or not third_party(name, resolved) or name.startswith(self.module_prefix):
             return
         package = name.split(".", 1)[0]
-        hook_gates = self._tool_callbacks(node, scope) if roles.tool_callbacks else []
+        hooked = roles.tool_callbacks or roles.event_hooks or roles.limit_kwargs
+        hook_gates = self._tool_callbacks(node, scope) if hooked else []
         made = len(self.functions), len(self._listed_tools), len(self.tools)
         for kw in node.keywords:
             if kw.arg not in roles.params:
@@ -80,7 +81,14 @@ class ParamRoles(DecoratorRoles):
         if hook_gates:
             # ``Agent(tools=[...], before_tool_callback=check)``: the check runs before each of these tools.
             for tools, start in ((self._listed_tools, made[1]), (self.tools, made[2])):
-                tools[start:] = [t.model_copy(update={"hookGates": tuple(sorted(hook_gates))}) for t in tools[start:]]
+                tools[start:] = [
+                    t.model_copy(
+                        update={
+                            "hookGates": tuple(sorted(g for g, matcher in hook_gates if hook_matches(matcher, t.name)))
+                        }
+                    )
+                    for t in tools[start:]
+                ]
         runs = [f.qualname for f in self.functions[made[0] :] if "#builtin:" in f.qualname]
         runs += [t.function for t in self._listed_tools[made[1] :] if t.function]
         runs += [t.function for t in self.tools[made[2] :] if t.function]

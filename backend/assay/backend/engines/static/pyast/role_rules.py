@@ -42,6 +42,11 @@ class Roles:
     tool_callbacks: dict[str, str | None] = field(default_factory=dict)
     tool_hooks: frozenset[str] = frozenset()
     module_tool_specs: frozenset[str] = frozenset()
+    event_hooks: dict[str, frozenset[str]] = field(default_factory=dict)
+    limit_kwargs: tuple[tuple[Patterns, str], ...] = ()
+    middleware_kwargs: frozenset[str] = frozenset()
+    middleware_markers: frozenset[str] = frozenset()
+    mounted_servers: dict[str, tuple[str, str]] = field(default_factory=dict)
     agent_runners: dict[str, frozenset[str]] = field(default_factory=dict)
     client_rule: Rule | None = None
     client_classes: Patterns = field(default_factory=lambda: Patterns(()))
@@ -122,6 +127,11 @@ def compile_roles(pack: RulePack) -> Roles:
         tool_callbacks=dict(dm.get("tool_callbacks", {})),
         tool_hooks=frozenset(dm.get("tool_hooks", ())),
         module_tool_specs=frozenset(dm.get("module_tool_specs", ())),
+        event_hooks={k: frozenset(v) for k, v in dm.get("event_hooks", {}).items()},
+        middleware_kwargs=frozenset(dm.get("tool_middleware", {}).get("kwargs", ())),
+        middleware_markers=frozenset(dm.get("tool_middleware", {}).get("markers", ())),
+        limit_kwargs=tuple((Patterns([p]), kind) for p, kind in dm.get("limit_kwargs", {}).items()),
+        mounted_servers={k: (v["mounted_under"], v["pattern"]) for k, v in dm.get("mounted_servers", {}).items()},
         params_rule=params,
         params=frozenset(pm.get("role_tool_params", ())),
         string_params=frozenset(pm.get("string_params", ())),
