@@ -1,6 +1,6 @@
 """A real browser provisions an organization: the owner signs in, creates an AI System, connects a local
 source (examples/ops-agent) and verifies it; a member then reads the same pages and finds no form.
-Screenshots at a laptop's and a phone's width (``20-*``); at 390 px nothing spills sideways."""
+Screenshots at a laptop's and a phone's width (``20-…`` to ``29-…``); at 390 px nothing spills sideways."""
 
 from __future__ import annotations
 
@@ -66,13 +66,31 @@ def test_an_owner_creates_a_system_and_connects_a_verified_source_a_member_only_
     assert driver.find_elements(By.XPATH, "//button[normalize-space()='Verify']") == []
     assert browser.severe_console_errors() == []
     browser.shot("23-source-verified")
-    _fits_a_phone(browser, "24-sources-phone")
+    _fits_a_phone(browser, "23b-sources-phone")
 
     driver.find_element(By.LINK_TEXT, "Settings").click()
     browser.present(By.ID, "retire-system")
     assert "Retiring is final" in driver.page_source
-    browser.shot("25-settings")
-    _fits_a_phone(browser, "26-settings-phone")
+    browser.shot("26a-settings")
+    _fits_a_phone(browser, "26b-settings-phone")
+    driver.find_element(By.LINK_TEXT, "Runtime targets").click()
+    browser.present(By.ID, "url")
+    assert "No runtime target yet." in driver.page_source
+    # A global address literal: checked without DNS, never contacted (nothing probes it in this test).
+    driver.find_element(By.ID, "url").send_keys("https://1.1.1.1/mcp", Keys.ENTER)
+    verify = (By.XPATH, "//button[normalize-space()='Verify']")
+    wait.until(expected_conditions.presence_of_element_located(verify)).click()
+    wait.until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, ".badge.VERIFIED")))
+    driver.find_element(By.NAME, "suite_catalogue").click()
+    driver.find_element(By.XPATH, "//button[normalize-space()='Save consent']").click()
+    wait.until(expected_conditions.presence_of_element_located((By.XPATH, "//td[normalize-space()='catalogue']")))
+    browser.shot("24a-targets")
+    _fits_a_phone(browser, "24b-targets-phone")
+    driver.find_element(By.LINK_TEXT, "Evidence binders").click()
+    driver.find_element(By.ID, "source_system").send_keys("ops-agent-prod", Keys.ENTER)
+    wait.until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, ".badge.active")))
+    browser.shot("25a-binders")
+    _fits_a_phone(browser, "25b-binders-phone")
     driver.find_element(By.LINK_TEXT, "Evaluations").click()
     browser.present(By.TAG_NAME, "h1")
     assert "No evaluation yet" in driver.page_source
@@ -96,5 +114,5 @@ def test_an_owner_creates_a_system_and_connects_a_verified_source_a_member_only_
     driver.find_element(By.PARTIAL_LINK_TEXT, "Acme").click()
     browser.present(By.TAG_NAME, "h1")
     assert _main_forms(browser) == 0 and "Ops agent &lt;b&gt;two&lt;/b&gt;" in driver.page_source
-    browser.shot("29-systems-member")
-    _fits_a_phone(browser, "30-systems-member-phone")
+    browser.shot("29a-systems-member")
+    _fits_a_phone(browser, "29b-systems-member-phone")

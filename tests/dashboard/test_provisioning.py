@@ -6,49 +6,19 @@ answers a clear page and writes nothing."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
 import pytest
-from dashboard_helpers import People, add_user, csrf_of, sign_in
+from dashboard_helpers import People, add_user
+from provisioning_helpers import add_owner, signed_in, sources_of, systems_of
 from service_helpers import World, bearer
-from sqlmodel import select
 from starlette.applications import Starlette
-
-from assay.backend.storage.models import AiSystem, SourceAsset
-
-OWNER = "olive@acme.example"
 
 
 @pytest.fixture
 async def owner(world: World) -> str:
-    await add_user(world.sessions, world.org_a, OWNER, role="owner")
-    return OWNER
-
-
-def _browser(app: Starlette) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://assay.test")
-
-
-@asynccontextmanager
-async def _signed_in(app: Starlette, email: str) -> AsyncIterator[tuple[httpx.AsyncClient, str]]:
-    """A browser signed in as ``email``, and its session's CSRF token."""
-    async with _browser(app) as client:
-        assert (await sign_in(client, email)).status_code == 303
-        home = await client.get("/dashboard")
-        yield client, csrf_of(home.text)
-
-
-async def _systems(world: World, org: str) -> list[AiSystem]:
-    async with world.sessions() as session:
-        return list((await session.exec(select(AiSystem).where(AiSystem.organization_id == org))).all())
-
-
-async def _sources(world: World, system: str) -> list[SourceAsset]:
-    async with world.sessions() as session:
-        return list((await session.exec(select(SourceAsset).where(SourceAsset.ai_system_id == system))).all())
+    return await add_owner(world)
 
 
 async def test_an_owner_creates_a_system_connects_verifies_and_retires_a_local_source(
@@ -56,7 +26,7 @@ async def test_an_owner_creates_a_system_connects_verifies_and_retires_a_local_s
 ) -> None:
     checkout = tmp_path / "agent"
     checkout.mkdir()
-    async with _signed_in(app, owner) as (client, csrf):
+    async with signed_in(app, owner) as (client, csrf):
         home = await client.get("/dashboard")
         systems_page = f"/dashboard/organizations/{world.org_a}/systems"
         assert systems_page in home.text
@@ -67,7 +37,7 @@ async def test_an_owner_creates_a_system_connects_verifies_and_retires_a_local_s
             data={"csrf_token": csrf, "name": "  Billing agent ", "system_type": "agent", "criticality": "high"},
         )
         assert created.status_code == 303
-        new = next(s for s in await _systems(world, world.org_a) if s.name == "Billing agent")
+        new = next(s for s in await systems_of(world, world.org_a) if s.name == "Billing agent")
         assert (new.system_type, new.criticality, new.lifecycle_status) == ("agent", "high", None)
         sources_page = f"/dashboard/systems/{new.id}/sources"
         assert created.headers["location"] == sources_page
@@ -76,7 +46,7 @@ async def test_an_owner_creates_a_system_connects_verifies_and_retires_a_local_s
         assert page.status_code == 200 and "No source connected yet." in page.text
         added = await client.post(sources_page, data={"csrf_token": csrf, "kind": "local", "path": str(checkout)})
         assert added.status_code == 303 and added.headers["location"] == sources_page
-        (source,) = await _sources(world, new.id)
+        (source,) = await sources_of(world, new.id)
         assert (source.repo, source.repo_kind, source.status) == (str(checkout), "local", "PENDING")
         page = await client.get(sources_page)
         assert str(checkout) in page.text and "PENDING" in page.text
@@ -84,15 +54,15 @@ async def test_an_owner_creates_a_system_connects_verifies_and_retires_a_local_s
 
         verified = await client.post(f"{sources_page}/{source.id}/verify", data={"csrf_token": csrf})
         assert verified.status_code == 303
-        assert (await _sources(world, new.id))[0].status == "VERIFIED"
+        assert (await sources_of(world, new.id))[0].status == "VERIFIED"
         # The same path again is refused by the backend's rule: 409, nothing added.
         again = await client.post(sources_page, data={"csrf_token": csrf, "kind": "local", "path": str(checkout)})
         assert again.status_code == 409 and "already bound" in again.text
-        assert len(await _sources(world, new.id)) == 1
+        assert len(await sources_of(world, new.id)) == 1
 
         retired = await client.post(f"{sources_page}/{source.id}/retire", data={"csrf_token": csrf})
         assert retired.status_code == 303
-        assert (await _sources(world, new.id))[0].status == "RETIRED"
+        assert (await sources_of(world, new.id))[0].status == "RETIRED"
         page = await client.get(sources_page)
         assert f"{source.id}/verify" not in page.text and f"{source.id}/retire" not in page.text
 
@@ -100,7 +70,7 @@ async def test_an_owner_creates_a_system_connects_verifies_and_retires_a_local_s
 async def test_members_read_without_forms_and_a_post_from_them_is_refused(
     app: Starlette, world: World, people: People, tmp_path: Path
 ) -> None:
-    async with _signed_in(app, people.ann) as (client, csrf):
+    async with signed_in(app, people.ann) as (client, csrf):
         systems_page = f"/dashboard/organizations/{world.org_a}/systems"
         listed = await client.get(systems_page)
         assert listed.status_code == 200
@@ -110,7 +80,7 @@ async def test_members_read_without_forms_and_a_post_from_them_is_refused(
             page = await client.get(path)
             assert page.status_code == 200
             assert "<form" not in page.text.split("</header>", 1)[1], path
-        before = await _systems(world, world.org_a)
+        before = await systems_of(world, world.org_a)
         refused = await client.post(systems_page, data={"csrf_token": csrf, "name": "Sneaky"})
         assert refused.status_code == 403
         assert "Only owners and admins of this organization can create AI Systems" in refused.text
@@ -123,7 +93,7 @@ async def test_members_read_without_forms_and_a_post_from_them_is_refused(
             f"/dashboard/systems/{world.system_a}/retire", data={"csrf_token": csrf, "confirm": "retire"}
         )
         assert refused.status_code == 403
-        assert await _systems(world, world.org_a) == before
+        assert await systems_of(world, world.org_a) == before
         assert all(s.lifecycle_status is None for s in before)
 
 
@@ -131,7 +101,7 @@ async def test_another_organizations_system_is_the_same_404_as_a_missing_one(
     app: Starlette, world: World, people: People, owner: str
 ) -> None:
     await add_user(world.sessions, world.org_b, "bea@globex.example", role="owner")
-    async with _signed_in(app, "bea@globex.example") as (client, csrf):
+    async with signed_in(app, "bea@globex.example") as (client, csrf):
         for suffix in ("sources", "settings"):
             missing = await client.get(f"/dashboard/systems/sys_missing/{suffix}")
             foreign = await client.get(f"/dashboard/systems/{world.system_a}/{suffix}")
@@ -148,9 +118,9 @@ async def test_another_organizations_system_is_the_same_404_as_a_missing_one(
             f"/dashboard/systems/{world.system_a}/retire", data={"csrf_token": csrf, "confirm": "retire"}
         )
         assert posted.status_code == 404
-    assert all(s.lifecycle_status is None for s in await _systems(world, world.org_a))
+    assert all(s.lifecycle_status is None for s in await systems_of(world, world.org_a))
     # A source of one system is not reachable through another system's page, even in the same organization.
-    async with _signed_in(app, owner) as (client, csrf):
+    async with signed_in(app, owner) as (client, csrf):
         async with world.sessions() as session:
             from assay.backend import provisioning
 
@@ -160,7 +130,7 @@ async def test_another_organizations_system_is_the_same_404_as_a_missing_one(
             f"/dashboard/systems/{world.system_a2}/sources/{source.id}/retire", data={"csrf_token": csrf}
         )
         assert crossed.status_code == 404
-        assert (await _sources(world, world.system_a))[0].status == "PENDING"
+        assert (await sources_of(world, world.system_a))[0].status == "PENDING"
 
 
 @pytest.mark.parametrize(
@@ -174,20 +144,20 @@ async def test_another_organizations_system_is_the_same_404_as_a_missing_one(
 async def test_an_empty_or_over_long_name_is_a_clear_400_and_writes_nothing(
     app: Starlette, world: World, owner: str, name: str, status: int, words: str
 ) -> None:
-    async with _signed_in(app, owner) as (client, csrf):
-        before = await _systems(world, world.org_a)
+    async with signed_in(app, owner) as (client, csrf):
+        before = await systems_of(world, world.org_a)
         answer = await client.post(
             f"/dashboard/organizations/{world.org_a}/systems", data={"csrf_token": csrf, "name": name}
         )
         assert answer.status_code == status
         assert words[:1].upper() + words[1:] in answer.text
-        assert await _systems(world, world.org_a) == before
+        assert await systems_of(world, world.org_a) == before
         long_type = await client.post(
             f"/dashboard/organizations/{world.org_a}/systems",
             data={"csrf_token": csrf, "name": "Fine", "system_type": "t" * 101},
         )
         assert long_type.status_code == 400 and "The system type must be at most 100 characters" in long_type.text
-        assert await _systems(world, world.org_a) == before
+        assert await systems_of(world, world.org_a) == before
 
 
 async def test_html_and_script_in_every_field_come_back_escaped(
@@ -196,12 +166,12 @@ async def test_html_and_script_in_every_field_come_back_escaped(
     evil = '<script>alert("x")</script><b onmouseover=alert(1)>'
     folder = tmp_path / evil.replace("/", "_")
     folder.mkdir()
-    async with _signed_in(app, owner) as (client, csrf):
+    async with signed_in(app, owner) as (client, csrf):
         await client.post(
             f"/dashboard/organizations/{world.org_a}/systems",
             data={"csrf_token": csrf, "name": evil, "system_type": evil, "criticality": evil},
         )
-        system = next(s for s in await _systems(world, world.org_a) if s.name == evil)
+        system = next(s for s in await systems_of(world, world.org_a) if s.name == evil)
         added = await client.post(
             f"/dashboard/systems/{system.id}/sources", data={"csrf_token": csrf, "path": str(folder), "branch": evil}
         )
@@ -227,9 +197,9 @@ async def test_html_and_script_in_every_field_come_back_escaped(
 async def test_forged_or_missing_csrf_and_cross_site_posts_are_403_and_write_nothing(
     app: Starlette, world: World, owner: str, tmp_path: Path
 ) -> None:
-    async with _signed_in(app, owner) as (client, csrf):
+    async with signed_in(app, owner) as (client, csrf):
         systems_page = f"/dashboard/organizations/{world.org_a}/systems"
-        before = await _systems(world, world.org_a)
+        before = await systems_of(world, world.org_a)
         for data in ({"name": "A"}, {"csrf_token": "forged-" + csrf[7:], "name": "A"}, {"csrf_token": "", "name": "A"}):
             answer = await client.post(systems_page, data=data)
             assert answer.status_code == 403 and "expired or did not come from this page" in answer.text
@@ -241,46 +211,46 @@ async def test_forged_or_missing_csrf_and_cross_site_posts_are_403_and_write_not
             f"/dashboard/systems/{world.system_a}/retire", data={"csrf_token": "x" * 43, "confirm": "retire"}
         )
         assert forged.status_code == 403
-        assert await _systems(world, world.org_a) == before
+        assert await systems_of(world, world.org_a) == before
 
 
 async def test_oversized_and_unreadable_forms_are_refused(app: Starlette, world: World, owner: str) -> None:
-    async with _signed_in(app, owner) as (client, csrf):
+    async with signed_in(app, owner) as (client, csrf):
         systems_page = f"/dashboard/organizations/{world.org_a}/systems"
-        before = await _systems(world, world.org_a)
+        before = await systems_of(world, world.org_a)
         huge = await client.post(systems_page, data={"csrf_token": csrf, "name": "x" * 9000})
         assert huge.status_code == 413 and "too large" in huge.text
         many = await client.post(systems_page, data={"csrf_token": csrf, **{f"f{i}": "1" for i in range(30)}})
         assert many.status_code == 400
         wrong_type = await client.post(systems_page, json={"csrf_token": csrf, "name": "x"})
         assert wrong_type.status_code == 415
-        assert await _systems(world, world.org_a) == before
+        assert await systems_of(world, world.org_a) == before
 
 
 async def test_a_local_source_must_be_an_absolute_path_and_exist_to_be_verified(
     app: Starlette, world: World, owner: str, tmp_path: Path
 ) -> None:
-    async with _signed_in(app, owner) as (client, csrf):
+    async with signed_in(app, owner) as (client, csrf):
         page = f"/dashboard/systems/{world.system_a2}/sources"
         for path in ("relative/dir", "https://git.example/repo.git", "  "):
             answer = await client.post(page, data={"csrf_token": csrf, "kind": "local", "path": path})
             assert answer.status_code == 400, path
             assert 'role="alert"' in answer.text
-        assert await _sources(world, world.system_a2) == []
+        assert await sources_of(world, world.system_a2) == []
         gone = tmp_path / "gone"
         gone.mkdir()
         assert (await client.post(page, data={"csrf_token": csrf, "path": str(gone)})).status_code == 303
         gone.rmdir()
-        (source,) = await _sources(world, world.system_a2)
+        (source,) = await sources_of(world, world.system_a2)
         refused = await client.post(f"{page}/{source.id}/verify", data={"csrf_token": csrf})
         assert refused.status_code == 400 and "does not exist or is not a directory" in refused.text
-        assert (await _sources(world, world.system_a2))[0].status == "PENDING"
+        assert (await sources_of(world, world.system_a2))[0].status == "PENDING"
 
 
 async def test_editing_a_system_and_retiring_it_for_good(
     app: Starlette, client: httpx.AsyncClient, world: World, owner: str, tmp_path: Path
 ) -> None:
-    async with _signed_in(app, owner) as (browser, csrf):
+    async with signed_in(app, owner) as (browser, csrf):
         settings = f"/dashboard/systems/{world.system_a2}/settings"
         page = await browser.get(settings)
         assert page.status_code == 200 and "Retiring is final" in page.text
@@ -288,7 +258,7 @@ async def test_editing_a_system_and_retiring_it_for_good(
             settings, data={"csrf_token": csrf, "name": "Renamed", "system_type": "", "criticality": "low"}
         )
         assert saved.status_code == 303
-        system = next(s for s in await _systems(world, world.org_a) if s.id == world.system_a2)
+        system = next(s for s in await systems_of(world, world.org_a) if s.id == world.system_a2)
         assert (system.name, system.system_type, system.criticality) == ("Renamed", None, "low")
         blank = await browser.post(settings, data={"csrf_token": csrf, "name": " "})
         assert blank.status_code == 400
@@ -297,14 +267,14 @@ async def test_editing_a_system_and_retiring_it_for_good(
         )
         unconfirmed = await browser.post(f"/dashboard/systems/{world.system_a2}/retire", data={"csrf_token": csrf})
         assert unconfirmed.status_code == 400 and "Tick the box" in unconfirmed.text
-        assert (await _sources(world, world.system_a2))[0].status == "PENDING"
+        assert (await sources_of(world, world.system_a2))[0].status == "PENDING"
         retired = await browser.post(
             f"/dashboard/systems/{world.system_a2}/retire", data={"csrf_token": csrf, "confirm": "retire"}
         )
         assert retired.status_code == 303
-        system = next(s for s in await _systems(world, world.org_a) if s.id == world.system_a2)
+        system = next(s for s in await systems_of(world, world.org_a) if s.id == world.system_a2)
         assert system.lifecycle_status == "RETIRED"
-        assert (await _sources(world, world.system_a2))[0].status == "RETIRED"
+        assert (await sources_of(world, world.system_a2))[0].status == "RETIRED"
         page = await browser.get(settings)
         assert "This AI System is retired" in page.text and "Retire AI System" not in page.text
         edit = await browser.post(settings, data={"csrf_token": csrf, "name": "Again"})

@@ -14,6 +14,7 @@ from starlette.routing import BaseRoute, Route
 
 from assay.backend.dashboard import (
     account,
+    binders_pages,
     home,
     join,
     keys,
@@ -23,6 +24,7 @@ from assay.backend.dashboard import (
     runs,
     sources_pages,
     systems_pages,
+    targets_pages,
 )
 from assay.backend.dashboard.access import Endpoint, PageContext, endpoint, signed_in_only
 from assay.backend.dashboard.render import STATIC_DIR, STATIC_URL, Renderer
@@ -30,7 +32,7 @@ from assay.backend.dashboard.security import SecurityHeaders
 
 _ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 # The provisioning pages (docs/dashboard.md, "Provisioning"): path, handler, methods.
-PROVISIONING = [*systems_pages.PAGES, *sources_pages.PAGES]
+PROVISIONING = [*systems_pages.PAGES, *sources_pages.PAGES, *targets_pages.PAGES, *binders_pages.PAGES]
 _ORG = "/dashboard/organizations/{organizationId}"
 
 
