@@ -7,6 +7,7 @@ temporary directory. The tests skip when Chromium, its driver or Selenium is abs
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -148,13 +149,6 @@ def _shots(tmp_path: Path) -> Path:
     return folder
 
 
-def _shots(tmp_path: Path) -> Path:
-    configured = os.environ.get("ASSAY_SCREENSHOT_DIR")
-    folder = Path(configured) if configured else tmp_path / "screenshots"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 class Browser:
     """A headless Chromium at 1280x900 with the steps every browser test takes: open a page, wait for an
     element, sign in by keyboard, take a full-page screenshot."""
@@ -192,12 +186,16 @@ class Browser:
         self.wait.until(lambda driver: "/dashboard/login" not in driver.current_url)
 
     def shot(self, name: str) -> None:
+        """The whole page (up to 6000 px tall) at the window's width, through the DevTools protocol: a headless
+        window cannot grow past the screen, so a window-sized screenshot would cut long pages."""
         driver = self.driver
-        height = driver.execute_script("return document.documentElement.scrollHeight")
-        width = driver.get_window_size()["width"]
-        driver.set_window_size(width, min(max(int(height), 600), 6000))
-        assert driver.save_screenshot(str(self.shots / f"{name}.png"))
-        driver.set_window_size(width, 900)
+        size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+        width = max(size["width"], driver.execute_script("return window.innerWidth"))
+        clip = {"x": 0, "y": 0, "width": width, "height": min(size["height"], 6000), "scale": 1}
+        image = driver.execute_cdp_cmd(
+            "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}
+        )
+        (self.shots / f"{name}.png").write_bytes(base64.b64decode(image["data"]))
 
     def severe_console_errors(self) -> list[Any]:
         return [e for e in self.driver.get_log("browser") if e["level"] == "SEVERE"]

@@ -57,7 +57,7 @@ def test_an_owner_connects_a_git_repository_and_verifies_it(
     browser.sign_in(served["owner_email"], f"/dashboard/systems/{served['system']}/sources")
     browser.present(By.ID, "git-url")
     assert driver.find_element(By.ID, "git-credential").get_attribute("type") == "password"
-    browser.shot("30-sources-git-form")
+    browser.shot("60-sources-git-form")
 
     _connect(browser, url, "main", "deploy:a-wrong-token")
     wait.until(expected_conditions.presence_of_element_located((By.XPATH, "//button[normalize-space()='Verify']")))
@@ -65,7 +65,7 @@ def test_an_owner_connects_a_git_repository_and_verifies_it(
     driver.find_element(By.XPATH, "//button[normalize-space()='Verify']").click()
     error = browser.present(By.ID, "form-error")
     assert "refused the credential" in error.text and "a-wrong-token" not in driver.page_source
-    browser.shot("31-git-source-refused")
+    browser.shot("61-git-source-refused")
     # The refusal is a 400 page, which the browser logs as a failed load; nothing else is logged.
     assert all("status of 400" in e["message"] for e in browser.severe_console_errors())
 
@@ -75,8 +75,8 @@ def test_an_owner_connects_a_git_repository_and_verifies_it(
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".badge.VERIFIED")) == 2)
     assert f"fetched at {sha[:12]}" in driver.find_element(By.TAG_NAME, "main").text
     assert TOKEN not in driver.page_source and browser.severe_console_errors() == []
-    browser.shot("32-git-source-verified")
+    browser.shot("62-git-source-verified")
     driver.set_window_size(390, 844)
     width = driver.execute_script("return [window.innerWidth, document.documentElement.scrollWidth]")
     assert width[1] <= width[0] + 1, width
-    browser.shot("33-git-sources-phone")
+    browser.shot("63-git-sources-phone")
