@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint bench corpus clean peers bench-peers js-globals browser browser-test screenshots
+.PHONY: install demo test lint bench corpus clean peers gitpeers bench-peers js-globals browser browser-test screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,7 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m assay.server.demo
 
-test: $(STAMP) peers browser
+test: $(STAMP) peers gitpeers browser
 	$(BIN)/pytest -q
 
 # The real browser of the dashboard test (tests/dashboard/test_browser.py): Debian's Chromium and its
@@ -27,6 +27,15 @@ browser:
 		{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
 		  (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium chromium-driver fonts-dejavu-core) \
 		  || echo "chromium/chromedriver not installed: the dashboard's browser test will skip"; }
+
+# The real SSH git server of the remote-source tests (tests/sources/test_ssh_remote.py): Debian's OpenSSH
+# daemon, installed when missing on a machine where apt-get can (root, as on CI); elsewhere those tests skip.
+# The tests run /usr/sbin/sshd with a configuration of their own on a free 127.0.0.1 port, never the system's.
+gitpeers:
+	@test -x /usr/sbin/sshd || \
+		{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+		  (apt-get update -qq && apt-get install -y -qq --no-install-recommends openssh-server) \
+		  || echo "openssh-server not installed: the SSH git source tests will skip"; }
 
 # Every browser test of the dashboard (tests/dashboard/test_browser*.py) in Chromium; screenshots in
 # out/screenshots/dashboard.

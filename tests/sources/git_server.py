@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Protocol
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -187,7 +188,14 @@ def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     ).stdout
 
 
-def publish(server: GitServer, name: str, work: Path, branch: str = "main") -> str:
+class Serves(Protocol):
+    """A test git server (HTTPS here, SSH in ssh_server.py): its bare repositories live under ``root``."""
+
+    @property
+    def root(self) -> Path: ...
+
+
+def publish(server: Serves, name: str, work: Path, branch: str = "main") -> str:
     """Commit everything in ``work`` on ``branch`` and push it to a new bare repository ``name``; the
     commit id."""
     bare = server.root / f"{name}.git"
