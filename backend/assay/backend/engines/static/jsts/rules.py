@@ -38,6 +38,35 @@ class _Lookup:
         return found
 
 
+class _SandboxLookup:
+    """The first action rule for a call name: a rule naming it (``calls``), else, for a method of a remote
+    sandbox's SDK (a package a gate rule lists under ``sandbox_sdks``), the first rule whose
+    ``sandbox_methods`` ends the name (``executeSync``, ``commands.run``, ``fs.uploadFiles``): what the
+    method does in the sandbox, whatever the client is called. Memoised."""
+
+    def __init__(self, named: _Lookup, sdks: frozenset[str], methods: list[tuple[Rule, tuple[str, ...]]]) -> None:
+        self.named = named
+        self.table = named.table
+        self.sdks = sdks
+        self.methods = methods
+        self.memo: dict[str, Rule | None] = {}
+
+    def __call__(self, name: str) -> Rule | None:
+        try:
+            return self.memo[name]
+        except KeyError:
+            pass
+        found = self.named(name)
+        if found is None and self.of_sdk(name):
+            found = next((rule for rule, suffixes in self.methods if name.endswith(suffixes)), None)
+        self.memo[name] = found
+        return found
+
+    def of_sdk(self, name: str) -> bool:
+        """Whether ``name`` is a member of a sandbox SDK (``@runloop/api-client.Runloop.devboxes...``)."""
+        return "." in name and _package_of(name) in self.sdks
+
+
 def _not_excluded(rule: Rule, name: str) -> bool:
     return not any(name.startswith(p + ".") for p in rule.match.get("exclude_packages", []))
 
@@ -80,7 +109,14 @@ class JsRules:
         self.taint_source = _Lookup(pats(of("taint_source"), "calls"))
         self.http_hosts = [(r, dict(r.match["http_hosts"])) for r in models if "http_hosts" in r.match]
         self.http_paths = [(r, dict(r.match["http_paths"])) for r in models if "http_paths" in r.match]
-        self.action = _Lookup(pats(actions, "calls"))
+        # Remote sandbox SDKs (E2B, Daytona, Modal, Runloop, CodeSandbox...): a method of their clients is
+        # classed by what it is named for (``sandbox_methods``), inside a sandbox gate.
+        self.sandbox_sdks = frozenset(p for r in gates for p in r.match.get("sandbox_sdks", ()))
+        self.action = _SandboxLookup(
+            _Lookup(pats(actions, "calls")),
+            self.sandbox_sdks,
+            [(r, tuple("." + m for m in r.match["sandbox_methods"])) for r in actions if "sandbox_methods" in r.match],
+        )
         self.action_command = _Lookup(pats(actions, "commands") + pats(actions, "command_patterns"), _not_excluded)
         self.network = _Lookup([(r, p) for r, p in pats(actions, "calls") if r.actionClass == "network.egress"])
         self.gate = _Lookup(pats(gates, "calls") + pats(gates, "name_patterns"))
@@ -88,7 +124,10 @@ class JsRules:
         self.spend = _Lookup(pats(gates, "comparison_names"))
         self.value_check = next((r for r in gates if r.match.get("value_checks")), None)
         self.path_check = next((r for r in gates if r.match.get("prefix_checks")), None)
-        self.sandbox_target = _Lookup(pats(gates, "sandbox_targets"))
+        self.sandbox_target = _Lookup(
+            pats(gates, "sandbox_targets")
+            + [(r, Patterns(f"{p}.*" for p in r.match["sandbox_sdks"])) for r in gates if "sandbox_sdks" in r.match]
+        )
         self.tool_property_gate = next((r for r in gates if "tool_property" in r.match), None)
         # Hooks that run before every tool call (``onToolStart``, ``PreToolUse``, ``canUseTool``).
         self.hook_gate = next((r for r in gates if "before_tool_hooks" in r.match), None)
@@ -169,6 +208,7 @@ class JsRules:
                 "commands",
                 "command_patterns",
                 "sandbox_targets",
+                "sandbox_sdks",
                 "object_tool_calls",
                 "fn_tool_calls",
             )
@@ -247,6 +287,7 @@ def classify(rules: JsRules, name: str) -> Classified:
         owner, _, method = name.rpartition(".")
         if (
             not rules.any_call.matches(name)
+            and not rules.action.of_sdk(name)
             and method not in ("tool", "registerTool", "registerToolTask", "addTool", "send")
             and name not in rules.config_reads
         ):
