@@ -110,9 +110,10 @@ class AnalyzerBase:
                         self.star_import = True
                     else:
                         self.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
-                        if node.level and self.is_package:
-                            # ``from .agent import root_agent`` in ``pkg/__init__.py``: ``pkg.root_agent``
-                            # is that name of ``pkg.agent`` (a re-export the linker follows).
+                        if self.is_package and (node.level or base.startswith(f"{self.module}.")):
+                            # ``from .agent import root_agent`` (or ``from pkg.agent import root_agent``) in
+                            # ``pkg/__init__.py``: ``pkg.root_agent`` is that name of ``pkg.agent`` (a re-export
+                            # the linker follows).
                             self.reexports[f"{self.module}.{alias.asname or alias.name}"] = [
                                 self.aliases[alias.asname or alias.name]
                             ]

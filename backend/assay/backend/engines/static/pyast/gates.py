@@ -119,6 +119,55 @@ class GateLogic(AnalyzerBase):
         gate = self._gate_of_expr(test, scope) or self._prefix_gate(test, scope) or self._attribute_gate(test, scope)
         return gate_when(gate, True) if gate is not None else NOTHING
 
+    def _denial(self, stmt: ast.If, scope: Scope) -> Condition:
+        """``if role != "admin": raise PermissionError(...)``: a test whose one branch ends by raising an
+        exception that says access was refused (``PermissionError``, ``*Forbidden*``, ``*Unauthorized*``...)
+        is a check of that kind, passed on the other branch, whatever the test reads."""
+        denials = self.rules.denials
+        if not denials:
+            return NOTHING
+        for block, passes in ((stmt.body, False), (stmt.orelse, True)):
+            last = block[-1] if block else None
+            if not isinstance(last, ast.Raise) or last.exc is None:
+                continue
+            exc = last.exc.func if isinstance(last.exc, ast.Call) else last.exc
+            name = name_text(exc)
+            if not name:
+                continue
+            short = name.rsplit(".", 1)[-1]
+            for rule, patterns in denials:
+                if patterns.matches(short):
+                    return gate_when(self._gate(scope, rule, stmt.test, f"raise {short}"), passes)
+        return NOTHING
+
+    def _pattern_denial(self, stmt: ast.If, scope: Scope) -> Condition:
+        """``for pattern in PII_PATTERNS: if re.search(pattern, content): return "BLOCKED"``: text searched
+        for each pattern of a list written out in the code, the path stopping on a match, is a deny list
+        (kind ``allowlist``), passed when the search finds nothing."""
+        found = self.rules.deny_searches
+        test = stmt.test
+        if found is None or not isinstance(test, ast.Call) or not test.args or not stmt.body:
+            return NOTHING
+        if not isinstance(stmt.body[-1], ast.Return | ast.Raise):
+            return NOTHING
+        rule, searches = found
+        name, _ = self._callee(test, scope)
+        pattern = test.args[0]
+        if name not in searches or not isinstance(pattern, ast.Name):
+            return NOTHING
+        source = scope.iterables.get(pattern.id)
+        if not isinstance(source, ast.Name):
+            return NOTHING
+        listed = scope.list_vars.get(source.id)
+        literal = (
+            bool(listed) and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in listed)
+            if listed is not None
+            else source.id in self._literal_collections() and source.id not in scope.taint
+        )
+        if not literal:
+            return NOTHING
+        return gate_when(self._gate(scope, rule, test, f"{name} against each of {source.id}"), False)
+
     def _attribute_gate(self, node: ast.expr, scope: Scope) -> str | None:
         """``if not credentials.valid: return``: a credential's or session's validity, tested."""
         found = self.rules.attribute_gate

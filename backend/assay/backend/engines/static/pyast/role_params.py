@@ -176,9 +176,11 @@ class ParamRoles(DecoratorRoles):
                 return
 
     def _loop_functions(self, value: ast.expr, scope: Scope) -> list[ast.expr]:
-        """``value`` itself, or, for a name a ``for`` binds from the tuples of a list (``pairs = [(f, F), ...]``),
-        the names of those tuples."""
-        iterable = scope.loop_items.get(value.id) if isinstance(value, ast.Name) else None
+        """``value`` itself, or, for a name a ``for`` binds from a list (``for func in all_tools``, ``all_tools =
+        [f, g]``) or from the tuples of one (``pairs = [(f, F), ...]``), the names the list holds."""
+        iterable = None
+        if isinstance(value, ast.Name):
+            iterable = scope.loop_items.get(value.id) or scope.iterables.get(value.id)
         if iterable is None:
             return [value]
         elements = scope.list_vars.get(iterable.id, []) if isinstance(iterable, ast.Name) else []

@@ -91,6 +91,10 @@ class CompiledRules:
     gate_by_kind: dict[str, Rule]  # the first gate rule of each kind (gates a library tool brings)
     callback_runners: dict[str, int]  # ``asyncio.to_thread(f, *args)``: runner -> position of ``f``
     attribute_gate: tuple[Rule, frozenset[str], Patterns] | None  # ``if not creds.valid:`` (attrs, receivers)
+    # ``if role != "admin": raise PermissionError``: exceptions whose raising says what the test checked.
+    denials: tuple[tuple[Rule, Patterns], ...]
+    # ``for p in PATTERNS: if re.search(p, text): return``: searches that make a literal list of patterns a deny list.
+    deny_searches: tuple[Rule, frozenset[str]] | None
     tool_objects: RuleTable  # ``Tool(name=..., inputSchema=...)`` objects whose name a dispatch selects
     # Code agents' executors that are sandboxes: (rule, keyword -> values naming one, executor constructors).
     executor_sandbox: tuple[Rule, dict[str, frozenset[str]], Patterns] | None
@@ -269,6 +273,10 @@ def compile_rules(rules: RulePack) -> CompiledRules:
                 if "attribute_tests" in r.match
             ),
             None,
+        ),
+        denials=tuple((r, Patterns(r.match["denial_exceptions"])) for r in gates if "denial_exceptions" in r.match),
+        deny_searches=next(
+            ((r, frozenset(r.match["deny_searches"])) for r in gates if "deny_searches" in r.match), None
         ),
         tool_objects=RuleTable((r, Patterns(r.match["objects"])) for r in tools if "objects" in r.match),
         sandbox_rule=next((r for r in gates if r.gateKind == "sandbox"), None),

@@ -329,6 +329,10 @@ class StatementLogic(ExpressionLogic):
         start = (len(scope.calls), len(scope.actions))
         condition = self._condition(stmt.test, scope)
         if condition.empty:
+            condition = self._denial(stmt, scope)
+        if condition.empty:
+            condition = self._pattern_denial(stmt, scope)
+        if condition.empty:
             # Most tests prove nothing: both branches start from what held before.
             after_body = self._walk_block(stmt.body, scope, active)
             if names:

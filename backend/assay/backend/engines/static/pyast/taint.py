@@ -175,6 +175,10 @@ class ExpressionLogic(DispatchLogic):
             if model:
                 return model
             # A client or agent constructor is recorded and read on: ``Agent(tools=[f])`` lists tools.
+        elif resolved and name.startswith(self.module_prefix) and (base := self._model_base(name)) is not None:
+            # ``class GeminiModel(LiteLLMModel)`` then ``GeminiModel(model_id=...)``: the package's model
+            # class the file's subclass extends is the client built.
+            self._model_call(node, base, self.rules.profile(base), scope)
         elif resolved and (node.args or node.keywords) and self.roles.model_rule is not None:
             self._role_model(node, name)
         if node.keywords and scope.params is MODULE_PARAMS and any(c is node for c in self._module_agents.values()):
@@ -332,6 +336,21 @@ class ExpressionLogic(DispatchLogic):
             found = self._user_callees[key] = is_user_callee(name, resolved, self)
         return found
 
+    def _model_base(self, name: str) -> str | None:
+        """For a class of this file, the package's model class it extends (through the file's classes)."""
+        local = name[len(self.module_prefix) :]
+        if local not in self.classes:
+            return None
+        prefix = self.module_prefix
+        return next(
+            (b for b in sorted(self._ancestors(local)) if not b.startswith(prefix) and self.rules.profile(b).model),
+            None,
+        )
+
+    def _package_type(self, type_name: str) -> bool:
+        """A name a package's call gives (not a function or class of this file)."""
+        return not type_name.startswith(self.module_prefix) and type_name.split(".", 1)[0] not in self.local_defs
+
     def _assign(self, target: ast.expr, taint: frozenset[TaintOrigin], type_name: str | None, scope: Scope) -> None:
         if isinstance(target, ast.Name):
             self._last_callee = NO_CALLEE  # the name may have been its receiver
@@ -342,7 +361,11 @@ class ExpressionLogic(DispatchLogic):
             else:
                 scope.types.pop(target.id, None)
         elif isinstance(target, ast.Tuple | ast.List):
+            # ``fig, ax = plt.subplots()``: each name holds a part of what a package's call returned, so a
+            # method on it is that call's (``matplotlib.pyplot.subplots.savefig``); a function of the tree
+            # returning a tuple says nothing of its parts' types.
+            part = type_name if type_name and self._package_type(type_name) else None
             for element in target.elts:
-                self._assign(element, taint, None, scope)
+                self._assign(element, taint, part, scope)
         elif isinstance(target, ast.Starred):
             self._assign(target.value, taint, None, scope)
