@@ -167,7 +167,14 @@ class AnalyzerBase:
         def expr(self, node: Node | None, scope: Scope, active: frozenset[str]) -> Taint: ...
 
         def inline(
-            self, node: Node, scope: Scope, active: frozenset[str], param_taint: Taint, *, own: bool = False
+            self,
+            node: Node,
+            scope: Scope,
+            active: frozenset[str],
+            param_taint: Taint,
+            *,
+            own: bool = False,
+            element: tuple[int, str] | None = None,
         ) -> Taint: ...
 
         def object(self, node: Node, scope: Scope, active: frozenset[str], owner: str | None = None) -> Taint: ...
@@ -356,6 +363,31 @@ class AnalyzerBase:
                     parts.append(value or "")
             return "".join(parts)
         return self.code.string_value(node)
+
+    def shape(self, node: Node, scope: Scope) -> str:
+        """A template's text with each substitution whose value is not constant written ``*``."""
+        parts: list[str] = []
+        for child in node.named_children:
+            if child.type == "string_fragment":
+                parts.append(self.code.text(child))
+            elif child.type == "template_substitution" and child.named_children:
+                parts.append(self.constant(child.named_children[0], scope) or "*")
+        return "".join(parts)
+
+    def url_text(self, node: Node | None, scope: Scope) -> str | None:
+        """What a URL argument says: a constant (a literal, a ``const``), else the shape of a template
+        written in place or bound to a name (its unknown values ``*``)."""
+        found = self.constant(node, scope)
+        if found:
+            return found
+        inner = unwrap(node)
+        if inner is None:
+            return None
+        if inner.type == "template_string":
+            return self.shape(inner, scope)
+        if inner.type == "identifier":
+            return scope.shapes.get(self.code.text(inner))
+        return None
 
     def instance_field(self, node: Node | None) -> bool:
         """``this.database`` / ``this.config.schema``: a field of the instance."""

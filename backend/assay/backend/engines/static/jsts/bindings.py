@@ -102,6 +102,8 @@ class BindingLogic(CallLogic):
                 scope.consts[name_text] = constant
                 if scope.is_module:
                     self.module_consts[name_text] = constant
+        elif kind == "template_string":
+            scope.shapes[name_text] = self.shape(inner, scope)
         elif kind == "binary_expression" and self.code.operator_of(inner) in ("??", "||"):
             fallback = self.code.string_value(unwrap(inner.child_by_field_id(self.fields.right)))
             if fallback:  # ``const model = process.env.MODEL ?? "gpt-5"``

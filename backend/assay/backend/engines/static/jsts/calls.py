@@ -19,6 +19,28 @@ _MUTATORS = frozenset({b"push", b"unshift", b"splice", b"add", b"set", b"append"
 _TOOL_RUNS = frozenset({"invoke", "ainvoke", "call", "func", "execute", "run", "stream"})
 
 
+# Array methods whose callback receives each element (at this position of its parameters), and methods
+# whose result holds the same elements (``tools(ctx).filter(allowed).forEach((tool) => ...)``).
+_ELEMENT_CALLBACKS = {"forEach": 0, "map": 0, "flatMap": 0, "filter": 0, "some": 0, "every": 0, "find": 0, "reduce": 1}
+_SAME_ELEMENTS = frozenset({"filter", "slice", "sort", "toSorted", "reverse", "toReversed", "concat"})
+
+
+def _element_of(name: str) -> tuple[int, str] | None:
+    """``(0, "src/tools#tools")`` for ``src/tools#tools.filter.forEach``: the callback parameter that is
+    each element of a list named in the tree (a binding or a function's result), and that list."""
+    if "#" not in name:
+        return None
+    receiver, _, method = name.rpartition(".")
+    position = _ELEMENT_CALLBACKS.get(method)
+    if position is None or "#" not in receiver:
+        return None
+    while True:
+        head, _, last = receiver.rpartition(".")
+        if last not in _SAME_ELEMENTS or "#" not in head:
+            return position, receiver
+        receiver = head
+
+
 class CallLogic(SiteLogic):
     """Call sites, walked with their receiver, arguments and callbacks."""
 
@@ -105,8 +127,9 @@ class CallLogic(SiteLogic):
         callback_active = active | {gate_id} if gate_id is not None else active
         returned = EMPTY
         own = bool(callbacks) and (callbacks_own or wrapped)
+        element = _element_of(name) if callbacks and name else None
         for callback in callbacks:
-            returned |= self.inline(callback, scope, callback_active, all_args, own=own)
+            returned |= self.inline(callback, scope, callback_active, all_args, own=own, element=element)
         self.handler_args = wrapped
         if inner_func is not None and (keyed or scope.dispatch_vars):
             self.dispatch(inner_func, node, scope)

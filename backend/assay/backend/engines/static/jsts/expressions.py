@@ -131,10 +131,19 @@ class ExprLogic(BindingLogic):
         return EMPTY
 
     def inline(
-        self, node: Node, scope: Scope, active: frozenset[str], param_taint: Taint, *, own: bool = False
+        self,
+        node: Node,
+        scope: Scope,
+        active: frozenset[str],
+        param_taint: Taint,
+        *,
+        own: bool = False,
+        element: tuple[int, str] | None = None,
     ) -> Taint:
         """Analyse an anonymous function where it is created; returns what it returns. With ``own``
-        (a request handler's callback), each parameter carries itself, for the tool branches inside."""
+        (a request handler's callback), each parameter carries itself, for the tool branches inside.
+        ``element``: the parameter (by position) that is each element of a list of the tree, and the
+        list's name (``tools(ctx).forEach((tool) => ...)``)."""
         if node.id in self.claimed:
             return EMPTY
         sub = scope.child()
@@ -143,7 +152,10 @@ class ExprLogic(BindingLogic):
         for index, name in enumerate(names):
             sub.taint[name] = param_taint | own_param(name, index) if own else param_taint
             sub.types.pop(name, None)
+            sub.elements.pop(name, None)
         sub.types.update(types)
+        if element is not None and element[0] < len(names):
+            sub.elements[names[element[0]]] = element[1]
         body = node.child_by_field_id(self.fields.body)
         if body is None:
             return EMPTY

@@ -29,6 +29,7 @@ from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import FileFacts, FrontierSite
 from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
 from assay.backend.engines.static.jsts.names import canonical_module, collect_imports
+from assay.backend.engines.static.jsts.records import collect_records
 from assay.backend.engines.static.jsts.rules import compile_rules
 from assay.backend.engines.static.jsts.syntax import Code, JsLanguage, error_bytes, field_ids, first_error, parser
 from assay.backend.engines.static.rules.pack import RulePack
@@ -125,7 +126,15 @@ def analyze_javascript(path: str, source: bytes, digest: str, language: JsLangua
         reexports={k: sorted(v) for k, v in sorted(analyzer.imports.reexports.items())},
         constants=_constants(analyzer),
         caseRefs=dict(sorted(analyzer.case_refs.items())),
+        records=collect_records(code, root, module),
+        tables=_tables(analyzer),
     )
+
+
+def _tables(analyzer: FileAnalyzer) -> dict[str, str]:
+    """What each name a dispatch maps to runs: ``case "create_invoice": return createInvoice(...)`` on any
+    string, ``{ get_weather: getWeather }``; read for tools built from records (``link/sources.py``)."""
+    return {label: target for label, target in sorted(analyzer.named_impls.items()) if "#" in target}
 
 
 def _constants(analyzer: FileAnalyzer) -> dict[str, str]:

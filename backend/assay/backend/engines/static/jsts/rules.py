@@ -222,6 +222,8 @@ class JsRules:
         )
         self.by_id = {r.id: r for r in actions}
         self.message_hosts = [(r, tuple(r.match["http_hosts"])) for r in actions if "http_hosts" in r.match]
+        # HTTP calls whose URL names an endpoint of a class of its own (a payment API's capture or refund).
+        self.url_paths = [(r, Patterns(r.match["url_paths"])) for r in actions if "url_paths" in r.match]
         self.credential = next((r for r in actions if "env_names" in r.match), None)
         self.credential_env = Patterns(self.credential.match["env_names"] if self.credential is not None else [])
         self.env_memo: dict[str, bool] = {}

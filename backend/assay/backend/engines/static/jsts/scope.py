@@ -75,6 +75,12 @@ class Scope:
     # Names bound to ``value ?? "literal"`` / ``value || "literal"``: the literal, the default a model
     # option falls back to (``model: process.env.MODEL ?? "gpt-5"``).
     fallbacks: dict[str, str] = field(default_factory=dict)
+    # Names bound to a template whose substitutions are not constant: its text, each unknown value a
+    # ``*`` (``const url = `${base}/orders/${id}/capture``` -> ``*/orders/*/capture``), read as a URL.
+    shapes: dict[str, str] = field(default_factory=dict)
+    # Callback parameters that are the elements of a list of records (``tools(ctx).forEach((tool) =>
+    # ...)``, ``tools`` a function of the tree returning object literals): the list's name.
+    elements: dict[str, str] = field(default_factory=dict)
     locals: dict[str, str] = field(default_factory=dict)
     dispatch_vars: set[str] = field(default_factory=set)
     calls: list[CallFact] = field(default_factory=list)
@@ -122,6 +128,8 @@ class Scope:
             gate_vars={} if fresh else dict(self.gate_vars),
             consts={} if fresh else dict(self.consts),
             fallbacks={} if fresh or not self.fallbacks else dict(self.fallbacks),
+            shapes={} if fresh or not self.shapes else dict(self.shapes),
+            elements={} if fresh or not self.elements else dict(self.elements),
             locals={} if fresh else dict(self.locals),
             dispatch_vars=set() if fresh else set(self.dispatch_vars),
             assembled=set() if fresh else set(self.assembled),
@@ -146,6 +154,8 @@ class Scope:
             gate_vars={} if fresh else dict(self.gate_vars),
             consts={} if fresh else dict(self.consts),
             fallbacks={} if fresh or not self.fallbacks else dict(self.fallbacks),
+            shapes={} if fresh or not self.shapes else dict(self.shapes),
+            elements={} if fresh or not self.elements else dict(self.elements),
             locals={} if fresh else dict(self.locals),
             dispatch_vars=set() if fresh else set(self.dispatch_vars),
             assembled=set() if fresh else set(self.assembled),

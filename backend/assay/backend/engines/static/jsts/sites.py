@@ -239,12 +239,16 @@ class SiteLogic(GateLogic):
                 return rule
             read = rule.match.get("sql_read_rule")
             return self.rules.by_id.get(read) if read and _SQL_READ.match(sql) else None
-        if rule.actionClass == "network.egress" and args and self.rules.message_hosts:
-            url = self.constant(args[0], scope)
+        if rule.actionClass == "network.egress" and args and (self.rules.message_hosts or self.rules.url_paths):
+            url = self.url_text(args[0], scope)
             if url:
                 for message_rule, hosts in self.rules.message_hosts:
                     if any(host in url for host in hosts):
                         return message_rule
+                # A substitution's value is unknown (``/orders/${id}/capture``): the patterns' ``*``.
+                for path_rule, paths in self.rules.url_paths:
+                    if paths.matches(url):
+                        return path_rule
         return rule
 
     def env_read(self, root: Node, scope: Scope, active: frozenset[str]) -> None:

@@ -35,7 +35,7 @@ class LiteralTools:
 
         def annotations(self, node: Node | None) -> dict[str, bool]: ...
 
-        def unnamed_tool(self, node: Node, name: Node | None, rule: Rule) -> None: ...
+        def unnamed_tool(self, node: Node, name: Node | None, rule: Rule, scope: Scope | None = None) -> None: ...
 
         def register(
             self,
@@ -92,7 +92,7 @@ class LiteralTools:
                         "member_expression",
                         "shorthand_property_identifier",
                     ):  # (not a schema: ``name: z.string()``)
-                        self.unnamed_tool(node, fields["name"], rule)
+                        self.unnamed_tool(node, fields["name"], rule, scope)
                     return
             if kind == "openai_function" and self.a.code.string_value(unwrap(fields.get("type"))) == "function":
                 inner = unwrap(fields.get("function"))

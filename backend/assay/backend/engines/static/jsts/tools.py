@@ -24,6 +24,7 @@ from assay.backend.engines.static.facts import (
     FunctionFacts,
     GateSite,
     ToolDef,
+    ToolSource,
 )
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.scope import param_taint
@@ -333,7 +334,7 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
         if not tool_name:
             first = unwrap(args[0])
             if first is not None and first.type in ("identifier", "member_expression"):
-                self.unnamed_tool(node, args[0], rule)
+                self.unnamed_tool(node, args[0], rule, scope)
             return
         tool_name = self.server_qualified(node, tool_name, rule, scope)
         middle = [unwrap(a) for a in args[1:-1]]
@@ -439,7 +440,7 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
                 if held is not None and "#" in held:
                     tool_name, ref = self.a.code.text(first), held
             if not tool_name:
-                self.unnamed_tool(node, args[0], rule)
+                self.unnamed_tool(node, args[0], rule, scope)
                 return
         config: dict[str, Node] = {}
         description: str | None = None
@@ -574,10 +575,26 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
         new_id = short_id("tool", self.a.path, tool.location.line, key, tool.ruleId)
         self.a.tools[index] = tool.model_copy(update={"name": key, "id": new_id})
 
-    def unnamed_tool(self, node: Node, name: Node | None, rule: Rule) -> None:
+    def unnamed_tool(self, node: Node, name: Node | None, rule: Rule, scope: Scope | None = None) -> None:
         """A tool definition whose name analysis cannot read (a parameter, a constant of another file, a
-        list of definitions mapped to tools): a frontier item, never a silent miss."""
-        del rule
+        list of definitions mapped to tools): a frontier item, never a silent miss. Named by a field of
+        a record of a list of the tree (``tools(ctx).forEach((tool) => server.tool(tool.method, ...))``):
+        a tool per record, made by the linker (``ToolSource`` ``records``)."""
+        record = self.record_field(name, scope)
+        if record is not None:
+            location = self.a.loc(node)
+            source, key = record
+            self.a.tools.append(
+                ToolDef(
+                    id=short_id("tool", self.a.path, location.line, location.column, source, key),
+                    name=f"{source}[{key}]",
+                    framework=rule.framework or "unknown",
+                    ruleId=rule.id,
+                    location=location,
+                    source=ToolSource(kind="records", ref=source, key=key),
+                )
+            )
+            return
         dispatch = self.a.rules.dispatch_rule
         if dispatch is None:
             return
@@ -593,6 +610,19 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
                 ruleId=dispatch.id,
             )
         )
+
+    def record_field(self, name: Node | None, scope: Scope | None) -> tuple[str, str] | None:
+        """``("src/tools#tools", "method")`` for ``tool.method``, ``tool`` an element of that list."""
+        inner = unwrap(name)
+        if scope is None or inner is None or inner.type != "member_expression":
+            return None
+        holder = unwrap(inner.child_by_field_id(self.a.fields.object))
+        if holder is None or holder.type != "identifier":
+            return None
+        source = scope.elements.get(self.a.code.text(holder))
+        if source is None:
+            return None
+        return source, self.a.code.text(inner.child_by_field_id(self.a.fields.property))
 
     def factory_of(self, node: Node, scope: Scope) -> str | None:
         """The function whose result a tool definition is (``return tool({...})``, an arrow function's
