@@ -43,6 +43,7 @@ from assay.backend.engines.static.link.graph import (
 from assay.backend.engines.static.link.plugins import plugin_names
 from assay.backend.engines.static.link.returned import through_returns
 from assay.backend.engines.static.link.sources import (
+    NameIndex,
     expand_lists,
     expand_records,
     module_heads,
@@ -52,6 +53,7 @@ from assay.backend.engines.static.link.sources import (
 from assay.backend.engines.static.link.sqlflow import NO_CTX, Ctx, SqlContexts
 from assay.backend.engines.static.link.taint import Taint
 from assay.backend.engines.static.link.tool_uses import bind_tools
+from assay.backend.engines.static.rules.match import Patterns
 from assay.backend.engines.static.rules.pack import Rule, RulePack
 from assay.backend.scans.bundle import (
     Action,
@@ -276,9 +278,12 @@ def _tools(
             tool_fn[renamed.id] = tool_fn.pop(tool.id)
             defined[index] = renamed
     branches = _dispatch_branches(resolver.functions, files)
+    tables = _name_tables(files, resolver)
     for tool in defined:
         if tool_fn[tool.id] is None and tool.function is None:
-            tool_fn[tool.id] = _branch_for(tool, branches.get(tool.name, []), resolver.functions)
+            tool_fn[tool.id] = _branch_for(tool, branches.get(tool.name, []), resolver.functions) or _only(
+                tables.get(tool.name, set())
+            )
     defining = {tool_fn[t.id] for t in defined if t.ruleId not in listed_rules and not t.byFunction}
     # The gates a before-tool hook holds over a function on every listing of it (``Agent(tools=[f],
     # before_tool_callback=check)``): they hold over its tool only when every agent given it runs them.
@@ -290,8 +295,11 @@ def _tools(
             hooked[fid] = hooked[fid] & gates if fid in hooked else gates
     kept: list[ToolDef] = []
     listed: set[str | None] = set()
+    holders = _tool_holders(files, rules)
     for tool in defined:
         fid = tool_fn[tool.id]
+        if tool.ruleId in listed_rules and fid is None and tool.function and holders.find(tool.function):
+            continue  # ``tools=[available]``, ``available = types.Tool(function_declarations=[...])`` elsewhere
         if (tool.ruleId in listed_rules or tool.byFunction) and fid is not None:
             if fid in defining or fid in listed:
                 continue
@@ -323,6 +331,37 @@ def _dispatch_branches(functions: dict[str, Fn], files: Sequence[FileFacts]) -> 
         if label:
             out.setdefault(label, []).append(fid)
     return out
+
+
+def _tool_holders(files: Sequence[FileFacts], rules: RulePack) -> NameIndex:
+    """Module-level names of the tree bound to a tool object or a container of them (Gemini
+    ``FunctionDeclaration(...)``, ``Tool(function_declarations=[...])``): listed where a model is given
+    tools, they stand for the declarations, which are tools where they are written."""
+    kinds = Patterns(
+        name
+        for r in rules.rules
+        if r.kind == "tool"
+        for name in (*r.match.get("objects", ()), *r.match.get("containers", ()))
+    )
+    names = [name for f in files for name, typed in f.bindings.items() if kinds.matches(typed)]
+    return NameIndex(names, module_heads(files))
+
+
+def _name_tables(files: Sequence[FileFacts], resolver: Resolver) -> dict[str, set[str]]:
+    """What the tree's name -> function tables map each tool name to (``{"get_file": get_file}`` in any
+    file, a class naming itself ``"Bash"`` and run by ``execute``): the functions, by name."""
+    out: dict[str, set[str]] = {}
+    for f in files:
+        for name, target in f.tables.items():
+            fid = resolver.resolve(target, f.module)
+            if fid is not None:
+                out.setdefault(name, set()).add(fid)
+    return out
+
+
+def _only(found: set[str]) -> str | None:
+    """The one function a tool's name is tied to; none when the tree ties it to several."""
+    return next(iter(found)) if len(found) == 1 else None
 
 
 def _case_ref_names(refs: set[str], files: Sequence[FileFacts]) -> dict[str, str]:

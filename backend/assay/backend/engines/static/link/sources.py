@@ -77,13 +77,18 @@ def expand_lists(
     list: those tools arguments are returned second."""
     lists = {name: items for f in files for name, items in f.lists.items()}
     partial = {name for f in files for name in f.partialLists}
-    index = NameIndex(lists, module_heads(files))
+    heads = module_heads(files)
+    index = NameIndex(lists, heads)
+    schemas = _schema_lists(defined, listed_rules, files, heads)
     out: list[ToolDef] = []
     opaque: list[ToolDef] = []
     expanded = False
     for tool in defined:
         ref = None
         if tool.ruleId in listed_rules and tool.function and not found.get(tool.id, False):
+            if schemas.find(tool.function) is not None:
+                expanded = True  # ``tools=TOOLS``: the schema dicts of that list are the tools
+                continue
             ref = index.find(tool.function) if lists else None
             if tool.function.endswith(CALL_RESULT) and (ref is None or ref in partial):
                 opaque.append(tool)
@@ -94,6 +99,8 @@ def expand_lists(
             continue
         expanded = True
         for function in _flattened(ref, lists, index):
+            if schemas.find(function) is not None:
+                continue
             out.append(
                 tool.model_copy(
                     update={
@@ -104,6 +111,28 @@ def expand_lists(
                 )
             )
     return (out if expanded or opaque else defined), opaque
+
+
+def _schema_lists(
+    defined: list[ToolDef], listed_rules: set[str], files: Sequence[FileFacts], heads: frozenset[str]
+) -> NameIndex:
+    """Module-level lists of dict literals (``FileFacts.records``) that hold literal tool schemas found
+    where they are written: a tools argument naming one (or a function returning it) gives those tools."""
+    written: dict[str, list[tuple[int, int]]] = {}
+    for tool in defined:
+        if tool.ruleId not in listed_rules and tool.source is None:
+            at = tool.location
+            written.setdefault(at.path, []).append((at.line, at.endLine or at.line))
+    holding: list[str] = []
+    for f in files:
+        spans = written.get(f.path)
+        if not spans:
+            continue
+        for name, items in f.records.items():
+            lines = {field.line for item in items for field in item.values()}
+            if any(first <= line <= last for first, last in spans for line in lines):
+                holding.append(name)
+    return NameIndex(holding, heads)
 
 
 def _flattened(ref: str, lists: dict[str, list[str]], index: NameIndex, depth: int = 0) -> Iterator[str]:

@@ -30,7 +30,7 @@ from assay.backend.engines.static.pyast.tools import ToolLogic
 from assay.backend.engines.static.rules.pack import Rule
 
 # A dict literal defines a tool (``_dict_tool``) only with one of these keys.
-_TOOL_DICT_KEYS = frozenset({"type", "input_schema"})
+_TOOL_DICT_KEYS = frozenset({"type", "input_schema", "function_declarations"})
 
 
 class DispatchLogic(ToolLogic):
@@ -69,6 +69,10 @@ class DispatchLogic(ToolLogic):
     def _dict_tool(self, node: ast.Dict, scope: Scope) -> None:
         if not any(type(key) is ast.Constant and key.value in _TOOL_DICT_KEYS for key in node.keys):
             return  # most dicts are data, not tool definitions: no need to read them
+        declarations = self._gemini_declarations(node)
+        if declarations is not None:
+            self._declared_tools(declarations)
+            return
         data = literal_dict(node)
         if data is None:
             return
@@ -88,6 +92,25 @@ class DispatchLogic(ToolLogic):
                 continue
             self._literal_tool(rule, node, name, description, sorted(schema_params(data)))
             return
+
+    @staticmethod
+    def _gemini_declarations(node: ast.Dict) -> ast.List | None:
+        """``{"function_declarations": [{"name": ..., "parameters": ...}, ...]}``: Gemini's tool as a dict."""
+        for key, value in zip(node.keys, node.values, strict=True):
+            if isinstance(key, ast.Constant) and key.value == "function_declarations" and isinstance(value, ast.List):
+                return value
+        return None
+
+    def _declared_tools(self, declarations: ast.List) -> None:
+        """Each literal declaration of a Gemini tool dict is a tool, named by its ``name``."""
+        rule = next((r for r in self.rules.tool_dicts if r.match["dict_literal"] == "gemini_declarations"), None)
+        if rule is None:
+            return
+        for element in declarations.elts:
+            data = literal_dict(element) if isinstance(element, ast.Dict) else None
+            name = data.get("name") if data is not None else None
+            if data is not None and isinstance(name, str):
+                self._literal_tool(rule, element, name, data.get("description"), sorted(schema_params(data)))
 
     def _tool_object(self, node: ast.Call, rule: Rule) -> None:
         """``Tool(name=NAME, description=..., inputSchema=Model.model_json_schema())``: a tool whose code

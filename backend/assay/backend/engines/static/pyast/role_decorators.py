@@ -137,6 +137,20 @@ class DecoratorRoles(SourceLogic):
         )
         return True
 
+    def _named_implementation(self, cls: ast.ClassDef, qualname: str) -> None:
+        """A class that gives itself a tool's name (``name = "Bash"``, ``def name(self): return "Bash"``,
+        a ``name`` property) and runs it in a method such frameworks call (``execute``, ``run``,
+        ``__call__``...) implements the tool of that name wherever its schema is written: a name ->
+        function entry like a dispatch table's (``{tool.name(): tool for tool in tools}``), which the
+        linker gives a schema tool whose dispatch it cannot see."""
+        name = _class_literal(cls, "name") or _method_literal(cls, "name")
+        if not name:
+            return
+        defined = {s.name for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
+        method = next((m for m in self.roles.tool_class_methods if m in defined), None)
+        if method is not None:
+            self.tables.setdefault(name, f"{qualname}.{method}")
+
     def _name_location(self, cls: ast.ClassDef, name: str) -> Any:
         """Where a class writes its tool's name (the literal), else the class."""
         for node in ast.walk(cls):
@@ -380,6 +394,17 @@ def _class_literal(cls: ast.ClassDef, attr: str) -> str | None:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if any(isinstance(t, ast.Name) and t.id == attr for t in targets):
                 return literal_str(stmt.value)
+    return None
+
+
+def _method_literal(cls: ast.ClassDef, attr: str) -> str | None:
+    """``def name(self) -> str: return "Bash"`` (a method or property whose only statement, beside a
+    docstring, returns a string literal)."""
+    for stmt in cls.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == attr:
+            body = [s for s in stmt.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+            if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+                return literal_str(body[0].value)
     return None
 
 

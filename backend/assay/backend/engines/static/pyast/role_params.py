@@ -221,6 +221,8 @@ class ParamRoles(DecoratorRoles):
             return True
         if callee in self.rules.library_tools or callee in self.rules.toolkits:
             return True
+        if self.rules.tool_containers.matches(callee):
+            return True  # ``types.Tool(function_declarations=[...])``: its declarations are the tools
         last = callee.rsplit(".", 1)[-1]
         if any(last.endswith(suffix) for suffix in self.roles.agent_tool_classes):
             return True  # ``AgentTool(agent=a)``: a tool where it is constructed (``role_agents``)

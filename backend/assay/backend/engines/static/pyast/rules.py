@@ -96,6 +96,8 @@ class CompiledRules:
     # ``for p in PATTERNS: if re.search(p, text): return``: searches that make a literal list of patterns a deny list.
     deny_searches: tuple[Rule, frozenset[str]] | None
     tool_objects: RuleTable  # ``Tool(name=..., inputSchema=...)`` objects whose name a dispatch selects
+    # Objects that only hold tool objects (Gemini ``Tool(function_declarations=[...])``): no tool of their own.
+    tool_containers: Patterns
     # Code agents' executors that are sandboxes: (rule, keyword -> values naming one, executor constructors).
     executor_sandbox: tuple[Rule, dict[str, frozenset[str]], Patterns] | None
     sandbox_rule: Rule | None  # the gate of actions that run inside a sandbox by what they are (``sandboxed``)
@@ -279,6 +281,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             ((r, frozenset(r.match["deny_searches"])) for r in gates if "deny_searches" in r.match), None
         ),
         tool_objects=RuleTable((r, Patterns(r.match["objects"])) for r in tools if "objects" in r.match),
+        tool_containers=Patterns(c for r in tools for c in r.match.get("containers", ())),
         sandbox_rule=next((r for r in gates if r.gateKind == "sandbox"), None),
         callback_types={
             call: dict(hooks) for r in of("action") for call, hooks in r.match.get("callback_types", {}).items()

@@ -63,6 +63,9 @@ class Scope:
     loop_items: dict[str, ast.expr] = field(default_factory=dict)
     # What each ``return`` of a value gives, as a package class it constructs (None: something else).
     return_types: set[str | None] = field(default_factory=set)
+    # Files opened for writing (``with open(f"{pid}.py", "w") as f:``): the handle -> the names its path
+    # is made of, which carry what is written to it (``f.write(code)``) to whatever names that path later.
+    written_files: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Named branches (``if name == NAME:``, ``case NAME:``) and the facts each added (``dispatch.py``).
     branches: list[Branch] = field(default_factory=list)
     # Whether the body defines functions or classes (``_walk_block`` meets every one ``definitions``

@@ -288,6 +288,8 @@ class SourceLogic(LibraryLogic):
                 scope.list_vars.pop(name, None)
         elif kind in _LIST_KINDS or (kind is ast.BinOp and isinstance(value.op, ast.Add)):  # type: ignore[attr-defined]
             scope.list_vars[name] = list(self._tool_elements(value, scope))
+        elif kind is ast.Name and self._tree_import(value):  # type: ignore[arg-type]
+            scope.list_vars[name] = [value]  # ``specs = TOOLS``, ``TOOLS`` a list of another module
         elif scope.list_vars:
             scope.list_vars.pop(name, None)
 
@@ -308,6 +310,11 @@ class SourceLogic(LibraryLogic):
         if names:
             known = self.lists.setdefault(key, [])
             known.extend(n for n in names if n not in known)
+
+    def _tree_import(self, node: ast.Name) -> bool:
+        """A name imported from another module of the tree (``from app.config import TOOLS``)."""
+        imported = self.aliases.get(node.id)
+        return imported is not None and "." in imported and is_user_callee(imported, True, self)
 
     def _tool_elements(self, value: ast.expr, scope: Scope, depth: int = 0) -> Iterator[ast.expr]:
         """What a tools argument lists: the elements of a literal list, of both sides of ``+``, of a

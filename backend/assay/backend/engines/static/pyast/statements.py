@@ -11,7 +11,7 @@ from assay.backend.engines.static.facts import (
     TaintOrigin,
 )
 from assay.backend.engines.static.pyast.conditions import Outcome, meet
-from assay.backend.engines.static.pyast.literals import annotation_type, is_literal
+from assay.backend.engines.static.pyast.literals import annotation_type, is_literal, opens_for_writing
 from assay.backend.engines.static.pyast.scope import (
     DEFINITION_KINDS,
     MODULE_PARAMS,
@@ -240,8 +240,28 @@ class StatementLogic(ExpressionLogic):
                 inside = inside | {gate}
             if item.optional_vars is not None:
                 self._assign(item.optional_vars, taint, self._type_of(item.context_expr, scope), scope)
+                self._written_file(item.context_expr, item.optional_vars, scope)
         after = self._walk_block(stmt.body, scope, inside)
         return None if after is None else active | (after - inside) | (after & inside & active)
+
+    def _written_file(self, opened: ast.expr, handle: ast.expr, scope: Scope) -> None:
+        """``with open(path, "w") as f:``: what ``f.write`` is given is carried by the names ``path`` is made
+        of (``f"{process_id}.py"``), so a command that later names the same file (``python3 {process_id}.py``)
+        runs what was written."""
+        if not (isinstance(opened, ast.Call) and isinstance(handle, ast.Name)):
+            return
+        name = self.dotted(opened.func, scope)[0] or ""
+        if not (name == "open" or name.endswith(".open")) or not opens_for_writing(opened):
+            return
+        if name.endswith("Path.open") and isinstance(opened.func, ast.Attribute):
+            target: ast.expr = opened.func.value  # ``Path(p).open("w")``
+        elif opened.args:
+            target = opened.args[0]
+        else:
+            return
+        names = tuple(sorted({n.id for n in ast.walk(target) if isinstance(n, ast.Name)}))
+        if names:
+            scope.written_files[handle.id] = names
 
     def _assert(self, stmt: ast.Assert, scope: Scope, active: frozenset[str]) -> Outcome:
         self._expr(stmt.test, scope, active)
@@ -287,7 +307,7 @@ class StatementLogic(ExpressionLogic):
                 if isinstance(stmt, ast.AugAssign):
                     if target.id in scope.list_vars:
                         self._list_grows(stmt, scope.list_vars)
-                elif kind in _LISTISH or scope.list_vars:
+                elif kind in _LISTISH or scope.list_vars or kind is ast.Name:
                     self._list_assigned(target.id, value, scope)
                 if library is not None:
                     scope.library_vars[target.id] = library

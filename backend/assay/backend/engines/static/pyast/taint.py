@@ -153,6 +153,8 @@ class ExpressionLogic(DispatchLogic):
 
         if func_kind is ast.Call or func_kind is ast.Subscript:
             self._dynamic_dispatch(node, scope)
+        elif all_args and scope.written_files and func_kind is ast.Attribute:
+            self._write_to_file(func, all_args, scope)  # type: ignore[arg-type]
         name, resolved = self.dotted(func, scope)
         self._last_callee = (node, scope, name, resolved)
         if not name:
@@ -265,6 +267,13 @@ class ExpressionLogic(DispatchLogic):
             )
             return call_return(name) | receiver_taint
         return all_args | receiver_taint
+
+    @staticmethod
+    def _write_to_file(func: ast.Attribute, taint: frozenset[TaintOrigin], scope: Scope) -> None:
+        """``f.write(code)`` on a file opened for writing: the names of its path carry ``code``'s taint."""
+        if func.attr in ("write", "writelines") and isinstance(func.value, ast.Name):
+            for name in scope.written_files.get(func.value.id, ()):
+                scope.taint[name] = scope.taint.get(name, NO_TAINT) | taint
 
     def _function_ref(self, node: ast.expr, scope: Scope) -> str | None:
         """The qualname of the file's function an argument names without calling it: a nested

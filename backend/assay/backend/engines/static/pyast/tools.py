@@ -183,8 +183,8 @@ class ToolLogic(RoleLogic):
             return
         before = len(self.tools)
         self._framework_class_tool(cls, qualname)
-        if len(self.tools) == before:
-            self._role_class_tool(cls, qualname)
+        if len(self.tools) == before and not self._role_class_tool(cls, qualname):
+            self._named_implementation(cls, qualname)
 
     def _framework_class_tool(self, cls: ast.ClassDef, qualname: str) -> None:
         bases = {self.dotted(b, None)[0] for b in cls.bases}
