@@ -167,3 +167,38 @@ def test_text_searched_for_each_pattern_of_a_literal_list_before_a_write_is_a_de
     assert _gates(linked, "remember", "network.egress") == [("allowlist", 9)]
     # Patterns the model chooses are no deny list written in the code.
     assert _gates(linked, "note", "network.egress") == []
+
+
+def test_instances_of_a_tool_class_renamed_before_they_are_listed_are_tools_of_those_names() -> None:
+    files = {
+        "tools/__init__.py": "",
+        "tools/search.py": (
+            "import httpx\n"
+            "from smolagents import Tool\n\n"
+            "class SearchTool(Tool):\n"
+            "    name = 'search'\n"
+            "    description = 'Search the web.'\n"
+            "    inputs = {'query': {'type': 'string', 'description': 'the query'}}\n"
+            "    output_type = 'string'\n\n"
+            "    def forward(self, query: str) -> str:\n"
+            "        return httpx.get('https://search.example/api', params={'q': query}).text\n"
+        ),
+        "agent.py": (
+            "from smolagents import CodeAgent, InferenceClientModel\n"
+            "from tools.search import SearchTool\n\n"
+            "class Profile:\n"
+            "    name = 'profile'\n\n"
+            "def build() -> CodeAgent:\n"
+            "    search = SearchTool()\n"
+            "    google = SearchTool()\n"
+            "    google.name = 'google_search'\n"
+            "    person = Profile()\n"
+            "    person.name = 'Ada'\n"
+            "    return CodeAgent(tools=[search, google], model=InferenceClientModel())\n"
+        ),
+    }
+    linked = analyse(files)
+    # The class's own tool, and the renamed instance where it is named; an object of another class
+    # renamed the same way is no tool.
+    assert _tools(linked) == [("google_search", "agent.py", 10), ("search", "tools/search.py", 4)]
+    assert _reached(linked, "google_search") == {("network.egress", 11)}

@@ -176,9 +176,12 @@ class ToolSource(_Facts):
       ``<key>-<function>``; the record itself is no tool.
     - ``agent``: an agent handed over as a tool (``AgentTool(agent=a)``), named after the agent (the
       ``name=`` its module-level function carries) once the linker resolves ``ref``, wherever ``a`` is built.
+    - ``renamed``: an instance of a tool class renamed by assignment (``google = SearchTool(); google.name =
+      "google_search"``): a tool of that name, run as the class's tool is, once the linker finds ``ref`` (the
+      class) among the tool classes of the tree; none when the class is no tool class.
     """
 
-    kind: Literal["records", "receiver", "template", "imported", "agent", "plugin"]
+    kind: Literal["records", "receiver", "template", "imported", "agent", "plugin", "renamed"]
     ref: str
     key: str | None = None
     types: list[str] = Field(default_factory=list)

@@ -49,6 +49,7 @@ from assay.backend.engines.static.link.sources import (
     module_heads,
     settle_imported,
     settle_receivers,
+    settle_renamed,
 )
 from assay.backend.engines.static.link.sqlflow import NO_CTX, Ctx, SqlContexts
 from assay.backend.engines.static.link.taint import Taint
@@ -245,11 +246,15 @@ def _tools(
     listed_rules = {
         r.id for r in rules.rules if r.kind == "tool" and ("tool_lists" in r.match or "role_tool_params" in r.match)
     }
-    defined = expand_records(
-        settle_imported(
-            settle_receivers(joined if joined is not None else [t for f in files for t in f.tools], files), files
+    defined = settle_renamed(
+        expand_records(
+            settle_imported(
+                settle_receivers(joined if joined is not None else [t for f in files for t in f.tools], files), files
+            ),
+            files,
         ),
         files,
+        _tool_class_methods(rules),
     )
 
     def resolve(tools: list[ToolDef]) -> dict[str, str | None]:
@@ -314,6 +319,22 @@ def _tools(
             tool = tool.model_copy(update={"hookGates": tuple(sorted(hooked[fid]))})
         kept.append(tool)
     return kept, {t.id: tool_fn[t.id] for t in kept}, opaque
+
+
+def _tool_class_methods(rules: RulePack) -> frozenset[str]:
+    """The methods that run a tool class's tool (``forward``, ``_run``, ``__call__``...), by the pack's
+    class rules (``class_bases`` + ``method``) and role rules (``tool_classes``)."""
+    out: set[str] = set()
+    for rule in rules.rules:
+        if rule.kind != "tool" or rule.language != "python":
+            continue
+        if "class_bases" in rule.match:
+            method = rule.match.get("method", "_run")
+            out.update([method] if isinstance(method, str) else method)
+        classes = rule.match.get("tool_classes")
+        if isinstance(classes, dict):
+            out.update(classes.get("methods", ()))
+    return frozenset(out)
 
 
 def _dispatch_branches(functions: dict[str, Fn], files: Sequence[FileFacts]) -> dict[str, list[str]]:

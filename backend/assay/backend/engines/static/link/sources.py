@@ -199,6 +199,43 @@ def _is_one_of(kind: str, types: list[str], index: NameIndex, bindings: dict[str
     return False
 
 
+def settle_renamed(defined: list[ToolDef], files: Sequence[FileFacts], methods: frozenset[str]) -> list[ToolDef]:
+    """A ``renamed`` instance (``google.name = "google_search"`` on a ``TavilySearchTool()``) is a tool of its
+    name run as its class's tool is: the tool a class of the tree defines, run by one of the tool classes'
+    ``methods`` (``forward``, ``_run``...). An instance of a class that is no tool class makes no tool."""
+    if not any(t.source is not None and t.source.kind == "renamed" for t in defined):
+        return defined
+    classes: dict[str, ToolDef] = {}
+    for tool in defined:
+        if tool.source is not None and tool.source.kind == "template":
+            classes.setdefault(tool.source.ref, tool)
+        elif tool.source is None and tool.function and tool.function.rsplit(".", 1)[-1] in methods:
+            classes.setdefault(tool.function.rsplit(".", 1)[0], tool)
+    index = NameIndex(classes, module_heads(files))
+    out: list[ToolDef] = []
+    for tool in defined:
+        if tool.source is None or tool.source.kind != "renamed":
+            out.append(tool)
+            continue
+        found = index.find(tool.source.ref)
+        if found is None:
+            continue
+        base = classes[found]
+        out.append(
+            tool.model_copy(
+                update={
+                    "source": None,
+                    "function": base.function,
+                    "description": base.description,
+                    "parameters": base.parameters,
+                    "framework": base.framework,
+                    "ruleId": base.ruleId,
+                }
+            )
+        )
+    return out
+
+
 def expand_records(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
     """Each ``records`` tool becomes a tool per record of the list it names; a ``template`` tool class
     some records tool constructs is dropped (its instances are the tools). A records tool whose list,

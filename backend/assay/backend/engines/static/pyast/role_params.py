@@ -17,6 +17,7 @@ from assay.backend.engines.static.facts import (
     GateSite,
     TaintOrigin,
     ToolDef,
+    ToolSource,
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.literals import kwarg_str, literal_str
@@ -174,6 +175,30 @@ class ParamRoles(DecoratorRoles):
                 )
             if not looped:
                 return
+
+    def _renamed_tool(self, target: ast.Attribute, value: ast.expr, scope: Scope) -> None:
+        """``google = TavilySearchTool(); google.name = "google_search"``: an instance of a class renamed by
+        assignment is, when the class is a tool class of the tree (the linker decides: ``renamed``), a tool
+        of that name, where it is named, run as the class's tool is (the model sees each instance by its name)."""
+        rule = self.roles.decorator_rule
+        name = literal_str(value)
+        receiver = target.value
+        if rule is None or not name or not isinstance(receiver, ast.Name):
+            return
+        cls = scope.types.get(receiver.id) or self.module_types.get(receiver.id)
+        if not cls or not cls.rsplit(".", 1)[-1][:1].isupper():
+            return
+        location = self.loc(target)
+        self.tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, location.line, location.column, name, "renamed"),
+                name=name,
+                framework=cls.split(".", 1)[0],
+                ruleId=rule.id,
+                location=location,
+                source=ToolSource(kind="renamed", ref=cls),
+            )
+        )
 
     def _loop_functions(self, value: ast.expr, scope: Scope) -> list[ast.expr]:
         """``value`` itself, or, for a name a ``for`` binds from a list (``for func in all_tools``, ``all_tools =

@@ -42,6 +42,7 @@ class Roles:
     tool_callbacks: dict[str, str | None] = field(default_factory=dict)
     tool_hooks: frozenset[str] = frozenset()
     module_tool_specs: frozenset[str] = frozenset()
+    renamed_attrs: frozenset[str] = frozenset()
     event_hooks: dict[str, frozenset[str]] = field(default_factory=dict)
     limit_kwargs: tuple[tuple[Patterns, str], ...] = ()
     middleware_kwargs: frozenset[str] = frozenset()
@@ -127,6 +128,7 @@ def compile_roles(pack: RulePack) -> Roles:
         tool_callbacks=dict(dm.get("tool_callbacks", {})),
         tool_hooks=frozenset(dm.get("tool_hooks", ())),
         module_tool_specs=frozenset(dm.get("module_tool_specs", ())),
+        renamed_attrs=frozenset(dm.get("renamed_tool_attrs", ())),
         event_hooks={k: frozenset(v) for k, v in dm.get("event_hooks", {}).items()},
         middleware_kwargs=frozenset(dm.get("tool_middleware", {}).get("kwargs", ())),
         middleware_markers=frozenset(dm.get("tool_middleware", {}).get("markers", ())),

@@ -315,6 +315,8 @@ class StatementLogic(ExpressionLogic):
                     scope.library_vars.pop(target.id, None)
             if gate is not None and isinstance(target, ast.Name):
                 scope.gate_vars[target.id] = (gate, polarity)
+            elif type(target) is ast.Attribute and target.attr in self.roles.renamed_attrs:
+                self._renamed_tool(target, value, scope)
         if gate is not None and gate in scope.unconditional:
             # ``sbx = Sandbox()`` (code after it runs against the sandbox) and ``answer = interrupt(...)``
             # (the run pauses there until a human resumes it).
