@@ -16,7 +16,7 @@ from assay.backend.dashboard.access import Endpoint, PageContext
 from assay.backend.dashboard.systems_pages import system_links
 from assay.backend.intake import binders
 from assay.backend.intake.adapters import ADAPTERS
-from assay.backend.storage.models import EvidenceBinder, Organization
+from assay.backend.storage.models import AiSystem, EvidenceBinder, Organization
 
 FORM_FIELDS = (
     "source_system",
@@ -94,40 +94,26 @@ def _max_record_bytes(text: str | None) -> int | None:
     return int(text)
 
 
-async def create_binder(page: PageContext) -> Response:
-    system = await manage.member_system(page)
-    if system is None:
-        return page.renderer.not_found(page.user)
-    form = await manage.change_form(page, system.organization_id, "create evidence binders")
-    if isinstance(form, Response):
-        return form
-    try:
-        await binders.create_binder(
-            page.session,
-            system.organization_id,
-            source_system=form.get("source_system", ""),
-            adapter_id=form.get("adapter", ""),
-            ai_system_id=system.id,
-            domain=manage.field(form, "domain"),
-            authority_role=manage.field(form, "authority_role"),
-            max_record_bytes=_max_record_bytes(manage.field(form, "max_record_bytes")),
-            require_event_id=form.get("require_event_id") == "on",
-            line_regex=manage.field(form, "line_regex"),
-        )
-        await page.session.commit()
-    except provisioning.ProvisioningError as exc:
-        status = await manage.refused(page, exc)
-        return await _binders_page(page, status=status, error=manage.sentence(exc.message), values=form)
+@manage.system_change("create evidence binders", _binders_page)
+async def create_binder(page: PageContext, system: AiSystem, form: Mapping[str, str]) -> Response:
+    await binders.create_binder(
+        page.session,
+        system.organization_id,
+        source_system=form.get("source_system", ""),
+        adapter_id=form.get("adapter", ""),
+        ai_system_id=system.id,
+        domain=manage.field(form, "domain"),
+        authority_role=manage.field(form, "authority_role"),
+        max_record_bytes=_max_record_bytes(manage.field(form, "max_record_bytes")),
+        require_event_id=form.get("require_event_id") == "on",
+        line_regex=manage.field(form, "line_regex"),
+    )
+    await page.session.commit()
     return manage.done(urls.system_binders(system.id))
 
 
-async def deactivate_binder(page: PageContext) -> Response:
-    system = await manage.member_system(page)
-    if system is None:
-        return page.renderer.not_found(page.user)
-    form = await manage.change_form(page, system.organization_id, "deactivate evidence binders")
-    if isinstance(form, Response):
-        return form
+@manage.system_change("deactivate evidence binders")
+async def deactivate_binder(page: PageContext, system: AiSystem, form: Mapping[str, str]) -> Response:
     binder = await page.session.get(EvidenceBinder, page.request.path_params["binderId"])
     if binder is None or binder.ai_system_id != system.id or binder.organization_id != system.organization_id:
         return page.renderer.not_found(page.user)

@@ -6,6 +6,7 @@ revoked by ``provisioning`` (the functions behind ``assay admin key``)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, cast, get_args
 
@@ -103,14 +104,9 @@ async def keys_page(page: PageContext) -> Response:
     return await _keys_page(page, org, notice=notice)
 
 
-async def create_key(page: PageContext) -> Response:
+@manage.organization_change("create or revoke API keys")
+async def create_key(page: PageContext, org: Organization, form: Mapping[str, str]) -> Response:
     assert page.user is not None
-    org = await manage.member_organization(page)
-    if org is None:
-        return page.renderer.not_found(page.user)
-    form = await manage.change_form(page, org.id, "create or revoke API keys")
-    if isinstance(form, Response):
-        return form
     purpose = form.get("purpose", "")
     expiry = form.get("expiry", "")
     if purpose not in PURPOSES or expiry not in EXPIRIES:

@@ -1,6 +1,7 @@
 """What every provisioning page shares: the AI System named in the path (shown only to a member of its
 organization), the checks of a form that changes something (same site, the session's CSRF token, an owner
-or admin of the organization), and the page a refused change answers with.
+or admin of the organization), and the page a refused change answers with. ``system_change`` and
+``organization_change`` put these around a change, so each endpoint holds only the change itself.
 
 The rules of each change live in the backend functions the pages call (``provisioning``, ``systems``,
 ``runtime.targets``, ``intake.binders``), the same ones ``assay admin`` calls; a page adds only what a
@@ -9,11 +10,12 @@ browser needs (which fields, which words).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Protocol, TypeVar
 
 from starlette.responses import RedirectResponse, Response
 
-from assay.backend.dashboard.access import PageContext
+from assay.backend.dashboard.access import Endpoint, PageContext
 from assay.backend.dashboard.security import CSRF_FIELD, cross_site, read_form, tokens_match
 from assay.backend.provisioning import ProvisioningError
 from assay.backend.roles import Role
@@ -115,3 +117,68 @@ def done(location: str) -> Response:
 def sentence(message: str) -> str:
     """A backend message (written for a terminal) as a sentence on a page."""
     return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")
+
+
+# What a change is made to: an AI System (its pages) or an organization (its lists, its people).
+Owner = TypeVar("Owner", AiSystem, Organization)
+# A change once its owner is found and its form has passed the checks: the answer (a redirect, a page).
+Change = Callable[[PageContext, Owner, Mapping[str, str]], Awaitable[Response]]
+
+
+class FormPage(Protocol):
+    """The page a form is on, shown again for a refused change: its status, the refusal as a sentence and
+    the fields to fill back in (None: an empty form)."""
+
+    def __call__(
+        self, page: PageContext, *, status: int, error: str, values: Mapping[str, str] | None
+    ) -> Awaitable[Response]: ...
+
+
+def _organization_id(owner: AiSystem | Organization) -> str:
+    return owner.organization_id if isinstance(owner, AiSystem) else owner.id
+
+
+def _change(
+    find: Callable[[PageContext], Awaitable[Owner | None]],
+    action: str,
+    again: FormPage | None,
+    refill: bool,
+    needs: Role,
+) -> Callable[[Change[Owner]], Endpoint]:
+    def wrap(change: Change[Owner]) -> Endpoint:
+        async def run(page: PageContext) -> Response:
+            owner = await find(page)
+            if owner is None:
+                return page.renderer.not_found(page.user)
+            form = await change_form(page, _organization_id(owner), action, needs)
+            if isinstance(form, Response):
+                return form
+            try:
+                return await change(page, owner, form)
+            except ProvisioningError as exc:
+                if again is None:
+                    raise
+                status = await refused(page, exc)
+                return await again(page, status=status, error=sentence(exc.message), values=form if refill else None)
+
+        return run
+
+    return wrap
+
+
+def system_change(
+    action: str, again: FormPage | None = None, *, refill: bool = True, needs: Role = MANAGES
+) -> Callable[[Change[AiSystem]], Endpoint]:
+    """A POST endpoint that changes something of the AI System in the path, made of ``change(page, system,
+    form)``: a system the user is not a member of is the 404 page, a form refused by :func:`change_form`
+    (``action``, ``needs``) its 403 or 400 page. With ``again``, a ``ProvisioningError`` undoes what the
+    change wrote and answers ``again`` with the refusal's status and sentence, and the form's fields to
+    fill back in unless ``refill`` is False (a button's form has none to keep)."""
+    return _change(member_system, action, again, refill, needs)
+
+
+def organization_change(
+    action: str, again: FormPage | None = None, *, refill: bool = True, needs: Role = MANAGES
+) -> Callable[[Change[Organization]], Endpoint]:
+    """:func:`system_change` for the organization in the path (``organizationId``)."""
+    return _change(member_organization, action, again, refill, needs)

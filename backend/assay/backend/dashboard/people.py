@@ -7,12 +7,13 @@ enable members, issue invitation links (shown once, on the answer to the form) a
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from starlette.responses import RedirectResponse, Response
 
 from assay.backend.dashboard import invitations, manage, urls, users
-from assay.backend.dashboard.access import PageContext
+from assay.backend.dashboard.access import Endpoint, PageContext
 from assay.backend.provisioning import ProvisioningError
 from assay.backend.roles import ROLES
 from assay.backend.storage.models import Organization
@@ -112,14 +113,9 @@ async def _refused(
     )
 
 
-async def change_role(page: PageContext) -> Response:
+@manage.organization_change("manage people")
+async def change_role(page: PageContext, org: Organization, form: Mapping[str, str]) -> Response:
     assert page.user is not None
-    org = await manage.member_organization(page)
-    if org is None:
-        return page.renderer.not_found(page.user)
-    form = await manage.change_form(page, org.id, "manage people")
-    if isinstance(form, Response):
-        return form
     target = page.request.path_params["userId"]
     try:
         await users.change_role(page.session, org.id, page.user.roles[org.id], target, form.get("role", ""))
@@ -130,43 +126,34 @@ async def change_role(page: PageContext) -> Response:
     return RedirectResponse(f"{urls.people(org.id)}?done=role", status_code=303)
 
 
-async def _set_disabled(page: PageContext, disabled: bool) -> Response:
-    assert page.user is not None
-    org = await manage.member_organization(page)
-    if org is None:
-        return page.renderer.not_found(page.user)
-    form = await manage.change_form(page, org.id, "manage people")
-    if isinstance(form, Response):
-        return form
-    target = page.request.path_params["userId"]
-    try:
-        await users.set_member_disabled(
-            page.session, org.id, page.user.roles[org.id], page.user.user_id, target, disabled, page.now
+def _set_disabled(disabled: bool) -> Endpoint:
+    @manage.organization_change("manage people")
+    async def run(page: PageContext, org: Organization, form: Mapping[str, str]) -> Response:
+        assert page.user is not None
+        target = page.request.path_params["userId"]
+        try:
+            await users.set_member_disabled(
+                page.session, org.id, page.user.roles[org.id], page.user.user_id, target, disabled, page.now
+            )
+        except (users.NotAllowedError, ProvisioningError) as exc:
+            return await _refused(page, org, exc)
+        await page.session.commit()
+        done = "disabled" if disabled else "enabled"
+        logger.info(
+            "dashboard member %s", done, extra={"event": f"dashboard.member.{done}", "userId": page.user.user_id}
         )
-    except (users.NotAllowedError, ProvisioningError) as exc:
-        return await _refused(page, org, exc)
-    await page.session.commit()
-    done = "disabled" if disabled else "enabled"
-    logger.info("dashboard member %s", done, extra={"event": f"dashboard.member.{done}", "userId": page.user.user_id})
-    return RedirectResponse(f"{urls.people(org.id)}?done={done}", status_code=303)
+        return RedirectResponse(f"{urls.people(org.id)}?done={done}", status_code=303)
+
+    return run
 
 
-async def disable_member(page: PageContext) -> Response:
-    return await _set_disabled(page, True)
+disable_member = _set_disabled(True)
+enable_member = _set_disabled(False)
 
 
-async def enable_member(page: PageContext) -> Response:
-    return await _set_disabled(page, False)
-
-
-async def invite(page: PageContext) -> Response:
+@manage.organization_change("manage people")
+async def invite(page: PageContext, org: Organization, form: Mapping[str, str]) -> Response:
     assert page.user is not None
-    org = await manage.member_organization(page)
-    if org is None:
-        return page.renderer.not_found(page.user)
-    form = await manage.change_form(page, org.id, "manage people")
-    if isinstance(form, Response):
-        return form
     email = users.normalise_email(form.get("email", ""))[: users.MAX_EMAIL + 1]
     role = form.get("role", "")
     try:
@@ -196,14 +183,8 @@ async def invite(page: PageContext) -> Response:
     return await _people_page(page, org, status=201, issued=shown)
 
 
-async def revoke_invitation(page: PageContext) -> Response:
-    assert page.user is not None
-    org = await manage.member_organization(page)
-    if org is None:
-        return page.renderer.not_found(page.user)
-    form = await manage.change_form(page, org.id, "manage people")
-    if isinstance(form, Response):
-        return form
+@manage.organization_change("manage people")
+async def revoke_invitation(page: PageContext, org: Organization, form: Mapping[str, str]) -> Response:
     try:
         await invitations.revoke(page.session, org.id, page.request.path_params["invitationId"], page.now)
     except ProvisioningError as exc:

@@ -25,7 +25,7 @@ from starlette.responses import RedirectResponse, Response
 from assay.backend.api import runs as run_api
 from assay.backend.dashboard import urls
 from assay.backend.dashboard.access import PageContext, acting_in
-from assay.backend.dashboard.manage import change_form, member_system
+from assay.backend.dashboard.manage import system_change
 from assay.backend.errors import ApiError
 from assay.backend.provisioning import SYSTEM_RETIRED
 from assay.backend.roles import Role
@@ -152,15 +152,10 @@ def _request_body(system: AiSystem, form: Mapping[str, str]) -> dict[str, Any]:
     return body
 
 
-async def start_run(page: PageContext) -> Response:
+@system_change("start runs", needs=STARTS_RUNS)
+async def start_run(page: PageContext, system: AiSystem, form: Mapping[str, str]) -> Response:
     """POST of the "Start a run" form: 303 to the new run's page, or an error page saying why not."""
     assert page.user is not None
-    system = await member_system(page)
-    if system is None:
-        return page.renderer.not_found(page.user)
-    form = await change_form(page, system.organization_id, "start runs", STARTS_RUNS)
-    if isinstance(form, Response):
-        return form
     body = _request_body(system, form)
     try:
         request = CreateRunRequest.model_validate(body)

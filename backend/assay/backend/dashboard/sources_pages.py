@@ -103,6 +103,7 @@ async def _sources_page(
         }
         for row in rows
     ]
+    shown = _shown_again(values or {})
     return page.renderer.page(
         "sources.html",
         user=page.user,
@@ -116,7 +117,7 @@ async def _sources_page(
         sources=sources,
         action=base,
         error=error,
-        values={name: (values or {}).get(name, "") for name in FORM_FIELDS},
+        values={name: shown.get(name, "") for name in FORM_FIELDS},
     )
 
 
@@ -124,22 +125,13 @@ async def sources_page(page: PageContext) -> Response:
     return await _sources_page(page)
 
 
-async def add_source(page: PageContext) -> Response:
-    system = await manage.member_system(page)
-    if system is None:
-        return page.renderer.not_found(page.user)
-    form = await manage.change_form(page, system.organization_id, "connect sources")
-    if isinstance(form, Response):
-        return form
+@manage.system_change("connect sources", _sources_page)
+async def add_source(page: PageContext, system: AiSystem, form: Mapping[str, str]) -> Response:
     adder = ADDERS.get(form.get("kind", "local"))
-    try:
-        if adder is None:
-            raise provisioning.ProvisioningError("INVALID", "unknown kind of source")
-        await adder(page, system, form)
-        await page.session.commit()
-    except provisioning.ProvisioningError as exc:
-        status = await manage.refused(page, exc)
-        return await _sources_page(page, status=status, error=manage.sentence(exc.message), values=_shown_again(form))
+    if adder is None:
+        raise provisioning.ProvisioningError("INVALID", "unknown kind of source")
+    await adder(page, system, form)
+    await page.session.commit()
     return manage.done(urls.system_sources(system.id))
 
 
@@ -154,22 +146,13 @@ async def _retire(page: PageContext, source_id: str) -> SourceAsset:
 
 
 def _source_action(change: Callable[[PageContext, str], Awaitable[SourceAsset]], action: str) -> Endpoint:
-    async def run(page: PageContext) -> Response:
-        system = await manage.member_system(page)
-        if system is None:
-            return page.renderer.not_found(page.user)
-        form = await manage.change_form(page, system.organization_id, action)
-        if isinstance(form, Response):
-            return form
+    @manage.system_change(action, _sources_page, refill=False)
+    async def run(page: PageContext, system: AiSystem, form: Mapping[str, str]) -> Response:
         source = await page.session.get(SourceAsset, page.request.path_params["sourceId"])
         if source is None or source.ai_system_id != system.id or source.organization_id != system.organization_id:
             return page.renderer.not_found(page.user)
-        try:
-            await change(page, source.id)
-            await page.session.commit()
-        except provisioning.ProvisioningError as exc:
-            status = await manage.refused(page, exc)
-            return await _sources_page(page, status=status, error=manage.sentence(exc.message))
+        await change(page, source.id)
+        await page.session.commit()
         return manage.done(urls.system_sources(system.id))
 
     return run

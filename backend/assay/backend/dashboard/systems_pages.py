@@ -64,25 +64,16 @@ async def systems_page(page: PageContext) -> Response:
     return await _systems_page(page)
 
 
-async def create_system(page: PageContext) -> Response:
-    org = await manage.member_organization(page)
-    if org is None:
-        return page.renderer.not_found(page.user)
-    form = await manage.change_form(page, org.id, "create AI Systems")
-    if isinstance(form, Response):
-        return form
-    try:
-        system = await provisioning.create_ai_system(
-            page.session,
-            org.id,
-            form.get("name", ""),
-            system_type=manage.field(form, "system_type"),
-            criticality=manage.field(form, "criticality"),
-        )
-        await page.session.commit()
-    except provisioning.ProvisioningError as exc:
-        status = await manage.refused(page, exc)
-        return await _systems_page(page, status=status, error=manage.sentence(exc.message), values=form)
+@manage.organization_change("create AI Systems", _systems_page)
+async def create_system(page: PageContext, org: Organization, form: Mapping[str, str]) -> Response:
+    system = await provisioning.create_ai_system(
+        page.session,
+        org.id,
+        form.get("name", ""),
+        system_type=manage.field(form, "system_type"),
+        criticality=manage.field(form, "criticality"),
+    )
+    await page.session.commit()
     return manage.done(urls.system_sources(system.id))
 
 
@@ -113,36 +104,22 @@ async def settings_page(page: PageContext) -> Response:
     return await _settings_page(page)
 
 
-async def edit_system(page: PageContext) -> Response:
-    system = await manage.member_system(page)
-    if system is None:
-        return page.renderer.not_found(page.user)
-    form = await manage.change_form(page, system.organization_id, "edit AI Systems")
-    if isinstance(form, Response):
-        return form
-    try:
-        await provisioning.update_ai_system(
-            page.session,
-            system.organization_id,
-            system.id,
-            name=form.get("name", ""),
-            system_type=manage.field(form, "system_type"),
-            criticality=manage.field(form, "criticality"),
-        )
-        await page.session.commit()
-    except provisioning.ProvisioningError as exc:
-        status = await manage.refused(page, exc)
-        return await _settings_page(page, status=status, error=manage.sentence(exc.message), values=form)
+@manage.system_change("edit AI Systems", _settings_page)
+async def edit_system(page: PageContext, system: AiSystem, form: Mapping[str, str]) -> Response:
+    await provisioning.update_ai_system(
+        page.session,
+        system.organization_id,
+        system.id,
+        name=form.get("name", ""),
+        system_type=manage.field(form, "system_type"),
+        criticality=manage.field(form, "criticality"),
+    )
+    await page.session.commit()
     return manage.done(urls.system_settings(system.id))
 
 
-async def retire_system(page: PageContext) -> Response:
-    system = await manage.member_system(page)
-    if system is None:
-        return page.renderer.not_found(page.user)
-    form = await manage.change_form(page, system.organization_id, "retire AI Systems")
-    if isinstance(form, Response):
-        return form
+@manage.system_change("retire AI Systems")
+async def retire_system(page: PageContext, system: AiSystem, form: Mapping[str, str]) -> Response:
     if form.get("confirm") != "retire":
         return await _settings_page(
             page, status=400, error="Tick the box that confirms retiring this AI System, then retire it."

@@ -19,7 +19,7 @@ from assay.backend.dashboard import manage, urls
 from assay.backend.dashboard.access import Endpoint, PageContext
 from assay.backend.dashboard.systems_pages import system_links
 from assay.backend.runtime import targets
-from assay.backend.storage.models import Organization, RuntimeTarget
+from assay.backend.storage.models import AiSystem, Organization, RuntimeTarget
 
 KINDS = {"mcp-url": "An MCP server (URL)", "agent-url": "An agent endpoint (URL)"}
 FORM_FIELDS = ("kind", "url", "protocol", "headers")
@@ -70,7 +70,8 @@ async def _targets_page(
         protocols=targets.PROTOCOLS,
         action=base,
         error=error,
-        values={name: (values or {}).get(name, "") for name in FORM_FIELDS},
+        # Header values are secrets: a refused form never shows them again.
+        values={name: "" if name == "headers" else (values or {}).get(name, "") for name in FORM_FIELDS},
     )
 
 
@@ -91,29 +92,18 @@ def _spec(form: Mapping[str, str]) -> targets.TargetSpec:
     return targets.TargetSpec(agent_url=url, protocol=manage.field(form, "protocol"), headers=headers)
 
 
-async def add_target(page: PageContext) -> Response:
-    system = await manage.member_system(page)
-    if system is None:
-        return page.renderer.not_found(page.user)
-    form = await manage.change_form(page, system.organization_id, "add runtime targets")
-    if isinstance(form, Response):
-        return form
+@manage.system_change("add runtime targets", _targets_page)
+async def add_target(page: PageContext, system: AiSystem, form: Mapping[str, str]) -> Response:
     settings = page.services.settings
-    try:
-        await targets.add_target(
-            page.session,
-            system.organization_id,
-            system.id,
-            _spec(form),
-            key_dir=settings.key_directory(),
-            allowed_networks=settings.runtime_allowed_networks,
-        )
-        await page.session.commit()
-    except provisioning.ProvisioningError as exc:
-        status = await manage.refused(page, exc)
-        # Header values are secrets: a refused form never shows them again.
-        kept = {name: value for name, value in form.items() if name != "headers"}
-        return await _targets_page(page, status=status, error=manage.sentence(exc.message), values=kept)
+    await targets.add_target(
+        page.session,
+        system.organization_id,
+        system.id,
+        _spec(form),
+        key_dir=settings.key_directory(),
+        allowed_networks=settings.runtime_allowed_networks,
+    )
+    await page.session.commit()
     return manage.done(urls.system_targets(system.id))
 
 
@@ -128,22 +118,13 @@ Change = Callable[[PageContext, RuntimeTarget, Mapping[str, str]], Awaitable[Run
 
 
 def _target_action(change: Change, action: str) -> Endpoint:
-    async def run(page: PageContext) -> Response:
-        system = await manage.member_system(page)
-        if system is None:
-            return page.renderer.not_found(page.user)
-        form = await manage.change_form(page, system.organization_id, action)
-        if isinstance(form, Response):
-            return form
+    @manage.system_change(action, _targets_page, refill=False)
+    async def run(page: PageContext, system: AiSystem, form: Mapping[str, str]) -> Response:
         target = await page.session.get(RuntimeTarget, page.request.path_params["targetId"])
         if target is None or target.ai_system_id != system.id or target.organization_id != system.organization_id:
             return page.renderer.not_found(page.user)
-        try:
-            await change(page, target, form)
-            await page.session.commit()
-        except provisioning.ProvisioningError as exc:
-            status = await manage.refused(page, exc)
-            return await _targets_page(page, status=status, error=manage.sentence(exc.message))
+        await change(page, target, form)
+        await page.session.commit()
         return manage.done(urls.system_targets(system.id))
 
     return run
