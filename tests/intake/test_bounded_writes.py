@@ -4,6 +4,7 @@ the batch is still one batch, whole, deduplicated like any other."""
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from pathlib import Path
 
 import anyio
@@ -18,6 +19,38 @@ from assay.backend.storage.db import sqlite_url_for
 from assay.backend.web.app import create_app
 
 LINES = 100_000
+
+
+async def _while_small_posts(
+    client: httpx.AsyncClient,
+    big: Awaitable[httpx.Response],
+    binder_id: str,
+    headers: dict[str, str],
+) -> tuple[httpx.Response, list[int]]:
+    """The answer to the ``big`` post, and the statuses of the small posts (one structured event each, to
+    ``binder_id``) sent one after another from its start until it is answered (at least one)."""
+    small_statuses: list[int] = []
+    done = anyio.Event()
+
+    async def post_small() -> None:
+        number = 0
+        while not done.is_set() or number == 0:
+            number += 1
+            small = await client.post(
+                "/api/ingest/structured",
+                params={"binderId": binder_id},
+                json=[{"eventId": f"small-{number}"}],
+                headers=headers,
+            )
+            small_statuses.append(small.status_code)
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(post_small)
+        try:
+            answer = await big
+        finally:
+            done.set()
+    return answer, small_statuses
 
 
 async def test_other_writers_are_not_locked_out_by_a_big_batch(tmp_path: Path) -> None:
@@ -40,37 +73,15 @@ async def test_other_writers_are_not_locked_out_by_a_big_batch(tmp_path: Path) -
             await session.commit()
         headers = {"Authorization": f"Bearer {key.api_key}"}
         big = b"".join(b"line %d of a big batch\n" % n for n in range(LINES))
-        small_statuses: list[int] = []
-        done = anyio.Event()
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://b") as client:
-
-            async def post_big() -> httpx.Response:
-                try:
-                    return await client.post(
-                        "/api/ingest/log",
-                        params={"binderId": log.id},
-                        content=big,
-                        headers=headers | {"Content-Type": "text/plain"},
-                    )
-                finally:
-                    done.set()
-
-            async def post_small() -> None:
-                number = 0
-                while not done.is_set() or number == 0:
-                    number += 1
-                    answer = await client.post(
-                        "/api/ingest/structured",
-                        params={"binderId": events.id},
-                        json=[{"eventId": f"small-{number}"}],
-                        headers=headers,
-                    )
-                    small_statuses.append(answer.status_code)
-
             with anyio.fail_after(60):
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(post_small)
-                    answer = await post_big()
+                post_big = client.post(
+                    "/api/ingest/log",
+                    params={"binderId": log.id},
+                    content=big,
+                    headers=headers | {"Content-Type": "text/plain"},
+                )
+                answer, small_statuses = await _while_small_posts(client, post_big, events.id, headers)
         assert answer.status_code == 201, answer.text
         receipt = answer.json()
         assert receipt["recordCount"] == LINES
@@ -129,33 +140,10 @@ async def test_a_big_otlp_trace_export_leaves_the_write_lock_to_other_writers(tm
             await session.commit()
         headers = {"Authorization": f"Bearer {key.api_key}"}
         traces = headers | {"Content-Type": "application/x-protobuf", "X-Binder-Id": otlp.id}
-        small_statuses: list[int] = []
-        done = anyio.Event()
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://b") as client:
-
-            async def post_big() -> httpx.Response:
-                try:
-                    body = span_export(0, spans).SerializeToString()
-                    return await client.post(OTLP_TRACES, content=body, headers=traces)
-                finally:
-                    done.set()
-
-            async def post_small() -> None:
-                number = 0
-                while not done.is_set() or number == 0:
-                    number += 1
-                    answer = await client.post(
-                        "/api/ingest/structured",
-                        params={"binderId": events.id},
-                        json=[{"eventId": f"small-{number}"}],
-                        headers=headers,
-                    )
-                    small_statuses.append(answer.status_code)
-
             with anyio.fail_after(120):
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(post_small)
-                    answer = await post_big()
+                post_big = client.post(OTLP_TRACES, content=span_export(0, spans).SerializeToString(), headers=traces)
+                answer, small_statuses = await _while_small_posts(client, post_big, events.id, headers)
             assert answer.status_code == 200, answer.text
             assert answer.headers["assay-record-count"] == str(spans)
             assert small_statuses and set(small_statuses) == {201}, small_statuses
