@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import httpx
 from jsonschema import Draft202012Validator
@@ -13,7 +14,7 @@ from starlette.applications import Starlette
 from assay.backend.schemas import QualifiedScanSubmission
 from assay.backend.settings import ServiceSettings
 from assay.backend.web.app import create_app, route_table
-from assay.backend.web.openapi import build_openapi
+from assay.backend.web.openapi import build_openapi, serialize
 
 
 async def test_served_document_validates_and_lists_every_route(
@@ -150,5 +151,15 @@ async def test_all_null_engines_are_refused_naming_the_cause(client: httpx.Async
 
 
 def test_document_is_deterministic() -> None:
+    # An app serves its route table's document as built once in the process; built again, it is the same.
+    app = create_app(ServiceSettings(database_url="sqlite+aiosqlite:///unused.db"))
+    for _ in range(2):
+        assert serialize(build_openapi(app.state.route_specs)) == app.state.openapi_bytes
+
+
+def test_each_route_table_has_its_own_document() -> None:
     settings = ServiceSettings(database_url="sqlite+aiosqlite:///unused.db")
-    assert create_app(settings).state.openapi_bytes == create_app(settings).state.openapi_bytes
+    served = json.loads(create_app(settings).state.openapi_bytes)["paths"]
+    without_metrics = json.loads(create_app(replace(settings, metrics_enabled=False)).state.openapi_bytes)["paths"]
+    assert "/metrics" in served and "/metrics" not in without_metrics
+    assert "/metrics" in json.loads(create_app(settings).state.openapi_bytes)["paths"]

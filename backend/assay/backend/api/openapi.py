@@ -1,4 +1,4 @@
-"""``GET /api/v1/openapi.json``: the OpenAPI 3.1 document of every route, built once per app."""
+"""``GET /api/v1/openapi.json``: the OpenAPI 3.1 document of every route, built once per process."""
 
 from __future__ import annotations
 

@@ -9,7 +9,6 @@ its lifespan creates the database engine, brings the schema to the newest migrat
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import AsyncIterator, Coroutine, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -36,7 +35,7 @@ from assay.backend.storage.writer import BatchWriter
 from assay.backend.web.error_handlers import install_error_handlers
 from assay.backend.web.http_metrics import HttpMetricsMiddleware
 from assay.backend.web.limits import HeaderLimitMiddleware
-from assay.backend.web.openapi import build_openapi
+from assay.backend.web.openapi import openapi_bytes
 from assay.backend.web.ratelimit import TokenBucketLimiter
 from assay.backend.web.routing import RouteSpec, ServiceState, to_starlette_route
 
@@ -160,5 +159,5 @@ def create_app(settings: ServiceSettings, *, extra_routes: Sequence[RouteSpec] =
     app.router.redirect_slashes = False
     install_error_handlers(app)
     app.state.route_specs = routes
-    app.state.openapi_bytes = json.dumps(build_openapi(routes), separators=(",", ":")).encode("utf-8")
+    app.state.openapi_bytes = openapi_bytes(routes)
     return app

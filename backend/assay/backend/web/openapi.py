@@ -2,10 +2,16 @@
 
 OpenAPI 3.1 schemas are JSON Schema 2020-12, which is what pydantic emits, so component schemas are the
 models' own schemas with references rewritten to ``#/components/schemas/``.
+
+The document of a route table is built once per process (``openapi_bytes``): it depends only on the route
+specs (frozen, declared once when their modules load) and on the models' schemas, which do not change
+while the process runs.
 """
 
 from __future__ import annotations
 
+import json
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -165,3 +171,29 @@ def build_openapi(routes: Sequence[RouteSpec]) -> dict[str, Any]:
             },
         },
     }
+
+
+def serialize(document: dict[str, Any]) -> bytes:
+    """The document as served: compact JSON, UTF-8."""
+    return json.dumps(document, separators=(",", ":")).encode("utf-8")
+
+
+# Documents built, by the identity of their route specs; the specs are kept with the document, so no id
+# is reused while it is here. A process serves one route table; the test suites make a few (test-only
+# routes, metrics off), each app of which would otherwise build its table's document again.
+_BUILT: dict[tuple[int, ...], tuple[tuple[RouteSpec, ...], bytes]] = {}
+_MAX_BUILT = 8
+_BUILDING = threading.Lock()
+
+
+def openapi_bytes(routes: Sequence[RouteSpec]) -> bytes:
+    """``serialize(build_openapi(routes))``, built once per process for each route table."""
+    key = tuple(id(spec) for spec in routes)
+    with _BUILDING:
+        built = _BUILT.get(key)
+        if built is None:
+            built = (tuple(routes), serialize(build_openapi(routes)))
+            if len(_BUILT) >= _MAX_BUILT:
+                del _BUILT[next(iter(_BUILT))]
+            _BUILT[key] = built
+    return built[1]
