@@ -119,3 +119,44 @@ def test_connections_from_a_pool_run_sql() -> None:
     )
     linked = analyse({"a.py": code})
     assert [(a.actionClass, a.location.line) for a in linked.actions] == [("db.write", 10), ("db.read", 11)]
+
+
+def test_a_client_made_when_none_is_given_types_the_attribute() -> None:
+    # ``self.client = client or Anthropic()``: the client the method calls is the one made when none is given.
+    code = (
+        "from anthropic import Anthropic\n\n"
+        "class Agent:\n    def __init__(self, client=None):\n        self.client = client or Anthropic()\n\n"
+        "    def run(self, params):\n        return self.client.messages.create(**params)\n"
+    )
+    linked = analyse({"agent.py": code})
+    assert [(m.provider, m.api, m.location.line) for m in linked.models] == [
+        ("anthropic", "anthropic.Anthropic", 5),
+        ("anthropic", "anthropic.Anthropic.messages.create", 8),
+    ]
+
+
+def test_model_ids_read_from_settings_here_and_in_another_module() -> None:
+    # The default of a settings field, read through ``**params`` a method builds (this file's dataclass) and
+    # through a settings object of another module (a pydantic-settings class with a nested model).
+    agent = (
+        "from dataclasses import dataclass\nfrom anthropic import Anthropic\nfrom google.adk import Agent\n"
+        "from .config import Config\n\n"
+        "@dataclass\nclass ModelConfig:\n    model: str = 'claude-sonnet-4-20250514'\n\n"
+        "class Loop:\n    def __init__(self, config=None):\n"
+        "        self.config = config or ModelConfig()\n        self.client = Anthropic()\n\n"
+        "    def params(self):\n        return {'model': self.config.model, 'max_tokens': 10}\n\n"
+        "    def run(self):\n        params = self.params()\n        return self.client.messages.create(**params)\n\n"
+        "configs = Config()\nroot = Agent(model=configs.agent_settings.model, name='root')\n"
+        "other = Agent(model=configs.agent_settings.unset, name='other')\n"
+    )
+    config = (
+        "from pydantic import BaseModel, Field\nfrom pydantic_settings import BaseSettings\n\n"
+        "class AgentModel(BaseModel):\n    model: str = Field(default='gemini-2.0-flash-001')\n\n"
+        "class Config(BaseSettings):\n    agent_settings: AgentModel = Field(default=AgentModel())\n"
+    )
+    linked = analyse({"pkg/__init__.py": "", "pkg/agent.py": agent, "pkg/config.py": config})
+    assert [(m.provider, m.model, m.location.line) for m in linked.models] == [
+        ("anthropic", None, 13),
+        ("anthropic", "claude-sonnet-4-20250514", 20),
+        ("google", "gemini-2.0-flash-001", 23),
+    ]  # the field no default names says nothing of whose model it is: not reported

@@ -32,7 +32,7 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "10"
+FACTS_VERSION = "11"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
@@ -155,6 +155,13 @@ class ModelSite(_Facts):
     ruleId: str
     location: Location
     model: str | None = Field(default=None, description="The model id the call names, when the code names it.")
+    modelRef: str | None = Field(
+        default=None,
+        exclude_if=lambda ref: ref is None,
+        description="A settings field the model id is read from, in another module (``pkg.config.Config."
+        "agent_settings.model``): the linker reads its default (``FileFacts.constants``, through field types in "
+        "``bindings``); ``provider`` empty when only that model id can say whose model it is.",
+    )
 
 
 class ToolSource(_Facts):
@@ -314,7 +321,7 @@ class FileFacts(_Facts):
         "package's relative imports (``from .agent import x`` in ``pkg/__init__.py``): ``pkg.x`` -> ``pkg.agent.x``.",
     )
     # Module-level bindings other files' tools may name, by qualname: the type a name is constructed
-    # as, the functions a list holds (``ToolNode(TOOLS)`` with ``TOOLS`` imported; a function's returned
+    # as (and, Python, the class a class's field is typed by: ``pkg.config.Config.agent_settings``), the functions a list holds (``ToolNode(TOOLS)`` with ``TOOLS`` imported; a function's returned
     # list under ``<qualname>()``), the string fields of a list of dict literals, and what constant-keyed
     # dicts of functions map each name to (dispatch tables: ``{"create_customer": create_customer}``).
     bindings: dict[str, str] = Field(default_factory=dict)
@@ -329,7 +336,9 @@ class FileFacts(_Facts):
     constants: dict[str, str] = Field(
         default_factory=dict,
         description="Strings the module's top level names (JS/TS): a ``const`` bound to a string, a string enum "
-        "member, a key of a top-level object constant (``ToolName.ECHO``, ``listTool.name``), by that name.",
+        "member, a key of a top-level object constant (``ToolName.ECHO``, ``listTool.name``), by that name; "
+        "(Python) the literal defaults of its classes' fields (``pkg.config.AgentModel.model``), for settings "
+        "read in another module.",
     )
     caseRefs: dict[str, str] = Field(
         default_factory=dict,

@@ -103,6 +103,7 @@ class FileAnalyzer(StmtLogic):
                 scope.returns |= taint
                 self.note_return(body, taint, scope)
                 self.returned_type(body, scope)
+                self.tool_recognizer.returned_tools(body, scope)
         except RecursionError:
             self.too_deep(item.node)
         self.emit(scope, item.node, item.name)

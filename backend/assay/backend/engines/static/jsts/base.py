@@ -127,6 +127,9 @@ class AnalyzerBase:
         self.claimed: set[int] = set()  # function nodes analysed on their own (not inline)
         self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
         self.emitted: set[str] = set()
+        # Hooks listed for an event before each tool call (``PreToolUse: [{ matcher, hooks }]``): the
+        # matcher (None: every tool), the gates its functions make, and the hook list's node.
+        self.tool_hooks: list[tuple[str | None, list[str], Node]] = []
         self.known_callees: Callees = {}  # filled and emptied by the walk of each call chain
         self.handler_args = False  # walking the arguments of a request handler call
         self.locations: dict[int, Location] = {}  # node id -> its location, built once
@@ -292,9 +295,16 @@ class AnalyzerBase:
             return None
         if node.type == "generic_type":
             name_node = node.child_by_field_id(self.fields.name)
+            arguments = next((c for c in node.named_children if c.type == "type_arguments"), None)
             if self.code.raw(name_node) in _AWAITED:  # Promise<Sandbox>: what awaiting it gives
-                arguments = next((c for c in node.named_children if c.type == "type_arguments"), None)
                 return self.type_name(arguments.named_children[0]) if arguments and arguments.named_children else None
+            query = arguments.named_children[0] if arguments and arguments.named_children else None
+            if self.code.raw(name_node) == b"ReturnType" and query is not None and query.type == "type_query":
+                # ``ReturnType<typeof createTools>``: what that function returns, named by the function
+                # (as a call's result is: ``this.tools = createTools(sql)``).
+                named = query.named_children[0] if query.named_children else None
+                found, _ = self.dotted(named, None) if named is not None else (None, False)
+                return found if found is not None and "#" in found else None
             node = name_node or node
         if node.type in ("type_identifier", "identifier"):
             name = self.code.text(node)
@@ -358,7 +368,12 @@ class AnalyzerBase:
                     parts.append(self.code.text(child))
                 elif child.type == "template_substitution" and child.named_children:
                     value = self.constant(child.named_children[0], scope, strict=strict)
-                    if value is None and strict and not self.instance_field(child.named_children[0]):
+                    if (
+                        value is None
+                        and strict
+                        and not self.instance_field(child.named_children[0])
+                        and not self.fixed_piece(child.named_children[0], scope)
+                    ):
                         return None
                     parts.append(value or "")
             return "".join(parts)
@@ -388,6 +403,75 @@ class AnalyzerBase:
         if inner.type == "identifier":
             return scope.shapes.get(self.code.text(inner))
         return None
+
+    def fixed_piece(self, node: Node | None, scope: Scope, depth: int = 0) -> bool:
+        """Text the code spells out piece by piece, though no one constant: a literal, a constant, a template
+        of such pieces, a name bound only to such text (``scope.fixed``: a lookup in an object of string
+        literals, ``fieldToColumn[key]``; an array of such pieces), such an array joined
+        (``sets.join(", ")``), a concatenation of them. Whatever values a caller or a model sends are not."""
+        node = unwrap(node)
+        if node is None or depth > 8:
+            return False
+        kind = node.type
+        if kind in ("string", "number"):
+            return True
+        if kind == "identifier":
+            name = self.code.text(node)
+            return name in scope.fixed or self.constant(node, scope) is not None
+        if kind == "template_string":
+            return all(
+                self.fixed_piece(c.named_children[0], scope, depth + 1)
+                for c in node.named_children
+                if c.type == "template_substitution" and c.named_children
+            )
+        if kind == "binary_expression" and self.code.operator_of(node) == "+":
+            return self.fixed_piece(node.child_by_field_id(self.fields.left), scope, depth + 1) and self.fixed_piece(
+                node.child_by_field_id(self.fields.right), scope, depth + 1
+            )
+        if kind == "subscript_expression":
+            holder = unwrap(node.child_by_field_id(self.fields.object))
+            return holder is not None and holder.type == "identifier" and self.code.text(holder) in scope.text_maps
+        if kind == "call_expression":  # ``sets.join(", ")``
+            func = unwrap(node.child_by_field_id(self.fields.function))
+            if func is None or func.type != "member_expression":
+                return False
+            holder = unwrap(func.child_by_field_id(self.fields.object))
+            return (
+                self.code.raw(func.child_by_field_id(self.fields.property)) == b"join"
+                and holder is not None
+                and holder.type == "identifier"
+                and self.code.text(holder) in scope.fixed
+            )
+        return False
+
+    def note_fixed(self, name: str, value: Node | None, scope: Scope) -> None:
+        """Keeps ``scope.fixed`` and ``scope.text_maps`` for a name just bound to ``value``."""
+        inner = unwrap(value)
+        scope.fixed.discard(name)
+        scope.text_maps.discard(name)
+        if inner is None:
+            return
+        if inner.type == "object":
+            values = [c.child_by_field_id(self.fields.value) for c in inner.named_children if c.type != "comment"]
+            if values and all(v is not None and v.type == "string" for v in values):
+                scope.text_maps.add(name)
+        elif inner.type == "array":
+            if all(self.fixed_piece(e, scope) for e in inner.named_children if e.type != "comment"):
+                scope.fixed.add(name)
+        elif inner.type == "subscript_expression" and self.fixed_piece(inner, scope):
+            scope.fixed.add(name)
+
+    def note_push(self, func: Node | None, args: list[Node], scope: Scope) -> None:
+        """``sets.push(...)`` on an array of fixed pieces: it stays one only while what is pushed is."""
+        func = unwrap(func)
+        if func is None or func.type != "member_expression" or not scope.fixed:
+            return
+        holder = unwrap(func.child_by_field_id(self.fields.object))
+        if holder is None or holder.type != "identifier" or self.code.text(holder) not in scope.fixed:
+            return
+        method = self.code.raw(func.child_by_field_id(self.fields.property))
+        if method in (b"push", b"unshift", b"splice", b"concat") and not all(self.fixed_piece(a, scope) for a in args):
+            scope.fixed.discard(self.code.text(holder))
 
     def instance_field(self, node: Node | None) -> bool:
         """``this.database`` / ``this.config.schema``: a field of the instance."""

@@ -78,6 +78,8 @@ class BindingLogic(CallLogic):
             return
         scope.taint[name_text] = taint
         self.bind_whole(name_text, inner, scope)
+        if not scope.is_module:
+            self.note_fixed(name_text, inner, scope)
         if inner is None:
             return
         if self.declared_type(name_text, decl, scope):
@@ -167,9 +169,12 @@ class BindingLogic(CallLogic):
         if expr.type == "augmented_assignment_expression" and left is not None and left.type == "identifier":
             scope.taint[self.code.text(left)] = scope.taint_of(self.code.text(left)) | taint
             scope.assembled.add(self.code.text(left))
+            if not self.fixed_piece(right, scope):
+                scope.fixed.discard(self.code.text(left))
         elif left is not None and left.type == "identifier":
             name = self.code.text(left)
             scope.taint[name] = taint
+            scope.fixed.discard(name)
             self.bind_whole(name, inner, scope)
             if inner is not None and inner.type in ("call_expression", "new_expression"):
                 type_name, _ = self.dotted(inner, scope)

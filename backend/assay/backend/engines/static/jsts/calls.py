@@ -66,6 +66,7 @@ class CallLogic(SiteLogic):
             if any(a.type == "comment" for a in args):  # tool(// the implementation\n fn, {...})
                 args = [a for a in args if a.type != "comment"]
         name, resolved = self.callee_name(node, func, scope)
+        self.note_push(func, args, scope)
         facts = classify(self.rules, name) if name else NOTHING
         if facts is NOTHING and name and "#" in name:
             # ``sandbox.exec(...)`` on a class of the tree that extends a library's (``class Sandbox

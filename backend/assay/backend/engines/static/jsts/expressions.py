@@ -59,14 +59,15 @@ class ExprLogic(BindingLogic):
                 taint = taint | found if taint else found
         return taint
 
-    def hook_gates(self, key: bytes, function: Node, scope: Scope) -> None:
+    def hook_gates(self, key: bytes, function: Node, scope: Scope) -> list[str]:
         """``hooks: { onToolStart: async ({ tool, args }) => { if (...) throw new ToolDeniedError(...) } }``:
         a hook that runs before every tool call and refuses some (a ``throw`` or a deny/block decision
         under a condition) is a permission check in front of the agent's tools, at the condition."""
         rule = self.rules.hook_gate
         assert rule is not None
         if key.decode("utf-8", "replace") not in rule.match["before_tool_hooks"]:
-            return
+            return []
+        made: list[str] = []
         body = function.child_by_field_id(self.fields.body)
         stack = [body] if body is not None else []
         while stack:
@@ -75,10 +76,30 @@ class ExprLogic(BindingLogic):
                 consequence = node.child_by_field_id(self.fields.consequence)
                 text = self.code.raw(consequence) if consequence is not None else b""
                 if b"throw " in text or any(w in text for w in (b'"deny"', b"'deny'", b'"block"', b"'block'")):
-                    self.gate_site(scope, rule, node, f"{key.decode()} refuses some tool calls")
+                    made.append(self.gate_site(scope, rule, node, f"{key.decode()} refuses some tool calls"))
                     continue
             if node.type not in FUNCTIONS or node is body:
                 stack.extend(reversed(node.named_children))
+        return made
+
+    def matched_hook(self, hook: bytes, entry: Node, scope: Scope) -> None:
+        """One entry of an event's hook list (``{ matcher: "Write|Edit", hooks: [async (input) => ...] }``):
+        the gates its functions make hold over the tools the matcher names (``tool_hooks``)."""
+        made: list[str] = []
+        stack = [entry]
+        while stack:
+            item = unwrap(stack.pop())
+            if item is None:
+                continue
+            if item.type in FUNCTIONS:
+                made.extend(self.hook_gates(hook, item, scope))
+            elif item.type in ("object", "array", "pair"):
+                stack.extend(item.named_children)
+        inner = unwrap(entry)
+        props = self.code.props(inner) if inner is not None and inner.type == "object" else {}
+        matcher = self.constant(props.get("matcher"), scope) if "matcher" in props else None
+        if made and entry.parent is not None:
+            self.tool_hooks.append((matcher, made, entry.parent))
 
     def literal_cut(self, node: Node, count: int) -> None:
         location = self.loc(node)
@@ -193,15 +214,8 @@ class ExprLogic(BindingLogic):
                     # Agent SDK): the functions listed under the hook's matchers.
                     hook = self.code.raw(key)
                     if hook.decode("utf-8", "replace") in self.rules.hook_gate.match["before_tool_hooks"]:
-                        stack = list(inner.named_children)
-                        while stack:
-                            item = unwrap(stack.pop())
-                            if item is None:
-                                continue
-                            if item.type in FUNCTIONS:
-                                self.hook_gates(hook, item, scope)
-                            elif item.type in ("object", "array", "pair"):
-                                stack.extend(item.named_children)
+                        for entry in inner.named_children:
+                            self.matched_hook(hook, entry, scope)
                 if key is not None and inner_kind == "array" and self.rules.builtin_lists:
                     recognizer.builtin_list(self.code.raw(key), inner, scope)
                 if key is not None and inner_kind == "array" and self.rules.subagent_tools:

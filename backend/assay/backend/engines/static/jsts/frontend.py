@@ -103,6 +103,7 @@ def analyze_javascript(path: str, source: bytes, digest: str, language: JsLangua
         )
     analyzer.run()
     analyzer.tool_recognizer.resolve_literal_tools()
+    analyzer.tool_recognizer.hooked_tools()
     _json_tool_imports(analyzer)
 
     def key(item: Any) -> tuple[int, int, str]:

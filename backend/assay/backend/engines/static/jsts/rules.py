@@ -142,6 +142,16 @@ class JsRules:
         self.mcp_server = _Lookup(pats(tools, "mcp_server_types"))
         self.class_tool = _Lookup(pats(tools, "class_tool_bases"))
         self.code_tool = _Lookup(pats(tools, "code_tools"))
+        # Tools a library's factory gives (``wiki()`` from ``@llamaindex/tools`` is ``wikipedia``): call
+        # pattern -> (name, effects), the effects as (action class, impact) pairs.
+        self.library_tools: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+            pattern: (spec["name"], tuple((c, i) for c, i in spec.get("effects", [])))
+            for r in tools
+            for pattern, spec in r.match.get("library_tools", {}).items()
+        }
+        self.library_tool = _Lookup(
+            [(r, Patterns(r.match["library_tools"])) for r in tools if "library_tools" in r.match]
+        )
         self.agent_class_tool = _Lookup(
             [
                 (r, Patterns("*." + k for k in r.match["agent_class_tools"]))
@@ -237,6 +247,7 @@ class JsRules:
                 self.builtin_tool,
                 self.agent_class_tool,
                 self.code_tool,
+                self.library_tool,
                 self.model,
                 self.taint_source,
                 self.network,
@@ -302,6 +313,7 @@ def classify(rules: JsRules, name: str) -> Classified:
             or rules.builtin_tool(name) is not None
             or rules.agent_class_tool(name) is not None
             or rules.code_tool(name) is not None
+            or rules.library_tool(name) is not None
             or (method in ("tool", "registerTool", "registerToolTask") and rules.mcp_server(owner) is not None)
             or (rules.generic_tool is not None and method in rules.generic_tool.match["positional_names"]),
             model=rules.model(name),

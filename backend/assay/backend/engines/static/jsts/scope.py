@@ -107,6 +107,11 @@ class Scope:
     # Names bound to a value built from others (a template, a concatenation, a member): not a parameter
     # or a call's result passed on unchanged (see ``SiteLogic.value_shape``).
     assembled: set[str] = field(default_factory=set)
+    # Names bound to text the code spells out piece by piece, though no one constant: an array every
+    # element and push of which is such text, a lookup in an object of string literals (``text_maps``).
+    # Shared with callbacks, so that a push of other text anywhere takes the name out.
+    fixed: set[str] = field(default_factory=set)
+    text_maps: set[str] = field(default_factory=set)
     # What every ``return`` gives, while they agree (``returned`` says whether one was walked).
     return_shape: ArgTaint | None = None
     returned: bool = False
@@ -133,6 +138,8 @@ class Scope:
             locals={} if fresh else dict(self.locals),
             dispatch_vars=set() if fresh else set(self.dispatch_vars),
             assembled=set() if fresh else set(self.assembled),
+            fixed=set() if fresh else self.fixed,
+            text_maps=set() if fresh else self.text_maps,
             calls=self.calls,
             actions=self.actions,
             gates=self.gates,
@@ -159,6 +166,8 @@ class Scope:
             locals={} if fresh else dict(self.locals),
             dispatch_vars=set() if fresh else set(self.dispatch_vars),
             assembled=set() if fresh else set(self.assembled),
+            fixed=set() if fresh else set(self.fixed),
+            text_maps=set() if fresh else set(self.text_maps),
         )
 
     def declared(self, name: str) -> bool:

@@ -137,6 +137,7 @@ class StmtLogic(ExprLogic):
             scope.returns |= taint
             self.note_return(value, taint, scope)
             self.returned_type(child, scope)
+        self.tool_recognizer.returned_tools(value, scope)
         if value is None:
             self.note_return(None, EMPTY, scope)
         scope.exits = active if scope.exits is None else scope.exits & active

@@ -8,6 +8,7 @@ registers or places it (a candidate the linker drops otherwise).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
@@ -96,6 +97,12 @@ class ToolPlacements:
                         continue  # a literal of this file (``const tools = [...]``): its tools are read there
                     self.listed_use(element, held, call)
                     continue
+            if self.a.rules.code_tool(call) is not None:
+                # A code tool's set (``createCodeTool({ tools: allTools })``): what analysis cannot follow in it.
+                _, unknown = self.wrapped_tools(target, scope)  # type: ignore[attr-defined]
+                if not unknown:
+                    continue
+                target = unknown[0]
             what = snippet(self.a.code.text(target), 60)
             self.unseen_tools(
                 element, f"tools given to {call} through {what} cannot be enumerated; what they reach is not visible"
@@ -178,6 +185,34 @@ class ToolPlacements:
                         function=function,
                     )
                 )
+
+    def hooked_tools(self) -> None:
+        """Hooks listed for an event before each tool call (``hooks: { PreToolUse: [{ matcher: "Write|Edit",
+        hooks: [f] }] }``) that can refuse the call gate the tools their matcher names (a tool name or a
+        regular expression; none or ``*``: every tool) among the tools the same options give the model
+        (``allowedTools``): those gates hold on every path from those tools (``ToolDef.hookGates``)."""
+        for matcher, gates, node in self.a.tool_hooks:
+            options = node.parent
+            while options is not None:
+                if options.type == "object" and any(self.within(t.location.line, options) for t in self.a.tools):
+                    break
+                options = options.parent
+            if options is None:
+                continue
+            try:
+                pattern = re.compile(matcher) if matcher and matcher != "*" else None
+            except re.error:
+                continue
+            for index, tool in enumerate(self.a.tools):
+                if not self.within(tool.location.line, options):
+                    continue
+                if pattern is None or pattern.fullmatch(tool.name):
+                    held = tuple(sorted({*tool.hookGates, *gates}))
+                    self.a.tools[index] = tool.model_copy(update={"hookGates": held})
+
+    @staticmethod
+    def within(line: int, node: Node) -> bool:
+        return node.start_point[0] + 1 <= line <= node.end_point[0] + 1
 
     def listed_use(self, node: Node, held: str, call: str) -> None:
         rule = self.a.rules.placement_rule

@@ -31,7 +31,9 @@ from assay.backend.engines.static.jsts.scope import param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
 from assay.backend.engines.static.jsts.tool_literals import LiteralTools
 from assay.backend.engines.static.jsts.tool_placements import ToolPlacements
+from assay.backend.engines.static.jsts.tool_sets import ToolSets
 from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.rules.match import Patterns
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.snippets import snippet
 
@@ -47,7 +49,7 @@ def _snake(name: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
 
 
-class ToolRecognizer(LiteralTools, ToolPlacements):
+class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
     """Recognises tool definitions for one file's analyzer (which owns the facts lists)."""
 
     def __init__(self, analyzer: FileAnalyzer) -> None:
@@ -169,6 +171,10 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
         if rule is not None:
             self.code_tool(rule, node, name, first, scope)
             return
+        rule = rules.library_tool(name)
+        if rule is not None:
+            self.library_tool(rule, node, name, first, scope)
+            return
         rule = rules.agent_class_tool(name)
         if rule is not None and first is not None:
             self.agent_class_tool(rule, node, name, first, args, scope)
@@ -244,7 +250,8 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
     def code_tool(self, rule: Rule, node: Node, call: str, options: Node | None, scope: Scope) -> None:
         """``const codemode = createCodeTool({ tools, executor })``: a tool that runs the code its model
         writes (code.exec reached from the tool, with what the model sends), inside the sandbox its
-        executor option names when it has one; named by its name option, else where it is bound or placed."""
+        executor option names when it has one; named by its name option, else where it is bound or placed.
+        The code can call every tool of its ``tools`` option: the tool reaches what they reach."""
         fields = self.a.code.props(options) if options is not None and options.type == "object" else {}
         tool_name = self.field_name(fields, rule, scope) or self.a.code.enclosing_key(node)
         tool_name = tool_name or self.a.code.enclosing_binding(node)
@@ -283,7 +290,10 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
                 name=f"tool:{tool_name}",
                 location=location,
                 params=["input"],  # the code the model writes
-                calls=[],
+                calls=[
+                    trusted(CallFact, location=location, callee=t, resolved=True, dominatingGates=[], args=[])
+                    for t in self.wrapped_tools(fields.get("tools"), scope)[0]
+                ],
                 actions=actions,
                 gates=gates,
                 returns=[],
@@ -293,6 +303,62 @@ class ToolRecognizer(LiteralTools, ToolPlacements):
         )
         binding = self.a.code.enclosing_binding(node)
         self.register(rule, node, tool_name, None, None, fields, None, function=function)
+        if binding is not None and self.a.tools:
+            self.tool_vars[binding] = len(self.a.tools) - 1
+
+    def library_tool(self, rule: Rule, node: Node, call: str, options: Node | None, scope: Scope) -> None:
+        """``tools: [wiki()]`` (``@llamaindex/tools``), ``index.queryTool()``: a tool a library's factory
+        makes, named as the library names it (or by a ``name`` option), with the effects its implementation
+        has inside the library (``wikipedia.search``: network.egress), recorded at the call."""
+        spec = next(
+            (
+                v
+                for k, v in self.a.rules.library_tools.items()
+                if k in rule.match["library_tools"] and Patterns([k]).matches(call)
+            ),
+            None,
+        )
+        if spec is None:
+            return
+        default, effects = spec
+        fields = self.a.code.props(options) if options is not None and options.type == "object" else {}
+        metadata = self.a.code.object_props(fields.get("metadata"))
+        tool_name = self.a.constant(fields.get("name") or metadata.get("name"), scope) or default
+        location = self.a.loc(node)
+        function = f"{self.a.module}#tool:{tool_name}@{location.line}:{location.column}"
+        actions = [
+            trusted(
+                ActionSite,
+                id=short_id("act", self.a.path, location.line, location.column, rule.id, action_class),
+                actionClass=action_class,
+                impact=impact,
+                ruleId=rule.id,
+                target=call,
+                location=location,
+                dominatingGates=[],
+                taint=[],
+                sqlParam=None,
+            )
+            for action_class, impact in effects
+        ]
+        self.a.functions.append(
+            trusted(
+                FunctionFacts,
+                id=short_id("fn", self.a.path, function),
+                qualname=function,
+                name=f"tool:{tool_name}",
+                location=location,
+                params=["input"],
+                calls=[],
+                actions=actions,
+                gates=[],
+                returns=[],
+                returnShape=None,
+                returnType=None,
+            )
+        )
+        self.register(rule, node, tool_name, None, None, fields, None, function=function)
+        binding = self.a.code.enclosing_binding(node)
         if binding is not None and self.a.tools:
             self.tool_vars[binding] = len(self.a.tools) - 1
 

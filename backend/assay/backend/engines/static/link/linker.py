@@ -42,6 +42,7 @@ from assay.backend.engines.static.link.graph import (
 )
 from assay.backend.engines.static.link.plugins import plugin_names
 from assay.backend.engines.static.link.returned import through_returns
+from assay.backend.engines.static.link.settings import settle_models
 from assay.backend.engines.static.link.sources import (
     NameIndex,
     expand_lists,
@@ -185,8 +186,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         ModelUse(
             id=m.id, provider=m.provider, api=m.api, via=m.via, ruleId=m.ruleId, location=m.location, model=m.model
         )
-        for f in ordered
-        for m in f.models
+        for m in settle_models(ordered, rules)
     ]
     bundle_tools = [_tool(t, tool_fn.get(t.id), functions) for t in tools]
     # A literal tool's dispatch frontier item is answered once a branch in another file implements it,

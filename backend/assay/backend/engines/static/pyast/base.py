@@ -314,6 +314,9 @@ class AnalyzerBase:
         for node in statements_breadth_first(cls):
             if isinstance(node, ast.Assign):
                 value = node.value.value if isinstance(node.value, ast.Await) else node.value
+                if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+                    # ``self.client = client or Anthropic(...)``: what is made when nothing was given.
+                    value = next((v for v in value.values if isinstance(v, ast.Call)), value)
                 if not isinstance(value, ast.Call):
                     continue
                 for target in node.targets:

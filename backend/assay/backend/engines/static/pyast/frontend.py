@@ -81,7 +81,11 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
         models=sorted(_unique(analyzer.models), key=loc_key),
         tools=sorted(_unique(analyzer.tools), key=loc_key),
         frontier=sorted(_unique(analyzer.frontier), key=lambda f: (f.location.line if f.location else 0, f.id)),
-        bindings={f"{module}.{name}": kind for name, kind in sorted(analyzer.module_types.items())},
+        bindings={
+            **{f"{module}.{name}": kind for name, kind in sorted(analyzer.module_types.items())},
+            **dict(sorted(analyzer.class_fields()[1].items())),
+        },
+        constants=dict(sorted(analyzer.class_fields()[0].items())),
         lists=analyzer.lists,
         partialLists=sorted(key for key in analyzer.unnamed_returns if key in analyzer.lists),
         records=analyzer.records,

@@ -147,7 +147,11 @@ class RoleLogic(AgentRoles):
         model = self.constant_str(given) if given is not None else None
         if model is None and model_class and node.args:
             model = self.constant_str(node.args[0])  # ``LM("openai/gpt-4o-mini")``, ``OpenAIModel("gpt-4o")``
-        if not model_class and model is None:
+        # ``Agent(model=configs.agent_settings.model)``: a settings field's default, here or in another module.
+        ref = self.settings_ref(given) if model is None else None
+        model = model or self.settings_value(ref)
+        ref = ref if model is None else None
+        if not model_class and model is None and ref is None:
             return
         provider = next((p for word, p in roles.vendor_words if word in lowered), None)
         if model is not None:
@@ -158,6 +162,8 @@ class RoleLogic(AgentRoles):
         provider = provider or roles.class_providers.get(name)
         if provider is None and model is not None:
             provider = next((p for start, p in roles.model_id_prefixes if model.lower().startswith(start)), None)
+        if provider is None and ref is not None:
+            provider = ""  # the model id the linker reads from the settings field says whose model it is
         if provider is None:
             return
-        self._model(rule, provider, name, "sdk", self.loc(node), model)
+        self._model(rule, provider, name, "sdk", self.loc(node), model, ref)

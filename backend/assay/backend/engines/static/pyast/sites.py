@@ -27,6 +27,7 @@ from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import PY_BUILTINS
 from assay.backend.engines.static.pyast.rules import CallProfile, display_name
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_TAINT, Scope, local_constant, origin_key
+from assay.backend.engines.static.pyast.settings import SettingsLogic
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
 
@@ -35,7 +36,7 @@ _SQL_READ = re.compile(r"^\s*(select|with|show|describe|explain|pragma)\b", re.I
 _SQL_GRANT = re.compile(r"^\s*(grant|revoke)\b", re.I)
 
 
-class SiteLogic(GateLogic):
+class SiteLogic(GateLogic, SettingsLogic):
     """What a call is when the rules name it: a model call, an action, a run-time tool source."""
 
     def _model_call(
@@ -60,6 +61,15 @@ class SiteLogic(GateLogic):
             model = self.constant_str(node.args[0])
         vendor_kwarg = match.get("provider_kwarg")
         vendor = self.constant_str(kwarg(node, vendor_kwarg)) if vendor_kwarg is not None else None
+        ref: str | None = None
+        if model is None:
+            # ``model=settings.MODEL``, ``create(**params)`` with ``params["model"]`` a settings field.
+            given = next((kwarg(node, key) for key in match.get("model_kwargs", ()) if kwarg(node, key)), None)
+            given = given if given is not None else self.unpacked_model(node)
+            model = self.constant_str(given) if given is not None else None
+            ref = self.settings_ref(given, scope) if model is None else None
+            model = model or self.settings_value(ref)
+            ref = ref if model is None else None
         provider, model = self._model_named(model_rule, name, model, vendor)
         if model is None and scope is not None:
             # ``LLM(model=model)`` in ``def build(model: str)``: the callers of the file may name it.
@@ -69,7 +79,7 @@ class SiteLogic(GateLogic):
                     (self.loc(node), model_rule, name, scope.qualname, given.id, scope.params.index(given.id))
                 )
         location = self.loc(node)
-        self._model(model_rule, provider, name, "sdk", location, model)
+        self._model(model_rule, provider, name, "sdk", location, model, ref)
         if match.get("constructors"):
             return NO_TAINT  # the client or agent is not model output; what its calls return is
         return frozenset({TaintOrigin(kind="model_output", location=location)})
@@ -275,6 +285,7 @@ class SiteLogic(GateLogic):
         via: Literal["sdk", "http"],
         location: Location,
         model: str | None = None,
+        model_ref: str | None = None,
     ) -> None:
         self.models.append(
             trusted(
@@ -286,6 +297,7 @@ class SiteLogic(GateLogic):
                 ruleId=rule.id,
                 location=location,
                 model=model,
+                modelRef=model_ref,
             )
         )
 

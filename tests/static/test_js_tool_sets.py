@@ -1,0 +1,178 @@
+"""Tools handed over as a set, and what a code tool, a library's tool factory and a hook's matcher make of
+them (issue 20's dev misses, fixed by what makes the thing so): a code tool's model writes code that calls
+the tools it wraps, so it reaches what they reach; a library's factory gives the tool the library names;
+a PreToolUse hook gates the tools its matcher names; SQL assembled only from fragments the code spells
+out is classified by its statement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from assay.backend.engines.static.scan import scan_tree
+
+
+def _scan(tmp_path: Path, files: dict[str, str]) -> dict[str, Any]:
+    root = tmp_path / "system"
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return scan_tree(root, cache=None, workers=1).model_dump(mode="json")
+
+
+def _reached(bundle: dict[str, Any], tool: str) -> set[tuple[str, str, int]]:
+    """(action class, path, line) of every action the named tool reaches."""
+    ids = {t["id"] for t in bundle["tools"] if t["name"] == tool}
+    return {
+        (a["actionClass"], a["location"]["path"], a["location"]["line"])
+        for a in bundle["actions"]
+        if any(p["toolId"] in ids for p in a.get("reachedFrom", []))
+    }
+
+
+TOOL_SET = """
+import { tool } from "ai";
+import { z } from "zod";
+export function createTools(sql: SqlStorage) {
+  return {
+    addNote: tool({
+      description: "Add a note",
+      inputSchema: z.object({ text: z.string() }),
+      execute: async ({ text }) => sql.exec("INSERT INTO notes (text) VALUES (?)", text),
+    }),
+    listNotes: tool({
+      description: "List notes",
+      inputSchema: z.object({}),
+      execute: async () => sql.exec("SELECT * FROM notes").toArray(),
+    }),
+  };
+}
+"""
+
+CODE_AGENT = """
+import { createCodeTool } from "@cloudflare/codemode/ai";
+import { DynamicWorkerExecutor } from "@cloudflare/codemode";
+import { streamText } from "ai";
+import { createTools } from "./tools";
+export class Notes {
+  declare tools: ReturnType<typeof createTools>;
+  async onStart() {
+    this.tools = createTools(this.ctx.storage.sql);
+  }
+  async onChatMessage() {
+    const executor = new DynamicWorkerExecutor({ loader: this.env.LOADER });
+    const extra = this.mcp.getAITools();
+    const allTools = { ...this.tools, ...extra };
+    const codemode = createCodeTool({ tools: allTools, executor });
+    return streamText({ model: this.model, tools: { codemode } });
+  }
+}
+"""
+
+
+def test_a_code_tool_reaches_what_the_tools_its_code_can_call_reach(tmp_path: Path) -> None:
+    bundle = _scan(tmp_path, {"tools.ts": TOOL_SET, "server.ts": CODE_AGENT})
+    reached = _reached(bundle, "codemode")
+    assert ("code.exec", "server.ts", 15) in reached
+    assert ("db.write", "tools.ts", 9) in reached  # the set a function of another file returns
+    assert ("db.read", "tools.ts", 14) in reached
+    # The tools listed at run time stay visible as what analysis cannot enumerate, by what they are.
+    frontier = [f["detail"] for f in bundle["frontier"] if f["kind"] == "runtime_registered_tools"]
+    assert len(frontier) == 1 and "this.mcp.getAITools()" in frontier[0]
+
+
+def test_a_code_tool_over_tools_it_can_all_name_leaves_nothing_unenumerated(tmp_path: Path) -> None:
+    agent = """
+import { createCodeTool } from "@cloudflare/codemode/ai";
+import { createTools } from "./tools";
+export function chat(sql: SqlStorage, executor: any) {
+  const tools = createTools(sql);
+  const codemode = createCodeTool({ tools, executor });
+  return codemode;
+}
+"""
+    bundle = _scan(tmp_path, {"tools.ts": TOOL_SET, "agent.ts": agent})
+    assert ("db.write", "tools.ts", 9) in _reached(bundle, "codemode")
+    assert [f for f in bundle["frontier"] if f["kind"] == "runtime_registered_tools"] == []
+
+
+UPDATE_TOOL = """
+import { tool } from "ai";
+import { z } from "zod";
+export function createTools(sql: SqlStorage) {
+  return {
+    updateTask: tool({
+      description: "Update a task",
+      inputSchema: z.object({ id: z.string(), title: z.string().optional(), column: z.string() }),
+      execute: async ({ id, column, ...fields }) => {
+        const fieldToColumn: Record<string, string> = { title: "title", sprintId: "sprint_id" };
+        const sets: string[] = [];
+        const params: unknown[] = [];
+        for (const [key, value] of Object.entries(fields)) {
+          const col = fieldToColumn[key];
+          if (col && value !== undefined) {
+            sets.push(`${col} = ?`);
+            params.push(value);
+          }
+        }
+        sets.push("updated_at = datetime('now')");
+        sql.exec(`UPDATE tasks SET ${sets.join(", ")} WHERE id = ?`, ...params, id);
+        const loose: string[] = [];
+        loose.push(`${column} = ?`);
+        sql.exec(`UPDATE tasks SET ${loose.join(", ")} WHERE id = ?`, id);
+      },
+    }),
+  };
+}
+"""
+
+
+def test_sql_assembled_from_fragments_the_code_spells_out_is_classified_by_its_statement(tmp_path: Path) -> None:
+    bundle = _scan(tmp_path, {"tools.ts": UPDATE_TOOL})
+    by_line = {a["location"]["line"]: a["actionClass"] for a in bundle["actions"]}
+    assert by_line[21] == "db.write"  # columns looked up in a table of literals: an UPDATE
+    assert by_line[24] == "sql.exec"  # a column the model names: text executed verbatim
+
+
+def test_a_library_tool_factory_gives_the_tool_the_library_names_with_its_effect(tmp_path: Path) -> None:
+    source = """
+import { wiki } from "@llamaindex/tools";
+import { agent } from "@llamaindex/workflow";
+import { VectorStoreIndex } from "llamaindex";
+export async function main(documents: any[]) {
+  const index = await VectorStoreIndex.fromDocuments(documents);
+  return agent({ tools: [wiki(), index.queryTool({ metadata: { name: "facts" } })] });
+}
+"""
+    bundle = _scan(tmp_path, {"agent.ts": source})
+    assert {t["name"] for t in bundle["tools"]} == {"wikipedia", "facts"}
+    assert _reached(bundle, "wikipedia") == {("network.egress", "agent.ts", 7)}
+    assert _reached(bundle, "facts") == {("db.read", "agent.ts", 7)}
+    assert [f for f in bundle["frontier"] if f["kind"] == "runtime_registered_tools"] == []
+
+
+def test_a_pre_tool_use_hook_gates_the_tools_its_matcher_names_and_no_other(tmp_path: Path) -> None:
+    source = """
+import { query } from "@anthropic-ai/claude-agent-sdk";
+const options = {
+  allowedTools: ["Bash", "Write", "Read"],
+  hooks: {
+    PreToolUse: [{ matcher: "Write|Edit", hooks: [async (input: any) => {
+      if (!input.tool_input.file_path.startsWith("/work/")) {
+        return { decision: "block", stopReason: "write under /work only" };
+      }
+      return { continue: true };
+    }] }],
+  },
+};
+export const run = (prompt: string) => query({ prompt, options });
+"""
+    bundle = _scan(tmp_path, {"agent.ts": source})
+    (gate,) = [g for g in bundle["gates"] if g["kind"] == "permission_check"]
+    gated = {
+        t["name"]: gate["id"] in a["gateIds"]
+        for a in bundle["actions"]
+        for t in bundle["tools"]
+        if any(p["toolId"] == t["id"] for p in a["reachedFrom"])
+    }
+    assert gated == {"Bash": False, "Write": True, "Read": False}
