@@ -176,3 +176,19 @@ export const run = (prompt: string) => query({ prompt, options });
         if any(p["toolId"] == t["id"] for p in a["reachedFrom"])
     }
     assert gated == {"Bash": False, "Write": True, "Read": False}
+
+
+def test_host_and_origin_validation_in_front_of_a_server_is_an_allowlist(tmp_path: Path) -> None:
+    source = """
+import { createServer } from "node:http";
+import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from "@modelcontextprotocol/node";
+const validateHost = localhostHostValidation();
+const validateOrigin = localhostOriginValidation();
+export const start = (handler: any) =>
+  createServer((req, res) => {
+    if (!validateHost(req, res) || !validateOrigin(req, res)) return;
+    void toNodeHandler(handler)(req, res);
+  });
+"""
+    bundle = _scan(tmp_path, {"server.ts": source})
+    assert {(g["kind"], g["location"]["line"]) for g in bundle["gates"]} >= {("allowlist", 8)}

@@ -160,3 +160,14 @@ def test_model_ids_read_from_settings_here_and_in_another_module() -> None:
         ("anthropic", "claude-sonnet-4-20250514", 20),
         ("google", "gemini-2.0-flash-001", 23),
     ]  # the field no default names says nothing of whose model it is: not reported
+
+
+def test_resuming_an_e2b_sandbox_is_a_call_to_its_service() -> None:
+    code = (
+        "from e2b_code_interpreter import Sandbox\n\n"
+        "def sandbox_status(sandbox_id: str) -> str:\n"
+        "    sandbox = Sandbox.connect(sandbox_id)\n"
+        "    return sandbox.run_code('print(1)').text\n"
+    )
+    linked = analyse({"tools.py": code})
+    assert [(a.actionClass, a.location.line) for a in linked.actions] == [("network.egress", 4), ("code.exec", 5)]
