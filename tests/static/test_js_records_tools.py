@@ -34,3 +34,14 @@ def test_records_registered_by_field_are_tools_reaching_their_dispatch_branch() 
     assert tools["archive_order"].function is None
     # A tool named by a value that is no record's field stays a frontier item, never a silent miss.
     assert [(f.kind, f.location.line) for f in bundle.frontier if f.location is not None] == [("dynamic_dispatch", 18)]
+
+
+def test_records_registration_whose_records_cannot_be_found_is_a_frontier_item_naming_the_call() -> None:
+    # ``catalog.forEach((entry) => server.tool(entry.method, ...))`` over records read at run time: no tool
+    # can be named, and the registration says so where it is made, never a silent zero.
+    bundle = scan_tree(FIXTURES / "records_unlisted")
+    assert bundle.tools == []
+    assert [(f.kind, f.path, f.location.line if f.location else None) for f in bundle.frontier] == [
+        ("runtime_registered_tools", "server/mcp.ts", 7)
+    ]
+    assert "catalog[method]" in bundle.frontier[0].detail

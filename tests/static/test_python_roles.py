@@ -643,3 +643,44 @@ def test_an_agent_framework_function_middleware_that_can_stop_a_call_gates_every
     )
     assert _gate_kinds(analyse({"agent.py": guarded_only}), "delete_file", "file.delete") == ["permission_check"]
     assert [(m.provider, m.model) for m in analyse({"agent.py": guarded_only}).models] == [("openai", "gpt-4o-mini")]
+
+
+def test_tools_handed_to_an_agent_after_it_is_built_are_tools_of_its_model() -> None:
+    # OpenAI Swarm and look-alikes: an agent's functions list assigned, extended or appended to after the
+    # agent is made gives its model those functions as tools, as the constructor's functions= does.
+    code = (
+        "import sqlite3\n"
+        "from swarm import Agent\n\n"
+        "def refund(item_id):\n"
+        "    sqlite3.connect('shop.db').execute('DELETE FROM orders WHERE id = ?', (item_id,))\n\n"
+        "def transfer_to_sales():\n"
+        "    return sales\n\n"
+        "def transfer_back():\n"
+        "    return triage\n\n"
+        "def lookup(q):\n"
+        "    return q\n\n"
+        "triage = Agent(name='Triage')\n"
+        "sales = Agent(name='Sales', functions=[lookup])\n"
+        "triage.functions = [transfer_to_sales]\n"
+        "sales.functions.append(transfer_back)\n"
+        "sales.functions += [refund]\n"
+        "profile = {'functions': []}\n"
+        "profile['functions'].append(lookup)\n"
+    )
+    linked = analyse({"agents.py": code})
+    assert _tools(linked) == [("lookup", 13), ("refund", 4), ("transfer_back", 10), ("transfer_to_sales", 7)]
+    assert _reached(linked, "refund") == {("db.write", 5)}
+
+
+def test_a_plain_object_given_functions_after_it_is_built_gives_no_tools() -> None:
+    # The same spelling on a class of the tree or a dict is no model's tool list.
+    code = (
+        "class Menu:\n"
+        "    functions = []\n\n"
+        "def show():\n"
+        "    return 'menu'\n\n"
+        "menu = Menu()\n"
+        "menu.functions = [show]\n"
+        "menu.functions.append(show)\n"
+    )
+    assert analyse({"menu.py": code}).tools == []

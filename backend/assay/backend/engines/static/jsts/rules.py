@@ -160,6 +160,20 @@ class JsRules:
             ]
             + [(r, Patterns(r.match["agent_class_tools"])) for r in tools if "agent_class_tools" in r.match]
         )
+        # Tool classes that wrap an agent given as an option (``new AgentTool({ agent })``): the class-name
+        # suffix, with the options naming the agent.
+        self.agent_option_tool = _Lookup(
+            [
+                (r, Patterns("*" + k for k in r.match["agent_tool_classes"]))
+                for r in tools
+                if "agent_tool_classes" in r.match
+            ]
+        )
+        # A library's ready-made tool objects placed in a tools list by name (``tools: [GOOGLE_SEARCH]``):
+        # exported name -> (rule, the name the model sees).
+        self.builtin_objects: dict[str, tuple[Rule, str]] = {
+            k: (r, v) for r in tools for k, v in r.match.get("builtin_tool_objects", {}).items()
+        }
         # Calls that run an agent class of the tree (``this.runAgentTool(Cls, ...)``): method name -> the
         # agent's method that runs.
         self.agent_runners: dict[str, str] = {k: v for r in tools for k, v in r.match.get("agent_runners", {}).items()}
@@ -246,6 +260,7 @@ class JsRules:
                 self.fn_tool,
                 self.builtin_tool,
                 self.agent_class_tool,
+                self.agent_option_tool,
                 self.code_tool,
                 self.library_tool,
                 self.model,
@@ -312,6 +327,7 @@ def classify(rules: JsRules, name: str) -> Classified:
             or rules.fn_tool(name) is not None
             or rules.builtin_tool(name) is not None
             or rules.agent_class_tool(name) is not None
+            or rules.agent_option_tool(name) is not None
             or rules.code_tool(name) is not None
             or rules.library_tool(name) is not None
             or (method in ("tool", "registerTool", "registerToolTask") and rules.mcp_server(owner) is not None)

@@ -80,6 +80,12 @@ class SiteLogic(GateLogic):
                     )
                     if sep and vendor.lower() in words:
                         provider, model_id = words[vendor.lower()], rest
+                    elif not sep and not self.model_handle(args):
+                        # ``new LlmAgent({ model: "gemini-2.5-flash" })``: a bare id of a vendor's model family
+                        # (a handle in the option, ``openai("gpt-4o")``, is its own model use).
+                        lowered = model_id.lower()
+                        families: list[list[str]] = rule.match.get("model_id_prefixes", [])
+                        provider = next((v for prefix, v in families if lowered.startswith(prefix)), None)
                 if provider is None and rule.match.get("vendor_from_name"):
                     lowered = name.lower()
                     provider = next((v for w, v in words.items() if w in lowered), None)
@@ -136,6 +142,12 @@ class SiteLogic(GateLogic):
         name, _ = self.dotted(outer.child_by_field_id(field), scope)
         rule = self.rules.model(name) if name else None
         return rule is not None and not rule.match.get("returns_handle")
+
+    def model_handle(self, args: list[Node]) -> bool:
+        """The model option of a call's options is a call (``{ model: openai("gpt-4o") }``): a handle."""
+        props = self.code.object_props(args[0] if args else None)
+        value = unwrap(next((props[k] for k in _MODEL_KEYS if k in props), None))
+        return value is not None and value.type in ("call_expression", "new_expression")
 
     def model_id(self, args: list[Node], scope: Scope, depth: int = 0) -> str | None:
         """The model a call names: its first argument (``openai("gpt-4o")``), or the ``model`` property

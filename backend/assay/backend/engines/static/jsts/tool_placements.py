@@ -84,6 +84,13 @@ class ToolPlacements:
             target = unwrap(item.named_children[0]) if spread and item.named_children else item
             if target is None:
                 continue
+            if not spread and target.type in ("identifier", "member_expression"):
+                exported, _ = self.a.dotted(target, scope)
+                builtin = self.a.rules.builtin_objects.get(exported or "")
+                if builtin is not None:
+                    # ``tools: [GOOGLE_SEARCH]``: a library's ready-made tool object, by the name it has.
+                    self.a.tools.append(ToolDef.found(builtin[0], builtin[1], self.a.loc(element)))
+                    continue
             if target.type == "identifier" and not spread:
                 name = self.a.code.text(target)
                 index = self.tool_vars.get(name, self.bound_tools.get(name))  # type: ignore[attr-defined]

@@ -179,6 +179,10 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
         if rule is not None and first is not None:
             self.agent_class_tool(rule, node, name, first, args, scope)
             return
+        rule = rules.agent_option_tool(name)
+        if rule is not None and first is not None and first.type == "object":
+            self.agent_option_tool(rule, node, name, first, scope)
+            return
         rule = rules.fn_tool(name)
         if rule is not None and rule.match.get("function_first"):
             # By role: only ``tool(fn, { name })`` itself (``server.tool("name", ...)`` is MCP's form).
@@ -206,14 +210,61 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
                 return
         self.positional_tool(node, name, args, scope)
 
-    def agent_as_tool(self, node: Node, index: int) -> None:
-        """``weatherAgent.asTool({ toolName })``: the tool runs the agent, and reaches what the agent's
-        tools reach (when the agent and its tools are in this file)."""
-        func = unwrap(node.child_by_field_id(self.a.fields.function))
-        receiver = unwrap(func.child_by_field_id(self.a.fields.object)) if func is not None else None
-        if receiver is None or receiver.type != "identifier":
+    def agent_option_tool(self, rule: Rule, node: Node, call: str, options: Node, scope: Scope) -> None:
+        """``new AgentTool({ agent: summaryAgent })`` (ADK and look-alikes): a tool that runs the agent its
+        options name, called by its own name option or else by the agent's (``name: "summary_agent"`` where
+        the agent is built in this file), reaching what the agent's tools reach."""
+        fields = self.a.code.props(options)
+        suffix = next((k for k in rule.match["agent_tool_classes"] if call.endswith(k)), "")
+        agent = next((fields[k] for k in rule.match["agent_tool_classes"].get(suffix, ()) if k in fields), None)
+        agent = unwrap(agent)
+        variable = self.a.code.text(agent) if agent is not None and agent.type == "identifier" else None
+        tool_name = self.field_name(fields, rule, scope) or (self.agent_name(variable) if variable else None)
+        if not tool_name:
+            self.unnamed_tool(node, agent, rule)
             return
-        handlers = self.agent_tools.get(self.a.code.text(receiver))
+        self.register(
+            rule, node, tool_name, self.a.code.string_value(unwrap(fields.get("description"))), None, fields, None
+        )
+        if variable is not None and self.a.tools:
+            self.agent_as_tool(node, len(self.a.tools) - 1, variable)
+
+    def agent_name(self, variable: str) -> str | None:
+        """The ``name`` option an agent bound at the top level is built with (``const summaryAgent = new
+        LlmAgent({ name: "summary_agent", ... })``)."""
+        for stmt in self.a.root.named_children:
+            node = stmt.child_by_field_id(self.a.fields.declaration) if stmt.type == "export_statement" else stmt
+            if node is None or node.type not in ("lexical_declaration", "variable_declaration"):
+                continue
+            for declarator in node.named_children:
+                bound = (
+                    declarator.child_by_field_id(self.a.fields.name)
+                    if declarator.type == "variable_declarator"
+                    else None
+                )
+                if bound is None or self.a.code.text(bound) != variable:
+                    continue
+                value = unwrap(declarator.child_by_field_id(self.a.fields.value))
+                if value is None or value.type not in ("new_expression", "call_expression"):
+                    return None
+                args = value.child_by_field_id(self.a.fields.arguments)
+                first = unwrap(args.named_children[0]) if args is not None and args.named_children else None
+                if first is None or first.type != "object":
+                    return None
+                return self.a.code.string_value(unwrap(self.a.code.props(first).get("name")))
+        return None
+
+    def agent_as_tool(self, node: Node, index: int, agent: str | None = None) -> None:
+        """``weatherAgent.asTool({ toolName })``: the tool runs the agent, and reaches what the agent's
+        tools reach (when the agent and its tools are in this file). ``agent``: the agent's variable when
+        it is not the receiver (``new AgentTool({ agent: weatherAgent })``)."""
+        if agent is None:
+            func = unwrap(node.child_by_field_id(self.a.fields.function))
+            receiver = unwrap(func.child_by_field_id(self.a.fields.object)) if func is not None else None
+            if receiver is None or receiver.type != "identifier":
+                return
+            agent = self.a.code.text(receiver)
+        handlers = self.agent_tools.get(agent)
         tool = self.a.tools[index]
         if not handlers or tool.function is not None:
             return

@@ -123,7 +123,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
 
     modules = {f.path: f.module for f in ordered}
     joined, tool_frontier = bind_tools(plugin_names([t for f in ordered for t in f.tools]), resolver.origins)
-    tools, tool_fn, opaque = _tools(ordered, resolver, modules, rules, joined)
+    tools, tool_fn, opaque, unlisted = _tools(ordered, resolver, modules, rules, joined)
 
     sql = SqlContexts(functions, resolver.every, rules)
     reach, reached = _reach(functions, tools, tool_fn, sql)
@@ -210,6 +210,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     ]
     frontier.extend(tool_frontier)
     frontier.extend(_opaque_results(opaque))
+    frontier.extend(_unlisted_records(unlisted))
     frontier.extend(_unresolved(functions, reached, rules))
     if found_aliases:  # calls through a path alias that the tree's modules answered
         frontier = [f for f in frontier if f.id not in found_aliases]
@@ -238,24 +239,22 @@ def _tools(
     modules: dict[str, str],
     rules: RulePack,
     joined: list[ToolDef] | None = None,
-) -> tuple[list[ToolDef], dict[str, str | None], list[ToolDef]]:
-    """Tools with the function each resolves to, and the tools arguments holding a function's result
-    whose list is not visible. A function only listed as a tool somewhere (``ToolNode([f])``) is dropped
+) -> tuple[list[ToolDef], dict[str, str | None], list[ToolDef], list[ToolDef]]:
+    """Tools with the function each resolves to, the tools arguments holding a function's result
+    whose list is not visible, and the registrations naming tools by a field of records analysis cannot
+    find. A function only listed as a tool somewhere (``ToolNode([f])``) is dropped
     when it is defined as a tool elsewhere (``@tool def f``), and is located at its def; a listed name
     that is a list of another module, or a function's result, stands for the functions of that list."""
     listed_rules = {
         r.id for r in rules.rules if r.kind == "tool" and ("tool_lists" in r.match or "role_tool_params" in r.match)
     }
-    defined = settle_renamed(
-        expand_records(
-            settle_imported(
-                settle_receivers(joined if joined is not None else [t for f in files for t in f.tools], files), files
-            ),
-            files,
+    from_records, unlisted = expand_records(
+        settle_imported(
+            settle_receivers(joined if joined is not None else [t for f in files for t in f.tools], files), files
         ),
         files,
-        _tool_class_methods(rules),
     )
+    defined = settle_renamed(from_records, files, _tool_class_methods(rules))
 
     def resolve(tools: list[ToolDef]) -> dict[str, str | None]:
         return {
@@ -318,7 +317,7 @@ def _tools(
             # ``@tool def f`` given to agents that all check before each tool call.
             tool = tool.model_copy(update={"hookGates": tuple(sorted(hooked[fid]))})
         kept.append(tool)
-    return kept, {t.id: tool_fn[t.id] for t in kept}, opaque
+    return kept, {t.id: tool_fn[t.id] for t in kept}, opaque, unlisted
 
 
 def _tool_class_methods(rules: RulePack) -> frozenset[str]:
@@ -536,6 +535,29 @@ def _opaque_results(opaque: Sequence[ToolDef]) -> list[FrontierItem]:
                 kind="runtime_registered_tools",
                 detail=f"the tools given here are what {made_by} returns, which analysis cannot list in full; "
                 "which tools the model is given, and what they reach, is not all visible",
+                location=location,
+                path=location.path,
+                ruleId=tool.ruleId,
+            )
+        )
+    return out
+
+
+def _unlisted_records(unlisted: Sequence[ToolDef]) -> list[FrontierItem]:
+    """A registration naming each tool by a field of a list of records (``server.tool(tool.method, ...)``
+    over ``tools.forEach``) whose records analysis cannot find, or none of which has that field: the
+    tools it gives the model are not visible, which is said at the call, never a silent zero."""
+    out: list[FrontierItem] = []
+    for tool in unlisted:
+        source = tool.source
+        location = tool.location
+        where = f"{source.ref.rsplit('#', 1)[-1]}[{source.key}]" if source is not None else tool.name
+        out.append(
+            FrontierItem(
+                id=short_id("fr", "runtime_registered_tools", location.path, location.line, location.column, where),
+                kind="runtime_registered_tools",
+                detail=f"the tools registered here are named by {where}, a field of records analysis cannot find; "
+                "which tools the model is given, and what they reach, is not visible",
                 location=location,
                 path=location.path,
                 ruleId=tool.ruleId,

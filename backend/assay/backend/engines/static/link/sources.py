@@ -236,13 +236,14 @@ def settle_renamed(defined: list[ToolDef], files: Sequence[FileFacts], methods: 
     return out
 
 
-def expand_records(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
+def expand_records(defined: list[ToolDef], files: Sequence[FileFacts]) -> tuple[list[ToolDef], list[ToolDef]]:
     """Each ``records`` tool becomes a tool per record of the list it names; a ``template`` tool class
     some records tool constructs is dropped (its instances are the tools). A records tool whose list,
-    key or constructed class is not found makes no tool."""
+    key or constructed class is not found, or none of whose records has the field it reads, makes no
+    tool: it is returned second, for a frontier item naming the registration (never a silent zero)."""
     wanted = [t for t in defined if t.source is not None and t.source.kind == "records"]
     if not wanted:
-        return defined
+        return defined, []
     heads = module_heads(files)
     records = {name: (f.path, items) for f in files for name, items in f.records.items()}
     index = NameIndex(records, heads)
@@ -254,6 +255,7 @@ def expand_records(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[T
     template_index = NameIndex(templates, heads)
     used: set[str] = set()
     out: list[ToolDef] = []
+    unlisted: list[ToolDef] = []
     for tool in defined:
         source = tool.source
         if source is None or source.kind != "records":
@@ -268,8 +270,10 @@ def expand_records(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[T
             if found is not None:
                 used.add(found)
         if ref is None or base is None or source.key is None:
+            unlisted.append(tool)
             continue
         path, items = records[ref]
+        made = len(out)
         for position, record in enumerate(items):
             field = record.get(source.key)
             if field is None:
@@ -287,6 +291,8 @@ def expand_records(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[T
                     function=function,
                 )
             )
+        if len(out) == made:
+            unlisted.append(tool)
     # An unnamed tool class no records tool constructs is kept, named after the class.
     out.extend(t for ref, t in templates.items() if ref not in used)
-    return out
+    return out, unlisted

@@ -37,48 +37,12 @@ class ParamRoles(DecoratorRoles):
         rule = roles.params_rule
         if rule is None or not third_party(name, resolved) or name.startswith(self.module_prefix):
             return
-        package = name.split(".", 1)[0]
         hooked = roles.tool_callbacks or roles.event_hooks or roles.limit_kwargs
         hook_gates = self._tool_callbacks(node, scope) if hooked else []
         made = len(self.functions), len(self._listed_tools), len(self.tools)
         for kw in node.keywords:
-            if kw.arg not in roles.params:
-                continue
-            value = kw.value
-            listed = isinstance(value, ast.List | ast.Tuple | ast.Set)
-            unseen: list[str] = []
-            for element in self._tool_elements(value, scope):
-                if element is value and not listed:
-                    if self._registry_object(element, scope):
-                        continue  # ``Agent(tools=tools)`` with ``tools = Tools()``: its tools are decorated
-                    if isinstance(element, ast.Name | ast.Attribute | ast.Call | ast.Await):
-                        before = len(self._listed_tools)
-                        self._list_reference(element, rule, scope)
-                        if len(self._listed_tools) == before and not self._known_tool_value(element, scope):
-                            unseen.append(snippet(ast.unparse(element), 60))
-                    continue
-                if isinstance(element, ast.Constant):
-                    if isinstance(element.value, str) and kw.arg in roles.string_params:
-                        self._string_tool(element, element.value, package, name, scope)
-                    continue
-                if isinstance(element, ast.Dict):
-                    self._hosted_tool(element, package)
-                    continue
-                if isinstance(element, ast.Name | ast.Attribute | ast.Call) and self._library_function(
-                    element, scope, name
-                ):
-                    continue
-                if isinstance(element, ast.Name | ast.Attribute) and not self._is_variable(element, scope):
-                    function, ok = self.dotted(element, scope)
-                    if function and ok and is_user_callee(function, ok, self) and self._defined_function(function):
-                        self._listed_tools.append(
-                            ToolDef.found(rule, function.rsplit(".", 1)[-1], self.loc(element), function=function)
-                        )
-                        continue
-                if not self._known_tool_value(element, scope):
-                    unseen.append(snippet(ast.unparse(element), 60))
-            if unseen:
-                self._unenumerated(node, name, kw.arg or "tools", unseen)
+            if kw.arg in roles.params:
+                self._given_tools(node, name, kw.arg, kw.value, scope)
         if hook_gates:
             # ``Agent(tools=[...], before_tool_callback=check)``: the check runs before each of these tools.
             for tools, start in ((self._listed_tools, made[1]), (self.tools, made[2])):
@@ -101,6 +65,64 @@ class ParamRoles(DecoratorRoles):
                 scope.calls.append(CallFact(location=location, callee=callee, resolved=True, dominatingGates=[]))
         else:
             self._agent_built(node, runs)
+
+    def _given_tools(self, node: ast.expr, name: str, param: str, value: ast.expr, scope: Scope) -> None:
+        """What ``value`` hands a model-facing object of ``name`` under the tools parameter ``param``: the
+        tree's functions are tools named after them, strings the SDK's tools, library tools with their
+        effect; what cannot be enumerated is a frontier item naming the call."""
+        roles = self.roles
+        rule = roles.params_rule
+        if rule is None:
+            return
+        package = name.split(".", 1)[0]
+        listed = isinstance(value, ast.List | ast.Tuple | ast.Set)
+        unseen: list[str] = []
+        for element in self._tool_elements(value, scope):
+            if element is value and not listed:
+                if self._registry_object(element, scope):
+                    continue  # ``Agent(tools=tools)`` with ``tools = Tools()``: its tools are decorated
+                if isinstance(element, ast.Name | ast.Attribute | ast.Call | ast.Await):
+                    before = len(self._listed_tools)
+                    self._list_reference(element, rule, scope)
+                    if len(self._listed_tools) == before and not self._known_tool_value(element, scope):
+                        unseen.append(snippet(ast.unparse(element), 60))
+                continue
+            if isinstance(element, ast.Constant):
+                if isinstance(element.value, str) and param in roles.string_params:
+                    self._string_tool(element, element.value, package, name, scope)
+                continue
+            if isinstance(element, ast.Dict):
+                self._hosted_tool(element, package)
+                continue
+            if isinstance(element, ast.Name | ast.Attribute | ast.Call) and self._library_function(
+                element, scope, name
+            ):
+                continue
+            if isinstance(element, ast.Name | ast.Attribute) and not self._is_variable(element, scope):
+                function, ok = self.dotted(element, scope)
+                if function and ok and is_user_callee(function, ok, self) and self._defined_function(function):
+                    self._listed_tools.append(
+                        ToolDef.found(rule, function.rsplit(".", 1)[-1], self.loc(element), function=function)
+                    )
+                    continue
+            if not self._known_tool_value(element, scope):
+                unseen.append(snippet(ast.unparse(element), 60))
+        if unseen:
+            self._unenumerated(node, name, param, unseen)
+
+    def _tools_attached(self, receiver: ast.expr, param: str, value: ast.expr, at: ast.expr, scope: Scope) -> None:
+        """``agent.functions = [f, g]``, ``agent.tools += [f]``, ``agent.functions.append(f)``: tools handed to
+        an object of a package after it is built, under a tools parameter's name, are given to its model as
+        if the constructor had been given them (OpenAI Swarm's transfer functions, agents wired after
+        they are made). The receiver must be an instance of a third-party class."""
+        if self.roles.params_rule is None or not isinstance(receiver, ast.Name):
+            return
+        cls = scope.types.get(receiver.id) or self.module_types.get(receiver.id)
+        if not cls or cls.startswith(self.module_prefix) or not third_party(cls, True):
+            return
+        if not cls.rsplit(".", 1)[-1][:1].isupper():
+            return
+        self._given_tools(at, cls, param, value, scope)
 
     def _agent_built(self, node: ast.Call, runs: list[str]) -> None:
         """An agent built at module level, given tools that run ``runs`` (``role_agents``)."""
@@ -377,7 +399,7 @@ class ParamRoles(DecoratorRoles):
         )
         return
 
-    def _unenumerated(self, node: ast.Call, callee: str, param: str, unseen: list[str]) -> None:
+    def _unenumerated(self, node: ast.expr, callee: str, param: str, unseen: list[str]) -> None:
         rule = self.roles.frontier_rule
         if rule is None:
             return

@@ -317,6 +317,9 @@ class StatementLogic(ExpressionLogic):
                 scope.gate_vars[target.id] = (gate, polarity)
             elif type(target) is ast.Attribute and target.attr in self.roles.renamed_attrs:
                 self._renamed_tool(target, value, scope)
+            elif type(target) is ast.Attribute and target.attr in self.roles.params:
+                # ``agent.functions = [f, g]`` (``+=`` too): tools handed over after the agent is built.
+                self._tools_attached(target.value, target.attr, value, target, scope)
         if gate is not None and gate in scope.unconditional:
             # ``sbx = Sandbox()`` (code after it runs against the sandbox) and ``answer = interrupt(...)``
             # (the run pauses there until a human resumes it).

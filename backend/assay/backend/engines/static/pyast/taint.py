@@ -31,6 +31,8 @@ _EXPRESSIONS = frozenset(cls for cls in vars(ast).values() if isinstance(cls, ty
 _EXPRESSION_FIELDS = {cls: node_fields(cls) for cls in _EXPRESSIONS}
 
 # Keywords that carry the SQL text of a call that executes it.
+# List methods that hand a list more elements (``agent.functions.append(f)``).
+_LIST_GROWERS = frozenset({"append", "extend", "insert"})
 _SQL_KEYWORDS = frozenset({"sql", "query", "command", "statement", "text"})
 
 
@@ -210,6 +212,17 @@ class ExpressionLogic(DispatchLogic):
             self._role_tool_params(node, name, resolved, scope)
         if resolved and (node.args or node.keywords) and not profile.tool_call and not profile.tool_list:
             self._role_builder(node, name, resolved, scope)
+        if (
+            func_kind is ast.Attribute
+            and node.args
+            and func.attr in _LIST_GROWERS  # type: ignore[attr-defined]
+            and type(held := func.value) is ast.Attribute  # type: ignore[attr-defined]
+            and held.attr in self.roles.params
+        ):
+            # ``agent.functions.append(f)``, ``agent.tools.extend([f, g])``: tools handed over later.
+            grown = node.args[-1]
+            given = grown if func.attr == "extend" else ast.List(elts=[grown], ctx=ast.Load())  # type: ignore[attr-defined]
+            self._tools_attached(held.value, held.attr, given, node, scope)
         if node.keywords and func_kind is ast.Attribute and func.attr in self.roles.agent_tool_methods:  # type: ignore[attr-defined]
             self._agent_as_tool(node, name)
         if resolved and self.roles.agent_tool_classes:
