@@ -82,6 +82,7 @@ class CallLogic(SiteLogic):
         self.call_gates[node.id] = gate_id
         if gate_id is not None and facts.gate is not None and facts.gate.match.get("pauses"):
             scope.pauses.append(gate_id)
+            scope.pause_log.append(gate_id)
         if facts.tool and name:
             self.tool_recognizer.tool_call(node, name, args, scope)
         if self.rules.auth_middleware is not None and name and len(args) > 1:

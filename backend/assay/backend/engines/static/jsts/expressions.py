@@ -59,6 +59,15 @@ class ExprLogic(BindingLogic):
                 taint = taint | found if taint else found
         return taint
 
+    def run_approval(self, key: Node, value: Node, pair: Node, scope: Scope) -> None:
+        """``agent.stream(prompt, { requireToolApproval: true })``: the run holds each of its tool calls
+        for a person's approval, a gate where the option is written (not when it is ``false``)."""
+        rule = self.rules.run_approval
+        assert rule is not None
+        name = self.code.raw(key).decode("utf-8", "replace").strip("\"'`")
+        if name in rule.match["run_approval_options"] and value.type != "false":
+            self.gate_site(scope, rule, pair, f"{name} on this run")
+
     def hook_gates(self, key: bytes, function: Node, scope: Scope) -> list[str]:
         """``hooks: { onToolStart: async ({ tool, args }) => { if (...) throw new ToolDeniedError(...) } }``:
         a hook that runs before every tool call and refuses some (a ``throw`` or a deny/block decision
@@ -207,6 +216,8 @@ class ExprLogic(BindingLogic):
                 if inner is None:
                     continue
                 inner_kind = inner.type
+                if key is not None and self.rules.run_approval is not None:
+                    self.run_approval(key, inner, child, scope)
                 if key is not None and inner_kind in FUNCTIONS and self.rules.hook_gate is not None:
                     self.hook_gates(self.code.raw(key), inner, scope)
                 elif key is not None and inner_kind == "array" and self.rules.hook_gate is not None:

@@ -131,6 +131,8 @@ class JsRules:
         self.tool_property_gate = next((r for r in gates if "tool_property" in r.match), None)
         # Hooks that run before every tool call (``onToolStart``, ``PreToolUse``, ``canUseTool``).
         self.hook_gate = next((r for r in gates if "before_tool_hooks" in r.match), None)
+        # A run's option holding every tool call of the run for approval (``{ requireToolApproval: true }``).
+        self.run_approval = next((r for r in gates if "run_approval_options" in r.match), None)
         # Authentication middleware put in front of a route (``app.post("/mcp", requireAuth, handler)``).
         self.auth_middleware = next((r for r in gates if "middleware_names" in r.match), None)
         self.auth_names = Patterns(self.auth_middleware.match["middleware_names"] if self.auth_middleware else [])

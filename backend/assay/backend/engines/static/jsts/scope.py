@@ -100,6 +100,8 @@ class Scope:
     inner_params: list[str] | None = None
     # Gates of calls that pause for a human (``interrupt(...)``) met in the statement being walked.
     pauses: list[str] = field(default_factory=list)
+    # Every pause met in this scope, in order (``pauses`` is emptied by the block that moves past one).
+    pause_log: list[str] = field(default_factory=list)
     # The gates that hold at every ``return`` walked so far (None: no return yet), and at every return
     # of a success result (``return { ok: true, ... }``).
     exits: frozenset[str] | None = None

@@ -389,6 +389,7 @@ class StmtLogic(ExprLogic):
         cond = self.cond(condition, scope)
         then_ends, else_ends = self.code.terminates(consequence), self.code.terminates(other)
         before = len(scope.calls)
+        paused = len(scope.pause_log)
         label, on_name, negated, ref = self.compared_name(stmt, scope)
         if negated:
             label = None
@@ -401,16 +402,20 @@ class StmtLogic(ExprLogic):
                 consequence, scope, active | cond.t, cond.t_clean, keep=else_ends and not then_ends
             )
             self.name_case(label, scope, before)
+        then_paused = frozenset(scope.pause_log[paused:])
+        paused = len(scope.pause_log)
         if other is not None:
             after_else = self.branch(other, scope, active | cond.f, cond.f_clean, keep=then_ends and not else_ends)
         else:
             after_else = active | cond.f
             if then_ends:
                 self.clean(scope, cond.f_clean)
+        # ``if (!approved) { return suspend({ reason }) }``: a branch that pauses for a person and ends
+        # leaves the code after the ``if`` to the run that was resumed, past that pause.
         if then_ends and not else_ends:
-            return after_else
+            return after_else | then_paused
         if else_ends and not then_ends:
-            return after_then
+            return after_then | frozenset(scope.pause_log[paused:])
         if then_ends and else_ends:
             return active
         if other is None and cond.f - active:

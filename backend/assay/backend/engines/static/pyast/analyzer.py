@@ -61,6 +61,8 @@ class FileAnalyzer(StatementLogic):
             self._mounted_server_names()
         if self._param_models:
             self._resolve_param_models()
+        if self._named_gates:
+            self._gate_named_tools()
         defined = {t.function for t in self.tools}
         # A function listed by several agents keeps the hook gates all of them run (``link._tools``).
         hooked: dict[str | None, frozenset[str]] = {}
@@ -76,6 +78,21 @@ class FileAnalyzer(StatementLogic):
                 if set(tool.hookGates) != hooked[tool.function]:
                     tool = tool.model_copy(update={"hookGates": tuple(sorted(hooked[tool.function]))})
                 self.tools.append(tool)
+
+    def _gate_named_tools(self) -> None:
+        """A gate an agent's configuration holds over the tools it names (``HumanInTheLoopMiddleware(
+        interrupt_on={"sql_db_query": True})``) holds from the entry of the tools of that name this file
+        gives a model, however they were given (a toolkit's ``get_tools()``, a list built elsewhere)."""
+        by_name: dict[str, set[str]] = {}
+        for gate, tool_name in self._named_gates:
+            by_name.setdefault(tool_name, set()).add(gate)
+        for tools in (self.tools, self._listed_tools):
+            tools[:] = [
+                t.model_copy(update={"hookGates": tuple(sorted(set(t.hookGates) | by_name[t.name]))})
+                if t.name in by_name
+                else t
+                for t in tools
+            ]
 
     def _visit_defs(
         self,

@@ -72,6 +72,8 @@ class AnalyzerBase:
         self._literal_tools: list[ToolDef] = []
         # Plain functions listed as tools (``ToolNode([f])``): kept unless ``f`` is a tool already.
         self._listed_tools: list[ToolDef] = []
+        # Gates a configuration holds over the tools it names (``interrupt_on={"send_email": True}``).
+        self._named_gates: list[tuple[str, str]] = []
         self._class: str | None = None
         self.module_bound: frozenset[str] = frozenset()
         # Class name -> (its method names, its bases defined in this file).

@@ -168,6 +168,37 @@ class GateLogic(AnalyzerBase):
             return NOTHING
         return gate_when(self._gate(scope, rule, test, f"{name} against each of {source.id}"), False)
 
+    def _quantified_check(self, stmt: ast.If, scope: Scope) -> Condition:
+        """``if not any(url.startswith(d) for d in ALLOWED_DOMAINS): return "Error: URL not allowed"``: a
+        value tested against each entry of a collection written out in the code (``any`` / ``all`` over
+        it), one branch ending the path, is an allow-list (or deny-list) check, passed on the branch that
+        goes on."""
+        test: ast.expr = stmt.test
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        if not (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Name)
+            and test.func.id in ("any", "all")
+            and len(test.args) == 1
+            and isinstance(test.args[0], ast.GeneratorExp | ast.ListComp)
+        ):
+            return NOTHING
+        generator = test.args[0].generators[0]
+        target = generator.target
+        if not isinstance(target, ast.Name) or not any(
+            isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(test.args[0].elt)
+        ):
+            return NOTHING
+        ref = name_text(generator.iter)
+        rule = (self.rules.allowlist.first(ref) if ref else None) or self._collection_gate(generator.iter, scope)
+        body_ends = bool(stmt.body) and isinstance(stmt.body[-1], ast.Return | ast.Raise)
+        else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], ast.Return | ast.Raise)
+        if rule is None or body_ends == else_ends:
+            return NOTHING
+        gate = self._gate(scope, rule, stmt.test, f"{test.func.id}(... for {target.id} in {ref or 'collection'})")
+        return gate_when(gate, not body_ends)
+
     def _attribute_gate(self, node: ast.expr, scope: Scope) -> str | None:
         """``if not credentials.valid: return``: a credential's or session's validity, tested."""
         found = self.rules.attribute_gate

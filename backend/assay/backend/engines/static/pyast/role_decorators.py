@@ -238,6 +238,9 @@ class DecoratorRoles(SourceLogic):
             if kw.arg in self.roles.middleware_kwargs and isinstance(kw.value, ast.List | ast.Tuple):
                 over_tools += self._tool_middleware(kw.value, scope)
                 continue
+            if kw.arg in self.roles.approval_maps and isinstance(kw.value, ast.Dict):
+                over_tools += self._approval_map(kw.value, scope)
+                continue
             limit = next((kind for patterns, kind in self.roles.limit_kwargs if patterns.matches(kw.arg)), None)
             if limit is not None and not declines(kw.value):
                 rule = self.rules.gate_by_kind.get(limit)
@@ -265,6 +268,9 @@ class DecoratorRoles(SourceLogic):
         rule = self.rules.gate_by_kind.get("permission_check")
         found: list[tuple[str, str | None]] = []
         for element in listed.elts:
+            if isinstance(element, ast.Call):
+                found += self._middleware_call(element, scope)
+                continue
             if rule is None or not isinstance(element, ast.Name):
                 continue
             fn = next(
@@ -286,6 +292,49 @@ class DecoratorRoles(SourceLogic):
                 names.add((name_text(first) or "").rsplit(".", 1)[-1])
             if names & markers and self._can_refuse(element):
                 found.append((self._gate(scope, rule, element, f"middleware {element.id} can stop a tool call"), None))
+        return found
+
+    def _middleware_call(self, call: ast.Call, scope: Scope) -> list[tuple[str, str | None]]:
+        """A middleware object built in an agent's middleware list, a gate by what its arguments make it:
+        a map of tool names to the decisions a person may take (``HumanInTheLoopMiddleware(interrupt_on=
+        {"send_email": True})``) pauses those tools for a human; a call limit (``run_limit=5``,
+        ``thread_limit=20``) ends the run or the tool's calls past it, over the tool it names
+        (``tool_name="search"``) or every tool."""
+        roles = self.roles
+        found: list[tuple[str, str | None]] = []
+        limit: str | None = None
+        matcher: str | None = None
+        for kw in call.keywords:
+            if kw.arg is None:
+                continue
+            if kw.arg in roles.approval_maps and isinstance(kw.value, ast.Dict):
+                found += self._approval_map(kw.value, scope)
+            elif kw.arg in roles.middleware_tool_kwargs and (named := literal_str(kw.value)):
+                matcher = re.escape(named)
+            elif not declines(kw.value):
+                limit = limit or next(
+                    (kind for patterns, kind in roles.middleware_limits if patterns.matches(kw.arg)), None
+                )
+        rule = self.rules.gate_by_kind.get(limit) if limit is not None else None
+        if rule is not None:
+            callee = name_text(call.func) or "middleware"
+            found.append((self._gate(scope, rule, call, f"{callee.rsplit('.', 1)[-1]} limits calls"), matcher))
+        return found
+
+    def _approval_map(self, mapping: ast.Dict, scope: Scope) -> list[tuple[str, str | None]]:
+        """``interrupt_on={"send_email": True, "read_email": False}``: each tool named with a value that
+        does not switch it off waits for a person's decision before it runs, a ``human_approval`` gate
+        over that tool, recorded at its name."""
+        rule = self.rules.gate_by_kind.get("human_approval")
+        found: list[tuple[str, str | None]] = []
+        if rule is None:
+            return found
+        for key, value in zip(mapping.keys, mapping.values, strict=True):
+            named = literal_str(key) if key is not None else None
+            if key is not None and named and not declines(value):
+                gate = self._gate(scope, rule, key, f"interrupt_on {named}")
+                self._named_gates.append((gate, named))
+                found.append((gate, re.escape(named)))
         return found
 
     def _event_hooks(self, keyword: str, hooks: ast.Dict, scope: Scope) -> list[tuple[str, str | None]]:

@@ -45,15 +45,7 @@ class ParamRoles(DecoratorRoles):
                 self._given_tools(node, name, kw.arg, kw.value, scope)
         if hook_gates:
             # ``Agent(tools=[...], before_tool_callback=check)``: the check runs before each of these tools.
-            for tools, start in ((self._listed_tools, made[1]), (self.tools, made[2])):
-                tools[start:] = [
-                    t.model_copy(
-                        update={
-                            "hookGates": tuple(sorted(g for g, matcher in hook_gates if hook_matches(matcher, t.name)))
-                        }
-                    )
-                    for t in tools[start:]
-                ]
+            self._hook_listed(hook_gates, made[1], made[2])
         runs = [f.qualname for f in self.functions[made[0] :] if "#builtin:" in f.qualname]
         runs += [t.function for t in self._listed_tools[made[1] :] if t.function]
         runs += [t.function for t in self.tools[made[2] :] if t.function]
@@ -123,6 +115,24 @@ class ParamRoles(DecoratorRoles):
         if not cls.rsplit(".", 1)[-1][:1].isupper():
             return
         self._given_tools(at, cls, param, value, scope)
+
+    def _hook_listed(self, hook_gates: list[tuple[str, str | None]], listed: int, made: int | None = None) -> None:
+        """The gates an agent's hooks and middleware hold over the tools given to it since ``listed``
+        (``self._listed_tools``) and ``made`` (``self.tools``), each over the tools its matcher names."""
+        if not hook_gates:
+            return
+        spans = [(self._listed_tools, listed)] + ([(self.tools, made)] if made is not None else [])
+        for tools, start in spans:
+            tools[start:] = [
+                t.model_copy(
+                    update={
+                        "hookGates": tuple(
+                            sorted(set(t.hookGates) | {g for g, matcher in hook_gates if hook_matches(matcher, t.name)})
+                        )
+                    }
+                )
+                for t in tools[start:]
+            ]
 
     def _agent_built(self, node: ast.Call, runs: list[str]) -> None:
         """An agent built at module level, given tools that run ``runs`` (``role_agents``)."""

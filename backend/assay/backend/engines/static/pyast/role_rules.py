@@ -47,6 +47,9 @@ class Roles:
     limit_kwargs: tuple[tuple[Patterns, str], ...] = ()
     middleware_kwargs: frozenset[str] = frozenset()
     middleware_markers: frozenset[str] = frozenset()
+    approval_maps: frozenset[str] = frozenset()
+    middleware_limits: tuple[tuple[Patterns, str], ...] = ()
+    middleware_tool_kwargs: tuple[str, ...] = ()
     mounted_servers: dict[str, tuple[str, str]] = field(default_factory=dict)
     agent_runners: dict[str, frozenset[str]] = field(default_factory=dict)
     client_rule: Rule | None = None
@@ -132,6 +135,11 @@ def compile_roles(pack: RulePack) -> Roles:
         event_hooks={k: frozenset(v) for k, v in dm.get("event_hooks", {}).items()},
         middleware_kwargs=frozenset(dm.get("tool_middleware", {}).get("kwargs", ())),
         middleware_markers=frozenset(dm.get("tool_middleware", {}).get("markers", ())),
+        approval_maps=frozenset(dm.get("tool_middleware", {}).get("approval_maps", ())),
+        middleware_limits=tuple(
+            (Patterns([p]), kind) for p, kind in dm.get("tool_middleware", {}).get("limit_kwargs", {}).items()
+        ),
+        middleware_tool_kwargs=tuple(dm.get("tool_middleware", {}).get("tool_kwargs", ())),
         limit_kwargs=tuple((Patterns([p]), kind) for p, kind in dm.get("limit_kwargs", {}).items()),
         mounted_servers={k: (v["mounted_under"], v["pattern"]) for k, v in dm.get("mounted_servers", {}).items()},
         params_rule=params,

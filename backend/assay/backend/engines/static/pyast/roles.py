@@ -147,6 +147,12 @@ class RoleLogic(AgentRoles):
         model = self.constant_str(given) if given is not None else None
         if model is None and model_class and node.args:
             model = self.constant_str(node.args[0])  # ``LM("openai/gpt-4o-mini")``, ``OpenAIModel("gpt-4o")``
+        if model is None and given is None and node.args:
+            # ``create_agent("ollama:qwen3:4b", tools=[...])``, ``ModelFallbackMiddleware("openai:gpt-4o")``:
+            # a string naming a vendor and its model, whatever the call's name.
+            first = self.constant_str(node.args[0])
+            if first is not None and first.partition(":")[0] in self.rules.vendors and ":" in first:
+                model = first
         # ``Agent(model=configs.agent_settings.model)``: a settings field's default, here or in another module.
         ref = self.settings_ref(given) if model is None else None
         model = model or self.settings_value(ref)

@@ -91,14 +91,17 @@ class SiteLogic(GateLogic, SettingsLogic):
         match = rule.match
         provider = match.get("providers", {}).get(name, rule.provider or "unknown")
         if model is not None and ":" in model and name in match.get("model_strings", ()):
-            prefix, model = model.split(":", 1)
-            provider = self.rules.vendors.get(prefix, provider)
+            prefix, rest = model.split(":", 1)
+            if prefix in self.rules.vendors or provider != "ollama":
+                # ``"ollama:qwen3:4b"`` names the vendor; an Ollama model's own id carries a tag after a
+                # colon (``ChatOllama(model="qwen3:4b")``), which is no vendor.
+                provider, model = self.rules.vendors.get(prefix, provider), rest
         elif model is not None and "/" in model and name in match.get("slash_models", ()):
             prefix, rest = model.split("/", 1)
             if prefix in self.rules.vendors:
                 provider, model = self.rules.vendors[prefix], rest
         if "provider_kwarg" in match:
-            if vendor is None and model is not None and ":" in model:
+            if vendor is None and model is not None and model.split(":", 1)[0] in self.rules.vendors:
                 vendor, model = model.split(":", 1)
             provider = self.rules.vendors.get(vendor or "", provider)
         return provider, model

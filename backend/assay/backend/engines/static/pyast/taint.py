@@ -207,7 +207,10 @@ class ExpressionLogic(DispatchLogic):
         if profile.tool_object is not None:
             self._tool_object(node, profile.tool_object)
         if profile.tool_list:
+            made = len(self._listed_tools)
             self._tool_list(node, name, scope)
+            if node.keywords:
+                self._hook_listed(self._tool_callbacks(node, scope), made)
         elif node.keywords and resolved and not profile.tool_call and not profile.tool_object and not role_done:
             self._role_tool_params(node, name, resolved, scope)
         if resolved and (node.args or node.keywords) and not profile.tool_call and not profile.tool_list:
