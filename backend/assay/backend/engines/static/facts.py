@@ -32,7 +32,7 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "11"
+FACTS_VERSION = "12"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
@@ -62,10 +62,12 @@ class TaintOrigin(_Facts):
 
     - ``model_output``: the result of a model call at ``location``;
     - ``param``: the enclosing function's parameter ``param`` (a name; positional index in ``index``);
-    - ``call_return``: whatever the function ``callee`` returns (resolved by the linker).
+    - ``call_return``: whatever the function ``callee`` returns (resolved by the linker);
+    - ``field``: whatever the methods of a class store in the instance field ``callee``
+      (``<class qualname>.<attribute>``: ``self.command``, ``this.command``), gathered by the linker.
     """
 
-    kind: Literal["model_output", "param", "call_return"]
+    kind: Literal["model_output", "param", "call_return", "field"]
     location: Location | None = None
     param: str | None = None
     index: int | None = None
@@ -126,6 +128,14 @@ class ActionSite(_Facts):
     )
 
 
+class FieldWrite(_Facts):
+    """A value a method stores in an instance field (``self.command = command``): ``field`` is
+    ``<class qualname>.<attribute>``, read back by the class's methods as a ``field`` origin."""
+
+    field: str
+    origins: list[TaintOrigin]
+
+
 class FunctionFacts(_Facts):
     id: str
     qualname: str
@@ -136,6 +146,11 @@ class FunctionFacts(_Facts):
     actions: list[ActionSite] = Field(default_factory=list)
     gates: list[GateSite] = Field(default_factory=list)
     returns: list[TaintOrigin] = Field(default_factory=list, description="Origins of returned values.")
+    fieldWrites: list[FieldWrite] = Field(
+        default_factory=list,
+        exclude_if=lambda writes: not writes,
+        description="Tainted values the function stores in its instance's fields.",
+    )
     returnShape: ArgTaint | None = Field(
         default=None,
         description="What every return gives, when they agree: SQL fixed in the code, or one call's result.",

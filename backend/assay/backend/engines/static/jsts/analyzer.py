@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import EXIT, OK_EXIT, CallFact, FunctionFacts, GateSite
+from assay.backend.engines.static.facts import EXIT, OK_EXIT, CallFact, FieldWrite, FunctionFacts, GateSite
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.names import Imports
 from assay.backend.engines.static.jsts.rules import JsRules
@@ -216,6 +216,10 @@ class FileAnalyzer(StmtLogic):
                 actions=list(scope.actions),
                 gates=sorted(scope.gates, key=lambda g: (g.location.line, g.location.column, g.id)),
                 returns=sorted(scope.returns, key=origin_key),
+                fieldWrites=[
+                    FieldWrite(field=key, origins=sorted(taint, key=origin_key))
+                    for key, taint in sorted(scope.field_writes.items())
+                ],
                 returnShape=scope.return_shape,
                 returnType=self.return_type(node, scope) if node is not None else None,
             )

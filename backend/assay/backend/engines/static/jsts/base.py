@@ -346,7 +346,12 @@ class AnalyzerBase:
             if any(p != parts[0] for p in parts):
                 break
             shared.append(parts[0])
-        return ".".join(shared) if len(shared) >= 2 else None
+        if len(shared) >= 2:
+            return ".".join(shared)
+        # A factory that returns one of several packages' chat models (``switch (vendor) { case "anthropic":
+        # return new ChatAnthropic(config) ... }``) returns a model: a call on its result is a model call.
+        models = [t for t in types if self.rules.model(t) is not None]
+        return models[0] if models and all("#" not in t for t in types) else None
 
     def constant(self, node: Node | None, scope: Scope, *, strict: bool = False) -> str | None:
         """A string literal, a template's constant text, or a ``const`` bound to a string. ``strict``: a

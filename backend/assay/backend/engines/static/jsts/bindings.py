@@ -188,6 +188,10 @@ class BindingLogic(CallLogic):
                     break
             if base.type == "identifier":
                 scope.taint[self.code.text(base)] = scope.taint_of(self.code.text(base)) | taint
+            elif base.type == "this" and scope.cls and taint:
+                # ``this.command = command``: the class's other methods read it back (``field`` origins).
+                key = f"{scope.cls}.{self.field_name(left)}"
+                scope.field_writes[key] = scope.field_writes.get(key, EMPTY) | taint
             if (
                 base.type == "this"
                 and scope.cls
@@ -203,6 +207,16 @@ class BindingLogic(CallLogic):
             for name in self.code.pattern_names(left):
                 scope.taint[name] = taint
         return taint
+
+    def field_name(self, member: Node) -> str:
+        """The field of ``this`` a member chain starts with (``this.config.cmd`` -> ``config``)."""
+        while True:
+            inner = member.child_by_field_id(self.fields.object)
+            if inner is None or inner.type not in ("member_expression", "subscript_expression"):
+                break
+            member = inner
+        prop = member.child_by_field_id(self.fields.property)
+        return self.code.text(prop) if prop is not None else "[]"
 
     def commonjs_export(self, target: str) -> str | None:
         """The qualname a CommonJS export assignment defines (``exports.run = ...`` -> ``mod#run``)."""
@@ -343,6 +357,7 @@ class BindingLogic(CallLogic):
                         actions=[],
                         gates=[],
                         returns=returned,
+                        fieldWrites=[],
                         returnShape=ArgTaint(origins=returned, whole=True),
                         returnType=None,
                     )

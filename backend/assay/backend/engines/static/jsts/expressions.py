@@ -7,7 +7,7 @@ from collections.abc import Callable
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ArgTaint, CallFact, FrontierSite, FunctionFacts
+from assay.backend.engines.static.facts import ArgTaint, CallFact, FrontierSite, FunctionFacts, TaintOrigin
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.bindings import BindingLogic
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint
@@ -28,11 +28,15 @@ class ExprLogic(BindingLogic):
             return EMPTY
         kind = node.type
         member = kind == "member_expression"
+        whole = node
         while kind == "member_expression":  # what flows out of ``a.b.c`` is what flows out of ``a``
             node = node.child_by_field_id(self.fields.object)
             if node is None:
                 return EMPTY
             kind = node.type
+        if kind == "this" and member and scope.cls:
+            # ``this.command``: what the class's methods store in that field (gathered by the linker).
+            return frozenset({TaintOrigin(kind="field", callee=f"{scope.cls}.{self.field_name(whole)}")})
         if kind == "identifier" or kind == "shorthand_property_identifier":  # the commonest case by far
             name = self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
             if member and name == "process":
@@ -327,6 +331,7 @@ class ExprLogic(BindingLogic):
                 actions=[],
                 gates=[],
                 returns=sorted(call_return_taint(target), key=origin_key),
+                fieldWrites=[],
                 returnType=None,
             )
         )

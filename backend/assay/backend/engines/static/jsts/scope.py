@@ -89,6 +89,8 @@ class Scope:
     gate_ids: set[str] = field(default_factory=set)
     reported: set[str] = field(default_factory=set)
     returns: set[TaintOrigin] = field(default_factory=set)
+    # Tainted values stored in the instance's fields (``this.command = command``): field key -> taint.
+    field_writes: dict[str, Taint] = field(default_factory=dict)
     # The resolved types of what the function returns (``return sandbox``, ``return new Client()``).
     return_types: set[str] = field(default_factory=set)
     # The top level's scope: its callbacks read its bindings through ``outer`` instead of copying them
@@ -147,6 +149,7 @@ class Scope:
             gates=self.gates,
             gate_ids=self.gate_ids,
             reported=self.reported,
+            field_writes=self.field_writes,
         )
 
     def detached(self, qualname: str, params: list[str]) -> Scope:

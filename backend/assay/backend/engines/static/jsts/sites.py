@@ -21,6 +21,8 @@ from assay.backend.scans.bundle import FrontierKind, Location
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
 # Model properties of an options object, in the order they are read.
 _MODEL_KEYS = ("model", "modelName", "modelId", "model_id")
+# An environment variable's name (``ANTHROPIC_MODEL``): never a model id, the key a setting is read by.
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 # Provider names of package or prefix vendors that differ from the bundle's provider vocabulary.
 _VENDORS = {"azure": "azure_openai", "amazon-bedrock": "bedrock", "google-vertex": "google", "vertex": "google"}
 _SQL_READ = re.compile(r"^\s*(select|with|show|pragma|describe|desc|explain|values|table)\b", re.I)
@@ -168,7 +170,13 @@ class SiteLogic(GateLogic):
             return None
         if value.type in ("call_expression", "new_expression"):
             inner = value.child_by_field_id(self.fields.arguments)
-            return self.model_id(inner.named_children if inner is not None else [], scope, depth + 1)
+            given = inner.named_children if inner is not None else []
+            key = self.constant(given[0], scope) if given else None
+            if key is not None and _ENV_NAME.match(key):
+                # ``env("ANTHROPIC_MODEL", "claude-sonnet-4-5")``: a setting read by its name, the literal
+                # after it the default; no default, no model id.
+                return self.constant(given[1], scope) if len(given) > 1 else None
+            return self.model_id(given, scope, depth + 1)
         return self.constant(value, scope) or self.fallback(value, scope)
 
     def package_model(self, args: list[Node], scope: Scope) -> str | None:
@@ -335,6 +343,10 @@ class SiteLogic(GateLogic):
         if inner is None:
             return None, False
         kind = inner.type
+        if any(o.kind == "field" for o in taint):
+            # The instance's fields are set when it is configured (``${this.database}``), as ``constant``
+            # reads them: they leave the text fixed here (what a tainted field carries, the linker adds).
+            taint = frozenset(o for o in taint if o.kind != "field")
         if not taint:
             if kind in ("string", "template_string", "identifier"):
                 text = self.constant(inner, scope, strict=True)

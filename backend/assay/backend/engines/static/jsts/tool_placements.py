@@ -178,6 +178,7 @@ class ToolPlacements:
                         actions=actions,
                         gates=[],
                         returns=[],
+                        fieldWrites=[],
                         returnShape=None,
                         returnType=None,
                     )

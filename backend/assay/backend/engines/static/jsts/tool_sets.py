@@ -77,6 +77,7 @@ class ToolSets:
             actions=[],
             gates=[],
             returns=[],
+            fieldWrites=[],
             returnShape=None,
             returnType=None,
         )

@@ -292,6 +292,7 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
                 actions=[],
                 gates=[],
                 returns=[],
+                fieldWrites=[],
                 returnShape=None,
                 returnType=None,
             )
@@ -348,6 +349,7 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
                 actions=actions,
                 gates=gates,
                 returns=[],
+                fieldWrites=[],
                 returnShape=None,
                 returnType=None,
             )
@@ -404,6 +406,7 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
                 actions=actions,
                 gates=[],
                 returns=[],
+                fieldWrites=[],
                 returnShape=None,
                 returnType=None,
             )
@@ -533,6 +536,7 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
                     actions=[],
                     gates=gates,
                     returns=[],
+                    fieldWrites=[],
                     returnShape=None,
                     returnType=None,
                 )

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from assay.backend.engines.static.facts import ActionSite, CallFact, FileFacts, FunctionFacts, GateSite, TaintOrigin
 from assay.backend.engines.static.link.sources import without_package
+from assay.backend.scans.bundle import Location
 
 MAX_DEPTH = 12
 # Project path aliases the JS/TS analyzer names as modules of the tree (``~/utils/x#name``).
@@ -36,6 +37,9 @@ class Fn:
     # Calls by callee name, for reading ``call_return`` origins at their call sites.
     by_callee: dict[str, list[CallFact]] = field(default_factory=dict)
     targets: dict[str, str | None] = field(default_factory=dict)
+    # Calls on a function's result that are model calls (``llm().invoke(...)`` with ``llm`` returning a chat
+    # model): callee name -> where the first is made; their results are model output (see ``returned``).
+    model_calls: dict[str, Location] = field(default_factory=dict)
 
     @property
     def params(self) -> list[str]:

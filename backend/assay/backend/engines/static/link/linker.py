@@ -101,7 +101,11 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     for fn in functions.values():
         for call in fn.calls:
             if call.callee not in fn.targets:
-                fn.targets[call.callee] = resolver.resolve(call.callee, fn.facts.qualname)
+                target = resolver.resolve(call.callee, fn.facts.qualname)
+                if target is None and "#" in call.callee:
+                    # ``new Runner(command)``: the class's constructor runs (and may store what it is given).
+                    target = resolver.exact.get(f"{call.callee}.constructor")
+                fn.targets[call.callee] = target
     through_returns(functions, resolver.resolve, rules)
     found_aliases = {
         short_id("fr", "unresolved_call", fn.path, fn.facts.qualname, callee)

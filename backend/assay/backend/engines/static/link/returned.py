@@ -7,7 +7,8 @@ reads the call as a call on that: ``@e2b/code-interpreter.Sandbox.connect.comman
 class of the tree (``return new Store()``) leads to that class's method, an ordinary call edge; a
 library result is matched against the JavaScript rules by name, as the analyzer would have matched it:
 an action at the call (its arguments' taint, its gates, and a sandbox gate where the rules say the call
-runs inside one). SQL clients are left out: whether their SQL writes depends on text only the analyzer
+runs inside one), or a model call whose result is model output (``llm().invoke(msgs)`` with ``llm`` returning
+a chat model: ``Fn.model_calls``, read by the taint pass). SQL clients are left out: whether their SQL writes depends on text only the analyzer
 sees.
 
 Python the same way: ``search_client = get_search_client()`` with ``def get_search_client(): return
@@ -62,6 +63,10 @@ def through_returns(functions: dict[str, Fn], resolve: Callable[[str, str], str 
                 continue
             if "#" in name:
                 fn.targets[callee] = resolve(name, fn.facts.qualname)
+                continue
+            if js.taint_source(name) is not None:
+                # ``llm().invoke(msgs)`` with ``llm`` returning a chat model: what it gives is model output.
+                fn.model_calls[callee] = _calls_of(fn.calls, callee)[0].location
                 continue
             rule = js.action(name)
             if rule is None or rule.match.get("sql_write"):
@@ -157,7 +162,12 @@ def _python_returns(
         if target is not None:
             fn.targets[callee] = target
             continue
-        rule = _python_action(name, py.profile(name).actions, roles)
+        profile = py.profile(name)
+        if profile.model is not None and not profile.model.match.get("constructors"):
+            # ``get_llm().invoke(prompt)`` with ``get_llm`` returning a chat model: its result is model output.
+            fn.model_calls[callee] = _calls_of(fn.calls, callee)[0].location
+            continue
+        rule = _python_action(name, profile.actions, roles)
         if rule is None:
             continue
         sandbox = py.sandbox_rule if rule.match.get("sandboxed") else None

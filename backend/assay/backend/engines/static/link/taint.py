@@ -56,6 +56,8 @@ class Taint:
         self.direct: dict[str, Sources] = {fid: {} for fid in functions}
         self.through: dict[str, frozenset[str]] = {fid: frozenset() for fid in functions}
         self.params: dict[str, dict[str, Sources]] = {}
+        # What methods store in instance fields (``self.command = command``), by field key.
+        self.fields: dict[str, Sources] = {}
         for tool in tools:
             fid = tool_fn.get(tool.id)
             if fid is None:
@@ -159,8 +161,15 @@ class Taint:
             elif origin.kind == "param" and origin.param is not None:
                 for key, source in env.get(origin.param, {}).items():
                     out.setdefault(key, source)
+            elif origin.kind == "field" and origin.callee:
+                for key, source in self.fields.get(origin.callee, {}).items():
+                    out.setdefault(key, source)
             elif origin.kind == "call_return" and origin.callee and origin.callee not in seen:
                 seen.add(origin.callee)
+                model_call = fn.model_calls.get(origin.callee)
+                if model_call is not None:
+                    source = Source.at("model_output", model_call)
+                    out.setdefault(source.key, source)
                 calls = fn.by_callee.get(origin.callee, ())
                 at = calls[0].location if calls else None
                 target = fn.targets.get(origin.callee)
@@ -176,6 +185,29 @@ class Taint:
     # ----- parameters ---------------------------------------------------------------------------------
 
     def _propagate(self) -> None:
+        """Parameter sources to a fixpoint, then what methods store in fields; again while a field grows
+        (a value stored by one method reaches the sinks of another: ``self.command`` set in
+        ``__init__``, run in ``run``). Fields only grow, bounded by ``MAX_SOURCES``."""
+        writers = [fid for fid in self.order if self.functions[fid].facts.fieldWrites]
+        for _ in range(MAX_DEPTH):
+            self._propagate_params()
+            if not writers or not self._store_fields(writers):
+                return
+
+    def _store_fields(self, writers: list[str]) -> bool:
+        grew = False
+        for fid in writers:
+            env = self.params.get(fid, {})
+            for write in self.functions[fid].facts.fieldWrites:
+                sources = self._read(fid, write.origins, env)
+                into = self.fields.setdefault(write.field, {})
+                for key in sorted(sources):
+                    if key not in into and len(into) < MAX_SOURCES:
+                        into[key] = sources[key]
+                        grew = True
+        return grew
+
+    def _propagate_params(self) -> None:
         queue = deque(self.order)
         queued = set(self.order)
         while queue:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
+    FieldWrite,
     FunctionFacts,
     ToolDef,
 )
@@ -226,6 +227,10 @@ class FileAnalyzer(StatementLogic):
             actions=scope.actions,
             gates=sorted(scope.gates, key=lambda g: (g.location.line, g.location.column, g.id)),
             returns=sorted(scope.returns, key=origin_key),
+            fieldWrites=[
+                FieldWrite(field=key, origins=sorted(origins, key=origin_key))
+                for key, origins in sorted(scope.field_writes.items())
+            ],
             returnShape=None,
             returnType=_one_type(scope.return_types),
         )

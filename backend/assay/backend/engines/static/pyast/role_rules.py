@@ -34,6 +34,10 @@ class Roles:
     executor_rule: Rule | None = None
     executor_kwargs: frozenset[str] = frozenset()
     sandbox_executors: Patterns = field(default_factory=lambda: Patterns(()))
+    # ``code_execution_config={"executor": e, "use_docker": False}``: an executor configured by a dict.
+    executor_configs: frozenset[str] = frozenset()
+    executor_config_keys: tuple[str, ...] = ()
+    container_flags: tuple[str, ...] = ()
     tool_class_suffixes: tuple[str, ...] = ()
     tool_class_methods: tuple[str, ...] = ()
     agent_tool_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -152,6 +156,9 @@ def compile_roles(pack: RulePack) -> Roles:
         executor_rule=executor,
         executor_kwargs=frozenset(em.get("code_executor_kwargs", ())),
         sandbox_executors=Patterns(em.get("sandbox_executors", ())),
+        executor_configs=frozenset(em.get("code_executor_configs", {}).get("kwargs", ())),
+        executor_config_keys=tuple(em.get("code_executor_configs", {}).get("executor_keys", ())),
+        container_flags=tuple(em.get("code_executor_configs", {}).get("container_flags", ())),
         agent_runners={k: frozenset(v) for k, v in pm.get("agent_runner_tools", {}).items()},
         library_toolkits={
             name: tuple((t[0], t[1], t[2]) for t in tools) for name, tools in pm.get("library_toolkits", {}).items()

@@ -96,32 +96,47 @@ class RoleLogic(AgentRoles):
     # --- code executors ---------------------------------------------------------------------------
 
     def _role_code_executor(self, node: ast.Call, name: str, scope: Scope, active: frozenset[str]) -> None:
-        """``Agent(code_executor=VertexAiCodeExecutor())``: the agent runs the code its model writes."""
+        """``Agent(code_executor=VertexAiCodeExecutor())``, AutoGen 0.2 ``UserProxyAgent(code_execution_config=
+        {"work_dir": "coding", "use_docker": False})``: the agent runs the code its model writes."""
         roles = self.roles
         rule = roles.executor_rule
         if rule is None or not third_party(name, True):
             return
         for kw in node.keywords:
-            if kw.arg not in roles.executor_kwargs or declines(kw.value):
+            config = kw.arg in roles.executor_configs
+            if (kw.arg not in roles.executor_kwargs and not config) or declines(kw.value):
                 continue
             value = kw.value
             location = self.loc(value)
-            executor = self.dotted(value.func if isinstance(value, ast.Call) else value, scope)[0] or ""
+            configured, container = self._configured_executor(value) if config else (value, False)
+            executor = self.dotted(configured.func if isinstance(configured, ast.Call) else configured, scope)[0] or ""
             gates = set(active)
-            if roles.sandbox_executors.matches(executor) and self.rules.sandbox_rule is not None:
-                gates.add(self._gate(scope, self.rules.sandbox_rule, value, f"{executor} runs code in a sandbox"))
+            if (container or roles.sandbox_executors.matches(executor)) and self.rules.sandbox_rule is not None:
+                runs_in = executor or f"{kw.arg} container"
+                gates.add(self._gate(scope, self.rules.sandbox_rule, value, f"{runs_in} runs code in a sandbox"))
+            shown = executor.rsplit(".", 1)[-1] or "..."
             scope.actions.append(
                 ActionSite(
                     id=short_id("act", self.path, location.line, location.column, rule.id),
                     actionClass=rule.actionClass or "code.exec",
                     impact=rule.impact or "critical",
                     ruleId=rule.id,
-                    target=f"{name.rsplit('.', 1)[-1]}(code_executor={executor.rsplit('.', 1)[-1] or '...'})",
+                    target=f"{name.rsplit('.', 1)[-1]}({kw.arg}={shown})",
                     location=location,
                     dominatingGates=sorted(gates),
                     taint=[TaintOrigin(kind="model_output", location=location)],
                 )
             )
+
+    def _configured_executor(self, value: ast.expr) -> tuple[ast.expr, bool]:
+        """The executor a config dict names (its ``executor`` entry, else the dict itself) and whether a
+        container flag in it is set to something other than off (``"use_docker": True`` or an image)."""
+        if not isinstance(value, ast.Dict):
+            return value, False
+        entries = {k.value: v for k, v in zip(value.keys, value.values, strict=True) if isinstance(k, ast.Constant)}
+        inner = next((entries[k] for k in self.roles.executor_config_keys if k in entries), value)
+        flag = next((entries[k] for k in self.roles.container_flags if k in entries), None)
+        return inner, flag is not None and not declines(flag)
 
     # --- model clients ----------------------------------------------------------------------------
 

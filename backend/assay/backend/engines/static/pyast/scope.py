@@ -61,6 +61,8 @@ class Scope:
     iterables: dict[str, ast.expr] = field(default_factory=dict)
     # Names a ``for`` binds from a tuple element (``for func, schema in pairs:``): the iterable.
     loop_items: dict[str, ast.expr] = field(default_factory=dict)
+    # Tainted values stored in the instance's fields (``self.command = command``): field key -> origins.
+    field_writes: dict[str, frozenset[TaintOrigin]] = field(default_factory=dict)
     # What each ``return`` of a value gives, as a package class it constructs (None: something else).
     return_types: set[str | None] = field(default_factory=set)
     # Files opened for writing (``with open(f"{pid}.py", "w") as f:``): the handle -> the names its path

@@ -185,12 +185,18 @@ class StatementLogic(ExpressionLogic):
         return None
 
     def _constructed(self, value: ast.expr, scope: Scope) -> str | None:
-        """The package class ``value`` constructs (``return TavilyClient(api_key=key)``), else None."""
+        """The package class ``value`` constructs (``return TavilyClient(api_key=key)``), also through a
+        local it was bound to (``executor = LocalCommandLineCodeExecutor(...); return executor``), else None."""
         if isinstance(value, ast.Await):
             value = value.value
-        if not isinstance(value, ast.Call):
+        name: str | None
+        if isinstance(value, ast.Name):
+            name = scope.types.get(value.id)
+            resolved = name is not None
+        elif isinstance(value, ast.Call):
+            name, resolved = self.dotted(value.func, scope)
+        else:
             return None
-        name, resolved = self.dotted(value.func, scope)
         if not name or not resolved or name.startswith(self.module_prefix) or "." not in name:
             return None
         last = name.rsplit(".", 1)[-1]

@@ -42,6 +42,11 @@ class ExpressionLogic(DispatchLogic):
     def _expr(self, node: ast.expr, scope: Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
         """Record every call in ``node``; return the taint origins its value may carry."""
         kind = type(node)
+        if kind is ast.Attribute and self._class is not None:
+            key = self._field_key(node)  # type: ignore[arg-type]
+            if key is not None:
+                # ``self.command``: what the class's methods store there, and whatever ``self`` carries.
+                return scope.taint.get("self", NO_TAINT) | {TaintOrigin(kind="field", callee=key)}
         # ``a.b.c``, ``await x``, ``*x``, ``{x}``: one child, nothing of their own to record.
         while kind in _WRAPPERS or (kind is ast.FormattedValue and node.format_spec is None):  # type: ignore[attr-defined]
             node = node.value  # type: ignore[attr-defined]
@@ -394,3 +399,14 @@ class ExpressionLogic(DispatchLogic):
                 self._assign(element, taint, part, scope)
         elif isinstance(target, ast.Starred):
             self._assign(target.value, taint, None, scope)
+        elif isinstance(target, ast.Attribute) and taint:
+            key = self._field_key(target)
+            if key is not None:
+                scope.field_writes[key] = scope.field_writes.get(key, NO_TAINT) | taint
+
+    def _field_key(self, node: ast.Attribute) -> str | None:
+        """``self.command`` in a method: the field ``<module>.<Class>.command``, else None."""
+        base = node.value
+        if self._class is None or type(base) is not ast.Name or base.id != "self":
+            return None
+        return f"{self.module}.{self._class}.{node.attr}"
