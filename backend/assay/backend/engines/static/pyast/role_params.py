@@ -292,14 +292,45 @@ class ParamRoles(DecoratorRoles):
             return True  # ``FunctionTool(func=f)``: a tool where it is constructed (``_role_builder``)
         return is_user_callee(callee, ok, self) and callee.split(".", 1)[0] in self.local_defs
 
+    def library_toolkit(self, name: str | None) -> tuple[str | None, tuple[str, ...]]:
+        """The library toolkit ``name`` is (``WebSearchTools``) or, for a class of this file, the one it
+        extends (``class CustomZoomTool(ZoomTool)``), with the qualnames of the methods the subclass defines
+        along the way (the library's tool methods call them back); ``(None, ())`` for anything else."""
+        if not name:
+            return None, ()
+        if name in self.roles.library_toolkits:
+            return name, ()
+        local = name.removeprefix(self.module + ".")
+        if local == name or local not in self.classes:
+            return None, ()
+        library = next((b for b in sorted(self._ancestors(local)) if b in self.roles.library_toolkits), None)
+        if library is None:
+            return None, ()
+        owners = [local, *(b.removeprefix(self.module + ".") for b in self._ancestors(local))]
+        methods = sorted(
+            f"{self.module}.{owner}.{method}"
+            for owner in owners
+            if owner in self.classes
+            for method in self.classes[owner][0]
+            if not method.startswith("__")
+        )
+        return library, tuple(methods)
+
     def _library_function(self, element: ast.expr, scope: Scope, callee: str) -> bool:
         """A library's ready-made tool listed by name or built by a call (``tools=[shell, file_write]``
         from ``strands_tools``, ``ShellTools()``): its effect, as the pack describes it, at the list."""
         target = element.func if isinstance(element, ast.Call) else element
-        name, ok = self.dotted(target, scope)
+        held = scope.library_vars.get(element.id) if isinstance(element, ast.Name) else None
+        name: str | None
+        if held is not None:
+            # ``zoom = CustomZoomTool(...)`` then ``tools=[zoom]``: the toolkit where it is constructed.
+            element, name, ok = held[0], held[1], True
+        else:
+            name, ok = self.dotted(target, scope)
         if not (name and ok):
             return False
-        toolkit = self.roles.library_toolkits.get(name)
+        library, overrides = self.library_toolkit(name)
+        toolkit = self.roles.library_toolkits.get(library) if library else None
         if toolkit is not None:
             # ``WebSearchTools(requires_confirmation_tools=["web_search"])``: the toolkit's functions, each
             # behind a person's confirmation when the constructor names it.
@@ -308,9 +339,10 @@ class ParamRoles(DecoratorRoles):
                 for kw in element.keywords:
                     if kw.arg in self.roles.confirm_tools_kwargs and isinstance(kw.value, ast.List | ast.Tuple):
                         confirmed |= {t for e in kw.value.elts if (t := literal_str(e))}
+            package = (library or name).split(".", 1)[0]
             for tool, action_class, impact in toolkit:
                 self._builtin_tool(
-                    element, tool, name.split(".", 1)[0], (action_class, impact), False, callee, tool in confirmed
+                    element, tool, package, (action_class, impact), False, callee, tool in confirmed, overrides
                 )
             return True
         spec = self.roles.library_functions.get(name)
@@ -338,6 +370,7 @@ class ParamRoles(DecoratorRoles):
         model_written: bool,
         callee: str,
         confirmed: bool = False,
+        overrides: tuple[str, ...] = (),
     ) -> None:
         rule = self.roles.params_rule
         if rule is None:
@@ -384,6 +417,8 @@ class ParamRoles(DecoratorRoles):
                 for f in self.functions
                 if f.qualname.startswith(prefix) and f.name not in self.roles.agent_runners.get(package, frozenset())
             ]
+        # A subclass's methods are what the library's tool methods call back (``self.get_access_token()``).
+        calls += [CallFact(location=location, callee=m, resolved=True, dominatingGates=[]) for m in overrides]
         self.functions.append(
             FunctionFacts(
                 id=short_id("fn", self.path, qualname),

@@ -72,6 +72,7 @@ class Roles:
     model_rule: Rule | None = None
     model_classes: Patterns = field(default_factory=lambda: Patterns(()))
     model_class_kwargs: tuple[str, ...] = ()
+    model_modules: frozenset[str] = frozenset()
     model_id_kwargs: tuple[str, ...] = ()
     model_excluded: tuple[str, ...] = ()
     vendor_words: tuple[tuple[str, str], ...] = ()
@@ -171,6 +172,7 @@ def compile_roles(pack: RulePack) -> Roles:
         model_rule=model,
         model_classes=Patterns(mm.get("model_classes", ())),
         model_class_kwargs=tuple(mm.get("model_class_kwargs", ())),
+        model_modules=frozenset(mm.get("model_modules", ())),
         model_id_kwargs=tuple(mm.get("model_id_kwargs", ())),
         model_excluded=tuple(mm.get("excluded_words", ())),
         vendor_words=tuple((w, p) for w, p in mm.get("vendor_words", ())),

@@ -140,6 +140,16 @@ class RoleLogic(AgentRoles):
 
     # --- model clients ----------------------------------------------------------------------------
 
+    def _model_module_tail(self, name: str) -> str | None:
+        """For a class kept in a package's models module (``agno.models.openai.OpenAIChat``,
+        ``phi.model.anthropic.Claude``), the lowered module path below that segment (``openai``; empty when the
+        class sits in the models module itself); None for any other name."""
+        parts = name.split(".")[1:-1]
+        for i, part in enumerate(parts):
+            if part in self.roles.model_modules:
+                return ".".join(parts[i + 1 :]).lower()
+        return None
+
     def _role_model(self, node: ast.Call, name: str) -> None:
         """``ChatOpenAI(model="gpt-4.1-mini")`` from any package, ``BedrockModel(model_id=...)``,
         ``dspy.LM("openai/gpt-4o-mini")``, ``LlmAgent(model=MODEL)``, ``client.agents.create(model="openai/gpt-4o")``:
@@ -156,7 +166,10 @@ class RoleLogic(AgentRoles):
         lowered = cls.lower() if constructor else ""
         if any(word in cls.lower() for word in roles.model_excluded):
             return
-        model_class = constructor and roles.model_classes.matches(cls)
+        # ``agno.models.openai.OpenAIChat(id="gpt-4o")``, ``agno.models.anthropic.Claude(...)``: a class a package
+        # keeps in its models module is a model client, whatever its name; the module under it names the vendor.
+        vendor_module = self._model_module_tail(name)
+        model_class = constructor and (roles.model_classes.matches(cls) or vendor_module is not None)
         keys = roles.model_class_kwargs if model_class else roles.model_id_kwargs
         given = next((value for key in keys if (value := kwarg(node, key)) is not None), None)
         model = self.constant_str(given) if given is not None else None
@@ -175,6 +188,8 @@ class RoleLogic(AgentRoles):
         if not model_class and model is None and ref is None:
             return
         provider = next((p for word, p in roles.vendor_words if word in lowered), None)
+        if provider is None and constructor and vendor_module:
+            provider = next((p for word, p in roles.vendor_words if word in vendor_module), None)
         if model is not None:
             prefix, sep, rest = model.replace(":", "/", 1).partition("/")
             vendor = self.rules.vendors.get(prefix) if sep else None

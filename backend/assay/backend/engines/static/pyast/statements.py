@@ -335,10 +335,12 @@ class StatementLogic(ExpressionLogic):
 
     def _library_instance(self, value: ast.expr, scope: Scope) -> tuple[ast.Call, str] | None:
         """``search = SerperDevTool()``: a library tool instance a tools list may name later."""
-        if not (self.rules.library_tools or self.rules.toolkits) or not isinstance(value, ast.Call):
+        if not isinstance(value, ast.Call):
             return None
         name = self._callee(value, scope)[0]
-        known = name is not None and (name in self.rules.library_tools or name in self.rules.toolkits)
+        known = name is not None and (
+            name in self.rules.library_tools or name in self.rules.toolkits or self.library_toolkit(name)[0] is not None
+        )
         return (value, name) if known and name is not None else None
 
     def _lookup_gate(self, value: ast.expr, scope: Scope) -> str | None:
