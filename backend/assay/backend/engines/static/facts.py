@@ -32,7 +32,7 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "12"
+FACTS_VERSION = "13"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that

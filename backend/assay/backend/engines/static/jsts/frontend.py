@@ -126,6 +126,7 @@ def analyze_javascript(path: str, source: bytes, digest: str, language: JsLangua
         imports=sorted({name for name in analyzer.imports.aliases.values() if "#" in name}),
         reexports={k: sorted(v) for k, v in sorted(analyzer.imports.reexports.items())},
         constants=_constants(analyzer),
+        bindings=_bindings(analyzer, module),
         caseRefs=dict(sorted(analyzer.case_refs.items())),
         records=collect_records(code, root, module),
         tables=_tables(analyzer),
@@ -136,6 +137,13 @@ def _tables(analyzer: FileAnalyzer) -> dict[str, str]:
     """What each name a dispatch maps to runs: ``case "create_invoice": return createInvoice(...)`` on any
     string, ``{ get_weather: getWeather }``; read for tools built from records (``link/sources.py``)."""
     return {label: target for label, target in sorted(analyzer.named_impls.items()) if "#" in target}
+
+
+def _bindings(analyzer: FileAnalyzer, module: str) -> dict[str, str]:
+    """What each top-level name holds when analysis knows its type (``export const pg = postgres(url)``:
+    ``<module>#pg`` -> ``postgres``; ``new Redis(url)`` -> ``ioredis.Redis``), for the calls other files
+    make on it once they import it (``link/returned.py``)."""
+    return {f"{module}#{name}": typed for name, typed in sorted(analyzer.module_types.items())}
 
 
 def _constants(analyzer: FileAnalyzer) -> dict[str, str]:

@@ -24,7 +24,7 @@ imports), ``tool_uses``, ``returned`` and ``sqlflow``.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -106,7 +106,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                     # ``new Runner(command)``: the class's constructor runs (and may store what it is given).
                     target = resolver.exact.get(f"{call.callee}.constructor")
                 fn.targets[call.callee] = target
-    through_returns(functions, resolver.resolve, rules)
+    through_returns(functions, resolver.resolve, rules, _module_values(ordered, resolver))
     found_aliases = {
         short_id("fr", "unresolved_call", fn.path, fn.facts.qualname, callee)
         for fn in functions.values()
@@ -322,6 +322,21 @@ def _tools(
             tool = tool.model_copy(update={"hookGates": tuple(sorted(hooked[fid]))})
         kept.append(tool)
     return kept, {t.id: tool_fn[t.id] for t in kept}, opaque, unlisted
+
+
+def _module_values(files: Sequence[FileFacts], resolver: Resolver) -> Callable[[str], str | None]:
+    """The type of a JS/TS module's top-level value (``FileFacts.bindings``), named as an importer names it:
+    exactly, through a path alias or through the modules that re-export it."""
+    values = {name: typed for f in files if f.language != "python" for name, typed in f.bindings.items() if "#" in name}
+
+    def value_of(name: str) -> str | None:
+        for candidate in (name, *resolver.origins(name)):
+            found = values.get(candidate)
+            if found is not None:
+                return found
+        return None
+
+    return value_of
 
 
 def _tool_class_methods(rules: RulePack) -> frozenset[str]:

@@ -9,7 +9,10 @@ library result is matched against the JavaScript rules by name, as the analyzer 
 an action at the call (its arguments' taint, its gates, and a sandbox gate where the rules say the call
 runs inside one), or a model call whose result is model output (``llm().invoke(msgs)`` with ``llm`` returning
 a chat model: ``Fn.model_calls``, read by the taint pass). SQL clients are left out: whether their SQL writes depends on text only the analyzer
-sees.
+sees. A top-level value of another module of the tree is read the same way: ``export const pg = postgres(url)``
+in ``src/db/client`` (``FileFacts.bindings``: ``src/db/client#pg`` -> ``postgres``) makes an importer's
+``pg.unsafe(query)`` (``src/db/client#pg.unsafe``) a call of ``postgres.unsafe``, and ``run(cmd)`` with
+``export const run = promisify(exec)`` a call of ``child_process.exec``.
 
 Python the same way: ``search_client = get_search_client()`` with ``def get_search_client(): return
 TavilyClient(...)`` in another module makes ``search_client.search(q)`` (``config.get_search_client.search``)
@@ -40,17 +43,23 @@ _JS = frozenset({"javascript", "typescript", "tsx"})
 _HOPS = 4
 
 
-def through_returns(functions: dict[str, Fn], resolve: Callable[[str, str], str | None], rules: RulePack) -> None:
-    """Resolves each JS/TS call left unresolved whose callee is a member of a function's result: a
-    function of the tree becomes the call's target (``fn.targets``); a library call the rules name
-    becomes an action (and its sandbox gate) of the calling function."""
+def through_returns(
+    functions: dict[str, Fn],
+    resolve: Callable[[str, str], str | None],
+    rules: RulePack,
+    value_of: Callable[[str], str | None] = lambda _name: None,
+) -> None:
+    """Resolves each JS/TS call left unresolved whose callee is a member of a function's result or of
+    another module's top-level value whose type is known (``value_of``): a function of the tree becomes
+    the call's target (``fn.targets``); a library call the rules name becomes an action (and its sandbox
+    gate) of the calling function."""
     returns = {fid: fn.facts.returnType for fid, fn in functions.items() if fn.facts.returnType}
     js = compile_rules(rules)
     for fn in functions.values():
         if fn.language == "python":
             _python_returns(fn, resolve, returns, rules)
             continue
-        if fn.language not in _JS or not returns:
+        if fn.language not in _JS:
             continue
         done: set[str] = set()
         for call in list(fn.calls):
@@ -58,7 +67,7 @@ def through_returns(functions: dict[str, Fn], resolve: Callable[[str, str], str 
             if "#" not in callee or fn.targets.get(callee) is not None or callee in done:
                 continue
             done.add(callee)
-            name = _rewrite(callee, fn.facts.qualname, resolve, returns)
+            name = _rewrite(callee, fn.facts.qualname, resolve, returns, value_of)
             if name is None:
                 continue
             if "#" in name:
@@ -112,17 +121,27 @@ def _calls_of(calls: Iterable[CallFact], callee: str) -> list[CallFact]:
 
 
 def _rewrite(
-    callee: str, caller: str, resolve: Callable[[str, str], str | None], returns: dict[str, str]
+    callee: str,
+    caller: str,
+    resolve: Callable[[str, str], str | None],
+    returns: dict[str, str],
+    value_of: Callable[[str], str | None] = lambda _name: None,
 ) -> str | None:
     """``mod#getSandbox.commands.run`` -> ``<what getSandbox returns>.commands.run``, followed through
-    functions that return another function's result; None when no prefix is a function whose result
-    is known."""
+    functions that return another function's result; ``mod#pg.unsafe`` -> ``<what mod's pg holds>.unsafe``
+    (``value_of``; the whole callee too: ``mod#run`` -> ``child_process.exec``); None when no prefix is a
+    function whose result is known or a value whose type is."""
     for _ in range(_HOPS):
         parts = callee.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            fid = resolve(".".join(parts[:cut]), caller)
+        for cut in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:cut])
+            fid = resolve(prefix, caller) if cut < len(parts) else None
             if fid is None:
-                continue
+                typed = value_of(prefix) if "#" in prefix else None
+                if typed is None:
+                    continue
+                callee = ".".join([typed, *parts[cut:]])
+                break
             returned = returns.get(fid)
             if returned is None:
                 return None
