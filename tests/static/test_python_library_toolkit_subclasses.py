@@ -1,6 +1,7 @@
 """Issue 20, Python (the Agno application units): a library toolkit subclassed in the code gives the
 library's tools, and the methods the subclass defines are reached from them; a class a package keeps in its
-models module is a model client named by ``id=``; audio and video libraries read and write files."""
+models module is a model client named by ``id=``; audio and video libraries read and write files; plain HTTP
+asking for an OAuth token is a credential read."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def test_a_subclass_of_a_library_toolkit_gives_its_tools_at_the_constructor_and_
     assert _tools(linked) == [(name, "phi", 13) for name in ZOOM_TOOLS]
     for name in ZOOM_TOOLS:
         # The library's request at the constructor, and the subclass's token fetch the library calls back.
-        assert _reached(linked, name) == {("network.egress", 13), ("network.egress", 9)}
+        assert _reached(linked, name) == {("network.egress", 13), ("credential.read", 9)}
     assert [(m.provider, m.model, m.location.line) for m in linked.models] == [("openai", "gpt-4o", 14)]
 
 
@@ -130,3 +131,27 @@ def test_audio_and_video_libraries_read_and_write_the_files_a_tool_names() -> No
         ("file.write", 11),
         ("file.read", 12),
     }
+
+
+def test_plain_http_asking_for_an_oauth_token_is_a_credential_read_other_posts_stay_egress() -> None:
+    linked = analyse(
+        {
+            "app.py": (
+                "import requests\n\n\n"
+                "def token(client_id: str, secret: str, account: str) -> str:\n"
+                "    data = {'grant_type': 'account_credentials', 'account_id': account}\n"
+                "    return requests.post(URL, data=data, auth=(client_id, secret)).json()['access_token']\n\n\n"
+                "def refresh(code: str) -> str:\n"
+                "    return requests.post('https://example.com/oauth2/token', json={'code': code}).text\n\n\n"
+                "def order(item: str) -> str:\n"
+                "    data = {'item': item, 'type': 'grant'}\n"
+                "    return requests.post(URL, data=data).text\n\n\n"
+                "URL = 'https://example.com/api'\n"
+            )
+        }
+    )
+    assert sorted((a.actionClass, a.location.line) for a in linked.actions) == [
+        ("credential.read", 6),
+        ("credential.read", 10),
+        ("network.egress", 15),
+    ]

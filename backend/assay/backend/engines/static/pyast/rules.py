@@ -74,6 +74,8 @@ class CompiledRules:
     sql_exec: Rule | None  # raw SQL whose text is not a literal (``cursor.execute(q)``)
     db_read: Rule | None  # raw SQL whose literal text reads (``SELECT``)
     messaging: tuple[Rule, tuple[str, ...]] | None  # HTTP to a messaging API's host is ``message.send``
+    # HTTP that asks for an OAuth token (a token URL, a ``grant_type`` in its body) is ``credential.read``
+    token_fetch: tuple[Rule, tuple[str, ...], frozenset[str]] | None
     compared_gates: frozenset[str]  # gate calls that count only where their answer is compared (``input``)
     approval_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags that require approval
     prefix_gate: tuple[Rule, frozenset[str], tuple[str, ...]] | None  # ``resolved.startswith(root)``
@@ -227,6 +229,14 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         db_read=next((r for r in of("action") if r.actionClass == "db.read"), None),
         messaging=next(
             ((r, tuple(r.match["messaging_hosts"])) for r in of("action") if "messaging_hosts" in r.match), None
+        ),
+        token_fetch=next(
+            (
+                (r, tuple(r.match["token_urls"]), frozenset(r.match.get("token_body_keys", ())))
+                for r in of("action")
+                if "token_urls" in r.match
+            ),
+            None,
         ),
         compared_gates=frozenset(name for r in gates for name in r.match.get("compared_calls", [])),
         approval_kwargs=tuple(

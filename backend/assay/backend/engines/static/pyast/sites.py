@@ -316,6 +316,23 @@ class SiteLogic(GateLogic, SettingsLogic):
                         return rule, provider
         return None
 
+    def _token_body(self, node: ast.Call, keys: frozenset[str], scope: Scope) -> bool:
+        """A request body asking for an OAuth token: a dict literal with a ``grant_type`` key, given in
+        the call or bound to a local of the function that the call passes (``data=data``)."""
+        if not keys:
+            return False
+        values = [*node.args, *(k.value for k in node.keywords)]
+        names = {v.id for v in values if isinstance(v, ast.Name) and v.id not in scope.params}
+        if names and scope.function is not None:
+            values += [
+                stmt.value
+                for stmt in ast.walk(scope.function)
+                if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names for t in stmt.targets)
+            ]
+        return any(
+            isinstance(v, ast.Dict) and any(string_text(k) in keys for k in v.keys if k is not None) for v in values
+        )
+
     def _fixed_str(self, arg: ast.expr, scope: Scope) -> bool:
         if isinstance(arg, ast.Constant) or self.constant_str(arg) is not None:
             return True
@@ -345,6 +362,10 @@ class SiteLogic(GateLogic, SettingsLogic):
                 messaging, hosts = self.rules.messaging
                 if any(host in text for text in _texts(node) for host in hosts):
                     return messaging
+            if rule.actionClass == "network.egress" and self.rules.token_fetch is not None:
+                token_rule, urls, keys = self.rules.token_fetch
+                if any(url in text for text in _texts(node) for url in urls) or self._token_body(node, keys, scope):
+                    return token_rule
             excluded = match.get("exclude_services")
             if excluded and display.startswith("boto3.client:"):
                 service = display.split(":", 1)[1].split(".", 1)[0]
