@@ -79,9 +79,13 @@ class Resolver:
         functions: dict[str, Fn],
         heads: frozenset[str] = frozenset(),
         reexports: dict[str, list[str]] | None = None,
+        typed: dict[str, str] | None = None,
     ) -> None:
         self.heads = heads
         self.reexports = reexports or {}
+        # Python names and class fields of the tree by the type they hold (``pkg.db.Deps.database`` ->
+        # ``pkg.db.Database``): ``deps.database.run`` of a ``Deps`` from another module is ``Database.run``.
+        self.typed = typed or {}
         self.exact: dict[str, str] = {}
         # Qualnames defined in several files: a method of an interface or base class, defined by each
         # implementing class (JS/TS), is called on all of them.
@@ -126,11 +130,28 @@ class Resolver:
                 found = self.resolve(name, caller, depth + 1)
                 if found is not None:
                     return found
+        if "#" not in callee and self.typed and depth < 8:
+            held = self._field_typed(callee)
+            if held is not None:
+                found = self.resolve(held, caller, depth + 1)
+                if found is not None:
+                    return found
         if "#" not in callee and "." in callee and depth == 0:
             # A module handed over where a function is expected (Strands ``tools=[calendar.create_event]``
             # with ``calendar/create_event.py``): the module's function of its own name.
             last = callee.rsplit(".", 1)[-1]
             return self.resolve(f"{callee}.{last}", caller, depth + 1)
+        return None
+
+    def _field_typed(self, callee: str) -> str | None:
+        """``pkg.db.Deps.database.run`` where ``Deps.database`` is typed ``pkg.db.Database``: the method of
+        the field's class (the longest typed prefix of the name that is not the whole of it)."""
+        head = callee.rsplit(".", 1)[0]
+        while "." in head:
+            typed = self.typed.get(head)
+            if typed is not None and typed != head:
+                return typed + callee[len(head) :]
+            head = head.rsplit(".", 1)[0]
         return None
 
     def _py_reexported(self, callee: str) -> list[str]:

@@ -97,7 +97,12 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     """Join per-file facts into the tree's evidence. Deterministic whatever the order of ``files``."""
     ordered = sorted(files, key=lambda f: f.path)
     functions = function_graph(ordered)
-    resolver = Resolver(functions, module_heads(ordered), {k: v for f in ordered for k, v in f.reexports.items()})
+    resolver = Resolver(
+        functions,
+        module_heads(ordered),
+        {k: v for f in ordered for k, v in f.reexports.items()},
+        {k: v for f in ordered if f.language == "python" for k, v in f.bindings.items()},
+    )
     for fn in functions.values():
         for call in fn.calls:
             if call.callee not in fn.targets:

@@ -37,7 +37,7 @@ class FileAnalyzer(StatementLogic):
         self._collect_classes()
         module_scope = Scope(qualname=f"{self.module}.<module>", params=MODULE_PARAMS)
         # Module-level variable types first, so functions see ``client = OpenAI()`` defined anywhere.
-        for stmt in self.tree.body:
+        for stmt in _module_assignments(self.tree.body):
             if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
                 target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
                 if isinstance(target, ast.Name) and isinstance(stmt.value, ast.Call | ast.BinOp):
@@ -241,3 +241,15 @@ class FileAnalyzer(StatementLogic):
 def _one_type(types: set[str | None]) -> str | None:
     """The package class every ``return`` of a value constructs, when they agree (a factory)."""
     return next(iter(types)) if len(types) == 1 else None
+
+
+def _module_assignments(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The module's statements, with those of its ``try:`` and ``if`` blocks (``try: settings = Settings()``
+    binds a module name too; the ``except`` handlers, which run only on failure, are left out)."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, ast.Try | ast.If):
+            out.extend(_module_assignments([*stmt.body, *stmt.orelse]))
+        else:
+            out.append(stmt)
+    return out

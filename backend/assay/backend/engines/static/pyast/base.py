@@ -148,7 +148,13 @@ class AnalyzerBase:
                     break
                 attrs.append(node.attr)
                 if not isinstance(value, ast.Attribute):
-                    base, ok = self.dotted(value, scope)
+                    held = f"{value.id}.{node.attr}" if isinstance(value, ast.Name) and scope is not None else ""
+                    if held and held in scope.types:  # type: ignore[union-attr]
+                        # ``ctx.deps`` of ``ctx: RunContext[Deps]``: the ``Deps`` the context holds.
+                        base, ok = scope.types[held], True  # type: ignore[union-attr]
+                        attrs.pop()
+                    else:
+                        base, ok = self.dotted(value, scope)
                     break
                 node = value
             if not base:

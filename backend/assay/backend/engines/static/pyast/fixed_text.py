@@ -76,6 +76,11 @@ def _bindings(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[tup
     return {name: tuple(values) if values is not None else None for name, values in found.items()}
 
 
+def local_values(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[tuple[ast.expr, bool], ...] | None]:
+    """Each local of ``fn`` with the values assigned to it (None when a parameter or loop binds it)."""
+    return _bindings(fn)
+
+
 def bound_values(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> tuple[ast.expr, ...] | None:
     """The values ``fn`` assigns to its local ``name`` (None when something else binds it)."""
     values = _bindings(fn).get(name)

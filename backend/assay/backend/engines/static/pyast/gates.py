@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
@@ -10,13 +11,17 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.pyast.base import AnalyzerBase
 from assay.backend.engines.static.pyast.conditions import NOTHING, Condition, gate_when
+from assay.backend.engines.static.pyast.fixed_text import local_values
 from assay.backend.engines.static.pyast.literals import (
     is_literal,
+    literal_str,
     name_text,
 )
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.rules.pack import Rule
+
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}")
 
 # Comparison operators, by what a true comparison says (``_comparison``): membership passes an
 # allow-list check when true (``in``) or false (``not in``); an ordering is true when the left side
@@ -199,6 +204,66 @@ class GateLogic(AnalyzerBase):
         gate = self._gate(scope, rule, stmt.test, f"{test.func.id}(... for {target.id} in {ref or 'collection'})")
         return gate_when(gate, not body_ends)
 
+    def _statement_check(self, stmt: ast.If, scope: Scope) -> Condition:
+        """A value tested for the few things it may begin or end with, written out in the code, one branch
+        ending the path: an allow-list, passed on the branch that goes on. Text that must start with a
+        read-only statement keyword the rule pack lists (``if not sql.upper().startswith("SELECT"): raise``)
+        allows those statements; a path that must end with one of a literal set of file extensions
+        (``if not path.lower().endswith((".mp3", ".wav")): return``, the tuple also a local or module
+        constant) allows those files."""
+        found = self.rules.statement_prefixes
+        test: ast.expr = stmt.test
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        if found is None or not (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Attribute)
+            and test.func.attr in ("startswith", "endswith")
+            and len(test.args) == 1
+        ):
+            return NOTHING
+        rule, keywords = found
+        words = self._literal_words(test.args[0], scope)
+        if not words:
+            return NOTHING
+        if test.func.attr == "startswith":
+            allowed = all(w.strip().upper() in keywords for w in words)
+        else:
+            allowed = all(_EXTENSION.fullmatch(w) for w in words)
+        body_ends = bool(stmt.body) and isinstance(stmt.body[-1], ast.Return | ast.Raise)
+        else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], ast.Return | ast.Raise)
+        if not allowed or body_ends == else_ends:
+            return NOTHING
+        gate = self._gate(scope, rule, stmt.test, f"{test.func.attr}({', '.join(words)})")
+        # ``if not text.startswith(...)`` ending the path passes when the test is false.
+        return gate_when(gate, not body_ends)
+
+    def _literal_words(self, node: ast.expr, scope: Scope) -> list[str]:
+        """The strings a literal, a literal tuple, or a name bound only to one (local or module) holds."""
+        values: list[ast.expr] = [node]
+        if isinstance(node, ast.Name):
+            bound = local_values(scope.function).get(node.id) if scope.function is not None else None
+            if bound and len(bound) == 1:
+                values = [bound[0][0]]
+            else:
+                module = [
+                    stmt.value
+                    for stmt in self.tree.body
+                    if isinstance(stmt, ast.Assign)
+                    and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                    and stmt.targets[0].id == node.id
+                ]
+                values = module if len(module) == 1 else []
+        out: list[str] = []
+        for value in values:
+            for element in value.elts if isinstance(value, ast.Tuple | ast.List | ast.Set) else [value]:
+                text = literal_str(element)
+                if text is None:
+                    return []
+                out.append(text)
+        return out
+
     def _attribute_gate(self, node: ast.expr, scope: Scope) -> str | None:
         """``if not credentials.valid: return``: a credential's or session's validity, tested."""
         found = self.rules.attribute_gate
@@ -233,7 +298,11 @@ class GateLogic(AnalyzerBase):
         rule = self.rules.collection_gate
         if rule is None or not isinstance(node, ast.Name):
             return None
-        return rule if node.id in self._literal_collections() else None
+        if node.id in self._literal_collections():
+            return rule
+        # A local bound only to such a collection (``_CATALOGS = ("pg_catalog", ...)`` in the function).
+        values = local_values(scope.function).get(node.id) if scope.function is not None else None
+        return rule if values and all(_literal_collection(v) for v, _ in values) else None
 
     def _literal_collections(self) -> dict[str, bool]:
         """Module names bound to literal collections, each with whether it is a dict."""

@@ -92,11 +92,13 @@ class CompiledRules:
     spec_classes: tuple[tuple[Rule, frozenset[str], str], ...]  # (rule, bases, attr naming the tool methods)
     gate_by_kind: dict[str, Rule]  # the first gate rule of each kind (gates a library tool brings)
     callback_runners: dict[str, int]  # ``asyncio.to_thread(f, *args)``: runner -> position of ``f``
+    context_generics: dict[str, str]  # ``RunContext[Deps]`` -> ``deps``: the attribute holding the ``Deps``
     attribute_gate: tuple[Rule, frozenset[str], Patterns] | None  # ``if not creds.valid:`` (attrs, receivers)
     # ``if role != "admin": raise PermissionError``: exceptions whose raising says what the test checked.
     denials: tuple[tuple[Rule, Patterns], ...]
     # ``for p in PATTERNS: if re.search(p, text): return``: searches that make a literal list of patterns a deny list.
     deny_searches: tuple[Rule, frozenset[str]] | None
+    statement_prefixes: tuple[Rule, frozenset[str]] | None  # ``startswith("SELECT")`` tests: statement kinds
     tool_objects: RuleTable  # ``Tool(name=..., inputSchema=...)`` objects whose name a dispatch selects
     # Objects that only hold tool objects (Gemini ``Tool(function_declarations=[...])``): no tool of their own.
     tool_containers: Patterns
@@ -250,6 +252,14 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             ),
             None,
         ),
+        statement_prefixes=next(
+            (
+                (r, frozenset(w.upper() for w in r.match["statement_prefixes"]))
+                for r in gates
+                if "statement_prefixes" in r.match
+            ),
+            None,
+        ),
         collection_gate=next((r for r in gates if r.match.get("literal_collections")), None),
         callable_classes=tuple(
             (
@@ -278,6 +288,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         ),
         gate_by_kind={kind: r for r in reversed(gates) if (kind := r.gateKind) is not None},
         callback_runners={k: v for r in frontier for k, v in r.match.get("callback_runners", {}).items()},
+        context_generics={k: v for r in frontier for k, v in r.match.get("context_generics", {}).items()},
         attribute_gate=next(
             (
                 (r, frozenset(r.match["attribute_tests"]["attrs"]), Patterns(r.match["attribute_tests"]["receivers"]))
@@ -366,7 +377,11 @@ def _library_tool_runs(actions: list[Rule], tools: list[Rule]) -> list[tuple[Rul
             for call, spec in sorted(tool_rule.match.get("library_tools", {}).items()):
                 if spec[1] is not None:
                     update = {"actionClass": spec[1], "impact": spec[2] or rule.impact}
-                    out.append((rule.model_copy(update=update), Patterns(f"{call}.{m}" for m in methods)))
+                    # Also imported from the package's own modules (``crewai_tools.tools.x.x_tool.XTool``).
+                    top, _, rest = call.partition(".")
+                    spellings = [call, f"{top}.*.{rest}"] if rest else [call]
+                    patterns = Patterns(f"{each}.{m}" for each in spellings for m in methods)
+                    out.append((rule.model_copy(update=update), patterns))
     return out
 
 

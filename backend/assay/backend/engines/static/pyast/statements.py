@@ -166,11 +166,23 @@ class StatementLogic(ExpressionLogic):
                 typed, ok = self.dotted(annotation, None)
                 if ok and typed:
                     scope.types[arg.arg] = typed
+            elif isinstance(arg.annotation, ast.Subscript):
+                self._context_param(arg.arg, arg.annotation, scope)
         hooked = self._callback_params.get(qualname)
         if hooked is not None and params and params[0] not in scope.types:
             # ``create_pool(init=init)``: ``init(conn)`` is called with a connection.
             scope.types[params[0]] = hooked
         return scope
+
+    def _context_param(self, name: str, annotation: ast.Subscript, scope: Scope) -> None:
+        """``ctx: RunContext[Deps]``: ``ctx.deps`` is a ``Deps`` (typed under the key ``ctx.deps``, which
+        ``dotted`` reads before the attribute chain goes on)."""
+        generic, ok = self.dotted(annotation.value, None)
+        attr = self.rules.context_generics.get(generic or "") if ok else None
+        inner = annotation_type(annotation.slice) if attr else None
+        typed, resolved = self.dotted(inner, None) if inner is not None else (None, False)
+        if attr and resolved and typed:
+            scope.types[f"{name}.{attr}"] = typed
 
     def _return(self, stmt: ast.Return, scope: Scope, active: frozenset[str]) -> Outcome:
         if stmt.value is not None:
@@ -367,6 +379,8 @@ class StatementLogic(ExpressionLogic):
             condition = self._pattern_denial(stmt, scope)
         if condition.empty:
             condition = self._quantified_check(stmt, scope)
+        if condition.empty:
+            condition = self._statement_check(stmt, scope)
         if condition.empty:
             # Most tests prove nothing: both branches start from what held before.
             after_body = self._walk_block(stmt.body, scope, active)

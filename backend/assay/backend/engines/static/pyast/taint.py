@@ -158,6 +158,8 @@ class ExpressionLogic(DispatchLogic):
                 arg_taints.append((index, keyword, found))
                 all_args = all_args | found if all_args else found
 
+        if func_kind is ast.Call:
+            self._decorator_applied(node, scope)
         if func_kind is ast.Call or func_kind is ast.Subscript:
             self._dynamic_dispatch(node, scope)
         elif all_args and scope.written_files and func_kind is ast.Attribute:

@@ -197,6 +197,8 @@ class ToolLogic(RoleLogic):
                 wanted_methods = rule.match.get("method", "_run")
                 methods = [wanted_methods] if isinstance(wanted_methods, str) else list(wanted_methods)
                 declared = class_attr_str(cls, "name")
+                if declared is None and _named_by_wrapped(cls):
+                    return  # a wrapper taking the name of the tool it wraps: that tool, not another
                 name = declared or cls.name
                 description = class_attr_str(cls, "description") or docstring(cls)
                 # ``name: str = ""``: each instance is named where it is constructed (a template).
@@ -267,6 +269,30 @@ class ToolLogic(RoleLogic):
                     )
             return True
         return False
+
+    def _decorator_applied(self, node: ast.Call, scope: Scope) -> None:
+        """A tool decorator applied by a call rather than with ``@``: ``agent.tool_plain(name="x")(f)`` makes
+        ``f`` a tool of the agent, named ``x`` there (at the call) or, without a name or under its own name,
+        ``f``'s tool (at its def, the same tool as ``f`` decorated elsewhere)."""
+        inner = node.func
+        if not isinstance(inner, ast.Call) or len(node.args) != 1 or node.keywords:
+            return
+        arg = node.args[0]
+        if not isinstance(arg, ast.Name | ast.Attribute):
+            return
+        name = self.dotted(inner.func, scope)[0]
+        rule = self.rules.decorator(name)[0] if name else None
+        function = self.dotted(arg, scope)[0]
+        if rule is None or not function:
+            return
+        own = function.rsplit(".", 1)[-1]
+        named = kwarg(inner, "name")
+        tool_name = self.constant_str(named) if named is not None else own
+        if not tool_name:
+            return
+        self._call_site_tool(inner, tool_name, rule, self.loc(node), function)
+        if tool_name == own:
+            self.tools[-1] = self.tools[-1].model_copy(update={"byFunction": True})
 
     def _call_site_tool(self, node: ast.Call, name: str, rule: Rule, location: Location, function: str | None) -> None:
         """A tool made by the call ``node`` (its ``description=`` read there), reported at ``location``."""
@@ -431,6 +457,26 @@ class ToolLogic(RoleLogic):
                         continue
                     self._listed_tools.append(ToolDef.found(rule, tool_name, location, function=function))
                 return
+
+
+def _named_by_wrapped(cls: ast.ClassDef) -> bool:
+    """``super().__init__(name=tool.name, ...)`` in ``__init__`` (no ``name`` of the class's own): each
+    instance is named after what it is given, another tool it wraps."""
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return False
+    for node in ast.walk(init):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "__init__"
+            and isinstance(node.func.value, ast.Call)
+            and isinstance(node.func.value.func, ast.Name)
+            and node.func.value.func.id == "super"
+        ):
+            named = kwarg(node, "name")
+            return isinstance(named, ast.Attribute)
+    return False
 
 
 def _declared_unset(cls: ast.ClassDef, attr: str) -> bool:
