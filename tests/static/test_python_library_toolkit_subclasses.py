@@ -155,3 +155,33 @@ def test_plain_http_asking_for_an_oauth_token_is_a_credential_read_other_posts_s
         ("credential.read", 10),
         ("network.egress", 15),
     ]
+
+
+def test_a_package_objects_attribute_held_in_a_variable_and_a_helpers_returned_object_keep_their_types() -> None:
+    linked = analyse(
+        {
+            "tool.py": (
+                "from faster_whisper import WhisperModel\n"
+                "from moviepy import VideoFileClip\n"
+                "from agno.tools import tool\n\n\n"
+                "def load_model():\n"
+                "    try:\n"
+                "        model = WhisperModel('small')\n"
+                "        return model\n"
+                "    except Exception:\n"
+                "        return None\n\n\n"
+                "def pick(flag: bool):\n"
+                "    return WhisperModel('small') if flag else 'none'\n\n\n"
+                "@tool(name='transcribe')\n"
+                "def transcribe(video_path: str, audio_path: str) -> str:\n"
+                "    audio = VideoFileClip(video_path).audio\n"
+                "    audio.write_audiofile(audio_path)\n"
+                "    segments, _ = load_model().transcribe(audio_path)\n"
+                "    other = pick(True)\n"
+                "    other.transcribe(audio_path)\n"
+                "    return ' '.join(s.text for s in segments)\n"
+            )
+        }
+    )
+    # ``pick`` returns a model or a string: what it returns has no one type, so nothing is said of ``other``.
+    assert _reached(linked, "transcribe") == {("file.read", 20), ("file.write", 21), ("file.read", 22)}

@@ -244,7 +244,9 @@ class AnalyzerBase:
             if ok and typed and not typed.startswith(("typing.", "typing_extensions.")) and typed != fn.name:
                 return typed
             return None
-        if owner is None or not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list):
+        if owner is None:
+            return self._built_and_returned(fn)
+        if not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list):
             return None
         for node in ast.walk(fn):
             if (
@@ -255,6 +257,45 @@ class AnalyzerBase:
             ):
                 return owner
         return None
+
+    def _built_and_returned(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+        """A module function without a return annotation that builds a package's object and returns it
+        (``def load_model(): model = WhisperModel("small"); return model``, ``None`` on failure): that
+        package class, when every value it returns but ``None`` is one."""
+        built: dict[str, set[str | None]] = {}
+        returned: list[ast.expr] = []
+        stack: list[ast.AST] = list(fn.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+                continue
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        built.setdefault(target.id, set()).add(self._package_built(node.value))
+            elif isinstance(node, ast.Return) and node.value is not None:
+                returned.append(node.value)
+            stack.extend(ast.iter_child_nodes(node))
+        types: set[str | None] = set()
+        for value in returned:
+            if isinstance(value, ast.Constant) and value.value is None:
+                continue
+            if isinstance(value, ast.Name):
+                types |= built.get(value.id, {None})
+            else:
+                types.add(self._package_built(value))
+        return next(iter(types)) if len(types) == 1 else None
+
+    def _package_built(self, value: ast.expr) -> str | None:
+        """The package class ``value`` constructs (``WhisperModel("small")``), if it is one."""
+        if not isinstance(value, ast.Call):
+            return None
+        callee, ok = self.dotted(value.func, None)
+        if not (ok and callee) or callee.startswith(self.module + ".") or not callee.rsplit(".", 1)[-1][:1].isupper():
+            return None
+        if callee.split(".", 1)[0] in BUILTINS or callee.split(".", 1)[0] in STDLIB_HEADS:
+            return None
+        return constructed_type(value, callee)
 
     def _collect_classes(self) -> None:
         """Methods and same-file bases of the module's classes, so ``self.m()`` finds an inherited ``m``."""

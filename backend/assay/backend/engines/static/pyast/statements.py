@@ -308,6 +308,12 @@ class StatementLogic(ExpressionLogic):
             name = self._type_of(value, scope)
         elif kind is ast.Await and type(value.value) is ast.Call:  # type: ignore[attr-defined]
             name = self._type_of(value.value, scope)  # type: ignore[attr-defined]  # ``x = await X.create()``
+        elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name | ast.Call):
+            # ``audio = clip.audio`` (``VideoFileClip(p).audio``) with ``clip`` a package's object: ``audio`` is
+            # that object's attribute, so a method on it is the package's (``moviepy.VideoFileClip.audio.write_audiofile``).
+            held = value.value
+            owner = scope.types.get(held.id) if isinstance(held, ast.Name) else self._type_of(held, scope)
+            name = f"{owner}.{value.attr}" if owner and self._package_type(owner) else None
         else:
             name = None
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
