@@ -101,6 +101,8 @@ BUILTINS = frozenset(
     }
 )
 
+_IMPACT = {"low": 1, "medium": 2, "high": 3, "critical": 4}
+
 
 class AnalyzerBase:
     """One file's analysis state: its code, rules, imports, the facts found so far, and how names resolve."""
@@ -140,6 +142,8 @@ class AnalyzerBase:
         self.library_bases: dict[str, str] = {}
         # Functions of the tree named by a string: { get_weather: getWeather }, case "get_weather": ...
         self.named_impls: dict[str, str] = {}
+        # Locals bound to a tool's name under another word (``const operation = name as Op``).
+        self.tool_name_vars: set[str] = set()
         # What functions of this file return, by their TypeScript return type (``(): Promise<Pool>``).
         self.return_types: dict[str, str] = {}
         self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[], root=True)
@@ -243,8 +247,22 @@ class AnalyzerBase:
         if kind == "new_expression":
             return self.callee(node, self.fields.constructor, scope, record)
         if kind == "subscript_expression":
-            return self.dotted(node.child_by_field_id(self.fields.object), scope, record)
+            base, ok = self.dotted(node.child_by_field_id(self.fields.object), scope, record)
+            key = unwrap(node.child_by_field_id(self.fields.index))
+            choices = scope.choices.get(self.code.text(key)) if scope is not None and key is not None else None
+            if base is not None and choices and key is not None and key.type == "identifier":
+                return self.chosen_method(base, choices), ok
+            return base, ok
         return None, False
+
+    def chosen_method(self, base: str, choices: tuple[str, ...]) -> str:
+        """``collection[m](...)`` with ``m`` one of a few literals: the method of those the rules weigh
+        most (a write before a read), so the call is what its worst choice does."""
+        named = [(self.rules.action(f"{base}.{m}"), f"{base}.{m}") for m in choices]
+        ranked = sorted(
+            (_IMPACT.get(r.impact or "", 0), -i, name) for i, (r, name) in enumerate(named) if r is not None
+        )
+        return ranked[-1][2] if ranked else base
 
     def callee(self, node: Node, field: int, scope: Scope | None, record: Callees | None) -> tuple[str | None, bool]:
         """The resolved name of what a call (or ``new``) calls (its ``field``: function or constructor);

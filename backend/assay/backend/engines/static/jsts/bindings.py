@@ -104,6 +104,11 @@ class BindingLogic(CallLogic):
                 scope.consts[name_text] = constant
                 if scope.is_module:
                     self.module_consts[name_text] = constant
+        elif kind == "ternary_expression":
+            arms = [unwrap(inner.child_by_field_id(f)) for f in (self.fields.consequence, self.fields.alternative)]
+            values = [self.code.string_value(a) if a is not None and a.type == "string" else None for a in arms]
+            if all(values):
+                scope.choices[name_text] = tuple(v for v in values if v)
         elif kind == "template_string":
             scope.shapes[name_text] = self.shape(inner, scope)
         elif kind == "binary_expression" and self.code.operator_of(inner) in ("??", "||"):

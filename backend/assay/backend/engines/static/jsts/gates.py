@@ -40,9 +40,11 @@ class GateLogic(AnalyzerBase):
         if kind == "unary_expression" and self.code.operator_of(node) == "!":
             return self.cond(node.child_by_field_id(self.fields.argument), scope).negate()
         if kind == "identifier":
-            return scope.gate_vars.get(self.code.text(node), NO_COND)
+            return scope.gate_vars.get(self.code.text(node)) or self.readonly_mode(node, node, scope)
         if kind == "member_expression":
-            return self.result_flag(node, scope)
+            return self.result_flag(node, scope) or self.readonly_mode(
+                node, node.child_by_field_id(self.fields.property), scope
+            )
         if kind == "call_expression":
             gate = self.gate_call(node, scope)
             if gate is not None:
@@ -70,6 +72,15 @@ class GateLogic(AnalyzerBase):
             if operator in (">", ">=", "<", "<="):
                 return self.ceiling(node, operator, left, right, scope)
         return NO_COND
+
+    def readonly_mode(self, node: Node, name: Node | None, scope: Scope) -> Cond:
+        """``isReadOnlyMode`` / ``config.readOnly``: a read-only mode switch tested on the path is a
+        permission check that holds on both branches (whatever runs after it was allowed by the mode)."""
+        rule, flags = self.rules.readonly_check, self.rules.readonly_flags
+        if rule is None or flags is None or name is None or not flags.match(self.code.text(name)):
+            return NO_COND
+        gate = frozenset({self.gate_site(scope, rule, node, snippet(self.code.text(node)))})
+        return Cond(t=gate, f=gate)
 
     def result_flag(self, node: Node, scope: Scope) -> Cond:
         """``resolution.ok`` where ``resolution`` holds what a function of the tree returned: true, the
@@ -198,6 +209,8 @@ class GateLogic(AnalyzerBase):
         if node is None or node.type not in ("identifier", "member_expression"):
             return False
         text = self.code.raw(node.child_by_field_id(self.fields.property) if node.type == "member_expression" else node)
+        if node.type == "identifier" and text.decode() in self.tool_name_vars:
+            return True
         return text.lower().endswith(b"name")
 
     def ceiling(self, node: Node, operator: str, left: Node | None, right: Node | None, scope: Scope) -> Cond:

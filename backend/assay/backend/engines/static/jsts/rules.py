@@ -6,6 +6,7 @@ by name: rule matching then costs one dict probe per call site.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -124,6 +125,10 @@ class JsRules:
         self.spend = _Lookup(pats(gates, "comparison_names"))
         self.value_check = next((r for r in gates if r.match.get("value_checks")), None)
         self.path_check = next((r for r in gates if r.match.get("prefix_checks")), None)
+        self.readonly_check = next((r for r in gates if r.match.get("readonly_flags")), None)
+        self.readonly_flags = (
+            re.compile(self.readonly_check.match["readonly_flags"], re.I) if self.readonly_check is not None else None
+        )
         self.sandbox_target = _Lookup(
             pats(gates, "sandbox_targets")
             + [(r, Patterns(f"{p}.*" for p in r.match["sandbox_sdks"])) for r in gates if "sandbox_sdks" in r.match]

@@ -75,6 +75,9 @@ class Scope:
     # Names bound to ``value ?? "literal"`` / ``value || "literal"``: the literal, the default a model
     # option falls back to (``model: process.env.MODEL ?? "gpt-5"``).
     fallbacks: dict[str, str] = field(default_factory=dict)
+    # Names bound to a choice between string literals (``const m = multi ? "updateMany" : "updateOne"``):
+    # the literals, the methods a ``collection[m](...)`` may call.
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Names bound to a template whose substitutions are not constant: its text, each unknown value a
     # ``*`` (``const url = `${base}/orders/${id}/capture``` -> ``*/orders/*/capture``), read as a URL.
     shapes: dict[str, str] = field(default_factory=dict)
@@ -137,6 +140,7 @@ class Scope:
             gate_vars={} if fresh else dict(self.gate_vars),
             consts={} if fresh else dict(self.consts),
             fallbacks={} if fresh or not self.fallbacks else dict(self.fallbacks),
+            choices={} if fresh or not self.choices else dict(self.choices),
             shapes={} if fresh or not self.shapes else dict(self.shapes),
             elements={} if fresh or not self.elements else dict(self.elements),
             locals={} if fresh else dict(self.locals),
@@ -166,6 +170,7 @@ class Scope:
             gate_vars={} if fresh else dict(self.gate_vars),
             consts={} if fresh else dict(self.consts),
             fallbacks={} if fresh or not self.fallbacks else dict(self.fallbacks),
+            choices={} if fresh or not self.choices else dict(self.choices),
             shapes={} if fresh or not self.shapes else dict(self.shapes),
             elements={} if fresh or not self.elements else dict(self.elements),
             locals={} if fresh else dict(self.locals),

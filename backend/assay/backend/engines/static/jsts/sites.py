@@ -228,6 +228,20 @@ class SiteLogic(GateLogic):
                     return rule, provider
         return None
 
+    def pipeline_may_write(self, args: list[Node]) -> bool:
+        """Whether an aggregation pipeline may write (MongoDB ``$out`` / ``$merge`` stages): one not
+        written in the code (the model's or a caller's) may, one written out may when it names such a
+        stage; a run with ``{ explain }`` only plans it."""
+        first = unwrap(args[0]) if args else None
+        if first is None:
+            return False
+        if len(args) > 1 and "explain" in self.code.object_props(args[1]):
+            return False
+        if first.type == "array":
+            raw = self.code.raw(first)
+            return b"$out" in raw or b"$merge" in raw
+        return True
+
     def action_rule(
         self,
         name: str,
@@ -259,6 +273,9 @@ class SiteLogic(GateLogic):
                 return rule
             read = rule.match.get("sql_read_rule")
             return self.rules.by_id.get(read) if read and _SQL_READ.match(sql) else None
+        pipeline = rule.match.get("pipeline_write")
+        if pipeline and name.rpartition(".")[2] in pipeline["methods"] and self.pipeline_may_write(args):
+            return self.rules.by_id.get(pipeline["rule"], rule)
         if rule.actionClass == "network.egress" and args and (self.rules.message_hosts or self.rules.url_paths):
             url = self.url_text(args[0], scope)
             if url:
@@ -427,6 +444,8 @@ class SiteLogic(GateLogic):
             index = target.child_by_field_id(self.fields.index)
             if index is None or index.type in ("string", "number"):
                 return
+            if index.type == "identifier" and self.code.text(index) in scope.choices:
+                return  # ``collection[m](...)`` with ``m`` one of a few literals: no key chosen at run time
             detail = f"{self.code.text(target.child_by_field_id(self.fields.object)) or 'a table'}[...] is called with a key chosen at run time"
         else:
             return

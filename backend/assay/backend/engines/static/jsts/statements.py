@@ -9,7 +9,7 @@ from tree_sitter import Node
 from assay.backend.engines.static.facts import AFTER, NEVER, ArgTaint, CallFact
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.expressions import ExprLogic
-from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint, param_taint
+from assay.backend.engines.static.jsts.scope import EMPTY, Cond, Scope, Taint, call_return_taint, param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 
@@ -115,6 +115,9 @@ class StmtLogic(ExprLogic):
         for decl in stmt.named_children:
             if decl.type == "variable_declarator":
                 before = len(scope.calls)
+                target, value = decl.child_by_field_id(self.fields.name), decl.child_by_field_id(self.fields.value)
+                if target is not None and target.type == "identifier" and value is not None and self.names_tool(value):
+                    self.tool_name_vars.add(self.code.text(target))
                 self.declare(decl, scope, active)
                 active = self.after_call(decl.child_by_field_id(self.fields.value), scope, before, active)
         return active
@@ -380,6 +383,33 @@ class StmtLogic(ExprLogic):
         # With a handler, control may continue after any statement of the body threw.
         return active if handler is not None else after
 
+    def refuses(self, branch: Node | None) -> bool:
+        """Whether a branch ends by refusing: its last statement throws, or returns no value, a literal or
+        an object or error it builds (``return { error: "..." }``), not the result of work it calls."""
+        last = branch
+        while last is not None and last.type == "statement_block":
+            last = last.named_children[-1] if last.named_children else None
+        if last is None:
+            return False
+        if last.type == "throw_statement":
+            return True
+        if last.type != "return_statement":
+            return False
+        value = unwrap(last.named_children[0]) if last.named_children else None
+        return value is None or value.type in (*LITERALS, "object", "template_string", "new_expression")
+
+    def denied(self, cond: Cond, scope: Scope) -> frozenset[str]:
+        """``if (name.startsWith("system.")) throw ...`` / ``if (BLOCKED.includes(cmd)) return``: a
+        check against a list whose true branch ends is a deny list; every path past it was checked, so
+        its allowlist gates hold after the ``if`` (as ``!ALLOWED.includes(x)`` ending does), and so does a
+        read-only mode switch tested with it (``if (readOnly && WRITES.includes(op)) throw``)."""
+        if not cond.t or cond.f:
+            return frozenset()
+        readonly = self.rules.readonly_check.id if self.rules.readonly_check is not None else None
+        return frozenset(
+            g.id for g in scope.gates if g.id in cond.t and (g.kind == "allowlist" or g.ruleId == readonly)
+        )
+
     def if_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         condition = stmt.child_by_field_id(self.fields.condition)
         consequence = stmt.child_by_field_id(self.fields.consequence)
@@ -407,7 +437,9 @@ class StmtLogic(ExprLogic):
         if other is not None:
             after_else = self.branch(other, scope, active | cond.f, cond.f_clean, keep=then_ends and not else_ends)
         else:
-            after_else = active | cond.f
+            after_else = (
+                active | cond.f | (self.denied(cond, scope) if then_ends and self.refuses(consequence) else frozenset())
+            )
             if then_ends:
                 self.clean(scope, cond.f_clean)
         # ``if (!approved) { return suspend({ reason }) }``: a branch that pauses for a person and ends

@@ -29,6 +29,18 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
             elif call.callee == OK_EXIT:
                 ok_exits[fid] = frozenset(call.dominatingGates)
     sites = {g.id: g for fn in functions.values() for g in fn.gates} if ok_exits else {}
+    # A tool's branch walked as a function of its own (``<handler>.case:update``) keeps the ``after:``
+    # gates of the calls its handler made before the dispatch (``checkReadOnlyMode(op)``): those callees
+    # are named as the tree names them, resolved here by whichever function calls them (one target).
+    shared: dict[str, str | None] = {}
+    for fn in functions.values():
+        for name, target in fn.targets.items():
+            if target is not None and "#" in name:
+                shared[name] = target if shared.get(name, target) == target else None
+
+    def target_of(fn: Fn, callee: str) -> str | None:
+        found = fn.targets.get(callee)
+        return found if found is not None else shared.get(callee)
 
     def result_gate(fn: Fn, gate: str, depth: int) -> str | None:
         """``result:<callee>|<line>|<column>``: a gate at that check, of the kind of the gates that hold
@@ -65,14 +77,14 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
                 continue
             if gate.startswith(NEVER):
                 callee, _, held = gate[len(NEVER) :].rpartition("|")
-                target = fn.targets.get(callee)
+                target = target_of(fn, callee)
                 if target is not None and functions[target].facts.returnType == "never":
                     out.add(held)
                 continue
             if not gate.startswith(AFTER):
                 out.add(gate)
                 continue
-            target = fn.targets.get(gate[len(AFTER) :])
+            target = target_of(fn, gate[len(AFTER) :])
             if target is not None and target in exits and depth < MAX_DEPTH:
                 out |= expand(functions[target], exits[target], depth + 1)
         return out

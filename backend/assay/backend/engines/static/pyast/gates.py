@@ -173,6 +173,32 @@ class GateLogic(AnalyzerBase):
             return NOTHING
         return gate_when(self._gate(scope, rule, test, f"{name} against each of {source.id}"), False)
 
+    def _kind_check(self, stmt: ast.If, scope: Scope) -> Condition:
+        """``if await _is_write_query(query, ...): raise ValueError(...)``: a check that classifies the
+        model's query or command by its kind (named for it: ``is_write_query``, ``is_read_only``,
+        ``is_destructive``...), one branch ending the path, admits only that kind: an allow-list
+        (deny-list) check, passed on the branch that goes on, whichever kind it admits."""
+        found = self.rules.kind_checks
+        test: ast.expr = stmt.test
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        if isinstance(test, ast.Await):
+            test = test.value
+        if found is None or not isinstance(test, ast.Call):
+            return NOTHING
+        rule, patterns = found
+        name, _ = self._callee(test, scope)
+        if not name or not patterns.matches(name.rsplit(".", 1)[-1]):
+            return NOTHING
+        values = (*test.args, *(k.value for k in test.keywords))
+        if not any(isinstance(n, ast.Name) and scope.taint.get(n.id) for v in values for n in ast.walk(v)):
+            return NOTHING  # a check of something the model does not choose
+        body_ends = bool(stmt.body) and isinstance(stmt.body[-1], ast.Return | ast.Raise)
+        else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], ast.Return | ast.Raise)
+        if body_ends == else_ends:
+            return NOTHING
+        return gate_when(self._gate(scope, rule, stmt.test, f"{name} decides the kind admitted"), not body_ends)
+
     def _quantified_check(self, stmt: ast.If, scope: Scope) -> Condition:
         """``if not any(url.startswith(d) for d in ALLOWED_DOMAINS): return "Error: URL not allowed"``: a
         value tested against each entry of a collection written out in the code (``any`` / ``all`` over

@@ -399,6 +399,10 @@ class DecoratorRoles(SourceLogic):
                     entry.add(self._gate(scope, rule, kw.value, f"{kw.arg}="))
                 elif kw.arg == "approval_mode" and literal_str(kw.value) in ("always_require", "always"):
                     entry.add(self._gate(scope, rule, kw.value, "approval_mode="))
+        for rule, keys in self.rules.switch_kwargs:
+            for kw in call.keywords:
+                if kw.arg in keys and not isinstance(kw.value, ast.Constant):
+                    entry.add(self._gate(scope, rule, kw.value, f"{kw.arg}= set by the server's configuration"))
         for kw in call.keywords:
             if kw.arg in self.roles.pre_hooks and self._confirms(kw.value):
                 approval = self.rules.gate_by_kind.get("human_approval")

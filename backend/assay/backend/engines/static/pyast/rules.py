@@ -78,6 +78,7 @@ class CompiledRules:
     token_fetch: tuple[Rule, tuple[str, ...], frozenset[str]] | None
     compared_gates: frozenset[str]  # gate calls that count only where their answer is compared (``input``)
     approval_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags that require approval
+    switch_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags a setting turns off (``enabled=``)
     prefix_gate: tuple[Rule, frozenset[str], tuple[str, ...]] | None  # ``resolved.startswith(root)``
     collection_gate: Rule | None  # membership in, or a lookup of, a module-level literal collection
     callable_classes: tuple[tuple[Rule, str, str, frozenset[str]], ...]  # (rule, name attr, method, markers)
@@ -99,6 +100,7 @@ class CompiledRules:
     # ``for p in PATTERNS: if re.search(p, text): return``: searches that make a literal list of patterns a deny list.
     deny_searches: tuple[Rule, frozenset[str]] | None
     statement_prefixes: tuple[Rule, frozenset[str]] | None  # ``startswith("SELECT")`` tests: statement kinds
+    kind_checks: tuple[Rule, Patterns] | None  # checks named for the kind of query they admit
     tool_objects: RuleTable  # ``Tool(name=..., inputSchema=...)`` objects whose name a dispatch selects
     # Objects that only hold tool objects (Gemini ``Tool(function_declarations=[...])``): no tool of their own.
     tool_containers: Patterns
@@ -244,6 +246,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         approval_kwargs=tuple(
             (r, frozenset(r.match["approval_kwargs"])) for r in gates if "approval_kwargs" in r.match
         ),
+        switch_kwargs=tuple((r, frozenset(r.match["switch_kwargs"])) for r in gates if "switch_kwargs" in r.match),
         prefix_gate=next(
             (
                 (r, frozenset(r.match["prefix_methods"]), tuple(r.match.get("path_words", [])))
@@ -298,6 +301,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             None,
         ),
         denials=tuple((r, Patterns(r.match["denial_exceptions"])) for r in gates if "denial_exceptions" in r.match),
+        kind_checks=next(((r, Patterns(r.match["kind_checks"])) for r in gates if "kind_checks" in r.match), None),
         deny_searches=next(
             ((r, frozenset(r.match["deny_searches"])) for r in gates if "deny_searches" in r.match), None
         ),

@@ -34,6 +34,8 @@ from assay.backend.scans.bundle import FrontierKind, Location
 _SQL_WRITE = re.compile(r"^\s*(insert|update|delete|drop|alter|create|replace|truncate|merge|upsert)\b", re.I)
 _SQL_READ = re.compile(r"^\s*(select|with|show|describe|explain|pragma)\b", re.I)
 _SQL_GRANT = re.compile(r"^\s*(grant|revoke)\b", re.I)
+# Cypher clauses that change the graph, wherever they stand (``MATCH (n) SET n.x = 1``).
+_CYPHER_WRITE = re.compile(r"\b(create|merge|set|delete|remove|drop|load\s+csv)\b", re.I)
 
 
 class SiteLogic(GateLogic, SettingsLogic):
@@ -381,7 +383,8 @@ class SiteLogic(GateLogic, SettingsLogic):
         ``fields`` only ever given literals: ``pyast/fixed_text.py``); other text assembled at run time
         (a parameter, an f-string with a value, a call) is executed verbatim: ``sql.exec``.
         ``execute(text(q))`` is that ``text(q)`` already."""
-        first = node.args[0] if node.args else None
+        keywords = rule.match.get("sql_keywords", ())
+        first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in keywords), None)
         if first is None:
             return None
         sql = string_text(first)
@@ -392,6 +395,8 @@ class SiteLogic(GateLogic, SettingsLogic):
             sql = self._fixed_sql(first, scope)
             if sql is None:
                 return self.rules.sql_exec or rule
+        if rule.match.get("query_language") == "cypher":
+            return rule if _CYPHER_WRITE.search(sql) else self.rules.db_read
         if self.rules.sql_grant is not None and _SQL_GRANT.match(sql):
             return self.rules.sql_grant
         if _SQL_WRITE.match(sql):

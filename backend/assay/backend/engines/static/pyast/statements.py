@@ -388,6 +388,8 @@ class StatementLogic(ExpressionLogic):
         if condition.empty:
             condition = self._statement_check(stmt, scope)
         if condition.empty:
+            condition = self._kind_check(stmt, scope)
+        if condition.empty:
             # Most tests prove nothing: both branches start from what held before.
             after_body = self._walk_block(stmt.body, scope, active)
             if names:

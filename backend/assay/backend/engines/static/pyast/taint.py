@@ -33,7 +33,7 @@ _EXPRESSION_FIELDS = {cls: node_fields(cls) for cls in _EXPRESSIONS}
 # Keywords that carry the SQL text of a call that executes it.
 # List methods that hand a list more elements (``agent.functions.append(f)``).
 _LIST_GROWERS = frozenset({"append", "extend", "insert"})
-_SQL_KEYWORDS = frozenset({"sql", "query", "command", "statement", "text"})
+_SQL_KEYWORDS = frozenset({"sql", "query", "query_", "command", "statement", "text"})
 
 
 class ExpressionLogic(DispatchLogic):

@@ -140,6 +140,15 @@ class ToolLogic(RoleLogic):
             for kw in call.keywords:
                 if kw.arg in keys and not _declines(kw.value):
                     entry.add(self._gate(scope, rule, kw.value, f"{kw.arg}="))
+        self._switch_flags(call, entry, scope)
+
+    def _switch_flags(self, call: ast.Call, entry: set[str], scope: Scope) -> None:
+        """``enabled=allow_writes``: a tool offered only when a setting says so (a read-only mode that
+        withholds it) is a permission check over the tool; a literal (``enabled=True``) decides nothing."""
+        for rule, keys in self.rules.switch_kwargs:
+            for kw in call.keywords:
+                if kw.arg in keys and not isinstance(kw.value, ast.Constant):
+                    entry.add(self._gate(scope, rule, kw.value, f"{kw.arg}= set by the server's configuration"))
 
     def _callable_class_tool(self, cls: ast.ClassDef, qualname: str) -> bool:
         """A class that names its tool in a class attribute and runs it in ``__call__`` (Anthropic-defined
