@@ -192,3 +192,53 @@ export const start = (handler: any) =>
 """
     bundle = _scan(tmp_path, {"server.ts": source})
     assert {(g["kind"], g["location"]["line"]) for g in bundle["gates"]} >= {("allowlist", 8)}
+
+
+DOCKER_TYPES = """
+import Docker from "dockerode";
+export interface ToolContext {
+  docker: Docker;
+}
+"""
+
+DOCKER_TOOLS = """
+import type { ToolContext } from "./types.js";
+async function run(docker: any, id: string, command: string) {
+  const container = docker.getContainer(id);
+  await container.inspect();
+  const exec = await container.exec({ Cmd: ["/bin/bash", "-c", command] });
+  return exec;
+}
+async function handler(params: { id: string; command: string }, context: ToolContext) {
+  const { docker } = context;
+  await docker.listContainers({ all: true });
+  return run(docker, params.id, params.command);
+}
+export const execCommand = { name: "exec", description: "Run a command", inputSchema, handler };
+"""
+
+DOCKER_SERVER = """
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import Docker from "dockerode";
+import { execCommand } from "./tools.js";
+const server = new McpServer({ name: "docker", version: "1" });
+const context = { docker: new Docker() };
+[execCommand].forEach((def) => server.tool(def.name, def.description, {}, async (p: any) => def.handler(p, context)));
+"""
+
+
+def test_a_client_reached_through_an_interface_of_another_file_and_an_untyped_parameter(tmp_path: Path) -> None:
+    # ``context: ToolContext`` (``docker: Docker`` in another file) and ``run(docker: any, ...)``, called with
+    # that member: the dockerode calls are what they are, reached from the tool whose definition names them.
+    bundle = _scan(tmp_path, {"types.ts": DOCKER_TYPES, "tools.ts": DOCKER_TOOLS, "server.ts": DOCKER_SERVER})
+    reached = _reached(bundle, "exec")
+    assert {
+        ("network.egress", "tools.ts", 5),  # await container.inspect()
+        ("shell.exec", "tools.ts", 6),  # container.exec({ Cmd: [...] }) in the container
+        ("network.egress", "tools.ts", 11),  # await docker.listContainers()
+    } <= reached
+    assert ("network.egress", "tools.ts", 4) not in reached  # getContainer(id) makes a handle, asks nothing
+    (action,) = [a for a in bundle["actions"] if a["actionClass"] == "shell.exec"]
+    kinds = {g["id"]: g["kind"] for g in bundle["gates"]}
+    assert "sandbox" in {kinds[g] for g in action["gateIds"]}
+    assert [f["actionClass"] for f in bundle["taintFlows"] if f["actionClass"] == "shell.exec"] == ["shell.exec"]

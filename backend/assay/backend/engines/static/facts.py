@@ -32,7 +32,7 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "13"
+FACTS_VERSION = "14"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
@@ -51,6 +51,10 @@ NEVER = "never:"
 # kind of the callee's, when the callee has such gates.
 OK_EXIT = "<exit:ok>"
 RESULT = "result:"
+# ``PARAM + "<index>.<member...>"``: a call on a member of the function's untyped parameter ``<index>``
+# (``docker.getContainer(id)`` with ``docker: any``); the linker reads it as a call on what every caller
+# passes there (``ArgTaint.valueType``), when they agree.
+PARAM = "param:"
 
 
 class _Facts(BaseModel):
@@ -88,6 +92,12 @@ class ArgTaint(_Facts):
     origins: list[TaintOrigin]
     text: SqlKind | None = None
     whole: bool = False
+    valueType: str | None = Field(
+        default=None,
+        exclude_if=lambda t: t is None,
+        description="What the argument is, when analysis knows (JS/TS: a package's client, a member of an "
+        "interface of the tree): the type of a callee's untyped parameter when every caller agrees.",
+    )
 
 
 class CallFact(_Facts):

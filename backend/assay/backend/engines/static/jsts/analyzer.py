@@ -82,6 +82,7 @@ class FileAnalyzer(StmtLogic):
         if item.types:  # a closure: the enclosing function's typed names, unless a parameter shadows them
             types = {**{k: v for k, v in item.types.items() if k not in params}, **types}
         scope = Scope(qualname=item.qualname, params=params, cls=item.cls, types=types)
+        scope.opaque_params = self.opaque_params(item.node)
         if item.locals:  # a closure calls the functions declared around it (``validatePath`` in a factory)
             scope.locals.update({k: v for k, v in item.locals.items() if k not in params})
         for index, param in enumerate(params):
@@ -156,6 +157,26 @@ class FileAnalyzer(StmtLogic):
                 for member, member_type in members.items():  # ``const { sandbox } = ctx`` later
                     types[f"{name}.{member}"] = member_type
         return names, types
+
+    def opaque_params(self, node: Node) -> frozenset[str]:
+        """The plain parameters whose type the code does not say: no annotation, ``any`` or ``unknown``
+        (a call on one of their members is read by the linker as a call on what the callers pass)."""
+        params_node = node.child_by_field_id(self.fields.parameters) or node.child_by_field_id(self.fields.parameter)
+        if params_node is None:
+            return frozenset()
+        if params_node.type == "identifier":
+            return frozenset({self.code.text(params_node)})
+        out: set[str] = set()
+        for param in params_node.named_children:
+            typed = param.type.endswith("_parameter")
+            pattern = param.child_by_field_id(self.fields.pattern) if typed else param
+            if pattern is None or pattern.type != "identifier":
+                continue
+            annotation = param.child_by_field_id(self.fields.type) if typed else None
+            written = self.code.text(annotation).lstrip(":").strip() if annotation is not None else ""
+            if written in ("", "any", "unknown"):
+                out.add(self.code.text(pattern))
+        return frozenset(out)
 
     def member_types(self, annotation: Node | None, types: dict[str, str]) -> None:
         """The typed members of an interface or object type of this file (``ctx: RunContext`` whose

@@ -73,6 +73,11 @@ class BindingLogic(CallLogic):
                     else:
                         continue
                     member_type = scope.types.get(f"{holder}.{key}")
+                    holder_type = scope.types.get(holder)
+                    if not member_type and holder_type and "#" in holder_type and not holder_type.endswith("#"):
+                        # ``const { docker } = context`` with ``context: ToolContext`` of another file: that
+                        # interface's member, named for the linker to read (``FileFacts.bindings``).
+                        member_type = f"{holder_type}.{key}"
                     if member_type:
                         scope.types[local] = member_type
             return

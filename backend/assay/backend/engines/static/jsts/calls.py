@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from assay.backend.engines.static.facts import AFTER, ArgTaint, CallFact, TaintOrigin
+from assay.backend.engines.static.facts import AFTER, PARAM, ArgTaint, CallFact, TaintOrigin
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.rules import NOTHING, classify
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint
@@ -254,9 +254,22 @@ class CallLogic(SiteLogic):
         out: list[ArgTaint] = []
         for index, taint, node in arg_taints:
             text, whole = self.value_shape(node, taint, scope)
-            if taint or text is not None:
+            inner = unwrap(node)
+            value_type = None
+            if inner is not None and inner.type == "identifier":  # what the argument is, when known
+                named = self.code.text(inner)
+                value_type = scope.types.get(named) or self.module_types.get(named)
+            if taint or text is not None or value_type is not None:
                 # Validated: an argument's keyword is left unset (as the facts have always had it).
-                out.append(ArgTaint(index=index, origins=sorted(taint, key=origin_key), text=text, whole=whole))
+                out.append(
+                    ArgTaint(
+                        index=index,
+                        origins=sorted(taint, key=origin_key),
+                        text=text,
+                        whole=whole,
+                        valueType=value_type,
+                    )
+                )
         return out
 
     def plain_call(
@@ -302,11 +315,39 @@ class CallLogic(SiteLogic):
                     resolved=resolved,
                     dominatingGates=sorted(active),
                     args=self.call_args(arg_taints, scope),
+                    client=_awaited(node),
                 )
             )
             if not resolved and self.imports.unresolvable:  # through a path alias: the linker may find it
                 self.unresolved(func, name, resolved, node, scope)
             return call_return_taint(callee) | receiver | returned
+        head, dot, rest = name.partition(".")
+        if (
+            dot
+            and head in scope.opaque_params
+            and head not in scope.types
+            and (scope.inner_params is None or head not in scope.inner_params)
+        ):
+            # ``docker.getContainer(id)`` with ``docker: any``: a call on what the callers pass (the linker).
+            scope.calls.append(
+                trusted(
+                    CallFact,
+                    location=self.loc(node),
+                    callee=f"{PARAM}{scope.params.index(head)}.{rest}",
+                    resolved=False,
+                    dominatingGates=sorted(active),
+                    args=self.call_args(arg_taints, scope),
+                    client=_awaited(node),
+                )
+            )
         if not resolved or self.imports.unresolvable:
             self.unresolved(func, name, resolved, node, scope)
         return all_args | returned
+
+
+def _awaited(node: Node) -> bool:
+    """Whether a call's value is awaited (a call that waits on a service, as the general client rule reads it)."""
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    return parent is not None and parent.type == "await_expression"

@@ -126,7 +126,7 @@ def analyze_javascript(path: str, source: bytes, digest: str, language: JsLangua
         imports=sorted({name for name in analyzer.imports.aliases.values() if "#" in name}),
         reexports={k: sorted(v) for k, v in sorted(analyzer.imports.reexports.items())},
         constants=_constants(analyzer),
-        bindings=_bindings(analyzer, module),
+        bindings={**_bindings(analyzer, module), **_member_types(analyzer)},
         caseRefs=dict(sorted(analyzer.case_refs.items())),
         records=collect_records(code, root, module),
         tables=_tables(analyzer),
@@ -153,6 +153,21 @@ def _constants(analyzer: FileAnalyzer) -> dict[str, str]:
 
 
 _CONSTANT_CHARS = 200
+
+
+def _member_types(analyzer: FileAnalyzer) -> dict[str, str]:
+    """The typed members of the file's interfaces and object types (``interface ToolContext { docker: Docker }``
+    -> ``src/types#ToolContext.docker``: ``dockerode``), for a value another file types by one of them."""
+    out: dict[str, str] = {}
+    fields = analyzer.fields
+    for name, shape in analyzer.imports.shapes.items():
+        for member in shape.named_children:
+            if member.type != "property_signature":
+                continue
+            found = analyzer.type_name(member.child_by_field_id(fields.type))
+            if found:
+                out[f"{analyzer.module}#{name}.{analyzer.code.text(member.child_by_field_id(fields.name))}"] = found
+    return dict(sorted(out.items()))
 
 
 def _json_tool_imports(analyzer: FileAnalyzer) -> None:

@@ -119,6 +119,8 @@ class Scope:
     # Shared with callbacks, so that a push of other text anywhere takes the name out.
     fixed: set[str] = field(default_factory=set)
     text_maps: set[str] = field(default_factory=set)
+    # The function's parameters whose type the code does not say (none, ``any``, ``unknown``).
+    opaque_params: frozenset[str] = frozenset()
     # What every ``return`` gives, while they agree (``returned`` says whether one was walked).
     return_shape: ArgTaint | None = None
     returned: bool = False
@@ -148,6 +150,7 @@ class Scope:
             assembled=set() if fresh else set(self.assembled),
             fixed=set() if fresh else self.fixed,
             text_maps=set() if fresh else self.text_maps,
+            opaque_params=self.opaque_params,
             calls=self.calls,
             actions=self.actions,
             gates=self.gates,

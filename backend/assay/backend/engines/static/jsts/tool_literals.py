@@ -86,6 +86,16 @@ class LiteralTools:
                 description = self.a.constant(fields.get("description"), scope)
                 schema = fields["inputSchema"]
                 annotations = self.annotations(fields.get("annotations"))
+                handler = self.definition_handler(fields)
+                if name and handler is not None:
+                    # ``{ name: "exec", description, inputSchema, handler }`` (a registry's definition): the
+                    # definition says what implements it, wherever it is registered; a tool only where used.
+                    made = len(self.a.tools)
+                    self.register(rule, node, name, description, handler, fields, schema, outer=scope)
+                    if len(self.a.tools) > made:
+                        unread = self.unread_binding(node, scope)
+                        self.a.tools[-1] = self.a.tools[-1].model_copy(update={"source": unread})
+                    return
                 if not name:
                     if unwrap(fields["name"]) is not None and unwrap(fields["name"]).type in (  # type: ignore[union-attr]
                         "identifier",
@@ -124,6 +134,19 @@ class LiteralTools:
             )
             self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
             return
+
+    def definition_handler(self, fields: dict[str, Node]) -> Node | None:
+        """The handler a tool definition object names (``handler``, ``run``... of the definition rule), when
+        it is a function written there or named (``handler`` for a function of the file)."""
+        rule = self.a.rules.definition_rule
+        keys = rule.match["definition_objects"] if rule is not None else ()
+        value = next((fields[k] for k in keys if k != "execute" and k in fields), None)
+        inner = unwrap(value)
+        if inner is None or (
+            inner.type not in FUNCTIONS and inner.type not in ("identifier", "shorthand_property_identifier")
+        ):
+            return None
+        return value
 
     def definition_options(self, node: Node) -> bool:
         """``ai.defineFlow({ name, inputSchema }, async (input) => ...)``: the literal is the options of a

@@ -657,6 +657,9 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
             self.a.defer(handler_node, function, f"tool:{name}", gates=entry, outer=outer)
             self.handler_of[node.id] = function
             self.handlers.add(function)
+        elif handler_node is not None and handler_node.type == "shorthand_property_identifier":  # { handler }
+            function = self.a.resolve_name(self.a.code.text(handler_node), None)[0]
+            function = function if function is not None and "#" in function else None
         elif handler_node is not None:
             function = self.a.dotted(handler_node, None)[0]
             if function is not None and function.endswith("#"):

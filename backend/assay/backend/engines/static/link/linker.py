@@ -30,7 +30,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import CALL_RESULT, ActionSite, FileFacts, SqlKind, ToolDef
+from assay.backend.engines.static.facts import CALL_RESULT, PARAM, ActionSite, FileFacts, SqlKind, ToolDef
 from assay.backend.engines.static.link.gates import gates_after_calls
 from assay.backend.engines.static.link.graph import (
     MAX_DEPTH,
@@ -106,6 +106,10 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     for fn in functions.values():
         for call in fn.calls:
             if call.callee not in fn.targets:
+                if call.callee.startswith(PARAM):
+                    # ``param:0.getContainer``: a call on what the callers pass, read by ``through_returns``.
+                    fn.targets[call.callee] = None
+                    continue
                 target = resolver.resolve(call.callee, fn.facts.qualname)
                 if target is None and "#" in call.callee:
                     # ``new Runner(command)``: the class's constructor runs (and may store what it is given).
@@ -617,6 +621,8 @@ def _unresolved(functions: dict[str, Fn], reached: set[str], rules: RulePack) ->
         for call in fn.calls:
             callee = call.callee
             untyped = not call.resolved or (callee.startswith(owner) and callee.count(".") - owner.count(".") >= 1)
+            if callee.startswith(PARAM):  # a parameter's member: the analyzer names such calls no other way
+                continue
             if not untyped or fn.targets.get(callee) is not None or callee in seen or "." not in callee:
                 continue
             seen.add(callee)

@@ -29,8 +29,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ActionSite, CallFact, GateSite
-from assay.backend.engines.static.jsts.rules import compile_rules
+from assay.backend.engines.static.facts import PARAM, ActionSite, CallFact, GateSite
+from assay.backend.engines.static.jsts.rules import JsRules, compile_rules
 from assay.backend.engines.static.pyast.role_rules import Roles, compile_roles
 from assay.backend.engines.static.pyast.rules import compile_rules as compile_py_rules
 from assay.backend.engines.static.rules.pack import Rule, RulePack
@@ -49,12 +49,17 @@ def through_returns(
     rules: RulePack,
     value_of: Callable[[str], str | None] = lambda _name: None,
 ) -> None:
-    """Resolves each JS/TS call left unresolved whose callee is a member of a function's result or of
-    another module's top-level value whose type is known (``value_of``): a function of the tree becomes
-    the call's target (``fn.targets``); a library call the rules name becomes an action (and its sandbox
-    gate) of the calling function."""
+    """Resolves each JS/TS call left unresolved whose callee is a member of a function's result, of
+    another module's top-level value whose type is known (``value_of``; an interface's member as well:
+    ``src/types#ToolContext.docker`` -> ``dockerode``), or of an untyped parameter every caller passes the
+    same thing to (``param:0.getContainer``): a function of the tree becomes the call's target
+    (``fn.targets``); a library call the rules name becomes an action (and its sandbox gate) of the calling
+    function, and an awaited call of a package's client no rule names the general rule's network egress."""
     returns = {fid: fn.facts.returnType for fid, fn in functions.items() if fn.facts.returnType}
     js = compile_rules(rules)
+    passed = (
+        _passed_types(functions) if any(c.callee.startswith(PARAM) for f in functions.values() for c in f.calls) else {}
+    )
     for fn in functions.values():
         if fn.language == "python":
             _python_returns(fn, resolve, returns, rules)
@@ -64,10 +69,24 @@ def through_returns(
         done: set[str] = set()
         for call in list(fn.calls):
             callee = call.callee
-            if "#" not in callee or fn.targets.get(callee) is not None or callee in done:
+            if fn.targets.get(callee) is not None or callee in done:
+                continue
+            if callee.startswith(PARAM):
+                index, _, rest = callee[len(PARAM) :].partition(".")
+                given = passed.get((fn.id, int(index))) if index.isdigit() else None
+                if given is None:
+                    continue
+                callee_name = f"{given}.{rest}"
+            elif "#" in callee:
+                callee_name = callee
+            else:
                 continue
             done.add(callee)
-            name = _rewrite(callee, fn.facts.qualname, resolve, returns, value_of)
+            name = (
+                _rewrite(callee_name, fn.facts.qualname, resolve, returns, value_of)
+                if "#" in callee_name
+                else callee_name
+            )
             if name is None:
                 continue
             if "#" in name:
@@ -78,12 +97,42 @@ def through_returns(
                 fn.model_calls[callee] = _calls_of(fn.calls, callee)[0].location
                 continue
             rule = js.action(name)
+            if rule is None and js.client_rule is not None and _package_call(name, js):
+                sites = [c for c in _calls_of(fn.calls, callee) if c.client]  # awaited: a request and its answer
+                for site in sites:
+                    _add_action(fn, site, js.client_rule, name, None, None)
+                continue
             if rule is None or rule.match.get("sql_write"):
                 continue
             sandbox = js.sandbox_target(name) if not rule.match.get("outside_sandbox") else None
             id_kind = sandbox.gateKind if sandbox is not None else None
             for site in _calls_of(fn.calls, callee):
                 _add_action(fn, site, rule, name, sandbox, id_kind)
+
+
+def _passed_types(functions: dict[str, Fn]) -> dict[tuple[str, int], str]:
+    """(function id, parameter index) -> what every call of the function in the tree passes there, when
+    each says what it passes and all agree."""
+    seen: dict[tuple[str, int], set[str | None]] = {}
+    for fn in functions.values():
+        for call in fn.calls:
+            target = fn.targets.get(call.callee)
+            if target is None or target not in functions:
+                continue
+            by_index = {a.index: a.valueType for a in call.args if a.index is not None}
+            for index in range(len(functions[target].params)):
+                seen.setdefault((target, index), set()).add(by_index.get(index))
+    return {key: next(iter(types)) for key, types in seen.items() if len(types) == 1 and None not in types}  # type: ignore[misc]
+
+
+def _package_call(name: str, js: JsRules) -> bool:
+    """Whether ``name`` is a method of a third-party package nobody said stays in the process."""
+    package = name.split(".", 1)[0]
+    if name.startswith("@"):
+        scope_part, _, rest = name.partition("/")
+        package = f"{scope_part}/{rest.split('.', 1)[0]}"
+    # (No rule named the call: a package modelled by rules for other methods still talks to its service.)
+    return "." in name and "#" not in name and not js.local_packages.matches(package)
 
 
 def _add_action(fn: Fn, site: CallFact, rule: Rule, name: str, sandbox: Rule | None, id_kind: str | None) -> None:
