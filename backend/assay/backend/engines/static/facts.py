@@ -32,7 +32,7 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "14"
+FACTS_VERSION = "15"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
@@ -41,6 +41,10 @@ EXIT = "<exit>"
 # ``<function qualname>()``: what a call of that function returns (a list of tools in ``FileFacts.lists``,
 # a tools argument holding a call's result in ``ToolDef.function``).
 CALL_RESULT = "()"
+# ``<callable qualname>#arg<i>`` / ``#kw:<name>``: what the tree's calls of that function or class give its
+# parameter (a list of tools in ``FileFacts.lists``, merged over every call of the tree).
+PARAM_ARG = "#arg"
+PARAM_KW = "#kw:"
 AFTER = "after:"
 # ``NEVER + "<callee>|<gate id>"``: the gate holds here if ``<callee>`` never returns (its ``returnType`` is
 # ``never``: ``if (!isWithin(p)) { fail(...) }`` with ``fail(): never``); the linker keeps or drops it.

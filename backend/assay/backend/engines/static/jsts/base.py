@@ -222,7 +222,12 @@ class AnalyzerBase:
                 return scope.cls, True
             return "this", False
         if kind == "super":
-            base = self.class_bases.get(scope.cls) if scope is not None and scope.cls is not None else None
+            cls = scope.cls if scope is not None else None
+            base = self.class_bases.get(cls) if cls is not None else None
+            if base is None and cls is not None:
+                # ``class SendEmailTool extends DynamicStructuredTool { constructor() { super({ name, func }) } }``:
+                # the library class's constructor (and its methods, ``super.invoke(...)``).
+                base = self.library_bases.get(cls)
             return (base, True) if base is not None else (None, False)
         if kind == "member_expression":
             base, ok = self.dotted(node.child_by_field_id(self.fields.object), scope, record)

@@ -30,7 +30,16 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import CALL_RESULT, PARAM, ActionSite, FileFacts, SqlKind, ToolDef
+from assay.backend.engines.static.facts import (
+    CALL_RESULT,
+    PARAM,
+    PARAM_ARG,
+    PARAM_KW,
+    ActionSite,
+    FileFacts,
+    SqlKind,
+    ToolDef,
+)
 from assay.backend.engines.static.link.gates import gates_after_calls
 from assay.backend.engines.static.link.graph import (
     MAX_DEPTH,
@@ -115,7 +124,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                     # ``new Runner(command)``: the class's constructor runs (and may store what it is given).
                     target = resolver.exact.get(f"{call.callee}.constructor")
                 fn.targets[call.callee] = target
-    through_returns(functions, resolver.resolve, rules, _module_values(ordered, resolver))
+    through_returns(functions, resolver.resolve, rules, _module_values(ordered, resolver), resolver.reexports)
     found_aliases = {
         short_id("fr", "unresolved_call", fn.path, fn.facts.qualname, callee)
         for fn in functions.values()
@@ -305,8 +314,13 @@ def _tools(
     # The gates a before-tool hook holds over a function on every listing of it (``Agent(tools=[f],
     # before_tool_callback=check)``): they hold over its tool only when every agent given it runs them.
     hooked: dict[str, frozenset[str]] = {}
+    # ``llm.bind_tools(tools)`` only gives the model the schemas: what runs the calls (an agent with its
+    # gates) is another listing of the same functions.
+    binds_only = {r.id for r in rules.rules if r.kind == "tool" and r.match.get("binds_only")}
     for tool in defined:
         fid = tool_fn[tool.id]
+        if tool.ruleId in binds_only:
+            continue
         if (tool.ruleId in listed_rules or tool.byFunction) and fid is not None:
             gates = frozenset(tool.hookGates)
             hooked[fid] = hooked[fid] & gates if fid in hooked else gates
@@ -322,7 +336,7 @@ def _tools(
                 continue
             listed.add(fid)
             facts = resolver.functions[fid].facts
-            update: dict[str, object] = {"hookGates": tuple(sorted(hooked[fid]))}
+            update: dict[str, object] = {"hookGates": tuple(sorted(hooked.get(fid, ())))}
             if "#" not in facts.qualname:  # a function, not the dispatch branch a schema class runs
                 update["location"] = facts.location
             tool = tool.model_copy(update=update)
@@ -557,11 +571,19 @@ def _opaque_results(opaque: Sequence[ToolDef]) -> list[FrontierItem]:
     for tool in opaque:
         location = tool.location
         made_by = (tool.function or "").removesuffix(CALL_RESULT)
+        callable_, arg, position = made_by.partition(PARAM_ARG)
+        if arg:
+            made_by = f"what the calls of {callable_} give its argument at position {position}, which"
+        elif PARAM_KW in made_by:
+            callable_, _, keyword = made_by.partition(PARAM_KW)
+            made_by = f"what the calls of {callable_} give its parameter {keyword}, which"
+        else:
+            made_by = f"what {made_by} returns, which"
         out.append(
             FrontierItem(
                 id=short_id("fr", "runtime_registered_tools", location.path, location.line, location.column),
                 kind="runtime_registered_tools",
-                detail=f"the tools given here are what {made_by} returns, which analysis cannot list in full; "
+                detail=f"the tools given here are {made_by} analysis cannot list in full; "
                 "which tools the model is given, and what they reach, is not all visible",
                 location=location,
                 path=location.path,

@@ -48,13 +48,16 @@ def through_returns(
     resolve: Callable[[str, str], str | None],
     rules: RulePack,
     value_of: Callable[[str], str | None] = lambda _name: None,
+    reexports: dict[str, list[str]] | None = None,
 ) -> None:
     """Resolves each JS/TS call left unresolved whose callee is a member of a function's result, of
     another module's top-level value whose type is known (``value_of``; an interface's member as well:
     ``src/types#ToolContext.docker`` -> ``dockerode``), or of an untyped parameter every caller passes the
     same thing to (``param:0.getContainer``): a function of the tree becomes the call's target
     (``fn.targets``); a library call the rules name becomes an action (and its sandbox gate) of the calling
-    function, and an awaited call of a package's client no rule names the general rule's network egress."""
+    function, and an awaited call of a package's client no rule names the general rule's network egress. A
+    Python call through a library module another module of the tree imports (``reexports``) is that
+    library's call."""
     returns = {fid: fn.facts.returnType for fid, fn in functions.items() if fn.facts.returnType}
     js = compile_rules(rules)
     passed = (
@@ -62,7 +65,7 @@ def through_returns(
     )
     for fn in functions.values():
         if fn.language == "python":
-            _python_returns(fn, resolve, returns, rules)
+            _python_returns(fn, resolve, returns, rules, reexports or {})
             continue
         if fn.language not in _JS:
             continue
@@ -208,7 +211,11 @@ _ARGUMENT_KEYS = ("write_mode", "read_mode", "nonliteral_arg", "key_names", "wit
 
 
 def _python_returns(
-    fn: Fn, resolve: Callable[[str, str], str | None], returns: dict[str, str], rules: RulePack
+    fn: Fn,
+    resolve: Callable[[str, str], str | None],
+    returns: dict[str, str],
+    rules: RulePack,
+    reexports: dict[str, list[str]],
 ) -> None:
     py = compile_py_rules(rules)
     roles = compile_roles(rules)
@@ -219,6 +226,8 @@ def _python_returns(
             continue
         done.add(callee)
         name = _rewrite(callee, fn.facts.qualname, resolve, returns) if returns else None
+        if name is None and reexports:
+            name = _imported_library(callee, reexports, fn, resolve)
         if name is None and call.client and roles.client_rule is not None and not _in_tree(callee, fn, resolve):
             # ``create_client(...).send_message``, ``Resolver(base_url=...).get_agent_card`` of a package.
             for site in _calls_of(fn.calls, callee):
@@ -241,6 +250,23 @@ def _python_returns(
         sandbox = py.sandbox_rule if rule.match.get("sandboxed") else None
         for site in _calls_of(fn.calls, callee):
             _add_action(fn, site, rule, name, sandbox, "sandbox")
+
+
+def _imported_library(
+    callee: str, reexports: dict[str, list[str]], fn: Fn, resolve: Callable[[str, str], str | None]
+) -> str | None:
+    """``toolkits.shell_toolkit.pexpect.spawn`` where ``toolkits/shell_toolkit.py`` imports ``pexpect`` and
+    ``pexpect`` is no module of the tree: ``pexpect.spawn``."""
+    head = callee
+    while "." in head:
+        head = head.rsplit(".", 1)[0]
+        targets = reexports.get(head)
+        if targets and len(targets) == 1 and "." in head:
+            target = targets[0]
+            if resolve(target, fn.facts.qualname) is not None or _in_tree(target + ".x", fn, resolve):
+                return None
+            return target + callee[len(head) :]
+    return None
 
 
 def _in_tree(callee: str, fn: Fn, resolve: Callable[[str, str], str | None]) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import CALL_RESULT, FileFacts, ToolDef
+from assay.backend.engines.static.facts import CALL_RESULT, PARAM_ARG, PARAM_KW, FileFacts, ToolDef
 from assay.backend.scans.bundle import Location
 
 
@@ -75,7 +75,12 @@ def expand_lists(
     becomes one listed tool per function of that list (a list within it is read through). A function's
     result whose list is not visible, or only in part, stands where it is given for what analysis cannot
     list: those tools arguments are returned second."""
-    lists = {name: items for f in files for name, items in f.lists.items()}
+    lists: dict[str, list[str]] = {}
+    for f in files:
+        for name, items in f.lists.items():
+            # What calls give a parameter (``<callable>#arg<i>``) is written by every file calling it.
+            known = lists.setdefault(name, [])
+            known.extend(n for n in items if n not in known)
     partial = {name for f in files for name in f.partialLists}
     heads = module_heads(files)
     index = NameIndex(lists, heads)
@@ -90,6 +95,10 @@ def expand_lists(
                 expanded = True  # ``tools=TOOLS``: the schema dicts of that list are the tools
                 continue
             ref = index.find(tool.function) if lists else None
+            if _given_param(tool.function) and ref is None:
+                expanded = True  # a tools parameter no call of the tree gives a list to
+                opaque.append(tool)
+                continue
             if tool.function.endswith(CALL_RESULT) and (ref is None or ref in partial):
                 opaque.append(tool)
                 if ref is None:
@@ -98,8 +107,17 @@ def expand_lists(
             out.append(tool)
             continue
         expanded = True
-        for function in _flattened(ref, lists, index):
+        given = _given_param(tool.function or "")
+        functions = list(_flattened(ref, lists, index))
+        if given and not functions and tool not in opaque:
+            opaque.append(tool)  # a tools parameter no call of the tree gives a list to
+        for function in functions:
             if schemas.find(function) is not None:
+                continue
+            if given and function.endswith(CALL_RESULT):
+                # A call gives the parameter what a function returns whose list is not visible.
+                if tool not in opaque:
+                    opaque.append(tool)
                 continue
             out.append(
                 tool.model_copy(
@@ -140,7 +158,8 @@ def _flattened(ref: str, lists: dict[str, list[str]], index: NameIndex, depth: i
     for name in lists[ref]:
         inner = index.find(name) if depth < 4 and name != ref else None
         if inner is None:
-            yield name
+            if not _given_param(name):
+                yield name  # a keyword spelling of a parameter no call uses is no function
         else:
             yield from _flattened(inner, lists, index, depth + 1)
 
@@ -296,3 +315,8 @@ def expand_records(defined: list[ToolDef], files: Sequence[FileFacts]) -> tuple[
     # An unnamed tool class no records tool constructs is kept, named after the class.
     out.extend(t for ref, t in templates.items() if ref not in used)
     return out, unlisted
+
+
+def _given_param(name: str) -> bool:
+    """``<callable>#arg<i>`` or ``#kw:<name>``: what calls give a parameter, not a function."""
+    return PARAM_ARG in name or PARAM_KW in name

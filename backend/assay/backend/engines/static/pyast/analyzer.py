@@ -66,12 +66,19 @@ class FileAnalyzer(StatementLogic):
             self._gate_named_tools()
         defined = {t.function for t in self.tools}
         # A function listed by several agents keeps the hook gates all of them run (``link._tools``).
+        # ``llm.bind_tools(tools)`` only gives the model the schemas: the agent running them says which gates
+        # hold, and its listing is the one kept.
+        binds_only = {r.id for r, _, _ in self.rules.tool_lists if r.match.get("binds_only")}
+        listed = sorted(self._listed_tools, key=lambda t: t.ruleId in binds_only)
         hooked: dict[str | None, frozenset[str]] = {}
-        for tool in self._listed_tools:
+        for tool in listed:
             gates = frozenset(tool.hookGates)
+            if tool.ruleId in binds_only:
+                hooked.setdefault(tool.function, gates)
+                continue
             hooked[tool.function] = hooked[tool.function] & gates if tool.function in hooked else gates
         decorated = {t.function for t in self.tools if t.function}
-        for tool in self._listed_tools:
+        for tool in listed:
             if tool.function not in defined or (tool.function in decorated and any(hooked.values())):
                 # A listing of a tool defined here too is kept for the linker, which joins the two, only
                 # when a hook may gate it: the linker needs every listing to know whether all run the hook.

@@ -100,6 +100,10 @@ class AnalyzerBase:
                     else:
                         head = alias.name.split(".")[0]
                         self.aliases[head] = head
+                    # ``import pexpect`` here, ``from toolkits.shell_toolkit import pexpect`` in another module:
+                    # ``toolkits.shell_toolkit.pexpect`` is that module (a re-export the linker follows).
+                    bound = alias.asname or alias.name.split(".")[0]
+                    self.reexports[f"{self.module}.{bound}"] = [self.aliases[bound]]
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
                 if node.level:

@@ -241,6 +241,15 @@ class DecoratorRoles(SourceLogic):
             if kw.arg in self.roles.approval_maps and isinstance(kw.value, ast.Dict):
                 over_tools += self._approval_map(kw.value, scope)
                 continue
+            nodes = self.roles.interrupt_nodes.get(kw.arg)
+            if nodes is not None:
+                # ``interrupt_before=["tools"]``: the run pauses before the node that runs every tool call, for
+                # a person to resume it.
+                rule = self.rules.gate_by_kind.get("human_approval")
+                elements = kw.value.elts if isinstance(kw.value, ast.List | ast.Tuple) else []
+                if rule is not None and any(literal_str(e) in nodes for e in elements):
+                    over_tools.append((self._gate(scope, rule, kw.value, f"{kw.arg}={ast.unparse(kw.value)}"), None))
+                continue
             limit = next((kind for patterns, kind in self.roles.limit_kwargs if patterns.matches(kw.arg)), None)
             if limit is not None and not declines(kw.value):
                 rule = self.rules.gate_by_kind.get(limit)

@@ -52,6 +52,9 @@ class Roles:
     middleware_kwargs: frozenset[str] = frozenset()
     middleware_markers: frozenset[str] = frozenset()
     approval_maps: frozenset[str] = frozenset()
+    # ``create_react_agent(..., interrupt_before=["tools"])``: a keyword naming the graph nodes the run pauses
+    # before, and the names of the nodes that run the tools.
+    interrupt_nodes: dict[str, frozenset[str]] = field(default_factory=dict)
     middleware_limits: tuple[tuple[Patterns, str], ...] = ()
     middleware_tool_kwargs: tuple[str, ...] = ()
     mounted_servers: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -141,6 +144,7 @@ def compile_roles(pack: RulePack) -> Roles:
         middleware_kwargs=frozenset(dm.get("tool_middleware", {}).get("kwargs", ())),
         middleware_markers=frozenset(dm.get("tool_middleware", {}).get("markers", ())),
         approval_maps=frozenset(dm.get("tool_middleware", {}).get("approval_maps", ())),
+        interrupt_nodes={k: frozenset(v) for k, v in dm.get("interrupt_nodes", {}).items()},
         middleware_limits=tuple(
             (Patterns([p]), kind) for p, kind in dm.get("tool_middleware", {}).get("limit_kwargs", {}).items()
         ),

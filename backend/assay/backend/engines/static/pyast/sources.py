@@ -10,7 +10,16 @@ import ast
 from collections.abc import Iterator
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import CALL_RESULT, CallFact, FrontierSite, RecordField, ToolDef, ToolSource
+from assay.backend.engines.static.facts import (
+    CALL_RESULT,
+    PARAM_ARG,
+    PARAM_KW,
+    CallFact,
+    FrontierSite,
+    RecordField,
+    ToolDef,
+    ToolSource,
+)
 from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.library import LibraryLogic
 from assay.backend.engines.static.pyast.literals import kwarg, literal_dict, literal_str
@@ -358,7 +367,15 @@ class SourceLogic(LibraryLogic):
         if isinstance(node, ast.Await):
             node = node.value
         produced: str | None = None
-        if isinstance(node, ast.Call):
+        name = ""
+        if isinstance(node, ast.Name) and node.id in scope.params and scope.function is not None:
+            # ``def __init__(self, model, tools): create_react_agent(model, tools=tools)``: the tools are
+            # what the tree's calls of this function or class give that parameter.
+            key = self._param_key(scope, node.id)
+            if key is None:
+                return
+            name = key
+        elif isinstance(node, ast.Call):
             produced, resolved = self.dotted(node.func, scope)
             if not (produced and resolved):
                 return
@@ -370,6 +387,8 @@ class SourceLogic(LibraryLogic):
             if not is_user_callee(produced, True, self):
                 return
             name = f"{produced}{CALL_RESULT}"
+        elif PARAM_ARG in name:
+            pass
         else:
             dotted, resolved = self.dotted(node, scope)
             if not (resolved and dotted) or dotted.startswith(self.module_prefix):
@@ -388,6 +407,90 @@ class SourceLogic(LibraryLogic):
                 function=name,
             )
         )
+
+    def _param_key(self, scope: Scope, param: str) -> str | None:
+        """``<function>#arg<i>`` for a parameter of a module-level function, ``<class>#arg<i>`` for one of a
+        class's ``__init__`` (``self`` not counted), with the keyword spelling read through it
+        (``<callable>#kw:<name>`` in ``lists``); None for other methods, whose calls are not followed."""
+        fn = scope.function
+        if fn is None:
+            return None
+        positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+        qualname = scope.qualname
+        owner, _, last = qualname.rpartition(".")
+        if last == "__init__" and positional and positional[0] == "self":
+            base, positional = owner, positional[1:]
+        elif owner == self.module:
+            base = qualname
+        else:
+            return None
+        keyed = f"{base}{PARAM_KW}{param}"
+        if param not in positional:
+            return keyed if any(a.arg == param for a in fn.args.kwonlyargs) else None
+        key = f"{base}{PARAM_ARG}{positional.index(param)}"
+        known = self.lists.setdefault(key, [])
+        if keyed not in known:
+            known.append(keyed)
+        return key
+
+    def _given_lists(self, node: ast.Call, callee: str, scope: Scope) -> None:
+        """What a call of the tree's function or class gives each parameter, when that is a list of the
+        tree's functions or a function's result (``ReactAgent(model, get_shell_toolkit(), config)``,
+        ``toolkit = get_package_toolkit()`` then ``ReactAgent(model, toolkit, config)``): recorded under
+        ``<callee>#arg<i>`` / ``#kw:<name>`` for a tools parameter of that callee (``_param_key``)."""
+        for index, value in enumerate(node.args):
+            if not isinstance(value, ast.Starred):
+                self._given_list(f"{callee}{PARAM_ARG}{index}", value, scope)
+        for keyword in node.keywords:
+            if keyword.arg is not None:
+                self._given_list(f"{callee}{PARAM_KW}{keyword.arg}", keyword.value, scope)
+
+    def _given_list(self, key: str, value: ast.expr, scope: Scope) -> None:
+        names = self._list_names(value, scope, 0)
+        if names:
+            known = self.lists.setdefault(key, [])
+            known.extend(n for n in names if n not in known)
+
+    def _list_names(self, value: ast.expr, scope: Scope, depth: int) -> list[str]:
+        """The tree's functions a value lists, or the function results it holds (``<qualname>()``)."""
+        if depth > 2:
+            return []
+        if isinstance(value, ast.Await):
+            value = value.value
+        if isinstance(value, ast.Call):
+            produced, resolved = self.dotted(value.func, scope)
+            if produced and resolved and is_user_callee(produced, True, self):
+                return [f"{produced}{CALL_RESULT}"]
+            return []
+        if isinstance(value, _LIST_KINDS):
+            elements = [e.value if isinstance(e, ast.Starred) else e for e in value.elts]
+            if not elements or not all(isinstance(e, ast.Name | ast.Attribute) for e in elements):
+                return []
+            names = [self._resolved_name(e) for e in elements]
+            return [n for n in names if n is not None and is_user_callee(n, True, self)]
+        if not isinstance(value, ast.Name) or scope.function is None or value.id in scope.params:
+            return []
+        if value.id in scope.list_vars:
+            held = ast.List(elts=list(scope.list_vars[value.id]), ctx=ast.Load())
+            return self._list_names(held, scope, depth + 1)
+        produced = scope.types.get(value.id)
+        if not produced or not is_user_callee(produced, True, self):
+            return []  # only a local holding a result of the tree's own function is read further
+        out: list[str] = []
+        for bound in _assigned(scope.function, value.id):
+            for name in self._list_names(bound, scope, depth + 1):
+                if name not in out:
+                    out.append(name)
+        return out
+
+
+def _assigned(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.expr]:
+    """Every value ``fn`` assigns to its local ``name`` (``toolkit = get_package_toolkit()`` on each branch)."""
+    return [
+        node.value
+        for node in ast.walk(fn)
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    ]
 
 
 def _elements(value: ast.expr) -> list[ast.expr]:

@@ -169,6 +169,9 @@ class ExpressionLogic(DispatchLogic):
         if not name:
             return all_args | receiver_taint
         profile = self.rules.profile(name)
+        if resolved and (node.args or node.keywords):
+            # Not only ``is_user_callee``: a package of the tree may share a library's name (``agents``).
+            self._given_lists(node, name, scope)
         if name in self.rules.callback_runners:
             self._run_callback(node, self.rules.callback_runners[name], scope, active)
         if node.keywords:
