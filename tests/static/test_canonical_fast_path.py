@@ -16,6 +16,7 @@ from assay.backend.canonical import (
     canonical_bytes,
     canonical_bytes_of_json,
     fast_path_applies,
+    readable_json,
     reference_canonical_bytes,
 )
 from assay.backend.engines.static.scan import scan_tree
@@ -235,3 +236,22 @@ def test_random_json_texts_match_the_reference_or_fail_alike() -> None:
                 canonical_bytes_of_json(text)
             continue
         assert canonical_bytes_of_json(text) == expected
+
+
+def _readable(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def test_readable_json_is_the_standard_encoders_text(tmp_path: Path) -> None:
+    # What `assay scan --json` prints: orjson's indented text where it is the same, else json.dumps.
+    generate(tmp_path / "tree", total_lines=3_000)
+    values: list[Any] = [scan_tree(tmp_path / "tree").to_json_dict(), scan_tree(EXAMPLES / "ops-agent").to_json_dict()]
+    values += [{"k": text, "list": [text, [text, {}]], 'z\n"\\\x01': text} for text in ADVERSARIAL]
+    # Floats, big integers, enums, non-string and non-ASCII keys, lone surrogates, nesting beyond orjson's limit.
+    deep: Any = []
+    for _ in range(300):
+        deep = [deep]
+    values += [{"x": 1e-05, "y": [1.5, -0.0, 1e21]}, [2**70, -(2**64)], [_Colour.RED, {"l": _Level.HIGH}]]
+    values += [{1: "int key", 2: "b"}, {"\ue000": 1, "\U0001f600": 2, "é": 3, "a": 4}, {"k": "a\udfffb"}, deep, {}, []]
+    for value in values:
+        assert readable_json(value) == _readable(value)

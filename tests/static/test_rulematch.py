@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import fnmatch
+from dataclasses import fields
+
 from assay.backend.engines.static.jsts.rules import NOTHING, JsRules, classify
-from assay.backend.engines.static.rules.match import Patterns
+from assay.backend.engines.static.pyast.rules import CompiledRules, compile_rules
+from assay.backend.engines.static.rules.match import Patterns, RuleTable
 from assay.backend.engines.static.rules.pack import load_rule_pack
 
 NAMES = [
@@ -30,6 +34,36 @@ def test_a_union_matches_exactly_what_one_of_its_parts_matches() -> None:
     for name in ["subprocess.run", "os.remove", "x.approve", "exact.only", "exact", "subprocess.call", "approve"]:
         assert union.matches(name) == any(p.matches(name) for p in parts), name
     assert Patterns.union([]).matches("anything") is False
+
+
+def test_each_pattern_matches_what_fnmatch_matches() -> None:
+    # Prefixes, suffixes and infixes are tested without a regex; the rest go to one: the answer is
+    # fnmatch's for every form (a name without ``*`` is an exact name, ``?`` and ``[`` included).
+    patterns = ["os.exec*", "*.unlink", "*approval*", "stripe.*.create", "*.objects.*.delete", "e2b*.*Sandbox.run",
+                "x[ab]*", "*a?c", "a?c", "*", "**", "exact.name", "*.*"]  # fmt: skip
+    names = ["os.execv", "os.exec", "xos.execv", "p.unlink", "unlink", ".unlink", "need_approval_now", "approval",
+             "stripe.Charge.create", "stripe.create", "stripe..create", "m.objects.all.delete", "objects.x.delete",
+             "e2b_code.AsyncSandbox.run", "x", "xa", "xc.y", "zabc", "abc", "a?c", "exact.name", "exact", "", "a.b"]  # fmt: skip
+    for pattern in patterns:
+        one = Patterns([pattern])
+        for name in names:
+            expected = fnmatch.fnmatchcase(name, pattern) if "*" in pattern else name == pattern
+            assert one.matches(name) == expected, (pattern, name)
+        assert one.wildcards().matches(pattern) == ("*" in pattern and one.matches(pattern))
+
+
+def test_a_rule_table_answers_as_trying_every_rule_in_order() -> None:
+    rules = compile_rules(load_rule_pack())
+    tables = [t for t in (getattr(rules, f.name) for f in fields(CompiledRules)) if isinstance(t, RuleTable)]
+    names = ["subprocess.run", "os.system", "pathlib.Path.write_text", "x.write_text", "stripe.Charge.create",
+             "requests.post", "input", "check_permission", "my.rate_limit.check", "print", "self.client.get", ""]  # fmt: skip
+    for table in tables:
+        for name in names:
+            every = tuple(rule for rule, patterns in table.entries if patterns.matches(name))
+            assert table.all(name) == every
+            assert table.first(name) == (every[0] if every else None)
+    # Both ways in: a name listed exactly, and one only a wildcard pattern matches.
+    assert rules.actions.all("subprocess.run") and rules.actions.all("x.write_text")
 
 
 def test_classify_skips_only_names_no_rule_can_match() -> None:

@@ -109,7 +109,9 @@ def _jobs(text: str) -> int:
 
 def bundle_json(bundle: EvidenceBundle) -> str:
     """Stable, readable JSON of a bundle: the same bundle always gives the same text."""
-    return json.dumps(bundle.to_json_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    from assay.backend.canonical import readable_json  # here, so that `assay --help` starts without orjson
+
+    return readable_json(bundle.to_json_dict()) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ ERROR nodes: then what little parsed is not a fair picture of the file.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from assay.backend.canonical import short_id
@@ -35,12 +36,21 @@ from assay.backend.engines.static.jsts.syntax import Code, JsLanguage, error_byt
 from assay.backend.engines.static.rules.pack import RulePack
 from assay.backend.scans.bundle import Location
 
-__all__ = ["JsLanguage", "analyze_javascript", "module_path"]
+__all__ = ["JsLanguage", "analyze_javascript", "module_path", "prepare_javascript"]
 
 
 def module_path(path: str) -> str:
     """The module name of a file: ``src/tools/shell.ts`` -> ``src/tools/shell``, ``src/lib/index.ts`` -> ``src/lib``."""
     return canonical_module(path)
+
+
+def prepare_javascript(languages: Iterable[JsLanguage], rules: RulePack) -> None:
+    """Build the grammars and parsers of ``languages`` and compile the rule pack's JavaScript rules now,
+    as the first file of each language analysed would."""
+    compile_rules(rules)
+    for language in languages:
+        parser(language)
+        field_ids(language)
 
 
 # Minified or generated code: a file this large whose lines are this long on average is not written by

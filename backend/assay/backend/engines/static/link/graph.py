@@ -107,11 +107,26 @@ class Resolver:
             {q.partition("#")[0] for q in self.exact if "#" in q} | {n.partition("#")[0] for n in self.reexports}
         )
         self._aliased: dict[str, str | None] = {}
+        # ``resolve``'s answers that hold from any caller, by (callee, depth); ``_ranked`` counts the
+        # times ``_closest`` chose among candidates by the caller's name.
+        self._anywhere: dict[tuple[str, int], str | None] = {}
+        self._ranked = 0
 
     def resolve(self, callee: str, caller: str, depth: int = 0) -> str | None:
         """The function ``callee`` names, as seen from the function or module ``caller``; failing
         that, the same name without the tree's own package name (``without_package``), or the name
-        a re-exporting module stands for."""
+        a re-exporting module stands for. An answer no caller could change (no candidates were ranked
+        by the caller's name to find it: most callees, library calls above all) is kept per callee."""
+        key = (callee, depth)
+        if key in self._anywhere:
+            return self._anywhere[key]
+        ranked = self._ranked
+        found = self._resolve(callee, caller, depth)
+        if self._ranked == ranked:
+            self._anywhere[key] = found
+        return found
+
+    def _resolve(self, callee: str, caller: str, depth: int) -> str | None:
         for name in (callee, f"{callee}.__init__"):
             found = self.exact.get(name)
             if found is not None:
@@ -207,6 +222,7 @@ class Resolver:
     def _closest(self, candidates: list[str], caller: str) -> str | None:
         if len(candidates) == 1:
             return candidates[0]
+        self._ranked += 1
         origin = caller.split(".")
         scored: dict[int, list[str]] = {}
         for fid in candidates:

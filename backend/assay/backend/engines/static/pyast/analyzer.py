@@ -23,6 +23,7 @@ from assay.backend.engines.static.pyast.scope import (
 )
 from assay.backend.engines.static.pyast.statements import StatementLogic
 from assay.backend.engines.static.pyast.syntax import (
+    breadth_first,
     imports_breadth_first,
 )
 from assay.backend.scans.bundle import Location
@@ -130,7 +131,7 @@ class FileAnalyzer(StatementLogic):
         servers: dict[str, tuple[str, list[str], str | None]] = {}  # variable -> (pattern, functions, name)
         mounts: list[ast.Call] = []
         keys = {under for under, _ in self.roles.mounted_servers.values()}
-        for node in ast.walk(self.tree):
+        for node in breadth_first(self.tree, (ast.Assign, ast.Call)):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call):
                 target, call = node.targets[0], node.value
                 callee = (self.dotted(call.func, None)[0] or "").rsplit(".", 1)[-1]

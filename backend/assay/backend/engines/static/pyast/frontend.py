@@ -24,10 +24,18 @@ from assay.backend.engines.static.facts import FileFacts, FrontierSite
 from assay.backend.engines.static.pyast.analyzer import FileAnalyzer
 from assay.backend.engines.static.pyast.literals import mend_surrogates
 from assay.backend.engines.static.pyast.names import module_name
+from assay.backend.engines.static.pyast.role_rules import compile_roles
+from assay.backend.engines.static.pyast.rules import compile_rules
 from assay.backend.engines.static.rules.pack import RulePack
 from assay.backend.scans.bundle import Location
 
-__all__ = ["analyze_python", "module_name"]
+__all__ = ["analyze_python", "module_name", "prepare_python"]
+
+
+def prepare_python(rules: RulePack) -> None:
+    """Compile the rule pack's Python rules now, as the first file analysed would."""
+    compile_rules(rules)
+    compile_roles(rules)
 
 
 def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> FileFacts:

@@ -8,29 +8,86 @@ from collections.abc import Iterable, Sequence
 
 from assay.backend.engines.static.rules.pack import Rule
 
+# Characters ``fnmatch`` reads as wildcards.
+_WILDCARDS = "*?["
+
 
 class Patterns:
-    """A rule's name patterns: exact names in a set, ``*`` wildcards (any characters) in one regex."""
+    """A rule's name patterns (``*`` matches any characters). Each is matched in the cheapest form that
+    matches exactly the names ``fnmatch.translate`` of it does: exact names in a set; patterns whose
+    one ``*`` leads, trails or both (``*.unlink``, ``os.exec*``, ``*approval*``) as suffixes, prefixes
+    and infixes, tested with ``str.endswith``, ``str.startswith`` and ``in``; the rest in two regexes,
+    one for those that start with text (``stripe.*.create``, tried only on names starting with one of
+    those texts) and one for those that start with a wildcard. A regex alternative that starts with
+    ``.*`` scans the whole name and backtracks over it for every name tried: the forms keep that to
+    the few patterns that need it."""
 
     def __init__(self, patterns: Iterable[str]) -> None:
         items = list(patterns)
+        wild = [p for p in items if "*" in p]
         self.exact = frozenset(p for p in items if "*" not in p)
-        wild = [fnmatch.translate(p) for p in items if "*" in p]
-        self.regex = re.compile("|".join(wild)) if wild else None
+        self.prefixes = tuple(p[:-1] for p in wild if _affix(p) == "prefix")
+        self.suffixes = tuple(p[1:] for p in wild if _affix(p) == "suffix")
+        self.infixes = tuple(p[1:-1] for p in wild if _affix(p) == "infix")
+        self.headed = tuple(p for p in wild if _affix(p) is None and _head(p))
+        self.headless = tuple(p for p in wild if _affix(p) is None and not _head(p))
+        self._compile()
+
+    def _compile(self) -> None:
+        self.heads = tuple(_head(p) for p in self.headed)
+        self.headed_regex = _regex(self.headed)
+        self.headless_regex = _regex(self.headless)
 
     def matches(self, name: str) -> bool:
-        return name in self.exact or (self.regex is not None and self.regex.match(name) is not None)
+        return (
+            name in self.exact
+            or name.startswith(self.prefixes)
+            or name.endswith(self.suffixes)
+            or any(infix in name for infix in self.infixes)
+            or (self.headed_regex is not None and name.startswith(self.heads) and bool(self.headed_regex.match(name)))
+            or (self.headless_regex is not None and self.headless_regex.match(name) is not None)
+        )
+
+    def wildcards(self) -> Patterns:
+        """The same patterns without the exact names."""
+        return Patterns.union([self], exact=False)
 
     @classmethod
-    def union(cls, many: Iterable[Patterns]) -> Patterns:
-        """One set of patterns matching every name any of ``many`` matches: a name it does not match
-        is known, at the cost of one probe and at most one regex, to match none of them."""
+    def union(cls, many: Iterable[Patterns], *, exact: bool = True) -> Patterns:
+        """One set of patterns matching every name any of ``many`` matches (``exact=False``: bar their
+        exact names): a name it does not match is known, at the cost of one probe, three affix tests
+        and at most two regexes, to match none of them."""
         items = list(many)
         merged = cls(())
-        merged.exact = frozenset().union(*(p.exact for p in items))
-        wild = [p.regex.pattern for p in items if p.regex is not None]
-        merged.regex = re.compile("|".join(wild)) if wild else None
+        merged.exact = frozenset().union(*(p.exact for p in items)) if exact else frozenset()
+        merged.prefixes = tuple(prefix for p in items for prefix in p.prefixes)
+        merged.suffixes = tuple(suffix for p in items for suffix in p.suffixes)
+        merged.infixes = tuple(infix for p in items for infix in p.infixes)
+        merged.headed = tuple(pattern for p in items for pattern in p.headed)
+        merged.headless = tuple(pattern for p in items for pattern in p.headless)
+        merged._compile()
         return merged
+
+
+def _affix(pattern: str) -> str | None:
+    """``prefix`` for ``text*``, ``suffix`` for ``*text``, ``infix`` for ``*text*`` (``text`` free of
+    wildcards); None for any other pattern."""
+    core = pattern.strip("*")
+    leading, trailing = pattern.startswith("*"), pattern.endswith("*")
+    if any(c in core for c in _WILDCARDS) or len(pattern) - len(core) != leading + trailing:
+        return None
+    if leading:
+        return "infix" if trailing else "suffix"
+    return "prefix"
+
+
+def _head(pattern: str) -> str:
+    """The text a pattern starts with, up to its first wildcard."""
+    return pattern[: min((i for i in (pattern.find(c) for c in _WILDCARDS) if i >= 0), default=len(pattern))]
+
+
+def _regex(patterns: Sequence[str]) -> re.Pattern[str] | None:
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns)) if patterns else None
 
 
 def first_match(rules: Sequence[tuple[Rule, Patterns]], name: str) -> Rule | None:
@@ -44,10 +101,18 @@ def first_match(rules: Sequence[tuple[Rule, Patterns]], name: str) -> Rule | Non
 class RuleTable:
     """Rules with their name patterns, in rule-pack order, with each name's answer memoised: names
     repeat heavily across a tree (``subprocess.run``, ``client.chat.completions.create``...), so a
-    lookup costs one dict probe per call site after the first."""
+    lookup costs one dict probe per call site after the first. The first lookup of a name that no
+    rule's wildcard patterns match (most names) reads the rules that list it exactly from an index,
+    rather than trying every rule."""
 
     def __init__(self, entries: Iterable[tuple[Rule, Patterns]]) -> None:
         self.entries = tuple(entries)
+        listing: dict[str, list[Rule]] = {}
+        for rule, patterns in self.entries:
+            for name in patterns.exact:
+                listing.setdefault(name, []).append(rule)
+        self._listing = {name: tuple(rules) for name, rules in listing.items()}
+        self._wildcards = Patterns.union(patterns.wildcards() for _, patterns in self.entries)
         self._first: dict[str, Rule | None] = {}
         self._all: dict[str, tuple[Rule, ...]] = {}
 
@@ -59,7 +124,8 @@ class RuleTable:
         try:
             return self._first[name]
         except KeyError:
-            found = self._first[name] = first_match(self.entries, name)
+            matched = self.all(name)
+            found = self._first[name] = matched[0] if matched else None
             return found
 
     def all(self, name: str) -> tuple[Rule, ...]:
@@ -67,5 +133,9 @@ class RuleTable:
         try:
             return self._all[name]
         except KeyError:
-            found = self._all[name] = tuple(rule for rule, patterns in self.entries if patterns.matches(name))
+            if self._wildcards.matches(name):
+                found = tuple(rule for rule, patterns in self.entries if patterns.matches(name))
+            else:
+                found = self._listing.get(name, ())
+            self._all[name] = found
             return found
