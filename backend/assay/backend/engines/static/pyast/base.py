@@ -41,6 +41,9 @@ class AnalyzerBase:
         self.aliases: dict[str, str] = {}
         self.reexports: dict[str, list[str]] = {}
         self.local_defs: dict[str, str] = {}
+        # Modules a relative import names (``from .github_client import GitHubClient``): the tree's own, even
+        # when the importing file sits at the scan root and shares no package prefix with them.
+        self.tree_modules: set[str] = set()
         self.module_types: dict[str, str] = {}
         # Package calls handed where to connect (``Resolver(base_url=...)``): their objects are clients.
         self.network_built: set[str] = set()
@@ -86,6 +89,12 @@ class AnalyzerBase:
         # The call ``_call`` resolved last, with its scope and callee (see ``_callee``).
         self._last_callee: tuple[ast.Call | None, Scope | None, str | None, bool] = NO_CALLEE
 
+    def of_tree(self, name: str) -> bool:
+        """Whether a resolved name is this file's or one of a module a relative import names."""
+        return name.startswith(self.module_prefix) or any(
+            name == module or name.startswith(module + ".") for module in self.tree_modules
+        )
+
     def loc(self, node: ast.expr | ast.stmt) -> Location:
         line = node.lineno
         return trusted(Location, path=self.path, line=line, column=node.col_offset + 1, endLine=node.end_lineno or line)
@@ -111,6 +120,8 @@ class AnalyzerBase:
                     keep = len(parts) - (node.level - 1)
                     prefix = ".".join(parts[: max(keep, 0)])
                     base = ".".join(p for p in (prefix, base) if p)
+                    if base:
+                        self.tree_modules.add(base)
                 for alias in node.names:
                     if alias.name == "*":
                         self.star_import = True

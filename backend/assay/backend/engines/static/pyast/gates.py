@@ -314,9 +314,26 @@ class GateLogic(AnalyzerBase):
         if not (isinstance(func, ast.Attribute) and func.attr in methods and args) or is_literal(args[0]):
             return None
         text = f"{ast.unparse(func.value)} {ast.unparse(args[0])}".lower()
-        if not any(word in text for word in words):
+        if not any(word in text for word in words) and not any(
+            word in self._bound_text(side, scope) for side in (func.value, args[0]) for word in words
+        ):
             return None
         return self._gate(scope, rule, node, f"{name_text(func) or 'path'}(...)")
+
+    @staticmethod
+    def _bound_text(node: ast.expr, scope: Scope) -> str:
+        """What the function assigned to the locals ``node`` names, as text: ``cursor_file`` bound to
+        ``os.path.realpath(...)`` speaks of paths however it is named."""
+        if scope.function is None:
+            return ""
+        bound = local_values(scope.function)
+        values = [
+            ast.unparse(value)
+            for name in ast.walk(node)
+            if isinstance(name, ast.Name)
+            for value, _ in bound.get(name.id) or ()
+        ]
+        return " ".join(values).lower()
 
     def _collection_gate(self, node: ast.expr, scope: Scope) -> Rule | None:
         """Membership in (or a lookup of) a module-level collection written out in the code: a fixed

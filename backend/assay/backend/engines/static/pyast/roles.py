@@ -52,7 +52,7 @@ class RoleLogic(AgentRoles):
             return None  # closing a client sends nothing the tool asked for
         if head in STDLIB or head in roles.client_excluded or head == self.module.split(".", 1)[0]:
             return None
-        if name.startswith(self.module_prefix) or head in self.local_defs:
+        if self.of_tree(name) or head in self.local_defs:
             return None
         # A client class followed by at least one method: ``pkg.Client.method`` or ``pkg.Client.sub.method``.
         for index in range(1, len(parts) - 1):
@@ -73,7 +73,7 @@ class RoleLogic(AgentRoles):
         head = name.split(".", 1)[0]
         if method in roles.client_lifecycle or head in STDLIB or head in roles.client_excluded:
             return False
-        if name.startswith(self.module_prefix) or head in self.local_defs:
+        if self.of_tree(name) or head in self.local_defs:
             return False
         factory = receiver.rpartition(".")[2]
         return receiver in self.network_built or (factory[:1].islower() and roles.client_factories.matches(factory))
@@ -87,7 +87,7 @@ class RoleLogic(AgentRoles):
             and resolved
             and name.split(".", 1)[0] not in STDLIB
             and name.split(".", 1)[0] not in self.roles.client_excluded
-            and not name.startswith(self.module_prefix)
+            and not self.of_tree(name)
             and name.split(".", 1)[0] not in self.local_defs
             and any(kw.arg in kwargs for kw in node.keywords)
         ):
