@@ -305,10 +305,13 @@ def _tools(
             defined[index] = renamed
     branches = _dispatch_branches(resolver.functions, files)
     tables = _name_tables(files, resolver)
+    records = any(key.endswith("()") for key in tables)
     for tool in defined:
         if tool_fn[tool.id] is None and tool.function is None:
-            tool_fn[tool.id] = _branch_for(tool, branches.get(tool.name, []), resolver.functions) or _only(
-                tables.get(tool.name, set())
+            tool_fn[tool.id] = (
+                _branch_for(tool, branches.get(tool.name, []), resolver.functions)
+                or _only(tables.get(tool.name, set()))
+                or (_only(tables.get(f"{_enclosing(tool, resolver.functions)}()", set())) if records else None)
             )
     defining = {tool_fn[t.id] for t in defined if t.ruleId not in listed_rules and not t.byFunction}
     # The gates a before-tool hook holds over a function on every listing of it (``Agent(tools=[f],
@@ -411,14 +414,35 @@ def _tool_holders(files: Sequence[FileFacts], rules: RulePack) -> NameIndex:
 
 def _name_tables(files: Sequence[FileFacts], resolver: Resolver) -> dict[str, set[str]]:
     """What the tree's name -> function tables map each tool name to (``{"get_file": get_file}`` in any
-    file, a class naming itself ``"Bash"`` and run by ``execute``): the functions, by name."""
+    file, a class naming itself ``"Bash"`` and run by ``execute``): the functions, by name. A record pairing
+    a function's result with a function (``{"schema": m.get_tool_schema(), "execute": m.execute}``) is
+    kept under the first function's id and ``()``."""
     out: dict[str, set[str]] = {}
     for f in files:
         for name, target in f.tables.items():
             fid = resolver.resolve(target, f.module)
-            if fid is not None:
-                out.setdefault(name, set()).add(fid)
+            if fid is None:
+                continue
+            if name.endswith("()"):
+                made = resolver.resolve(name[:-2], f.module)
+                if made is None:
+                    continue
+                name = f"{made}()"
+            out.setdefault(name, set()).add(fid)
     return out
+
+
+def _enclosing(tool: ToolDef, functions: dict[str, Fn]) -> str | None:
+    """The id of the innermost function whose body holds a tool's literal definition."""
+    at = tool.location
+    best: tuple[int, str] | None = None
+    for fid, fn in functions.items():
+        where = fn.facts.location
+        if fn.path != at.path or where.endLine is None or "#" in fn.facts.qualname:
+            continue
+        if where.line <= at.line <= where.endLine and (best is None or where.line > best[0]):
+            best = (where.line, fid)
+    return best[1] if best is not None else None
 
 
 def _only(found: set[str]) -> str | None:

@@ -73,6 +73,8 @@ class AnalyzerBase:
         self._handlers: list[str] = []
         # Literal tool definitions wait for the whole file, whose later code may dispatch them.
         self._literal_tools: list[ToolDef] = []
+        # Dict nodes read as part of a literal tool (its inner declaration), not tools of their own.
+        self._schema_parts: set[int] = set()
         # Plain functions listed as tools (``ToolNode([f])``): kept unless ``f`` is a tool already.
         self._listed_tools: list[ToolDef] = []
         # Gates a configuration holds over the tools it names (``interrupt_on={"send_email": True}``).

@@ -30,7 +30,7 @@ from assay.backend.engines.static.pyast.tools import ToolLogic
 from assay.backend.engines.static.rules.pack import Rule
 
 # A dict literal defines a tool (``_dict_tool``) only with one of these keys.
-_TOOL_DICT_KEYS = frozenset({"type", "input_schema", "function_declarations"})
+_TOOL_DICT_KEYS = frozenset({"type", "input_schema", "function_declarations", "parameters"})
 
 
 class DispatchLogic(ToolLogic):
@@ -69,6 +69,8 @@ class DispatchLogic(ToolLogic):
     def _dict_tool(self, node: ast.Dict, scope: Scope) -> None:
         if not any(type(key) is ast.Constant and key.value in _TOOL_DICT_KEYS for key in node.keys):
             return  # most dicts are data, not tool definitions: no need to read them
+        if id(node) in self._schema_parts:
+            return  # the declaration inside a tool dict read already (``{"type": "function", "function": {...}}``)
         declarations = self._gemini_declarations(node)
         if declarations is not None:
             self._declared_tools(declarations)
@@ -84,9 +86,14 @@ class DispatchLogic(ToolLogic):
                 inner = data.get("function")
                 if isinstance(inner, dict):
                     name, description = inner.get("name"), inner.get("description")
+                    self._schema_parts.update(
+                        id(v) for k, v in zip(node.keys, node.values, strict=True) if k is not None
+                    )
                 else:
                     name, description = data.get("name"), data.get("description")
-            elif kind == "anthropic_tool" and "input_schema" in data and "name" in data:
+            elif (kind == "anthropic_tool" and "input_schema" in data and "name" in data) or (
+                kind == "function_schema" and _function_schema(data)
+            ):
                 name, description = data.get("name"), data.get("description")
             if not isinstance(name, str):
                 continue
@@ -107,6 +114,7 @@ class DispatchLogic(ToolLogic):
         if rule is None:
             return
         for element in declarations.elts:
+            self._schema_parts.add(id(element))
             data = literal_dict(element) if isinstance(element, ast.Dict) else None
             name = data.get("name") if data is not None else None
             if data is not None and isinstance(name, str):
@@ -282,3 +290,15 @@ class DispatchLogic(ToolLogic):
             kept = [a for i, a in enumerate(facts.actions) if i not in taken_actions]
             index = self.functions.index(facts)
             self.functions[index] = facts.model_copy(update={"calls": common, "actions": kept})
+
+
+def _function_schema(data: dict[str, object]) -> bool:
+    """``{"name": "read_file", "description": ..., "parameters": {"type": "object", "properties": {...}}}``: a
+    function declaration (the form of OpenAI's ``functions=``, Gemini's and Ollama's declarations, and of
+    schemas an agent loop hands to any SDK after renaming a key): a name and a JSON schema of its arguments."""
+    parameters = data.get("parameters")
+    return (
+        isinstance(data.get("name"), str)
+        and isinstance(parameters, dict)
+        and (parameters.get("type") == "object" or isinstance(parameters.get("properties"), dict))
+    )

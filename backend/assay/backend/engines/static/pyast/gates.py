@@ -104,6 +104,25 @@ class GateLogic(AnalyzerBase):
             else:
                 return None
 
+    def _answer_in_chain(self, node: ast.expr, scope: Scope) -> str | None:
+        """A person's answer under method calls and subscripts (``input().strip().lower()``,
+        ``answer.strip()``): the gate of a prompt whose answer counts only where compared, else none
+        (a sandbox's result or a permission check's value, transformed, is no answer)."""
+        while isinstance(node, ast.Call | ast.Subscript | ast.Attribute | ast.Await):
+            if isinstance(node, ast.Call):
+                name, _ = self._callee(node, scope)
+                if name and name in self.rules.compared_gates:
+                    return self._gate_of_expr(node, scope, compared=True)
+                if not isinstance(node.func, ast.Attribute):
+                    return None
+                node = node.func.value
+            else:
+                node = node.value
+        if isinstance(node, ast.Name):
+            found = scope.gate_vars.get(node.id)
+            return found[0] if found is not None and found[1] == "compared" else None
+        return None
+
     def _condition(self, test: ast.expr, scope: Scope) -> Condition:
         """The gates a test proves when true and when false."""
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):

@@ -92,7 +92,13 @@ class ParamRoles(DecoratorRoles):
                 continue
             if isinstance(element, ast.Name | ast.Attribute) and not self._is_variable(element, scope):
                 function, ok = self.dotted(element, scope)
-                if function and ok and is_user_callee(function, ok, self) and self._defined_function(function):
+                if (
+                    function
+                    and ok
+                    and is_user_callee(function, ok, self)
+                    and self._defined_function(function)
+                    and not _method_result(element, function, scope)
+                ):
                     self._listed_tools.append(
                         ToolDef.found(rule, function.rsplit(".", 1)[-1], self.loc(element), function=function)
                     )
@@ -475,3 +481,13 @@ class ParamRoles(DecoratorRoles):
                 ruleId=rule.id,
             )
         )
+
+
+def _method_result(element: ast.expr, typed: str, scope: Scope) -> bool:
+    """``schema_copy = data["schema"].copy()`` listed as ``tools=[schema_copy]``: a name holding what a method
+    of a local value of unknown type returned (its type only the guess ``data.copy``) is a value, never the
+    function to list as a tool."""
+    if not isinstance(element, ast.Name) or scope.types.get(element.id) != typed:
+        return False
+    head = typed.split(".", 1)[0]
+    return "." in typed and head in scope.taint and head not in scope.types

@@ -114,7 +114,10 @@ class SourceLogic(LibraryLogic):
     def _name_table(self, node: ast.Dict) -> None:
         """``{"create_customer": create_customer, ...}``: a table dispatching names to functions."""
         keys, values = node.keys, node.values
-        if len(keys) < 2 or type(values[0]) not in _CALLABLE_KINDS:
+        if len(keys) < 2:
+            return
+        if type(values[0]) not in _CALLABLE_KINDS:
+            self._schema_record(values)
             return
         found: dict[str, str] = {}
         for key, value in zip(keys, values, strict=True):
@@ -125,6 +128,20 @@ class SourceLogic(LibraryLogic):
             found[text] = name
         for text, name in found.items():
             self.tables.setdefault(text, name)
+
+    def _schema_record(self, values: list[ast.expr]) -> None:
+        """``{"schema": read_file.get_tool_schema(), "execute": read_file.execute}``: a record pairing
+        what one function returns (a tool's definition, when it is one) with the function that runs it.
+        Kept as ``tables["<function>()"]``: the linker gives a literal tool written in that function,
+        which no dispatch of its name runs, to the record's function."""
+        calls = [v for v in values if isinstance(v, ast.Call)]
+        refs = [v for v in values if type(v) in _CALLABLE_KINDS]
+        if len(calls) != 1 or len(refs) != 1 or calls[0].args or calls[0].keywords:
+            return
+        made = self._resolved_name(calls[0].func) if type(calls[0].func) in _CALLABLE_KINDS else None
+        runs = self._resolved_name(refs[0])
+        if made is not None and runs is not None:
+            self.tables.setdefault(f"{made}()", runs)
 
     def _records_tool(self, node: ast.Call, callee: str, profile: CallProfile, scope: Scope) -> None:
         """``StripeTool(name=tool["method"], ...) for tool in tools``: a tool for each record of a

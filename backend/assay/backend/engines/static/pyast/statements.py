@@ -320,6 +320,11 @@ class StatementLogic(ExpressionLogic):
         gate = self._gate_of_expr(value, scope, compared=True)
         # ``answer = input(...)`` counts only where ``answer`` is compared with a literal.
         polarity = "positive" if gate is None or self._gate_of_expr(value, scope) is not None else "compared"
+        if gate is None and kind is ast.Call:
+            # ``answer = input().strip().lower()``: the answer, normalised, is still the human's, and counts
+            # only where it is compared.
+            gate = self._answer_in_chain(value, scope)
+            polarity = "compared" if gate is not None else polarity
         # Before any name is bound again: the callee resolved by the walk is still the one to reuse.
         after = self._held(value, scope, active)
         library = self._library_instance(value, scope) if kind is ast.Call else None
