@@ -269,6 +269,37 @@ export const boss = new Agent({ name: "boss", tools: [ops.asTool({ toolName: "as
     assert ("shell.exec", "agents.ts", 5) in _reached(bundle, "ask_ops")
 
 
+def test_an_agent_tool_kept_under_another_key_keeps_its_tool_name(tmp_path: Path) -> None:
+    # OpenAI Agents JS takes tools in a list: the model sees toolName, whatever key of an object holds the tool.
+    agents = """
+import { Agent } from "@openai/agents";
+const summarizer = new Agent({ name: "Summarizer", instructions: "Summarise." });
+const summarizerTool = summarizer.asTool({ toolName: "summarize_text", toolDescription: "Summarise text." });
+const toolAgents = { summarizer: summarizerTool };
+export default toolAgents;
+"""
+    flow = """
+import { Agent, run } from "@openai/agents";
+import agentTools from "./agents";
+export const go = (message: string) => run(new Agent({ name: "Orchestrator", tools: [agentTools.summarizer] }), message);
+"""
+    bundle = _scan(tmp_path, {"agents.ts": agents, "flow.ts": flow})
+    assert [(t["name"], t["location"]["line"]) for t in bundle["tools"]] == [("summarize_text", 4)]
+
+
+def test_agent_create_is_a_model_use_as_new_agent_is(tmp_path: Path) -> None:
+    source = """
+import { Agent, run } from "@openai/agents";
+const triage = Agent.create({ name: "Triage", model: "gpt-5.4", instructions: "Route.", handoffs: [] });
+const helper = new Agent({ name: "Helper", instructions: "Help." });
+export const go = (message: string) => run(triage, message);
+"""
+    bundle = _scan(tmp_path, {"agents.ts": source})
+    models = {(m["location"]["line"], m["provider"], m["model"]) for m in bundle["models"]}
+    assert (3, "openai", "gpt-5.4") in models
+    assert any(line == 4 and provider == "openai" for line, provider, _ in models)
+
+
 def test_a_claude_agent_sdk_run_is_a_model_use_and_its_built_ins_are_tools(tmp_path: Path) -> None:
     source = """
 import { query } from "@anthropic-ai/claude-agent-sdk";

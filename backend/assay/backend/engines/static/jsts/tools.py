@@ -72,6 +72,9 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
         self.agent_tools: dict[str, list[str]] = {}
         # Tools bound to a variable: variable -> index in the tools list.
         self.bound_tools: dict[str, int] = {}
+        # Tools whose name option is the name the model sees wherever they are kept (``agent.asTool({
+        # toolName })``: the SDK takes tools in a list, so a key of an object holding one names nothing).
+        self.final_names: set[int] = set()
 
     def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None:
         """Parameter names of a schema: ``z.object({...})`` (also chained, ``.describe()``), a zod raw shape
@@ -160,6 +163,8 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
             )
             if binding is not None and (tool_name == binding or generic) and self.a.tools:
                 self.tool_vars[binding] = len(self.a.tools) - 1
+            if rule.match.get("name_option_final") and generic and self.field_name(fields, rule, scope):
+                self.final_names.add(len(self.a.tools) - 1)
             if rule.match.get("reaches_receiver_tools") and self.a.tools:
                 self.agent_as_tool(node, len(self.a.tools) - 1)
             return
@@ -691,7 +696,7 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
     def rename(self, variable: str, key: str) -> None:
         """``tools: { weather: weatherTool }``: the model sees the tool under the key."""
         index = self.tool_vars.pop(variable, None)
-        if index is None or not key:
+        if index is None or not key or index in self.final_names:
             return
         tool = self.a.tools[index]
         if tool.name == key:
