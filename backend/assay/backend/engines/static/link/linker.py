@@ -64,6 +64,7 @@ from assay.backend.engines.static.link.sources import (
 from assay.backend.engines.static.link.sqlflow import NO_CTX, Ctx, SqlContexts
 from assay.backend.engines.static.link.taint import Taint
 from assay.backend.engines.static.link.tool_uses import bind_tools
+from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rules.match import Patterns
 from assay.backend.engines.static.rules.pack import Rule, RulePack
 from assay.backend.scans.bundle import (
@@ -187,7 +188,8 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         action = action_index[action_id]
         rule = TAINT_EXEC_RULE if action.actionClass in EXECUTION_SINKS else TAINT_ACTION_RULE
         taint_flows.append(
-            TaintFlow(
+            trusted(
+                TaintFlow,
                 id=short_id("flow", action_id, *source.key),
                 ruleId=rule,
                 sourceKind=source.kind,
@@ -200,13 +202,20 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         )
 
     gates = [
-        Gate(id=g.id, kind=g.kind, ruleId=g.ruleId, location=g.location, function=fid, detail=g.detail)
+        trusted(Gate, id=g.id, kind=g.kind, ruleId=g.ruleId, location=g.location, function=fid, detail=g.detail)
         for fid, fn in functions.items()
         for g in fn.gates
     ]
     models = [
-        ModelUse(
-            id=m.id, provider=m.provider, api=m.api, via=m.via, ruleId=m.ruleId, location=m.location, model=m.model
+        trusted(
+            ModelUse,
+            id=m.id,
+            provider=m.provider,
+            api=m.api,
+            via=m.via,
+            ruleId=m.ruleId,
+            location=m.location,
+            model=m.model,
         )
         for m in settle_models(ordered, rules)
     ]
@@ -494,7 +503,8 @@ def _tool(tool: ToolDef, fid: str | None, functions: dict[str, Fn]) -> Tool:
     if not parameters and fid is not None:
         # Constructor-registered tools (``Tool(func=f)``) take their parameters from the function.
         parameters = [p for p in functions[fid].params if p not in NON_TOOL_PARAMS]
-    return Tool(
+    return trusted(
+        Tool,
         id=tool.id,
         name=tool.name,
         description=tool.description,
@@ -517,7 +527,8 @@ def _action(
     rule_id: str,
 ) -> Action:
     own = set(site.dominatingGates)
-    return Action(
+    return trusted(
+        Action,
         id=action_id,
         actionClass=action_class,
         impact=impact,
@@ -580,7 +591,9 @@ def _reach(
                 gate_ids = gates | frozenset(site.dominatingGates)
                 known_path = paths.get(key)
                 if known_path is None:
-                    paths[key] = ToolPath(toolId=tool.id, calls=list(chain[(fid, ctx)]), gateIds=sorted(gate_ids))
+                    paths[key] = trusted(
+                        ToolPath, toolId=tool.id, calls=list(chain[(fid, ctx)]), gateIds=sorted(gate_ids)
+                    )
                 elif not set(known_path.gateIds) <= gate_ids:  # the same kind by another context
                     paths[key] = known_path.model_copy(update={"gateIds": sorted(set(known_path.gateIds) & gate_ids)})
         for (site_id, kind), path in paths.items():

@@ -25,6 +25,7 @@ from assay.backend.engines.static.pyast.statements import StatementLogic
 from assay.backend.engines.static.pyast.syntax import (
     breadth_first,
     imports_breadth_first,
+    statements_breadth_first,
 )
 from assay.backend.scans.bundle import Location
 
@@ -123,30 +124,40 @@ class FileAnalyzer(StatementLogic):
                 self._visit_defs(definitions(stmt.body), f"{prefix}.{stmt.name}", outer, outer_types)
                 self._class = enclosing
 
+    def _mcp_servers(self) -> dict[str, tuple[str, list[str], str | None]]:
+        """The file's ``calc = create_sdk_mcp_server(name=..., tools=[add])`` assignments, by variable: the
+        server's name pattern, the functions it lists and its own ``name=``. Assignments are statements, so
+        reading the statements alone finds them all, in ``ast.walk`` order (the last one of a variable wins)."""
+        servers: dict[str, tuple[str, list[str], str | None]] = {}
+        for node in statements_breadth_first(self.tree):
+            if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.value, ast.Call):
+                continue
+            target, call = node.targets[0], node.value
+            callee = (self.dotted(call.func, None)[0] or "").rsplit(".", 1)[-1]
+            spec = self.roles.mounted_servers.get(callee)
+            listed = kwarg(call, "tools")
+            if spec is None or not isinstance(target, ast.Name) or not isinstance(listed, ast.List | ast.Tuple):
+                continue
+            functions = [
+                self.local_defs[e.id] for e in listed.elts if isinstance(e, ast.Name) and e.id in self.local_defs
+            ]
+            servers[target.id] = (spec[1], functions, self.constant_str(kwarg(call, "name")))
+        return servers
+
     def _mounted_server_names(self) -> None:
         """``calc = create_sdk_mcp_server(name="calculator", tools=[add])`` then ``ClaudeAgentOptions(
         mcp_servers={"calc": calc})``: the model sees ``add`` as ``mcp__calc__add``, the name the server's
         pattern gives it under the key it is mounted at (the server's own ``name=`` when it is mounted
         nowhere in the file)."""
-        servers: dict[str, tuple[str, list[str], str | None]] = {}  # variable -> (pattern, functions, name)
-        mounts: list[ast.Call] = []
-        keys = {under for under, _ in self.roles.mounted_servers.values()}
-        for node in breadth_first(self.tree, (ast.Assign, ast.Call)):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call):
-                target, call = node.targets[0], node.value
-                callee = (self.dotted(call.func, None)[0] or "").rsplit(".", 1)[-1]
-                spec = self.roles.mounted_servers.get(callee)
-                listed = kwarg(call, "tools")
-                if spec is None or not isinstance(target, ast.Name) or not isinstance(listed, ast.List | ast.Tuple):
-                    continue
-                functions = [
-                    self.local_defs[e.id] for e in listed.elts if isinstance(e, ast.Name) and e.id in self.local_defs
-                ]
-                servers[target.id] = (spec[1], functions, self.constant_str(kwarg(call, "name")))
-            elif isinstance(node, ast.Call) and any(kw.arg in keys for kw in node.keywords):
-                mounts.append(node)
+        servers = self._mcp_servers()
         if not servers:
             return
+        keys = {under for under, _ in self.roles.mounted_servers.values()}
+        mounts = [
+            node
+            for node in breadth_first(self.tree, (ast.Call,))
+            if isinstance(node, ast.Call) and any(kw.arg in keys for kw in node.keywords)
+        ]
         named: dict[str, str] = {}
         mounted: set[str] = set()
         for call in mounts:
