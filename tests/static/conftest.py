@@ -1,5 +1,5 @@
 import sys
 from pathlib import Path
 
-# Lets the analyzer tests import their small helper module (pyfix) by name.
+# Lets the analyzer tests import their small helper modules (pyfix, jsfix, scanned) by name.
 sys.path.insert(0, str(Path(__file__).parent))

@@ -6,9 +6,8 @@ vendor's model family names that vendor."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from assay.backend.engines.static.scan import scan_tree
+from scanned import scan_files
 
 ADK_AGENTS = """
 import { AgentTool, FunctionTool, GOOGLE_SEARCH, LlmAgent } from "@google/adk";
@@ -38,16 +37,8 @@ export const helper = new LlmAgent({ name: "helper", model: "my-local-model" });
 """
 
 
-def _scan(tmp_path: Path, files: dict[str, str]) -> dict[str, Any]:
-    root = tmp_path / "system"
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return scan_tree(root, cache=None, workers=1).model_dump(mode="json")
-
-
 def test_an_agent_wrapped_as_a_tool_is_named_after_the_agent_and_reaches_its_tools(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, {"agent.ts": ADK_AGENTS})
+    bundle = scan_files(tmp_path, {"agent.ts": ADK_AGENTS})
     tools = {t["name"]: t["location"]["line"] for t in bundle["tools"]}
     assert tools == {"run_shell": 6, "ops_agent": 22, "google_search": 22}
     ids = {t["name"]: t["id"] for t in bundle["tools"]}
@@ -57,7 +48,7 @@ def test_an_agent_wrapped_as_a_tool_is_named_after_the_agent_and_reaches_its_too
 
 
 def test_an_agent_given_a_bare_model_id_of_a_model_family_names_its_vendor(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, {"agent.ts": ADK_AGENTS})
+    bundle = scan_files(tmp_path, {"agent.ts": ADK_AGENTS})
     models = sorted((m["location"]["line"], m["provider"], m["model"]) for m in bundle["models"])
     # An id of no known family (a local model's) names no vendor: no model use this rule vouches for.
     assert models == [(13, "google", "gemini-2.5-flash"), (19, "openai", "gpt-4o-mini")]
@@ -70,7 +61,7 @@ def test_an_agent_tool_whose_agent_cannot_be_named_is_a_frontier_item(tmp_path: 
         '  return new LlmAgent({ name: "outer", tools: [new AgentTool({ agent: inner })] });\n'
         "}\n"
     )
-    bundle = _scan(tmp_path, {"agent.ts": code})
+    bundle = scan_files(tmp_path, {"agent.ts": code})
     assert bundle["tools"] == []
     assert [(f["kind"], f["location"]["line"]) for f in bundle["frontier"] if f["location"]] == [
         ("dynamic_dispatch", 3)

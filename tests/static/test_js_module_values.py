@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from assay.backend.engines.static.scan import scan_tree
+from scanned import actions_reached, scan_files
 
 CLIENTS = """
 import postgres from "postgres";
@@ -70,35 +70,17 @@ export async function answer(prompt: string) {
 """
 
 
-def _scan(tmp_path: Path, files: dict[str, str]) -> dict[str, Any]:
-    root = tmp_path / "system"
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return scan_tree(root, cache=None, workers=1).model_dump(mode="json")
-
-
-def _reached(bundle: dict[str, Any], tool: str) -> set[tuple[str, str, int]]:
-    """(action class, path, line) of every action the named tool reaches."""
-    ids = {t["id"] for t in bundle["tools"] if t["name"] == tool}
-    return {
-        (a["actionClass"], a["location"]["path"], a["location"]["line"])
-        for a in bundle["actions"]
-        if any(p["toolId"] in ids for p in a.get("reachedFrom", []))
-    }
-
-
 def _tree(tmp_path: Path) -> dict[str, Any]:
-    return _scan(tmp_path, {"src/db/client.ts": CLIENTS, "src/db/settings.ts": SETTINGS, "src/agent.ts": TOOLS})
+    return scan_files(tmp_path, {"src/db/client.ts": CLIENTS, "src/db/settings.ts": SETTINGS, "src/agent.ts": TOOLS})
 
 
 def test_an_imported_client_is_the_package_client_its_module_built(tmp_path: Path) -> None:
     bundle = _tree(tmp_path)
-    assert _reached(bundle, "postgres") == {("sql.exec", "src/agent.ts", 10)}
+    assert actions_reached(bundle, "postgres") == {("sql.exec", "src/agent.ts", 10)}
     # ioredis ``call`` runs whatever command it is given: a write as far as anyone can tell.
-    assert _reached(bundle, "redis") == {("db.write", "src/agent.ts", 16)}
+    assert actions_reached(bundle, "redis") == {("db.write", "src/agent.ts", 16)}
     # ``run`` is ``promisify(exec)`` in the other module: calling it starts a shell.
-    assert _reached(bundle, "shell") == {("shell.exec", "src/agent.ts", 22)}
+    assert actions_reached(bundle, "shell") == {("shell.exec", "src/agent.ts", 22)}
 
 
 def test_the_model_chosen_sql_reaches_the_imported_client(tmp_path: Path) -> None:
@@ -110,5 +92,5 @@ def test_the_model_chosen_sql_reaches_the_imported_client(tmp_path: Path) -> Non
 
 def test_a_value_its_module_does_not_type_makes_no_action(tmp_path: Path) -> None:
     bundle = _tree(tmp_path)
-    assert _reached(bundle, "settings") == set()
+    assert actions_reached(bundle, "settings") == set()
     assert not [a for a in bundle["actions"] if a["location"]["line"] == 28]

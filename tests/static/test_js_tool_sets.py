@@ -7,28 +7,8 @@ out is classified by its statement."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from assay.backend.engines.static.scan import scan_tree
-
-
-def _scan(tmp_path: Path, files: dict[str, str]) -> dict[str, Any]:
-    root = tmp_path / "system"
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return scan_tree(root, cache=None, workers=1).model_dump(mode="json")
-
-
-def _reached(bundle: dict[str, Any], tool: str) -> set[tuple[str, str, int]]:
-    """(action class, path, line) of every action the named tool reaches."""
-    ids = {t["id"] for t in bundle["tools"] if t["name"] == tool}
-    return {
-        (a["actionClass"], a["location"]["path"], a["location"]["line"])
-        for a in bundle["actions"]
-        if any(p["toolId"] in ids for p in a.get("reachedFrom", []))
-    }
-
+from scanned import actions_reached, scan_files
 
 TOOL_SET = """
 import { tool } from "ai";
@@ -71,8 +51,8 @@ export class Notes {
 
 
 def test_a_code_tool_reaches_what_the_tools_its_code_can_call_reach(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, {"tools.ts": TOOL_SET, "server.ts": CODE_AGENT})
-    reached = _reached(bundle, "codemode")
+    bundle = scan_files(tmp_path, {"tools.ts": TOOL_SET, "server.ts": CODE_AGENT})
+    reached = actions_reached(bundle, "codemode")
     assert ("code.exec", "server.ts", 15) in reached
     assert ("db.write", "tools.ts", 9) in reached  # the set a function of another file returns
     assert ("db.read", "tools.ts", 14) in reached
@@ -91,8 +71,8 @@ export function chat(sql: SqlStorage, executor: any) {
   return codemode;
 }
 """
-    bundle = _scan(tmp_path, {"tools.ts": TOOL_SET, "agent.ts": agent})
-    assert ("db.write", "tools.ts", 9) in _reached(bundle, "codemode")
+    bundle = scan_files(tmp_path, {"tools.ts": TOOL_SET, "agent.ts": agent})
+    assert ("db.write", "tools.ts", 9) in actions_reached(bundle, "codemode")
     assert [f for f in bundle["frontier"] if f["kind"] == "runtime_registered_tools"] == []
 
 
@@ -128,7 +108,7 @@ export function createTools(sql: SqlStorage) {
 
 
 def test_sql_assembled_from_fragments_the_code_spells_out_is_classified_by_its_statement(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, {"tools.ts": UPDATE_TOOL})
+    bundle = scan_files(tmp_path, {"tools.ts": UPDATE_TOOL})
     by_line = {a["location"]["line"]: a["actionClass"] for a in bundle["actions"]}
     assert by_line[21] == "db.write"  # columns looked up in a table of literals: an UPDATE
     assert by_line[24] == "sql.exec"  # a column the model names: text executed verbatim
@@ -144,10 +124,10 @@ export async function main(documents: any[]) {
   return agent({ tools: [wiki(), index.queryTool({ metadata: { name: "facts" } })] });
 }
 """
-    bundle = _scan(tmp_path, {"agent.ts": source})
+    bundle = scan_files(tmp_path, {"agent.ts": source})
     assert {t["name"] for t in bundle["tools"]} == {"wikipedia", "facts"}
-    assert _reached(bundle, "wikipedia") == {("network.egress", "agent.ts", 7)}
-    assert _reached(bundle, "facts") == {("db.read", "agent.ts", 7)}
+    assert actions_reached(bundle, "wikipedia") == {("network.egress", "agent.ts", 7)}
+    assert actions_reached(bundle, "facts") == {("db.read", "agent.ts", 7)}
     assert [f for f in bundle["frontier"] if f["kind"] == "runtime_registered_tools"] == []
 
 
@@ -167,7 +147,7 @@ const options = {
 };
 export const run = (prompt: string) => query({ prompt, options });
 """
-    bundle = _scan(tmp_path, {"agent.ts": source})
+    bundle = scan_files(tmp_path, {"agent.ts": source})
     (gate,) = [g for g in bundle["gates"] if g["kind"] == "permission_check"]
     gated = {
         t["name"]: gate["id"] in a["gateIds"]
@@ -190,7 +170,7 @@ export const start = (handler: any) =>
     void toNodeHandler(handler)(req, res);
   });
 """
-    bundle = _scan(tmp_path, {"server.ts": source})
+    bundle = scan_files(tmp_path, {"server.ts": source})
     assert {(g["kind"], g["location"]["line"]) for g in bundle["gates"]} >= {("allowlist", 8)}
 
 
@@ -230,8 +210,8 @@ const context = { docker: new Docker() };
 def test_a_client_reached_through_an_interface_of_another_file_and_an_untyped_parameter(tmp_path: Path) -> None:
     # ``context: ToolContext`` (``docker: Docker`` in another file) and ``run(docker: any, ...)``, called with
     # that member: the dockerode calls are what they are, reached from the tool whose definition names them.
-    bundle = _scan(tmp_path, {"types.ts": DOCKER_TYPES, "tools.ts": DOCKER_TOOLS, "server.ts": DOCKER_SERVER})
-    reached = _reached(bundle, "exec")
+    bundle = scan_files(tmp_path, {"types.ts": DOCKER_TYPES, "tools.ts": DOCKER_TOOLS, "server.ts": DOCKER_SERVER})
+    reached = actions_reached(bundle, "exec")
     assert {
         ("network.egress", "tools.ts", 5),  # await container.inspect()
         ("shell.exec", "tools.ts", 6),  # container.exec({ Cmd: [...] }) in the container

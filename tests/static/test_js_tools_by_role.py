@@ -8,32 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scanned import actions_reached, scan_files
 
-from assay.backend.engines.static.scan import scan_tree
 from assay.backend.evaluation.membership import make_membership, static_bundle_item
 from assay.backend.evaluation.methodology import evaluate
 
 
-def _scan(tmp_path: Path, files: dict[str, str]) -> dict[str, Any]:
-    root = tmp_path / "system"
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return scan_tree(root, cache=None, workers=1).model_dump(mode="json")
-
-
 def _tools(bundle: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {t["name"]: t for t in bundle["tools"]}
-
-
-def _reached(bundle: dict[str, Any], tool: str) -> set[tuple[str, str, int]]:
-    """(action class, path, line) of every action the named tool reaches."""
-    ids = {t["id"] for t in bundle["tools"] if t["name"] == tool}
-    return {
-        (a["actionClass"], a["location"]["path"], a["location"]["line"])
-        for a in bundle["actions"]
-        if any(p["toolId"] in ids for p in a.get("reachedFrom", []))
-    }
 
 
 MASTRA_AGENT = """
@@ -61,11 +43,11 @@ export const runCommand = createTool({
 
 
 def test_a_tool_built_by_a_call_named_for_tools_is_named_by_the_key_that_places_it(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, {"src/agents/ops.ts": MASTRA_AGENT, "src/tools/run.ts": MASTRA_TOOL})
+    bundle = scan_files(tmp_path, {"src/agents/ops.ts": MASTRA_AGENT, "src/tools/run.ts": MASTRA_TOOL})
     tools = _tools(bundle)
     assert set(tools) == {"run_command"}  # the key the model sees, not the id
     assert tools["run_command"]["location"]["path"] == "src/agents/ops.ts"
-    assert ("shell.exec", "src/tools/run.ts", 10) in _reached(bundle, "run_command")
+    assert ("shell.exec", "src/tools/run.ts", 10) in actions_reached(bundle, "run_command")
     # The handler's first parameter is what the model sends, whatever it is called.
     assert any(f["sink"]["line"] == 10 for f in bundle["taintFlows"])
     (model,) = bundle["models"]
@@ -92,10 +74,10 @@ const ai = genkit({ plugins: [googleAI()], model: googleAI.model("gemini-2.5-fla
 export const lookup = ai.defineTool({ name: "lookup", description: "Look up" }, async (input) => input);
 export const weather = new Tool({ name: "get_weather", parameters: z.object({}), execute: async () => "sunny" });
 """
-    bundle = _scan(tmp_path, {"agent.ts": source})
+    bundle = scan_files(tmp_path, {"agent.ts": source})
     tools = _tools(bundle)
     assert set(tools) == {"mcp__notes__save_note", "lookup", "get_weather"}
-    assert ("file.write", "agent.ts", 12) in _reached(bundle, "mcp__notes__save_note")
+    assert ("file.write", "agent.ts", 12) in actions_reached(bundle, "mcp__notes__save_note")
     assert [(m["provider"], m["model"]) for m in bundle["models"]] == [("google", "gemini-2.5-flash")]
 
 
@@ -113,8 +95,8 @@ export async function turn(messages: any[]) {
   if (use) return execSync(use.input.cmd).toString();
 }
 """
-    bundle = _scan(tmp_path, {"loop.ts": source})
-    assert ("shell.exec", "loop.ts", 11) in _reached(bundle, "bash")
+    bundle = scan_files(tmp_path, {"loop.ts": source})
+    assert ("shell.exec", "loop.ts", 11) in actions_reached(bundle, "bash")
 
 
 def test_an_agent_class_run_as_a_tool_reaches_its_sandboxed_commands(tmp_path: Path) -> None:
@@ -134,8 +116,8 @@ export class Orchestrator {
   }
 }
 """
-    bundle = _scan(tmp_path, {"server.ts": source})
-    assert ("shell.exec", "server.ts", 8) in _reached(bundle, "delegate")
+    bundle = scan_files(tmp_path, {"server.ts": source})
+    assert ("shell.exec", "server.ts", 8) in actions_reached(bundle, "delegate")
     (action,) = [a for a in bundle["actions"] if a["location"]["line"] == 8]
     kinds = {g["id"]: g["kind"] for g in bundle["gates"]}
     assert "sandbox" in {kinds[g] for g in action["gateIds"]}
@@ -152,8 +134,8 @@ export async function chat(env: any, tools: any) {
   return streamText({ model: env.model, tools: { codemode } });
 }
 """
-    bundle = _scan(tmp_path, {"chat.ts": source})
-    assert ("code.exec", "chat.ts", 7) in _reached(bundle, "codemode")
+    bundle = scan_files(tmp_path, {"chat.ts": source})
+    assert ("code.exec", "chat.ts", 7) in actions_reached(bundle, "codemode")
     assert {g["kind"] for g in bundle["gates"]} == {"sandbox"}
     assert [f["actionClass"] for f in bundle["taintFlows"]] == ["code.exec"]
 
@@ -176,7 +158,7 @@ const authMiddleware = (req: any, res: any, next: () => void) => {
 const app = express();
 app.post("/mcp", authMiddleware, (req, res) => res.end());
 """
-    bundle = _scan(tmp_path, {"server.ts": source})
+    bundle = scan_files(tmp_path, {"server.ts": source})
     gates = {(g["kind"], g["location"]["line"]) for g in bundle["gates"]}
     assert ("human_approval", 7) in gates  # the tool context's interrupt
     assert ("human_approval", 10) in gates  # requireApproval on a tool built by any framework
@@ -198,10 +180,10 @@ export const addPage = tool({
   },
 });
 """
-    bundle = _scan(tmp_path, {"tools.ts": source})
+    bundle = scan_files(tmp_path, {"tools.ts": source})
     (action,) = [a for a in bundle["actions"] if a["actionClass"] == "network.egress"]
     assert action["target"] == "@notionhq/client.Client.pages.create"
-    assert _reached(bundle, "addPage") >= {("network.egress", "tools.ts", 11)}
+    assert actions_reached(bundle, "addPage") >= {("network.egress", "tools.ts", 11)}
 
 
 UNKNOWN_FRAMEWORK = """
@@ -225,7 +207,7 @@ def test_an_unfamiliar_tools_list_keeps_the_system_from_allow(tmp_path: Path, de
     files = {"src/agent.ts": UNKNOWN_FRAMEWORK, "src/search.ts": UNKNOWN_SEARCH}
     if declaration is not None:
         files["assay.toml"] = declaration
-    bundle = _scan(tmp_path, files)
+    bundle = scan_files(tmp_path, files)
     frontier = [f for f in bundle["frontier"] if f["path"] == "src/agent.ts" and f["location"]["line"] == 8]
     # One item per element of the list analysis cannot account for, each naming where it is given.
     assert len(frontier) == 4
@@ -246,7 +228,7 @@ def test_bad_input_is_skipped_or_cut_with_a_note_never_a_crash(tmp_path: Path) -
         "broken.ts": "export function ( { ]] )) class {",
         "ok.ts": "import { exec } from 'node:child_process';\nexport const run = (c: string) => exec(c);\n",
     }
-    bundle = _scan(tmp_path, files)
+    bundle = scan_files(tmp_path, files)
     notes = {f["path"]: f["kind"] for f in bundle["frontier"]}
     assert notes["public/app.min.js"] == "skipped_file"  # minified: skipped, and said so
     assert notes["data.ts"] == "parse_error"  # a literal of 6000 items: cut after 5000, and said so
@@ -265,8 +247,8 @@ const runTool = tool({ name: "run", description: "run", parameters: z.object({ c
 const ops = new Agent({ name: "ops", tools: [runTool] });
 export const boss = new Agent({ name: "boss", tools: [ops.asTool({ toolName: "ask_ops", toolDescription: "ops" })] });
 """
-    bundle = _scan(tmp_path, {"agents.ts": source})
-    assert ("shell.exec", "agents.ts", 5) in _reached(bundle, "ask_ops")
+    bundle = scan_files(tmp_path, {"agents.ts": source})
+    assert ("shell.exec", "agents.ts", 5) in actions_reached(bundle, "ask_ops")
 
 
 def test_an_agent_tool_kept_under_another_key_keeps_its_tool_name(tmp_path: Path) -> None:
@@ -283,7 +265,7 @@ import { Agent, run } from "@openai/agents";
 import agentTools from "./agents";
 export const go = (message: string) => run(new Agent({ name: "Orchestrator", tools: [agentTools.summarizer] }), message);
 """
-    bundle = _scan(tmp_path, {"agents.ts": agents, "flow.ts": flow})
+    bundle = scan_files(tmp_path, {"agents.ts": agents, "flow.ts": flow})
     assert [(t["name"], t["location"]["line"]) for t in bundle["tools"]] == [("summarize_text", 4)]
 
 
@@ -294,7 +276,7 @@ const triage = Agent.create({ name: "Triage", model: "gpt-5.4", instructions: "R
 const helper = new Agent({ name: "Helper", instructions: "Help." });
 export const go = (message: string) => run(triage, message);
 """
-    bundle = _scan(tmp_path, {"agents.ts": source})
+    bundle = scan_files(tmp_path, {"agents.ts": source})
     models = {(m["location"]["line"], m["provider"], m["model"]) for m in bundle["models"]}
     assert (3, "openai", "gpt-5.4") in models
     assert any(line == 4 and provider == "openai" for line, provider, _ in models)
@@ -309,10 +291,10 @@ export async function run(prompt: string) {
   }
 }
 """
-    bundle = _scan(tmp_path, {"run.ts": source})
+    bundle = scan_files(tmp_path, {"run.ts": source})
     assert [(m["provider"], m["model"]) for m in bundle["models"]] == [("anthropic", "claude-sonnet-4-5")]
-    assert ("shell.exec", "run.ts", 4) in _reached(bundle, "Bash")
-    assert ("file.read", "run.ts", 4) in _reached(bundle, "Read")
+    assert ("shell.exec", "run.ts", 4) in actions_reached(bundle, "Bash")
+    assert ("file.read", "run.ts", 4) in actions_reached(bundle, "Read")
 
 
 def test_a_tool_set_imported_from_a_file_that_defines_its_tools_is_not_unresolved(tmp_path: Path) -> None:
@@ -329,7 +311,7 @@ import { openai } from "@ai-sdk/openai";
 import { toolset } from "./tools";
 export const run = (prompt: string) => generateText({ model: openai("gpt-4o"), prompt, tools: toolset });
 """
-    bundle = _scan(tmp_path, {"src/tools.ts": tools, "src/agent.ts": agent})
+    bundle = scan_files(tmp_path, {"src/tools.ts": tools, "src/agent.ts": agent})
     assert set(_tools(bundle)) == {"weather"}
     assert bundle["frontier"] == []
 
@@ -350,5 +332,5 @@ const options = {
 };
 export const run = (prompt: string) => query({ prompt, options });
 """
-    bundle = _scan(tmp_path, {"agent.ts": source})
+    bundle = scan_files(tmp_path, {"agent.ts": source})
     assert [(g["kind"], g["location"]["line"]) for g in bundle["gates"]] == [("permission_check", 7)]

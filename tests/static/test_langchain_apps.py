@@ -8,25 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from assay.backend.engines.static.scan import scan_tree
-
-
-def _scan(tmp_path: Path, files: dict[str, str]) -> dict[str, Any]:
-    root = tmp_path / "system"
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return scan_tree(root, cache=None, workers=1).model_dump(mode="json")
-
-
-def _reached(bundle: dict[str, Any], tool: str) -> set[tuple[str, str, int]]:
-    """(action class, path, line) of every action the named tool reaches."""
-    ids = {t["id"] for t in bundle["tools"] if t["name"] == tool}
-    return {
-        (a["actionClass"], a["location"]["path"], a["location"]["line"])
-        for a in bundle["actions"]
-        if any(p["toolId"] in ids for p in a.get("reachedFrom", []))
-    }
+from scanned import actions_reached, scan_files
 
 
 def _gated(bundle: dict[str, Any], tool: str) -> set[str]:
@@ -109,17 +91,17 @@ def _os_agent(react: str = REACT, factory: str = FACTORY) -> dict[str, str]:
 
 
 def test_tools_given_through_a_parameter_are_what_every_call_gives_it(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, _os_agent())
+    bundle = scan_files(tmp_path, _os_agent())
     assert {(t["name"], t["location"]["path"]) for t in bundle["tools"]} == {
         ("execute", "toolkits/shell_toolkit.py"),
         ("add_user", "toolkits/users_toolkit.py"),
     }
-    assert ("shell.exec", "toolkits/shell_toolkit.py", 7) in _reached(bundle, "execute")
+    assert ("shell.exec", "toolkits/shell_toolkit.py", 7) in actions_reached(bundle, "execute")
 
 
 def test_a_parameter_no_call_fills_is_no_tool_but_said(tmp_path: Path) -> None:
     files = _os_agent(factory="def nothing():\n    return None\n")
-    bundle = _scan(tmp_path, files)
+    bundle = scan_files(tmp_path, files)
     assert bundle["tools"] == []
     said = [f for f in bundle["frontier"] if f["kind"] == "runtime_registered_tools"]
     assert said and "agents.react.ReactAgent" in said[0]["detail"]
@@ -127,8 +109,8 @@ def test_a_parameter_no_call_fills_is_no_tool_but_said(tmp_path: Path) -> None:
 
 
 def test_a_library_module_imported_through_another_module_is_that_library(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, _os_agent())
-    assert ("shell.exec", "toolkits/users_toolkit.py", 7) in _reached(bundle, "add_user")
+    bundle = scan_files(tmp_path, _os_agent())
+    assert ("shell.exec", "toolkits/users_toolkit.py", 7) in actions_reached(bundle, "add_user")
     sinks = {(f["sink"]["path"], f["sink"]["line"]) for f in bundle["taintFlows"]}
     assert ("toolkits/users_toolkit.py", 7) in sinks
 
@@ -148,13 +130,13 @@ def test_a_module_of_the_tree_imported_through_another_is_not_a_library(tmp_path
             "agent = create_react_agent(None, tools=[run])\n"
         ),
     }
-    bundle = _scan(tmp_path, files)
+    bundle = scan_files(tmp_path, files)
     assert [t["name"] for t in bundle["tools"]] == ["run"]
-    assert _reached(bundle, "run") == set()
+    assert actions_reached(bundle, "run") == set()
 
 
 def test_the_pause_before_the_tools_node_gates_the_tools_not_the_binding(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, _os_agent())
+    bundle = scan_files(tmp_path, _os_agent())
     assert _gated(bundle, "execute") == {"human_approval"}
     assert _gated(bundle, "add_user") == {"human_approval"}
 
@@ -162,7 +144,9 @@ def test_the_pause_before_the_tools_node_gates_the_tools_not_the_binding(tmp_pat
 def test_no_pause_or_a_pause_elsewhere_is_no_gate(tmp_path: Path) -> None:
     for interrupt in ('interrupt_after=["tools"]', 'interrupt_before=["agent"]', ""):
         react = REACT.replace('interrupt_before=["tools"]', interrupt).replace("tools=tools, )", "tools=tools)")
-        bundle = _scan(tmp_path / (interrupt[:16] or "none").replace("=", "_").replace('"', ""), _os_agent(react=react))
+        bundle = scan_files(
+            tmp_path / (interrupt[:16] or "none").replace("=", "_").replace('"', ""), _os_agent(react=react)
+        )
         assert _gated(bundle, "execute") == set(), interrupt
 
 
@@ -235,19 +219,19 @@ export class StorageDeleteTool extends DynamicStructuredTool {
 
 
 def test_a_class_extending_a_library_tool_class_is_the_tool_its_super_call_makes(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, {"mail-send.tool.ts": MAIL_TOOL, "mail.service.ts": MAIL_SERVICE})
+    bundle = scan_files(tmp_path, {"mail-send.tool.ts": MAIL_TOOL, "mail.service.ts": MAIL_SERVICE})
     assert [(t["name"], t["location"]["path"]) for t in bundle["tools"]] == [("Send Email", "mail-send.tool.ts")]
-    assert ("message.send", "mail.service.ts", 8) in _reached(bundle, "Send Email")
+    assert ("message.send", "mail.service.ts", 8) in actions_reached(bundle, "Send Email")
 
 
 def test_a_class_extending_another_library_class_makes_no_tool(tmp_path: Path) -> None:
     text = MAIL_TOOL.replace("DynamicStructuredTool", "EventEmitter").replace("@langchain/core/tools", "events")
-    bundle = _scan(tmp_path, {"mail-send.tool.ts": text, "mail.service.ts": MAIL_SERVICE})
+    bundle = scan_files(tmp_path, {"mail-send.tool.ts": text, "mail.service.ts": MAIL_SERVICE})
     assert bundle["tools"] == []
 
 
 def test_a_service_typed_through_an_interface_of_another_file_is_followed(tmp_path: Path) -> None:
-    bundle = _scan(
+    bundle = scan_files(
         tmp_path,
         {
             "storage.toolkit.ts": STORAGE_TOOLKIT,
@@ -255,13 +239,13 @@ def test_a_service_typed_through_an_interface_of_another_file_is_followed(tmp_pa
             "storage-delete.tool.ts": STORAGE_TOOL,
         },
     )
-    assert ("network.egress", "storage.service.ts", 6) in _reached(bundle, "Delete File")
+    assert ("network.egress", "storage.service.ts", 6) in actions_reached(bundle, "Delete File")
 
 
 def test_an_untyped_property_of_the_interface_is_not_guessed(tmp_path: Path) -> None:
     toolkit = STORAGE_TOOLKIT.replace("storage: StorageService;", "storage: any;")
-    bundle = _scan(
+    bundle = scan_files(
         tmp_path,
         {"storage.toolkit.ts": toolkit, "storage.service.ts": STORAGE_SERVICE, "storage-delete.tool.ts": STORAGE_TOOL},
     )
-    assert _reached(bundle, "Delete File") == set()
+    assert actions_reached(bundle, "Delete File") == set()

@@ -11,15 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from assay.backend.engines.static.scan import scan_tree
-
-
-def _scan(tmp_path: Path, files: dict[str, str]) -> dict[str, Any]:
-    root = tmp_path / "system"
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return scan_tree(root, cache=None, workers=1).model_dump(mode="json")
+from scanned import scan_files
 
 
 def _actions(bundle: dict[str, Any], path: str) -> dict[int, str]:
@@ -106,7 +98,7 @@ async function handleStats(db: Db) {
 
 
 def test_the_mongodb_driver_through_its_typed_objects_reads_and_writes(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, {"server.ts": MONGO_SERVER})
+    bundle = scan_files(tmp_path, {"server.ts": MONGO_SERVER})
     assert _actions(bundle, "server.ts") == {
         50: "db.read",  # collection.find(...) on a parameter typed Collection
         51: "db.read",  # aggregate run with { explain }: planned, not run
@@ -119,7 +111,7 @@ def test_the_mongodb_driver_through_its_typed_objects_reads_and_writes(tmp_path:
 
 
 def test_a_dispatch_on_a_local_naming_the_tool_keeps_the_gates_checked_before_it(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, {"server.ts": MONGO_SERVER})
+    bundle = scan_files(tmp_path, {"server.ts": MONGO_SERVER})
     insert, query, stats = _reached(bundle, "insert"), _reached(bundle, "query"), _reached(bundle, "stats")
     # Each tool reaches its own case only: ``operation`` holds the tool's name.
     assert set(insert) == {60}
@@ -142,7 +134,7 @@ export async function handler(request: { params: { name: string; arguments: Reco
   return c.deleteMany({ target });
 }
 """
-    bundle = _scan(tmp_path, {"handler.ts": source})
+    bundle = scan_files(tmp_path, {"handler.ts": source})
     gates = {g["id"]: g["location"]["line"] for g in bundle["gates"]}
     held = {a["location"]["line"]: {gates.get(g) for g in a["gateIds"]} for a in bundle["actions"]}
     assert 4 not in held[7]  # the delete runs whether the check held or not
@@ -184,7 +176,7 @@ def create_server(driver: AsyncDriver, read_only: bool = False) -> FastMCP:
 
 
 def test_cypher_through_the_neo4j_driver_is_classified_by_its_text(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, {"server.py": NEO4J_SERVER})
+    bundle = scan_files(tmp_path, {"server.py": NEO4J_SERVER})
     assert _actions(bundle, "server.py") == {
         6: "sql.exec",  # 'EXPLAIN ' + the model's query, passed as query_=
         17: "sql.exec",  # Query(query): the model's Cypher verbatim
@@ -199,7 +191,7 @@ def test_cypher_through_the_neo4j_driver_is_classified_by_its_text(tmp_path: Pat
 
 
 def test_an_enabled_switch_and_a_query_kind_check_are_gates(tmp_path: Path) -> None:
-    bundle = _scan(tmp_path, {"server.py": NEO4J_SERVER})
+    bundle = scan_files(tmp_path, {"server.py": NEO4J_SERVER})
     read, write, count = (
         _reached(bundle, "read_cypher"),
         _reached(bundle, "write_cypher"),
@@ -234,7 +226,7 @@ def create_server(driver: AsyncDriver) -> FastMCP:
 def is_write_query(text: str) -> bool:
     return "CREATE" in text
 """
-    bundle = _scan(tmp_path, {"server.py": source})
+    bundle = scan_files(tmp_path, {"server.py": source})
     assert bundle["gates"] == []
     assert _actions(bundle, "server.py") == {14: "sql.exec"}
 
@@ -250,7 +242,7 @@ export async function update(c: Collection<Document>, filter: Document, change: 
   await c[picked](filter);
 }
 """
-    bundle = _scan(tmp_path, {"update.ts": source})
+    bundle = scan_files(tmp_path, {"update.ts": source})
     assert _actions(bundle, "update.ts") == {4: "db.write", 6: "db.write"}
     # A key chosen between literals leaves nothing unresolved; a key computed at run time does.
     assert {f["location"]["line"] for f in bundle["frontier"] if f["kind"] == "dynamic_dispatch"} == {8}
