@@ -13,10 +13,10 @@ from starlette.responses import Response
 from assay.backend import provisioning
 from assay.backend.dashboard import manage, urls
 from assay.backend.dashboard.access import Endpoint, PageContext
-from assay.backend.dashboard.systems_pages import system_links
+from assay.backend.dashboard.systems_pages import system_page
 from assay.backend.intake import binders
 from assay.backend.intake.adapters import ADAPTERS
-from assay.backend.storage.models import AiSystem, EvidenceBinder, Organization
+from assay.backend.storage.models import AiSystem, EvidenceBinder
 
 FORM_FIELDS = (
     "source_system",
@@ -35,7 +35,6 @@ async def _binders_page(
     system = await manage.member_system(page)
     if system is None:
         return page.renderer.not_found(page.user)
-    organization = await page.session.get(Organization, system.organization_id)
     base = urls.system_binders(system.id)
     rows = (
         await page.session.exec(
@@ -61,16 +60,12 @@ async def _binders_page(
         }
         for row in rows
     ]
-    return page.renderer.page(
+    return await system_page(
+        page,
+        system,
         "binders.html",
-        user=page.user,
+        "binders",
         status=status,
-        system=system,
-        organization=organization.name if organization is not None else system.organization_id,
-        links=system_links(system),
-        current="binders",
-        manage=manage.can_manage(page, system.organization_id),
-        retired=system.lifecycle_status == provisioning.SYSTEM_RETIRED,
         binders=listed,
         unbound=len(unbound),
         adapters=sorted(ADAPTERS.values(), key=lambda spec: spec.id),

@@ -31,10 +31,10 @@ from assay.backend.api import evaluations as artifacts
 from assay.backend.dashboard import chains, compare, manage, risks, runs, urls
 from assay.backend.dashboard.access import Endpoint, PageContext, acting_in
 from assay.backend.dashboard.security import CSP
-from assay.backend.dashboard.systems_pages import system_links
+from assay.backend.dashboard.systems_pages import system_page
 from assay.backend.errors import ApiError
 from assay.backend.evaluation.methodology import EvaluationPayload
-from assay.backend.storage.models import AiSystem, Evaluation, Organization, Run
+from assay.backend.storage.models import AiSystem, Evaluation, Run
 from assay.backend.web.routing import RequestContext
 
 PAGE_SIZE = 50
@@ -346,7 +346,6 @@ async def system_workspace(page: PageContext) -> Response:
             .limit(PAGE_SIZE + 1)
         )
     ).all()
-    organization = await page.session.get(Organization, system.organization_id)
     evaluations = [
         {
             "id": evaluation_id,
@@ -363,13 +362,11 @@ async def system_workspace(page: PageContext) -> Response:
     def at(n: int) -> str:
         return f"{urls.system_workspace(system.id)}?page={n}"
 
-    return page.renderer.page(
+    return await system_page(
+        page,
+        system,
         "workspace.html",
-        user=page.user,
-        system=system,
-        organization=organization.name if organization is not None else system.organization_id,
-        links=system_links(system),
-        current="workspace",
+        "workspace",
         evaluations=evaluations,
         total=total,
         number=number,

@@ -21,10 +21,10 @@ from starlette.responses import RedirectResponse, Response
 from assay.backend.dashboard import urls
 from assay.backend.dashboard.access import PageContext
 from assay.backend.dashboard.security import CSRF_FIELD, cross_site, read_form, tokens_match
-from assay.backend.dashboard.systems_pages import system_links
+from assay.backend.dashboard.systems_pages import system_page
 from assay.backend.evaluation.acceptance import RULE as ACCEPTANCE_RULE
 from assay.backend.evaluation.fingerprint import fingerprints
-from assay.backend.storage.models import AiSystem, Evaluation, Organization, RiskAcceptance, new_id
+from assay.backend.storage.models import AiSystem, Evaluation, RiskAcceptance, new_id
 
 MAX_OWNER = 200
 MAX_JUSTIFICATION = 2000
@@ -176,7 +176,6 @@ async def risks_page(page: PageContext) -> Response:
         )
     ).all()
     today = page.now.date().isoformat()
-    organization = await page.session.get(Organization, system.organization_id)
     acceptances = [
         {
             "id": r.id,
@@ -196,13 +195,11 @@ async def risks_page(page: PageContext) -> Response:
         }
         for r in rows
     ]
-    return page.renderer.page(
+    return await system_page(
+        page,
+        system,
         "risks.html",
-        user=page.user,
-        system=system,
-        organization=organization.name if organization is not None else system.organization_id,
-        links=system_links(system),
-        current="risks",
+        "risks",
         acceptances=acceptances,
         active=sum(1 for a in acceptances if a["status"] == "ACTIVE"),
         can_decide=page.user.can(system.organization_id, "member"),

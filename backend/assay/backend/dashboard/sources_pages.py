@@ -17,9 +17,9 @@ from starlette.responses import Response
 from assay.backend import provisioning
 from assay.backend.dashboard import manage, urls
 from assay.backend.dashboard.access import Endpoint, PageContext
-from assay.backend.dashboard.systems_pages import system_links
+from assay.backend.dashboard.systems_pages import system_page
 from assay.backend.scans.sources import repo_kind
-from assay.backend.storage.models import AiSystem, Organization, SourceAsset
+from assay.backend.storage.models import AiSystem, SourceAsset
 
 STATUS_MEANING = {
     "PENDING": "Not verified yet: runs cannot scan it until an owner or admin verifies it.",
@@ -81,7 +81,6 @@ async def _sources_page(
     system = await manage.member_system(page)
     if system is None:
         return page.renderer.not_found(page.user)
-    organization = await page.session.get(Organization, system.organization_id)
     rows = (
         await page.session.exec(
             select(SourceAsset)
@@ -104,16 +103,12 @@ async def _sources_page(
         for row in rows
     ]
     shown = _shown_again(values or {})
-    return page.renderer.page(
+    return await system_page(
+        page,
+        system,
         "sources.html",
-        user=page.user,
+        "sources",
         status=status,
-        system=system,
-        organization=organization.name if organization is not None else system.organization_id,
-        links=system_links(system),
-        current="sources",
-        manage=manage.can_manage(page, system.organization_id),
-        retired=system.lifecycle_status == provisioning.SYSTEM_RETIRED,
         sources=sources,
         action=base,
         error=error,

@@ -4,6 +4,7 @@ retire). Owners and admins change; every member reads (docs/dashboard.md, "Provi
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from sqlmodel import col, select
 from starlette.responses import Response
@@ -28,6 +29,27 @@ def system_links(system: AiSystem) -> dict[str, str]:
         "retire": urls.system_retire(system.id),
         "organization": urls.organization_systems(system.organization_id),
     }
+
+
+async def system_page(
+    page: PageContext, system: AiSystem, template: str, tab: str, *, status: int = 200, **context: Any
+) -> Response:
+    """One tab of an AI System's pages: what every tab's heading shows (the organization's name, the tabs,
+    which one is current, whether this user manages the system, whether it is retired), and the tab's own
+    ``context``."""
+    organization = await page.session.get(Organization, system.organization_id)
+    return page.renderer.page(
+        template,
+        user=page.user,
+        status=status,
+        system=system,
+        organization=organization.name if organization is not None else system.organization_id,
+        links=system_links(system),
+        current=tab,
+        manage=manage.can_manage(page, system.organization_id),
+        retired=system.lifecycle_status == provisioning.SYSTEM_RETIRED,
+        **context,
+    )
 
 
 async def _systems_page(
@@ -83,18 +105,13 @@ async def _settings_page(
     system = await manage.member_system(page)
     if system is None:
         return page.renderer.not_found(page.user)
-    organization = await page.session.get(Organization, system.organization_id)
     current = {"name": system.name, "system_type": system.system_type or "", "criticality": system.criticality or ""}
-    return page.renderer.page(
+    return await system_page(
+        page,
+        system,
         "system_settings.html",
-        user=page.user,
+        "settings",
         status=status,
-        system=system,
-        organization=organization.name if organization is not None else system.organization_id,
-        links=system_links(system),
-        current="settings",
-        manage=manage.can_manage(page, system.organization_id),
-        retired=system.lifecycle_status == provisioning.SYSTEM_RETIRED,
         error=error,
         values={name: (values or current).get(name, "") for name in NAME_FIELDS},
     )

@@ -17,9 +17,9 @@ from starlette.responses import Response
 from assay.backend import provisioning
 from assay.backend.dashboard import manage, urls
 from assay.backend.dashboard.access import Endpoint, PageContext
-from assay.backend.dashboard.systems_pages import system_links
+from assay.backend.dashboard.systems_pages import system_page
 from assay.backend.runtime import targets
-from assay.backend.storage.models import AiSystem, Organization, RuntimeTarget
+from assay.backend.storage.models import AiSystem, RuntimeTarget
 
 KINDS = {"mcp-url": "An MCP server (URL)", "agent-url": "An agent endpoint (URL)"}
 FORM_FIELDS = ("kind", "url", "protocol", "headers")
@@ -41,7 +41,6 @@ async def _targets_page(
     system = await manage.member_system(page)
     if system is None:
         return page.renderer.not_found(page.user)
-    organization = await page.session.get(Organization, system.organization_id)
     base = urls.system_targets(system.id)
     rows = await targets.list_targets(page.session, system.organization_id, system.id)
     listed = [
@@ -55,16 +54,12 @@ async def _targets_page(
         }
         for row in rows
     ]
-    return page.renderer.page(
+    return await system_page(
+        page,
+        system,
         "targets.html",
-        user=page.user,
+        "targets",
         status=status,
-        system=system,
-        organization=organization.name if organization is not None else system.organization_id,
-        links=system_links(system),
-        current="targets",
-        manage=manage.can_manage(page, system.organization_id),
-        retired=system.lifecycle_status == provisioning.SYSTEM_RETIRED,
         targets=listed,
         kinds=KINDS,
         protocols=targets.PROTOCOLS,
