@@ -9,6 +9,8 @@ from tree_sitter import Node
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
+    ActionSite,
+    CallFact,
     FrontierSite,
     FunctionFacts,
     GateSite,
@@ -189,6 +191,37 @@ class AnalyzerBase:
         def class_body(self, node: Node, scope: Scope, name: str) -> None: ...
 
         def emit(self, scope: Scope, node: Node | None, name: str) -> str: ...
+
+    def add_tool_function(
+        self,
+        qualname: str,
+        tool_name: str,
+        location: Location,
+        *,
+        calls: Sequence[CallFact] = (),
+        actions: Sequence[ActionSite] = (),
+        gates: Sequence[GateSite] = (),
+    ) -> None:
+        """A function the code does not write but a tool runs (an agent used as a tool, a code tool, a
+        library's tool, a built-in one): named ``tool:<name>``, its one parameter ``input`` what the model
+        sends, doing what ``calls``, ``actions`` and ``gates`` say."""
+        self.functions.append(
+            trusted(
+                FunctionFacts,
+                id=short_id("fn", self.path, qualname),
+                qualname=qualname,
+                name=f"tool:{tool_name}",
+                location=location,
+                params=["input"],
+                calls=list(calls),
+                actions=list(actions),
+                gates=list(gates),
+                returns=[],
+                fieldWrites=[],
+                returnShape=None,
+                returnType=None,
+            )
+        )
 
     def loc(self, node: Node) -> Location:
         # A call site is often several facts at once (a gate and an action, a model and its taint):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ActionSite, FrontierSite, FunctionFacts, ToolDef
+from assay.backend.engines.static.facts import ActionSite, FrontierSite, ToolDef
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.scope import param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
@@ -166,23 +166,7 @@ class ToolPlacements:
                             else [],
                         )
                     )
-                self.a.functions.append(
-                    trusted(
-                        FunctionFacts,
-                        id=short_id("fn", self.a.path, function),
-                        qualname=function,
-                        name=f"tool:{name}",
-                        location=location,
-                        params=["input"],
-                        calls=[],
-                        actions=actions,
-                        gates=[],
-                        returns=[],
-                        fieldWrites=[],
-                        returnShape=None,
-                        returnType=None,
-                    )
-                )
+                self.a.add_tool_function(function, name, location, actions=actions)
                 self.a.tools.append(
                     ToolDef(
                         id=short_id("tool", self.a.path, location.line, location.column, name, rule.id),

@@ -21,7 +21,6 @@ from assay.backend.engines.static.facts import (
     ArgTaint,
     CallFact,
     FrontierSite,
-    FunctionFacts,
     GateSite,
     ToolDef,
     ToolSource,
@@ -275,32 +274,22 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
             return
         location = self.a.loc(node)
         function = f"{self.a.module}#tool:{tool.name}@{location.line}"
-        self.a.functions.append(
-            trusted(
-                FunctionFacts,
-                id=short_id("fn", self.a.path, function),
-                qualname=function,
-                name=f"tool:{tool.name}",
-                location=location,
-                params=["input"],  # what the outer model asks the inner agent
-                calls=[
-                    trusted(
-                        CallFact,
-                        location=location,
-                        callee=h,
-                        resolved=True,
-                        dominatingGates=[],
-                        args=[ArgTaint(index=0, origins=sorted(param_taint("input", 0), key=origin_key))],
-                    )
-                    for h in handlers
-                ],
-                actions=[],
-                gates=[],
-                returns=[],
-                fieldWrites=[],
-                returnShape=None,
-                returnType=None,
-            )
+        # input: what the outer model asks the inner agent
+        self.a.add_tool_function(
+            function,
+            tool.name,
+            location,
+            calls=[
+                trusted(
+                    CallFact,
+                    location=location,
+                    callee=h,
+                    resolved=True,
+                    dominatingGates=[],
+                    args=[ArgTaint(index=0, origins=sorted(param_taint("input", 0), key=origin_key))],
+                )
+                for h in handlers
+            ],
         )
         self.a.tools[index] = tool.model_copy(update={"function": function})
 
@@ -339,25 +328,17 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
                     sqlParam=None,
                 )
             )
-        self.a.functions.append(
-            trusted(
-                FunctionFacts,
-                id=short_id("fn", self.a.path, function),
-                qualname=function,
-                name=f"tool:{tool_name}",
-                location=location,
-                params=["input"],  # the code the model writes
-                calls=[
-                    trusted(CallFact, location=location, callee=t, resolved=True, dominatingGates=[], args=[])
-                    for t in self.wrapped_tools(fields.get("tools"), scope)[0]
-                ],
-                actions=actions,
-                gates=gates,
-                returns=[],
-                fieldWrites=[],
-                returnShape=None,
-                returnType=None,
-            )
+        # input: the code the model writes
+        self.a.add_tool_function(
+            function,
+            tool_name,
+            location,
+            calls=[
+                trusted(CallFact, location=location, callee=t, resolved=True, dominatingGates=[], args=[])
+                for t in self.wrapped_tools(fields.get("tools"), scope)[0]
+            ],
+            actions=actions,
+            gates=gates,
         )
         binding = self.a.code.enclosing_binding(node)
         self.register(rule, node, tool_name, None, None, fields, None, function=function)
@@ -399,23 +380,7 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
             )
             for action_class, impact in effects
         ]
-        self.a.functions.append(
-            trusted(
-                FunctionFacts,
-                id=short_id("fn", self.a.path, function),
-                qualname=function,
-                name=f"tool:{tool_name}",
-                location=location,
-                params=["input"],
-                calls=[],
-                actions=actions,
-                gates=[],
-                returns=[],
-                fieldWrites=[],
-                returnShape=None,
-                returnType=None,
-            )
-        )
+        self.a.add_tool_function(function, tool_name, location, actions=actions)
         self.register(rule, node, tool_name, None, None, fields, None, function=function)
         binding = self.a.code.enclosing_binding(node)
         if binding is not None and self.a.tools:
@@ -519,32 +484,23 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
             )
             location = self.a.loc(node)
             function = f"{self.a.module}#tool:{name}@{location.line}"
-            self.a.functions.append(
-                trusted(
-                    FunctionFacts,
-                    id=short_id("fn", self.a.path, function),
-                    qualname=function,
-                    name=f"tool:{name}",
-                    location=location,
-                    params=["input"],  # what the model sends the tool, passed to each executor method
-                    calls=[
-                        trusted(
-                            CallFact,
-                            location=location,
-                            callee=t,
-                            resolved=True,
-                            dominatingGates=[g.id for g in gates],
-                            args=[ArgTaint(index=0, origins=sorted(param_taint("input", 0), key=origin_key))],
-                        )
-                        for t in targets
-                    ],
-                    actions=[],
-                    gates=gates,
-                    returns=[],
-                    fieldWrites=[],
-                    returnShape=None,
-                    returnType=None,
-                )
+            # input: what the model sends the tool, passed to each executor method
+            self.a.add_tool_function(
+                function,
+                name,
+                location,
+                calls=[
+                    trusted(
+                        CallFact,
+                        location=location,
+                        callee=t,
+                        resolved=True,
+                        dominatingGates=[g.id for g in gates],
+                        args=[ArgTaint(index=0, origins=sorted(param_taint("input", 0), key=origin_key))],
+                    )
+                    for t in targets
+                ],
+                gates=gates,
             )
         self.register(rule, node, name, None, None, fields, None, function=function)
 
