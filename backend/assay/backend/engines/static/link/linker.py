@@ -49,6 +49,7 @@ from assay.backend.engines.static.link.graph import (
     Resolver,
     function_graph,
 )
+from assay.backend.engines.static.link.message_tools import join_messages
 from assay.backend.engines.static.link.plugins import plugin_names
 from assay.backend.engines.static.link.returned import through_returns
 from assay.backend.engines.static.link.settings import settle_models
@@ -145,7 +146,8 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                 fn.targets[origin.callee] = resolver.resolve(origin.callee, fn.facts.qualname)
 
     modules = {f.path: f.module for f in ordered}
-    joined, tool_frontier = bind_tools(plugin_names([t for f in ordered for t in f.tools]), resolver.origins)
+    offered = join_messages(plugin_names([t for f in ordered for t in f.tools]), ordered, rules)
+    joined, tool_frontier = bind_tools(offered, resolver.origins)
     tools, tool_fn, opaque, unlisted = _tools(ordered, resolver, modules, rules, joined)
 
     sql = SqlContexts(functions, resolver.every, rules)

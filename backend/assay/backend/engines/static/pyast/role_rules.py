@@ -77,6 +77,9 @@ class Roles:
     model_class_kwargs: tuple[str, ...] = ()
     model_modules: frozenset[str] = frozenset()
     model_id_kwargs: tuple[str, ...] = ()
+    model_choice_kwargs: tuple[str, ...] = ()
+    # A package's enums of model ids: package -> enum class -> member -> model id.
+    model_enums: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
     model_excluded: tuple[str, ...] = ()
     vendor_words: tuple[tuple[str, str], ...] = ()
     class_providers: dict[str, str] = field(default_factory=dict)
@@ -178,6 +181,8 @@ def compile_roles(pack: RulePack) -> Roles:
         model_class_kwargs=tuple(mm.get("model_class_kwargs", ())),
         model_modules=frozenset(mm.get("model_modules", ())),
         model_id_kwargs=tuple(mm.get("model_id_kwargs", ())),
+        model_choice_kwargs=tuple(mm.get("model_choice_kwargs", ())),
+        model_enums=dict(mm.get("model_enums", {})),
         model_excluded=tuple(mm.get("excluded_words", ())),
         vendor_words=tuple((w, p) for w, p in mm.get("vendor_words", ())),
         class_providers=dict(mm.get("class_providers", {})),

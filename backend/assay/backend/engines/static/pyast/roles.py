@@ -159,6 +159,10 @@ class RoleLogic(AgentRoles):
         rule = roles.model_rule
         if rule is None or not third_party(name, True) or name.startswith(self.module_prefix):
             return
+        chosen = next((value for key in roles.model_choice_kwargs if (value := kwarg(node, key)) is not None), None)
+        if chosen is not None:
+            self._model_choice(rule, node, name, chosen)
+            return
         cls = name.rsplit(".", 1)[-1]
         constructor = cls[:1].isupper()
         # A method or function (``client.agents.create(model="openai/gpt-4o")``) says nothing of its vendor
@@ -203,3 +207,35 @@ class RoleLogic(AgentRoles):
         if provider is None:
             return
         self._model(rule, provider, name, "sdk", self.loc(node), model, ref)
+
+    def _model_choice(self, rule: Rule, node: ast.Call, name: str, chosen: ast.expr) -> None:
+        """``OpenAIGPTConfig(chat_model="ollama/llama3.1:8b")``, ``chat_model=model or OpenAIChatModel.GPT4o``: a
+        keyword that names the chat model a package's client or configuration calls is a model use, whatever the
+        class is called (a configuration too). The provider is the vendor before the model string's first ``/``
+        or ``:``, else the model id's family; a member of a package's model enum is the id the pack gives it
+        (``OpenAIChatModel.GPT4o`` -> ``gpt-4o``), else an enum of a vendor's name says the provider alone;
+        ``x or default`` chooses the default where the code names one."""
+        roles = self.roles
+        if isinstance(chosen, ast.BoolOp) and isinstance(chosen.op, ast.Or):
+            chosen = chosen.values[-1]
+        model = self.constant_str(chosen)
+        provider: str | None = None
+        if model is not None:
+            cut = min((i for i in (model.find("/"), model.find(":")) if i > 0), default=-1)
+            vendor = self.rules.vendors.get(model[:cut]) if cut > 0 else None
+            if vendor is not None:
+                provider, model = vendor, model[cut + 1 :]
+            else:
+                provider = next((p for start, p in roles.model_id_prefixes if model.lower().startswith(start)), None)
+        elif isinstance(chosen, ast.Attribute):
+            enum, resolved = self.dotted(chosen.value, None)
+            if resolved and enum and third_party(enum, True) and not enum.startswith(self.module_prefix):
+                cls = enum.rsplit(".", 1)[-1]
+                model = roles.model_enums.get(enum.split(".", 1)[0], {}).get(cls, {}).get(chosen.attr)
+                if model is not None:
+                    provider = next(
+                        (p for start, p in roles.model_id_prefixes if model.lower().startswith(start)), None
+                    )
+                provider = provider or next((p for vendor, p in roles.vendor_words if vendor in cls.lower()), None)
+        if provider is not None:
+            self._model(rule, provider, name, "sdk", self.loc(node), model, None)

@@ -108,6 +108,12 @@ class CompiledRules:
     executor_sandbox: tuple[Rule, dict[str, frozenset[str]], Patterns] | None
     sandbox_rule: Rule | None  # the gate of actions that run inside a sandbox by what they are (``sandboxed``)
     callback_types: dict[str, dict[str, str]]  # call -> keyword -> the type of the callback's first parameter
+    # Message classes offered by registration (Langroid ``ToolMessage`` + ``enable_message``): the rule, the
+    # bases, the attribute naming the tool and the class's handler methods; registering methods -> the offer
+    # keyword and the suffixes of the agent's handler methods; the library's message classes by package.
+    message_classes: tuple[Rule, frozenset[str], str, tuple[str, ...]] | None
+    message_registers: dict[str, tuple[str, tuple[str, ...]]]
+    library_messages: dict[str, dict[str, LibraryTool]]
     profiles: dict[str, CallProfile] = field(default_factory=dict)
     decorators: dict[str, tuple[Rule | None, tuple[Rule, ...]]] = field(default_factory=dict)
 
@@ -282,6 +288,30 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             call: (r, _library_tool(spec)) for r in tools for call, spec in r.match.get("library_tools", {}).items()
         },
         toolkits=_toolkits(tools),
+        message_classes=next(
+            (
+                (
+                    r,
+                    frozenset(r.match["message_classes"]["bases"]),
+                    r.match["message_classes"]["name_attr"],
+                    tuple(r.match["message_classes"]["handlers"]),
+                )
+                for r in tools
+                if "message_classes" in r.match
+            ),
+            None,
+        ),
+        message_registers={
+            method: (spec["offer_kwarg"], tuple(spec["handler_suffixes"]))
+            for r in tools
+            if (spec := r.match.get("message_registrations"))
+            for method in spec["methods"]
+        },
+        library_messages={
+            package: {cls: _library_tool(tool) for cls, tool in classes.items()}
+            for r in tools
+            for package, classes in r.match.get("library_messages", {}).items()
+        },
         toolkit_methods=frozenset(m for r in tools for m in r.match.get("toolkit_methods", [])),
         unknown_toolkit=next((r for r in frontier if r.match.get("unknown_toolkits")), None),
         spec_classes=tuple(

@@ -166,6 +166,8 @@ class ExpressionLogic(DispatchLogic):
             self._write_to_file(func, all_args, scope)  # type: ignore[arg-type]
         name, resolved = self.dotted(func, scope)
         self._last_callee = (node, scope, name, resolved)
+        if func_kind is ast.Attribute and func.attr in self.rules.message_registers:  # type: ignore[attr-defined]
+            self._message_registration(node, func.attr, scope)  # type: ignore[attr-defined]
         if not name:
             return all_args | receiver_taint
         profile = self.rules.profile(name)

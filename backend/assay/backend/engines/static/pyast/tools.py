@@ -24,8 +24,8 @@ from assay.backend.engines.static.pyast.literals import (
     literal_str,
     tool_annotations,
 )
+from assay.backend.engines.static.pyast.message_tools import MessageTools
 from assay.backend.engines.static.pyast.models import trusted
-from assay.backend.engines.static.pyast.roles import RoleLogic
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import Location
@@ -33,7 +33,7 @@ from assay.backend.scans.bundle import Location
 NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "wrapper", "config", "callbacks"})
 
 
-class ToolLogic(RoleLogic):
+class ToolLogic(MessageTools):
     """What makes a function, class or literal a tool a model is given, and which function runs it."""
 
     def _decorators(
@@ -188,6 +188,10 @@ class ToolLogic(RoleLogic):
         return False
 
     def _class_tool(self, cls: ast.ClassDef, qualname: str) -> None:
+        if self.rules.message_classes is not None:
+            self._message_handlers(cls, qualname)
+            if self._message_class(cls, qualname):
+                return
         if self.rules.callable_classes and self._callable_class_tool(cls, qualname):
             return
         before = len(self.tools)
