@@ -32,7 +32,7 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "15"
+FACTS_VERSION = "16"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
@@ -173,6 +173,13 @@ class FunctionFacts(_Facts):
         default=None,
         description="What the function returns, as a dotted name (its annotation, or the one type every return "
         "statement gives): a call on its result (``(await getSandbox()).runCommand()``) is a call on that.",
+    )
+    returnCandidates: list[str] | None = Field(
+        default=None,
+        exclude_if=lambda types: types is None,
+        description="When the returns give different types (a MySQL connection on one branch, a Postgres client "
+        "on another; the items of a returned tuple), each of them: a call on the result is a call on whichever "
+        "of them the rules name for it (``db.query(sql)`` is the Postgres client's).",
     )
 
 

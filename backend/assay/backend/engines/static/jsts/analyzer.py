@@ -225,6 +225,7 @@ class FileAnalyzer(StmtLogic):
         if qualname in self.emitted:  # a getter and its setter, a redeclared function: keep both
             qualname = f"{qualname}@{location.line}:{location.column}"
         self.emitted.add(qualname)
+        returned = self.return_type(node, scope) if node is not None else None
         self.functions.append(
             trusted(
                 FunctionFacts,
@@ -242,7 +243,8 @@ class FileAnalyzer(StmtLogic):
                     for key, taint in sorted(scope.field_writes.items())
                 ],
                 returnShape=scope.return_shape,
-                returnType=self.return_type(node, scope) if node is not None else None,
+                returnType=returned,
+                returnCandidates=self.return_candidates(scope) if node is not None and returned is None else None,
             )
         )
         return qualname

@@ -184,6 +184,7 @@ class AnalyzerBase:
             *,
             own: bool = False,
             element: tuple[int, str] | None = None,
+            settles: bool = False,
         ) -> Taint: ...
 
         def object(self, node: Node, scope: Scope, active: frozenset[str], owner: str | None = None) -> Taint: ...
@@ -381,6 +382,14 @@ class AnalyzerBase:
         name, known = self.dotted(inner, scope)
         if name and known:
             scope.return_types.add(name)
+
+    @staticmethod
+    def return_candidates(scope: Scope) -> list[str] | None:
+        """The packages' types a function's returns give when they are several and share no type
+        (``return await mysql.createConnection(...)`` on one branch, ``return client`` of a ``pg.Client``
+        on another): a call on its result is a call on whichever the rules name for it."""
+        types = sorted(t for t in scope.return_types if "#" not in t)
+        return types if len(types) > 1 else None
 
     def return_type(self, node: Node, scope: Scope) -> str | None:
         """What a function returns: its annotation (``Promise<Sandbox>``), else the one type its return

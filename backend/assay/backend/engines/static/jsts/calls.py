@@ -100,7 +100,11 @@ class CallLogic(SiteLogic):
                 keyed = inner_obj is not None and inner_obj.type == "subscript_expression"
             elif func_kind in FUNCTIONS:  # (() => {...})()
                 receiver = self.inline(inner_func, scope, active, EMPTY)
-            elif func_kind != "identifier":
+            elif func_kind == "identifier":
+                # A function value held in a variable (``readScript = readData(stream)``, a closure over
+                # model output): what calling it gives carries what the value does.
+                receiver = scope.taint_of(self.code.text(inner_func))
+            else:
                 receiver = self.expr(inner_func, scope, active)
                 keyed = func_kind == "subscript_expression"
         arg_taints: list[tuple[int, Taint, Node]] = []
@@ -123,6 +127,10 @@ class CallLogic(SiteLogic):
                     all_args = all_args | taint if all_args else taint
         if len(scope.calls) > before:
             active = self.after_args(args, scope, before, active)
+        if scope.settled and inner_func is not None and inner_func.type == "identifier":
+            settled = scope.settled.get(self.code.text(inner_func))
+            if settled is not None:
+                settled.update(all_args)  # ``resolve(data)``: the promise's value
         if all_args is not receiver and inner_func is not None and inner_func.type == "member_expression":
             self.mutated(inner_func, all_args, scope)
         self.handler_args = False
@@ -130,8 +138,11 @@ class CallLogic(SiteLogic):
         returned = EMPTY
         own = bool(callbacks) and (callbacks_own or wrapped)
         element = _element_of(name) if callbacks and name else None
-        for callback in callbacks:
-            returned |= self.inline(callback, scope, callback_active, all_args, own=own, element=element)
+        settles = is_new and name == "Promise"
+        for position, callback in enumerate(callbacks):
+            returned |= self.inline(
+                callback, scope, callback_active, all_args, own=own, element=element, settles=settles and not position
+            )
         self.handler_args = wrapped
         if inner_func is not None and (keyed or scope.dispatch_vars):
             self.dispatch(inner_func, node, scope)

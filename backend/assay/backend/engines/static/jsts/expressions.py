@@ -49,6 +49,14 @@ class ExprLogic(BindingLogic):
             return EMPTY
         return self.children_taint(node, scope, active)
 
+    def yielded(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        """``yield line``: what a generator yields is what it gives its caller, as a ``return`` would. The
+        expression's own value is what the caller sends back in: nothing of the yielded value's."""
+        taint = self.children_taint(node, scope, active)
+        if taint:
+            scope.returns |= taint
+        return EMPTY
+
     def children_taint(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
         """Any other expression (arrays, templates, unary and update operators, spreads...): the union of
         what its parts carry."""
@@ -173,15 +181,21 @@ class ExprLogic(BindingLogic):
         *,
         own: bool = False,
         element: tuple[int, str] | None = None,
+        settles: bool = False,
     ) -> Taint:
         """Analyse an anonymous function where it is created; returns what it returns. With ``own``
         (a request handler's callback), each parameter carries itself, for the tool branches inside.
         ``element``: the parameter (by position) that is each element of a list of the tree, and the
-        list's name (``tools(ctx).forEach((tool) => ...)``)."""
+        list's name (``tools(ctx).forEach((tool) => ...)``). ``settles``: the function is a promise's
+        executor (``new Promise((resolve) => ...)``): what it passes its first parameter is the promise's
+        value, so it is returned too."""
         if node.id in self.claimed:
             return EMPTY
         sub = scope.child()
         names, types = self.params(node)
+        resolver = names[0] if settles and names else None
+        if resolver is not None:
+            sub.settled[resolver] = set()
         sub.inner_params = names
         for index, name in enumerate(names):
             sub.taint[name] = param_taint | own_param(name, index) if own else param_taint
@@ -197,6 +211,8 @@ class ExprLogic(BindingLogic):
             self.block(body.named_children, sub, active)
         else:
             sub.returns |= self.expr(body, sub, active)
+        if resolver is not None:
+            return frozenset(sub.returns | sub.settled.pop(resolver))
         return frozenset(sub.returns)
 
     def object(self, node: Node, scope: Scope, active: frozenset[str], owner: str | None = None) -> Taint:
@@ -352,5 +368,6 @@ _EXPR_HANDLERS: dict[str, Callable[[ExprLogic, Node, Scope, frozenset[str]], Tai
     "binary_expression": ExprLogic.binary,
     "ternary_expression": ExprLogic.ternary,
     "class": ExprLogic.class_expr,
+    "yield_expression": ExprLogic.yielded,
     **dict.fromkeys(FUNCTIONS, ExprLogic.anonymous),
 }

@@ -94,6 +94,9 @@ class Scope:
     returns: set[TaintOrigin] = field(default_factory=set)
     # Tainted values stored in the instance's fields (``this.command = command``): field key -> taint.
     field_writes: dict[str, Taint] = field(default_factory=dict)
+    # A promise executor's resolve parameter -> what the executor passes it (the promise's value); shared
+    # with the callbacks inside it (``stream.on("end", () => resolve(data))``).
+    settled: dict[str, set[TaintOrigin]] = field(default_factory=dict)
     # The resolved types of what the function returns (``return sandbox``, ``return new Client()``).
     return_types: set[str] = field(default_factory=set)
     # The top level's scope: its callbacks read its bindings through ``outer`` instead of copying them
@@ -157,6 +160,7 @@ class Scope:
             gate_ids=self.gate_ids,
             reported=self.reported,
             field_writes=self.field_writes,
+            settled=self.settled,
         )
 
     def detached(self, qualname: str, params: list[str]) -> Scope:

@@ -65,6 +65,10 @@ class SiteLogic(GateLogic):
             if rule.match.get("provider_from_package") and name.startswith("@ai-sdk/"):
                 vendor = name.split("/", 1)[1].split(".", 1)[0]
                 provider = _VENDORS.get(vendor, vendor)
+            elif rule.match.get("provider_from_package"):
+                if "#" in name:
+                    return None  # an API's shape on an object of the tree's own classes (a fake, a wrapper)
+                provider = self.client_package(name) or provider
             model_id = self.model_id(args, scope)
             if rule.match.get("provider_from_model_prefix") and model_id and ":" in model_id:
                 vendor, _, model_id = model_id.partition(":")  # initChatModel("openai:gpt-4o")
@@ -126,6 +130,16 @@ class SiteLogic(GateLogic):
             )
         )
         return location
+
+    def client_package(self, name: str) -> str | None:
+        """The package a model call's client comes from, as a provider word (``groq`` for
+        ``groq-sdk.Groq.chat.completions.create``); None when the name does not start with a package the
+        file imports (a client handed in as a parameter, an object of the tree)."""
+        package = name.split(".", 1)[0]
+        if "#" in name or not any(v.split(".", 1)[0] == package for v in self.imports.aliases.values()):
+            return None
+        vendor = package.rsplit("/", 1)[-1].removesuffix("-sdk").removesuffix("-ai")
+        return _VENDORS.get(vendor, vendor)
 
     def chosen_for_model_call(self, node: Node, scope: Scope) -> bool:
         """``generateText({ model: openai("gpt-4o") })``: the provider function names the model of the

@@ -10,7 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from assay.backend.engines.static.facts import ActionSite, CallFact, FileFacts, FunctionFacts, GateSite, TaintOrigin
+from assay.backend.engines.static.facts import (
+    ActionSite,
+    CallFact,
+    FileFacts,
+    FunctionFacts,
+    GateSite,
+    ModelSite,
+    TaintOrigin,
+)
 from assay.backend.engines.static.link.sources import without_package
 from assay.backend.scans.bundle import Location
 
@@ -40,6 +48,8 @@ class Fn:
     # Calls on a function's result that are model calls (``llm().invoke(...)`` with ``llm`` returning a chat
     # model): callee name -> where the first is made; their results are model output (see ``returned``).
     model_calls: dict[str, Location] = field(default_factory=dict)
+    # Those calls as model uses (a model call through a helper's client is a model use where it is made).
+    models: list[ModelSite] = field(default_factory=list)
 
     @property
     def params(self) -> list[str]:

@@ -219,7 +219,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
             location=m.location,
             model=m.model,
         )
-        for m in settle_models(ordered, rules)
+        for m in [*settle_models(ordered, rules), *(m for fn in functions.values() for m in fn.models)]
     ]
     bundle_tools = [_tool(t, tool_fn.get(t.id), functions) for t in tools]
     # A literal tool's dispatch frontier item is answered once a branch in another file implements it,

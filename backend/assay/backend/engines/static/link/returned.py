@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import PARAM, ActionSite, CallFact, GateSite
+from assay.backend.engines.static.facts import PARAM, ActionSite, CallFact, GateSite, ModelSite
 from assay.backend.engines.static.jsts.rules import JsRules, compile_rules
 from assay.backend.engines.static.pyast.role_rules import Roles, compile_roles
 from assay.backend.engines.static.pyast.rules import compile_rules as compile_py_rules
@@ -59,13 +59,14 @@ def through_returns(
     Python call through a library module another module of the tree imports (``reexports``) is that
     library's call."""
     returns = {fid: fn.facts.returnType for fid, fn in functions.items() if fn.facts.returnType}
+    candidates = {fid: fn.facts.returnCandidates for fid, fn in functions.items() if fn.facts.returnCandidates}
     js = compile_rules(rules)
     passed = (
         _passed_types(functions) if any(c.callee.startswith(PARAM) for f in functions.values() for c in f.calls) else {}
     )
     for fn in functions.values():
         if fn.language == "python":
-            _python_returns(fn, resolve, returns, rules, reexports or {})
+            _python_returns(fn, resolve, returns, candidates, rules, reexports or {})
             continue
         if fn.language not in _JS:
             continue
@@ -86,7 +87,9 @@ def through_returns(
                 continue
             done.add(callee)
             name = (
-                _rewrite(callee_name, fn.facts.qualname, resolve, returns, value_of)
+                _rewrite(
+                    callee_name, fn.facts.qualname, resolve, returns, value_of, candidates, lambda n: _js_named(n, js)
+                )
                 if "#" in callee_name
                 else callee_name
             )
@@ -99,13 +102,26 @@ def through_returns(
                 # ``llm().invoke(msgs)`` with ``llm`` returning a chat model: what it gives is model output.
                 fn.model_calls[callee] = _calls_of(fn.calls, callee)[0].location
                 continue
+            model = js.model(name)
+            if model is not None and not model.match.get("returns_handle"):
+                # ``getOpenAi(key).createChatCompletion(...)``: a model call on a client a helper returns.
+                _model_calls(fn, callee, model, name)
+                continue
             rule = js.action(name)
             if rule is None and js.client_rule is not None and _package_call(name, js):
                 sites = [c for c in _calls_of(fn.calls, callee) if c.client]  # awaited: a request and its answer
                 for site in sites:
                     _add_action(fn, site, js.client_rule, name, None, None)
                 continue
-            if rule is None or rule.match.get("sql_write"):
+            if rule is None:
+                continue
+            if rule.match.get("sql_write"):
+                # Whether fixed SQL writes depends on text only the analyzer sees; text that carries a value
+                # from elsewhere is not fixed in the code: executed verbatim (``db.query(generatedSQL)``).
+                dynamic = js.by_id.get(rule.match.get("sql_dynamic_rule", ""))
+                for site in _calls_of(fn.calls, callee):
+                    if dynamic is not None and _carries(site, 0):
+                        _add_action(fn, site, dynamic, name, None, None)
                 continue
             sandbox = js.sandbox_target(name) if not rule.match.get("outside_sandbox") else None
             id_kind = sandbox.gateKind if sandbox is not None else None
@@ -126,6 +142,38 @@ def _passed_types(functions: dict[str, Fn]) -> dict[tuple[str, int], str]:
             for index in range(len(functions[target].params)):
                 seen.setdefault((target, index), set()).add(by_index.get(index))
     return {key: next(iter(types)) for key, types in seen.items() if len(types) == 1 and None not in types}  # type: ignore[misc]
+
+
+def _js_named(name: str, js: JsRules) -> bool:
+    """Whether the JavaScript rules say what a call of ``name`` is (model output or an action)."""
+    return js.taint_source(name) is not None or js.model(name) is not None or js.action(name) is not None
+
+
+def _model_calls(fn: Fn, callee: str, rule: Rule, name: str) -> None:
+    """The calls of ``callee`` in ``fn``, read as ``name``, are model calls of ``rule``: their results are
+    model output, and each is a model use where it is made (the model id is in arguments the linker does
+    not read: not named)."""
+    sites = _calls_of(fn.calls, callee)
+    fn.model_calls[callee] = sites[0].location
+    provider = rule.match.get("providers", {}).get(name, rule.provider or "unknown")
+    for site in sites:
+        at = site.location
+        fn.models.append(
+            ModelSite(
+                id=short_id("mdl", at.path, at.line, at.column, rule.id),
+                provider=provider,
+                api=name,
+                via="sdk",
+                ruleId=rule.id,
+                location=at,
+            )
+        )
+
+
+def _carries(site: CallFact, index: int) -> bool:
+    """Whether the call's argument at ``index`` carries a value from elsewhere (a parameter, a call's
+    result, model output): it is then no text fixed in the code."""
+    return any(arg.index == index and arg.origins for arg in site.args)
 
 
 def _package_call(name: str, js: JsRules) -> bool:
@@ -178,11 +226,15 @@ def _rewrite(
     resolve: Callable[[str, str], str | None],
     returns: dict[str, str],
     value_of: Callable[[str], str | None] = lambda _name: None,
+    candidates: dict[str, list[str]] | None = None,
+    named: Callable[[str], bool] = lambda _name: False,
 ) -> str | None:
     """``mod#getSandbox.commands.run`` -> ``<what getSandbox returns>.commands.run``, followed through
     functions that return another function's result; ``mod#pg.unsafe`` -> ``<what mod's pg holds>.unsafe``
     (``value_of``; the whole callee too: ``mod#run`` -> ``child_process.exec``); None when no prefix is a
-    function whose result is known or a value whose type is."""
+    function whose result is known or a value whose type is. A function whose returns give different
+    types (``candidates``) leads to the first of them, in order, for which the rules name the call
+    (``named``): ``createDbClient(c).query`` is ``pg.Client.query`` when it may return a pg client."""
     for _ in range(_HOPS):
         parts = callee.split(".")
         for cut in range(len(parts), 0, -1):
@@ -196,7 +248,11 @@ def _rewrite(
                 break
             returned = returns.get(fid)
             if returned is None:
-                return None
+                rest = parts[cut:]
+                return next(
+                    (n for t in (candidates or {}).get(fid, ()) if named(n := ".".join([t, *rest]))),
+                    None,
+                )
             callee = ".".join([returned, *parts[cut:]])
             break
         else:
@@ -214,18 +270,28 @@ def _python_returns(
     fn: Fn,
     resolve: Callable[[str, str], str | None],
     returns: dict[str, str],
+    candidates: dict[str, list[str]],
     rules: RulePack,
     reexports: dict[str, list[str]],
 ) -> None:
     py = compile_py_rules(rules)
     roles = compile_roles(rules)
+
+    def named(name: str) -> bool:
+        profile = py.profile(name)
+        return profile.model is not None or bool(profile.actions)
+
     done: set[str] = set()
     for call in list(fn.calls):
         callee = call.callee
         if "#" in callee or fn.targets.get(callee) is not None or callee in done:
             continue
         done.add(callee)
-        name = _rewrite(callee, fn.facts.qualname, resolve, returns) if returns else None
+        name = (
+            _rewrite(callee, fn.facts.qualname, resolve, returns, candidates=candidates, named=named)
+            if returns or candidates
+            else None
+        )
         if name is None and reexports:
             name = _imported_library(callee, reexports, fn, resolve)
         if name is None and call.client and roles.client_rule is not None and not _in_tree(callee, fn, resolve):
@@ -241,14 +307,21 @@ def _python_returns(
             continue
         profile = py.profile(name)
         if profile.model is not None and not profile.model.match.get("constructors"):
-            # ``get_llm().invoke(prompt)`` with ``get_llm`` returning a chat model: its result is model output.
-            fn.model_calls[callee] = _calls_of(fn.calls, callee)[0].location
+            # ``get_client().chat.completions.create(...)`` with ``get_client`` returning a model client: its
+            # result is model output.
+            _model_calls(fn, callee, profile.model, name)
             continue
         rule = _python_action(name, profile.actions, roles)
+        sites = _calls_of(fn.calls, callee)
+        if rule is None:
+            # ``db.run(sql_query)``: a rule for text not written in the code holds where the text carries a
+            # value from elsewhere (it is then no literal).
+            rule = next((r for r in profile.actions if set(r.match) & set(_ARGUMENT_KEYS) == {"nonliteral_arg"}), None)
+            sites = [s for s in sites if rule is not None and _carries(s, rule.match["nonliteral_arg"])]
         if rule is None:
             continue
         sandbox = py.sandbox_rule if rule.match.get("sandboxed") else None
-        for site in _calls_of(fn.calls, callee):
+        for site in sites:
             _add_action(fn, site, rule, name, sandbox, "sandbox")
 
 

@@ -252,6 +252,7 @@ class FileAnalyzer(StatementLogic):
             ],
             returnShape=None,
             returnType=_one_type(scope.return_types),
+            returnCandidates=_candidates(scope.return_types, scope.return_items),
         )
         self.functions.append(facts)
         self._keep_branches(scope, facts)
@@ -260,6 +261,14 @@ class FileAnalyzer(StatementLogic):
 def _one_type(types: set[str | None]) -> str | None:
     """The package class every ``return`` of a value constructs, when they agree (a factory)."""
     return next(iter(types)) if len(types) == 1 else None
+
+
+def _candidates(types: set[str | None], items: set[str]) -> list[str] | None:
+    """The package classes the returns may give when no one type is what every return gives: those of
+    different branches (``return MySQLClient()`` / ``return PgClient()``) and the items of returned tuples."""
+    if _one_type(types) is not None:
+        return None
+    return sorted({t for t in types if t} | items) or None
 
 
 def _module_assignments(body: list[ast.stmt]) -> list[ast.stmt]:

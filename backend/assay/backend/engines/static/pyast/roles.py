@@ -150,26 +150,27 @@ class RoleLogic(AgentRoles):
                 return ".".join(parts[i + 1 :]).lower()
         return None
 
-    def _role_model(self, node: ast.Call, name: str) -> None:
+    def _role_model(self, node: ast.Call, name: str) -> bool:
         """``ChatOpenAI(model="gpt-4.1-mini")`` from any package, ``BedrockModel(model_id=...)``,
         ``dspy.LM("openai/gpt-4o-mini")``, ``LlmAgent(model=MODEL)``, ``client.agents.create(model="openai/gpt-4o")``:
         a model client, or an agent or call naming its model, recorded there (no rule names it). Nothing is recorded when neither the class,
-        nor the model string, nor the model id says whose model it is."""
+        nor the model string, nor the model id says whose model it is. True when what was recorded is a model
+        client's class (a chat model, an LLM): what it answers (``llm.invoke(q)``) is model output."""
         roles = self.roles
         rule = roles.model_rule
         if rule is None or not third_party(name, True) or name.startswith(self.module_prefix):
-            return
+            return False
         chosen = next((value for key in roles.model_choice_kwargs if (value := kwarg(node, key)) is not None), None)
         if chosen is not None:
             self._model_choice(rule, node, name, chosen)
-            return
+            return False  # a configuration naming the model: not the client that answers
         cls = name.rsplit(".", 1)[-1]
         constructor = cls[:1].isupper()
         # A method or function (``client.agents.create(model="openai/gpt-4o")``) says nothing of its vendor
         # by its name: only its model string can.
         lowered = cls.lower() if constructor else ""
         if any(word in cls.lower() for word in roles.model_excluded):
-            return
+            return False
         # ``agno.models.openai.OpenAIChat(id="gpt-4o")``, ``agno.models.anthropic.Claude(...)``: a class a package
         # keeps in its models module is a model client, whatever its name; the module under it names the vendor.
         vendor_module = self._model_module_tail(name)
@@ -190,7 +191,7 @@ class RoleLogic(AgentRoles):
         model = model or self.settings_value(ref)
         ref = ref if model is None else None
         if not model_class and model is None and ref is None:
-            return
+            return False
         provider = next((p for word, p in roles.vendor_words if word in lowered), None)
         if provider is None and constructor and vendor_module:
             provider = next((p for word, p in roles.vendor_words if word in vendor_module), None)
@@ -205,8 +206,9 @@ class RoleLogic(AgentRoles):
         if provider is None and ref is not None:
             provider = ""  # the model id the linker reads from the settings field says whose model it is
         if provider is None:
-            return
+            return False
         self._model(rule, provider, name, "sdk", self.loc(node), model, ref)
+        return model_class
 
     def _model_choice(self, rule: Rule, node: ast.Call, name: str, chosen: ast.expr) -> None:
         """``OpenAIGPTConfig(chat_model="ollama/llama3.1:8b")``, ``chat_model=model or OpenAIChatModel.GPT4o``: a

@@ -65,6 +65,8 @@ class Scope:
     field_writes: dict[str, frozenset[TaintOrigin]] = field(default_factory=dict)
     # What each ``return`` of a value gives, as a package class it constructs (None: something else).
     return_types: set[str | None] = field(default_factory=set)
+    # The package classes the items of a returned tuple construct (``return chain, db``).
+    return_items: set[str] = field(default_factory=set)
     # Files opened for writing (``with open(f"{pid}.py", "w") as f:``): the handle -> the names its path
     # is made of, which carry what is written to it (``f.write(code)``) to whatever names that path later.
     written_files: dict[str, tuple[str, ...]] = field(default_factory=dict)

@@ -56,6 +56,8 @@ class SiteLogic(GateLogic, SettingsLogic):
             self._model(model_rule, provider, name, "http", location)
             return frozenset({TaintOrigin(kind="model_output", location=location)})
         match = model_rule.match
+        if match.get("provider_from_package") and name.startswith(self.module_prefix):
+            return None  # an API's shape on an object of this file's own classes (a fake, a wrapper) is no model
         model: str | None = next(
             (found for key in match.get("model_kwargs", ()) if (found := self.constant_str(kwarg(node, key)))), None
         )
@@ -92,6 +94,8 @@ class SiteLogic(GateLogic, SettingsLogic):
         ``LLM(model="openai/gpt-4o")`` names it before a slash."""
         match = rule.match
         provider = match.get("providers", {}).get(name, rule.provider or "unknown")
+        if match.get("provider_from_package"):
+            provider = self._client_package(name) or provider
         if model is not None and ":" in model and name in match.get("model_strings", ()):
             prefix, rest = model.split(":", 1)
             if prefix in self.rules.vendors or provider != "ollama":
@@ -107,6 +111,16 @@ class SiteLogic(GateLogic, SettingsLogic):
                 vendor, model = model.split(":", 1)
             provider = self.rules.vendors.get(vendor or "", provider)
         return provider, model
+
+    def _client_package(self, name: str) -> str | None:
+        """The package a model call's client comes from (``groq`` for ``groq.Groq.chat.completions.create``,
+        ``client = Groq()``), as a provider word; None when the name does not start with a package the
+        file imports (a client handed in as a parameter, an object of the tree's own modules)."""
+        head = name.split(".", 1)[0]
+        own = self.module.split(".", 1)[0]
+        if head == own or not any(v.split(".", 1)[0] == head for v in self.aliases.values()):
+            return None
+        return head.removesuffix("_sdk").replace("_", "-")
 
     def _resolve_param_models(self) -> None:
         """Model ids passed as a parameter (``def build(model): LLM(model=model)``) that every call of the

@@ -188,6 +188,10 @@ class StatementLogic(ExpressionLogic):
         if stmt.value is not None:
             scope.returns |= self._expr(stmt.value, scope, active)
             scope.return_types.add(self._constructed(stmt.value, scope))
+            if type(stmt.value) is ast.Tuple:
+                # ``return chain, db``: a caller unpacking it calls methods of each item's class.
+                items = (self._constructed(item, scope) for item in stmt.value.elts)
+                scope.return_items.update(t for t in items if t)
             if type(stmt.value) is ast.Name and scope.defines:
                 self._returned_closure(stmt, stmt.value.id, scope, active)
             if scope.list_vars or type(stmt.value) is ast.List:
@@ -211,8 +215,10 @@ class StatementLogic(ExpressionLogic):
             return None
         if not name or not resolved or name.startswith(self.module_prefix) or "." not in name:
             return None
-        last = name.rsplit(".", 1)[-1]
-        return name if last[:1].isupper() and name.split(".", 1)[0] not in self.local_defs else None
+        # A class (``TavilyClient(...)``) or a class's factory (``SQLDatabase.from_uri(...)``, ``Sandbox.create()``).
+        last, owner = name.rsplit(".", 1)[-1], name.rsplit(".", 2)[-2]
+        made = last[:1].isupper() or (owner[:1].isupper() and (last.startswith("from_") or last in _FACTORIES))
+        return name if made and name.split(".", 1)[0] not in self.local_defs else None
 
     def _raise(self, stmt: ast.Raise, scope: Scope, active: frozenset[str]) -> Outcome:
         for part in (stmt.exc, stmt.cause):
@@ -455,6 +461,8 @@ class StatementLogic(ExpressionLogic):
 
 
 # Values an assignment may make a tools list of (``_list_assigned``).
+# Class methods that build an instance of their class (``SQLDatabase.from_uri(...)``, ``Sandbox.create()``).
+_FACTORIES = frozenset({"create", "connect"})
 _LISTISH = frozenset({ast.List, ast.Tuple, ast.BinOp, ast.Call, ast.ListComp})
 
 # Gates that check a value, carried out of a ``for`` loop that checks every element (``_loop``).

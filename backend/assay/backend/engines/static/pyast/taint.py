@@ -59,6 +59,13 @@ class ExpressionLogic(DispatchLogic):
             return NO_TAINT
         if kind in _SCOPED_EXPRESSIONS:
             return self._scoped(node, scope, active)
+        if kind is ast.Yield or kind is ast.YieldFrom:
+            # What a generator yields is what it gives its caller, as a ``return`` would; the expression's
+            # own value is what the caller sends back in.
+            value = node.value  # type: ignore[attr-defined]
+            if value is not None:
+                scope.returns |= self._expr(value, scope, active)
+            return NO_TAINT
         if kind is ast.Dict:
             self._dict_tool(node, scope)  # type: ignore[arg-type]
             self._name_table(node)  # type: ignore[arg-type]
@@ -195,8 +202,15 @@ class ExpressionLogic(DispatchLogic):
             # ``class GeminiModel(LiteLLMModel)`` then ``GeminiModel(model_id=...)``: the package's model
             # class the file's subclass extends is the client built.
             self._model_call(node, base, self.rules.profile(base), scope)
-        elif resolved and (node.args or node.keywords) and self.roles.model_rule is not None:
-            self._role_model(node, name)
+        elif (
+            resolved
+            and (node.args or node.keywords)
+            and self.roles.model_rule is not None
+            and self._role_model(node, name)
+        ):
+            # A chat model or LLM client of a package no rule names: what it answers is model output, as for
+            # the clients the rules name (``ChatOpenAI(...)``).
+            receiver_taint = receiver_taint | {TaintOrigin(kind="model_output", location=self.loc(node))}
         if node.keywords and scope.params is MODULE_PARAMS and any(c is node for c in self._module_agents.values()):
             self._agent_named(node, scope)
         if node.keywords and not profile.actions and not profile.model:
