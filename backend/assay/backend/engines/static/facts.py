@@ -55,6 +55,16 @@ NEVER = "never:"
 # kind of the callee's, when the callee has such gates.
 OK_EXIT = "<exit:ok>"
 RESULT = "result:"
+# The same for a function's returns of a value (not ``null``, ``undefined`` or nothing): its gates that hold
+# at every such return are a call to ``VALUE_EXIT``; ``PRESENT + "<callee>|<line>|<column>"`` stands for a
+# check that what the callee returned is there (``if (level === null) throw`` after ``level = lookup(x)``,
+# the callee returning null where its own check refused).
+VALUE_EXIT = "<exit:value>"
+PRESENT = "present:"
+# ``ANSWER + "<callee>|<line>|<column>"``: a check of what a function of the tree returned, at that place
+# (``if (!(await askPermission(msg))) return``): a ``human_approval`` gate there when that function puts a
+# question to a person (holds a ``human_approval`` gate of its own, a prompt), dropped otherwise.
+ANSWER = "answer:"
 # ``PARAM + "<index>.<member...>"``: a call on a member of the function's untyped parameter ``<index>``
 # (``docker.getContainer(id)`` with ``docker: any``); the linker reads it as a call on what every caller
 # passes there (``ArgTaint.valueType``), when they agree.

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import EXIT, OK_EXIT, CallFact, FieldWrite, FunctionFacts, GateSite
+from assay.backend.engines.static.facts import EXIT, OK_EXIT, VALUE_EXIT, CallFact, FieldWrite, FunctionFacts, GateSite
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.names import Imports
 from assay.backend.engines.static.jsts.rules import JsRules
@@ -99,6 +99,8 @@ class FileAnalyzer(StmtLogic):
                     self.exit_gates(scope, item.node, exits)
                 if scope.ok_exits is not None and scope.ok_exits - entry:
                     self.exit_gates(scope, item.node, scope.ok_exits, OK_EXIT)
+                if scope.value_exits is not None and scope.value_exits - entry and scope.value_exits != exits:
+                    self.exit_gates(scope, item.node, scope.value_exits, VALUE_EXIT)
             elif body is not None:  # an arrow function's expression body is its return value
                 taint = self.expr(body, scope, entry)
                 scope.returns |= taint

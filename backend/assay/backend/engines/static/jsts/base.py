@@ -551,7 +551,8 @@ class AnalyzerBase:
         return node is not None and node.type == "this"
 
     def gate_site(self, scope: Scope, rule: Rule, node: Node, detail: str) -> str:
-        return scope.add_gate(self.make_gate(rule, node, detail))
+        """A check's gate site (held while the scope is ``holding``: see ``Scope.check_site``)."""
+        return scope.check_site(self.make_gate(rule, node, detail))
 
     def make_gate(self, rule: Rule, node: Node, detail: str) -> GateSite:
         location = self.loc(node)

@@ -126,10 +126,16 @@ class BindingLogic(CallLogic):
             index = inner.child_by_field_id(self.fields.index)
             if index is not None and index.type not in ("string", "number"):
                 scope.dispatch_vars.add(name_text)
-        if kind in _CONDITIONS:
-            cond = self.cond(inner, scope)
-            if cond:
-                scope.gate_vars[name_text] = cond
+        self.bind_check(name_text, inner, scope)
+
+    def bind_check(self, name: str, inner: Node | None, scope: Scope) -> None:
+        """``const ok = ALLOWED.has(cmd)`` / ``permitted = await askPermission(msg)``: the name holds what
+        the check proves (its sites held until a path depends on it); any other value replaces that."""
+        cond = self.held_cond(inner, scope) if inner is not None and inner.type in _CONDITIONS else None
+        if cond:
+            scope.gate_vars[name] = cond
+        else:
+            scope.gate_vars.pop(name, None)
 
     @staticmethod
     def whole_value(inner: Node | None, scope: Scope, text: str) -> bool:
@@ -186,6 +192,7 @@ class BindingLogic(CallLogic):
             scope.taint[name] = taint
             scope.fixed.discard(name)
             self.bind_whole(name, inner, scope)
+            self.bind_check(name, inner, scope)
             if inner is not None and inner.type in ("call_expression", "new_expression"):
                 type_name, _ = self.dotted(inner, scope)
                 if type_name:

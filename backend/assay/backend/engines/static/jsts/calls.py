@@ -78,9 +78,10 @@ class CallLogic(SiteLogic):
                 base = f"{library}.{method}"
             if base != name and "#" not in base:
                 name, facts = base, classify(self.rules, base)
-        gate_id = self.gate_site(scope, facts.gate, node, name) if facts.gate is not None and name else None
+        gate_rule = facts.gate if facts.gate is not None else self.choice_prompt(name, args)
+        gate_id = scope.add_gate(self.make_gate(gate_rule, node, name)) if gate_rule is not None and name else None
         self.call_gates[node.id] = gate_id
-        if gate_id is not None and facts.gate is not None and facts.gate.match.get("pauses"):
+        if gate_id is not None and gate_rule is not None and gate_rule.match.get("pauses"):
             scope.pauses.append(gate_id)
             scope.pause_log.append(gate_id)
         if facts.tool and name:

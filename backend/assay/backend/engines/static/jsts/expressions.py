@@ -157,12 +157,18 @@ class ExprLogic(BindingLogic):
         return taint | self.expr(right, scope, active)
 
     def ternary(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        """``ok ? run(cmd) : refuse()``. A condition that only picks a value (``level === "safe" ? SAFE :
+        FORBIDDEN``, a check shown in a message) decides no effect: its checks are not gates."""
         condition = node.child_by_field_id(self.fields.condition)
         self.expr(condition, scope, active)
-        cond = self.cond(condition, scope)
-        return self.expr(node.child_by_field_id(self.fields.consequence), scope, active | cond.t) | self.expr(
+        cond = self.held_cond(condition, scope)
+        before = (len(scope.calls), len(scope.actions))
+        taint = self.expr(node.child_by_field_id(self.fields.consequence), scope, active | cond.t) | self.expr(
             node.child_by_field_id(self.fields.alternative), scope, active | cond.f
         )
+        if (len(scope.calls), len(scope.actions)) != before:
+            scope.commit(cond)
+        return taint
 
     def anonymous(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
         return self.inline(node, scope, active, EMPTY)

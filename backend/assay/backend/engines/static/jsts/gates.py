@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from assay.backend.engines.static.facts import RESULT, GateSite
+from assay.backend.engines.static.facts import ANSWER, PRESENT, RESULT, GateSite
 from assay.backend.engines.static.jsts.base import AnalyzerBase
 from assay.backend.engines.static.jsts.scope import NO_COND, Cond, Scope
 from assay.backend.engines.static.jsts.syntax import unwrap
+from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.snippets import snippet
 
 _CHECKS = frozenset({b"includes", b"has", b"test", b"startsWith"})
+# A lookup in a table named as an allowlist (``this.whitelist.get(cmd)``): absent means refused.
+_LOOKUPS = frozenset({b"get"})
+_NOTHING = frozenset({"null", "undefined"})
+_EQUALITY = frozenset({"===", "==", "!==", "!="})
+# Where a refusing check and a loop's condition part: ``tries < 5`` against ``tries >= 5``.
+_OPPOSITE = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "===": "!==", "!==": "===", "==": "!=", "!=": "=="}
 # Properties of a result object that say whether a validator's check passed (``{ ok: true, path }``).
 _FLAGS = frozenset({b"ok", b"success", b"valid", b"allowed"})
 
@@ -29,7 +36,20 @@ class GateLogic(AnalyzerBase):
         rule = self.rules.gate(name) if name else None
         if rule is None or name is None:
             return None
-        return self.gate_site(scope, rule, node, name)
+        return scope.add_gate(self.make_gate(rule, node, name))
+
+    def choice_prompt(self, name: str | None, args: list[Node]) -> Rule | None:
+        """The gate rule of a call that puts a question with choices to a person: a notification with
+        actions, a message box with buttons (``notifier.notify({ actions: "Allow", wait: true }, cb)``),
+        by its options object offering them; None for the same call without choices (a plain notice)."""
+        found = self.rules.choice_prompt(name) if name else None
+        if found is None or not args:
+            return None
+        rule, keys = found
+        options = unwrap(args[0])
+        if options is None or options.type != "object":
+            return None
+        return rule if any(key.encode() in keys for key in self.code.props(options)) else None
 
     def cond(self, node: Node | None, scope: Scope) -> Cond:
         """What a condition proves when it is true and when it is false (see ``Cond``)."""
@@ -40,7 +60,12 @@ class GateLogic(AnalyzerBase):
         if kind == "unary_expression" and self.code.operator_of(node) == "!":
             return self.cond(node.child_by_field_id(self.fields.argument), scope).negate()
         if kind == "identifier":
-            return scope.gate_vars.get(self.code.text(node)) or self.readonly_mode(node, node, scope)
+            held = scope.gate_vars.get(self.code.text(node))
+            if held is None:
+                return self.readonly_mode(node, node, scope)
+            if not scope.holding:
+                scope.commit(held)
+            return self.relocated(held, node)
         if kind == "member_expression":
             return self.result_flag(node, scope) or self.readonly_mode(
                 node, node.child_by_field_id(self.fields.property), scope
@@ -49,22 +74,31 @@ class GateLogic(AnalyzerBase):
             gate = self.gate_call(node, scope)
             if gate is not None:
                 return Cond(t=frozenset({gate}))
-            return self.membership(node, scope)
+            return self.membership(node, scope) or self.returned(node, scope)
         if kind == "binary_expression":
             operator = self.code.operator_of(node)
             left, right = node.child_by_field_id(self.fields.left), node.child_by_field_id(self.fields.right)
             if operator == "&&":
-                return self.cond(left, scope).both(self.cond(right, scope))
+                first, second = self.cond(left, scope), self.cond(right, scope)
+                if not first.f and self.guards(left, right):
+                    # ``entry && entry.level === Level.FORBIDDEN``: ``entry`` only makes sure there is
+                    # something to read; where the whole is false, the check on it was passed.
+                    return Cond(t=first.t | second.t, f=second.f, t_clean=first.t_clean | second.t_clean)
+                return first.both(second)
             if operator == "||":
                 return self.any_of(self.cond(left, scope), self.cond(right, scope), scope)
-            if operator in ("===", "==", "!==", "!="):
-                # ``ok === true``, ``answer !== "y"``: the gate of the compared value, or its negation.
+            if operator in _EQUALITY:
+                level = self.level_check(node, operator, left, right, scope)
+                if level:
+                    return level
+                # ``ok === true``, ``answer !== "y"``, ``level === null``: the gate of the compared value,
+                # or its negation.
                 for side, other in ((right, left), (left, right)):
-                    if side is not None and side.type in ("true", "false", "string", "number"):
+                    if side is not None and side.type in ("true", "false", "string", "number", *_NOTHING):
                         inner = self.cond(self.root_value(other), scope)
                         if not inner and side.type == "string":
                             inner = self.literal_comparison(other, scope)
-                        positive = side.type != "false"
+                        positive = side.type not in ("false", *_NOTHING)
                         if operator in ("!==", "!="):
                             positive = not positive
                         return inner if positive else inner.negate()
@@ -148,7 +182,7 @@ class GateLogic(AnalyzerBase):
         if func is None or func.type != "member_expression":
             return NO_COND
         method = self.code.raw(func.child_by_field_id(self.fields.property))
-        if method not in _CHECKS:
+        if method not in _CHECKS and method not in _LOOKUPS:
             return NO_COND
         receiver = func.child_by_field_id(self.fields.object)
         args = node.child_by_field_id(self.fields.arguments)
@@ -163,6 +197,8 @@ class GateLogic(AnalyzerBase):
             rule = self.rules.allowlist(holder)
             if rule is not None:
                 return Cond(t=frozenset({self.gate_site(scope, rule, node, holder)}), t_clean=checked)
+        if method in _LOOKUPS:
+            return NO_COND  # a lookup in any other table is no check
         rule = self.rules.value_check
         if rule is None or first is None or first.type in ("string", "template_string", "number"):
             return NO_COND
@@ -222,6 +258,119 @@ class GateLogic(AnalyzerBase):
                 gate = frozenset({self.gate_site(scope, rule, node, ref)})
                 return Cond(f=gate) if over else Cond(t=gate)
         return NO_COND
+
+    def returned(self, node: Node, scope: Scope) -> Cond:
+        """``if (!(await askPermission(msg))) return`` / ``level = lookup(x); if (level === null) throw``:
+        a check of what a function of the tree returned. True, two ids the linker settles: a person's
+        answer (``ANSWER``, when that function puts a question to one) and a value its own checks let
+        through (``PRESENT``, when every return of a value there passed them)."""
+        location = self.locations.get(node.id)
+        if location is None:
+            return NO_COND
+        call = next((c for c in reversed(scope.calls[-64:]) if c.location is location), None)
+        if call is None or "#" not in call.callee:
+            return NO_COND
+        site = f"{call.callee}|{location.line}|{location.column}"
+        return Cond(t=frozenset({ANSWER + site, PRESENT + site}))
+
+    def relocated(self, cond: Cond, node: Node) -> Cond:
+        """A bound value's check of what a function returned is placed where the value is tested."""
+        ids = cond.t | cond.f
+        if not any(g.startswith(PRESENT) for g in ids):
+            return cond
+        location = self.loc(node)
+
+        def moved(group: frozenset[str]) -> frozenset[str]:
+            return frozenset(
+                f"{g.rsplit('|', 2)[0]}|{location.line}|{location.column}" if g.startswith(PRESENT) else g
+                for g in group
+            )
+
+        return Cond(t=moved(cond.t), f=moved(cond.f), t_clean=cond.t_clean, f_clean=cond.f_clean)
+
+    def guards(self, left: Node | None, right: Node | None) -> bool:
+        """Whether ``left`` in ``left && right`` only makes sure a value exists before ``right`` reads a
+        member of it (``entry && entry.level === ...``, ``user && user.role !== "admin"``)."""
+        left = unwrap(left)
+        if left is None or left.type not in ("identifier", "member_expression"):
+            return False
+        text = self.code.text(left)
+        pending = [right]
+        for _ in range(64):
+            if not pending:
+                return False
+            node = unwrap(pending.pop())
+            if node is None:
+                continue
+            if node.type == "member_expression" and self.code.text(node.child_by_field_id(self.fields.object)) == text:
+                return True
+            pending.extend(node.named_children)
+        return False
+
+    def level_check(self, node: Node, operator: str, left: Node | None, right: Node | None, scope: Scope) -> Cond:
+        """``level === Level.FORBIDDEN`` / ``entry.securityLevel === SecurityLevel.REQUIRES_APPROVAL``: a
+        value compared with a policy level that stops the effect (``refusing_levels``: a deny level, an
+        approval level). The check is passed where the value is not that level."""
+        for side, other in ((right, left), (left, right)):
+            constant = unwrap(side)
+            if constant is None or other is None or constant.type not in ("member_expression", "identifier"):
+                continue
+            text = self.code.text(constant)
+            if not text.rpartition(".")[2][:1].isupper():
+                continue
+            rule = self.rules.level_rule(text)
+            if rule is None:
+                continue
+            gate = frozenset({self.gate_site(scope, rule, node, snippet(self.code.text(node)))})
+            return Cond(f=gate) if operator in ("===", "==") else Cond(t=gate)
+        return NO_COND
+
+    def held_cond(self, node: Node | None, scope: Scope) -> Cond:
+        """What a check bound to a name (``const ok = ALLOWED.has(x)``) or selecting a value proves, its
+        sites held until a path depends on it (``Scope.check_site``)."""
+        holding, scope.holding = scope.holding, True
+        try:
+            return self.cond(node, scope)
+        finally:
+            scope.holding = holding
+
+    def settled(self, loop_condition: Node | None, refusal: Node | None, scope: Scope) -> frozenset[str]:
+        """``while (!ok && tries < 5) { ok = await ask(); if (!ok && tries >= 5) return }``: the loop ends
+        when its condition is false, and no iteration ends with the refusing condition true; where the
+        two share their other parts and differ in one comparison and its opposite, the shared parts are
+        false after the loop (``ok`` holds): the gates they prove when false."""
+        loop_parts, refusal_parts = self.conjuncts(loop_condition), self.conjuncts(refusal)
+        loop_texts, refusal_texts = [self.code.text(n) for n in loop_parts], [self.code.text(n) for n in refusal_parts]
+        shared = [n for n, t in zip(loop_parts, loop_texts, strict=True) if t in refusal_texts]
+        rest = [n for n, t in zip(loop_parts, loop_texts, strict=True) if t not in refusal_texts]
+        other = [n for n, t in zip(refusal_parts, refusal_texts, strict=True) if t not in loop_texts]
+        if not shared or len(rest) != 1 or len(other) != 1 or not self.opposite(rest[0], other[0]):
+            return frozenset()
+        proved = self.cond(shared[0], scope)
+        for part in shared[1:]:
+            proved = proved.both(self.cond(part, scope))
+        return proved.f
+
+    def conjuncts(self, node: Node | None) -> list[Node]:
+        node = unwrap(node)
+        if node is None:
+            return []
+        if node.type == "binary_expression" and self.code.operator_of(node) == "&&":
+            return self.conjuncts(node.child_by_field_id(self.fields.left)) + self.conjuncts(
+                node.child_by_field_id(self.fields.right)
+            )
+        return [node]
+
+    def opposite(self, a: Node, b: Node) -> bool:
+        """``tries < 5`` and ``tries >= 5``: the same operands, opposite comparisons."""
+        if a.type != "binary_expression" or b.type != "binary_expression":
+            return False
+        fields = self.fields
+        return (
+            _OPPOSITE.get(self.code.operator_of(a)) == self.code.operator_of(b)
+            and self.code.text(a.child_by_field_id(fields.left)) == self.code.text(b.child_by_field_id(fields.left))
+            and self.code.text(a.child_by_field_id(fields.right)) == self.code.text(b.child_by_field_id(fields.right))
+        )
 
     def root_value(self, node: Node | None) -> Node | None:
         """``answer`` for ``answer.trim().toLowerCase()``: the value a chain of calls and members starts from."""

@@ -122,6 +122,17 @@ class JsRules:
         self.network = _Lookup([(r, p) for r, p in pats(actions, "calls") if r.actionClass == "network.egress"])
         self.gate = _Lookup(pats(gates, "calls") + pats(gates, "name_patterns"))
         self.allowlist = _Lookup(pats(gates, "membership_names"))
+        # A question put to a person with choices (``notifier.notify({ actions })``): the call patterns,
+        # each with the option keys that offer the choices.
+        self.choice_prompts = [
+            (r, Patterns([p]), frozenset(k.encode() for k in keys))
+            for r in gates
+            for p, keys in r.match.get("choice_prompts", {}).items()
+        ]
+        self.choice_memo: dict[str, tuple[Rule, frozenset[bytes]] | None] = {}
+        # Levels of a policy table that stop the effect (``Level.FORBIDDEN``, ``Level.REQUIRES_APPROVAL``),
+        # by the constant's name upper-cased without underscores.
+        self.refusing_level = _Lookup(pats(gates, "refusing_levels"))
         self.spend = _Lookup(pats(gates, "comparison_names"))
         self.value_check = next((r for r in gates if r.match.get("value_checks")), None)
         self.path_check = next((r for r in gates if r.match.get("prefix_checks")), None)
@@ -284,6 +295,19 @@ class JsRules:
         self.unresolved_skip = frozenset(unresolved.get("skip", [])) | (
             javascript_globals() if unresolved.get("skip_globals") else frozenset()
         )
+
+    def choice_prompt(self, name: str) -> tuple[Rule, frozenset[bytes]] | None:
+        """The rule and the option keys of a call that puts a question with choices to a person."""
+        if name not in self.choice_memo:
+            self.choice_memo[name] = next(
+                ((rule, keys) for rule, patterns, keys in self.choice_prompts if patterns.matches(name)), None
+            )
+        return self.choice_memo[name]
+
+    def level_rule(self, constant: str) -> Rule | None:
+        """The gate rule of a policy level that stops the effect (``Level.REQUIRES_APPROVAL``,
+        ``Decision.Deny``), by the constant's last name upper-cased without underscores."""
+        return self.refusing_level(constant.rpartition(".")[2].replace("_", "").upper())
 
     def local_package(self, package: str) -> bool:
         """Whether calls into ``package`` stay in the process (Node built-ins, validation, formatting,

@@ -90,6 +90,10 @@ class Scope:
     actions: list[ActionSite] = field(default_factory=list)
     gates: list[GateSite] = field(default_factory=list)
     gate_ids: set[str] = field(default_factory=set)
+    # Checks met while ``holding`` (a value bound to a name, a ternary's condition): their sites wait here
+    # until the check decides a path (``if (!ok) return``), and are never reported otherwise.
+    pending: dict[str, GateSite] = field(default_factory=dict)
+    holding: bool = False
     reported: set[str] = field(default_factory=set)
     returns: set[TaintOrigin] = field(default_factory=set)
     # Tainted values stored in the instance's fields (``this.command = command``): field key -> taint.
@@ -114,6 +118,8 @@ class Scope:
     # of a success result (``return { ok: true, ... }``).
     exits: frozenset[str] | None = None
     ok_exits: frozenset[str] | None = None
+    # ... and at every return of a value (not ``null``, ``undefined`` or nothing).
+    value_exits: frozenset[str] | None = None
     # Names bound to a value built from others (a template, a concatenation, a member): not a parameter
     # or a call's result passed on unchanged (see ``SiteLogic.value_shape``).
     assembled: set[str] = field(default_factory=set)
@@ -158,6 +164,7 @@ class Scope:
             actions=self.actions,
             gates=self.gates,
             gate_ids=self.gate_ids,
+            pending=self.pending,
             reported=self.reported,
             field_writes=self.field_writes,
             settled=self.settled,
@@ -206,6 +213,21 @@ class Scope:
             self.gate_ids.add(gate.id)
             self.gates.append(gate)
         return gate.id
+
+    def check_site(self, gate: GateSite) -> str:
+        """A check's site: reported now, or held in ``pending`` while ``holding``."""
+        if self.holding:
+            if gate.id not in self.gate_ids:
+                self.pending.setdefault(gate.id, gate)
+            return gate.id
+        return self.add_gate(gate)
+
+    def commit(self, cond: Cond) -> None:
+        """The held sites of a check that now decides a path are reported."""
+        for gate in (*cond.t, *cond.f):
+            site = self.pending.pop(gate, None)
+            if site is not None:
+                self.add_gate(site)
 
 
 @dataclass(frozen=True, slots=True)

@@ -146,6 +146,9 @@ class StmtLogic(ExprLogic):
         scope.exits = active if scope.exits is None else scope.exits & active
         if self.success_result(value):
             scope.ok_exits = active if scope.ok_exits is None else scope.ok_exits & active
+        returned = unwrap(value)
+        if returned is not None and returned.type not in ("null", "undefined"):
+            scope.value_exits = active if scope.value_exits is None else scope.value_exits & active
         return active
 
     def note_return(self, value: Node | None, taint: Taint, scope: Scope) -> None:
@@ -172,8 +175,36 @@ class StmtLogic(ExprLogic):
         return active
 
     def loop_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        """After ``while (!approved) { approved = await ask() }`` (no ``break``), the loop's condition is
+        false: what it proves when false holds; with a refusal ending the body (``if (!ok && tries >= 5)
+        return``), what ``settled`` proves too."""
         self.loop(stmt, scope, active)
-        return active
+        if stmt.type not in ("while_statement", "do_statement"):
+            return active
+        condition, body = stmt.child_by_field_id(self.fields.condition), stmt.child_by_field_id(self.fields.body)
+        if condition is None or body is None or self.breaks(body):
+            return active
+        done = self.cond(condition, scope).f
+        last = body.named_children[-1] if body.type == "statement_block" and body.named_children else body
+        if (
+            last.type == "if_statement"
+            and last.child_by_field_id(self.fields.alternative) is None
+            and self.code.terminates(last.child_by_field_id(self.fields.consequence))
+        ):
+            done |= self.settled(condition, last.child_by_field_id(self.fields.condition), scope)
+        return active | done
+
+    def breaks(self, body: Node) -> bool:
+        """Whether a ``break`` leaves this loop (one not inside a nested loop, switch or function)."""
+        pending = [body]
+        while pending:
+            node = pending.pop()
+            if node.type == "break_statement":
+                return True
+            if node is not body and (node.type in _LOOPS or node.type == "switch_statement" or node.type in FUNCTIONS):
+                continue
+            pending.extend(node.named_children)
+        return False
 
     def export(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         decl = stmt.child_by_field_id(self.fields.declaration)

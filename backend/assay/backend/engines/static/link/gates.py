@@ -2,7 +2,8 @@
 
 An analyzer records, at a call site or action, gate ids that depend on another function: the gates that
 hold whenever a callee returns (``after:``), a gate that holds if a callee never returns (``never:``), a
-check on a callee's success result (``result:``). Once calls are resolved, these become the gate ids
+check on a callee's success result (``result:``) or on a value it returned (``present:``), a check of the
+answer of a callee that asks a person (``answer:``). Once calls are resolved, these become the gate ids
 they stand for (``facts.py`` defines the prefixes).
 """
 
@@ -11,7 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import AFTER, EXIT, NEVER, OK_EXIT, RESULT, GateSite
+from assay.backend.engines.static.facts import (
+    AFTER,
+    ANSWER,
+    EXIT,
+    NEVER,
+    OK_EXIT,
+    PRESENT,
+    RESULT,
+    VALUE_EXIT,
+    GateSite,
+)
 from assay.backend.engines.static.link.graph import MAX_DEPTH, Fn
 from assay.backend.scans.bundle import Location
 
@@ -22,13 +33,16 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
     passes gates what its caller does after calling it."""
     exits: dict[str, frozenset[str]] = {}
     ok_exits: dict[str, frozenset[str]] = {}
+    value_exits: dict[str, frozenset[str]] = {}
     for fid, fn in functions.items():
         for call in fn.calls:
             if call.callee == EXIT:
                 exits[fid] = frozenset(call.dominatingGates)
             elif call.callee == OK_EXIT:
                 ok_exits[fid] = frozenset(call.dominatingGates)
-    sites = {g.id: g for fn in functions.values() for g in fn.gates} if ok_exits else {}
+            elif call.callee == VALUE_EXIT:
+                value_exits[fid] = frozenset(call.dominatingGates)
+    sites = {g.id: g for fn in functions.values() for g in fn.gates}
     # A tool's branch walked as a function of its own (``<handler>.case:update``) keeps the ``after:``
     # gates of the calls its handler made before the dispatch (``checkReadOnlyMode(op)``): those callees
     # are named as the tree names them, resolved here by whichever function calls them (one target).
@@ -43,22 +57,46 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
         return found if found is not None else shared.get(callee)
 
     def result_gate(fn: Fn, gate: str, depth: int) -> str | None:
-        """``result:<callee>|<line>|<column>``: a gate at that check, of the kind of the gates that hold
-        where the callee returns its success result."""
-        callee, line, column = gate[len(RESULT) :].rsplit("|", 2)
+        """``result:<callee>|<line>|<column>`` (``present:...``): a gate at that check, of the kind of
+        the gates that hold where the callee returns its success result (a value)."""
+        prefix, table, said = (
+            (RESULT, ok_exits, "its success result")
+            if gate.startswith(RESULT)
+            else (
+                PRESENT,
+                value_exits,
+                "a value",
+            )
+        )
+        callee, line, column = gate[len(prefix) :].rsplit("|", 2)
         target = fn.targets.get(callee)
-        if target is None or target not in ok_exits or depth >= MAX_DEPTH:
+        # A function whose every exit returns a value records them once, as its ``EXIT`` gates.
+        if target is None or depth >= MAX_DEPTH:
             return None
-        held = sorted(g for g in expand(functions[target], ok_exits[target], depth + 1) if g in sites)
+        found = table.get(target, exits.get(target) if prefix == PRESENT else None)
+        if found is None:
+            return None
+        held = sorted(g for g in expand(functions[target], found, depth + 1) if g in sites)
         if not held:
             return None
-        first = sites[held[0]]
-        location = Location(path=fn.path, line=int(line), column=int(column))
-        detail = f"{callee} returned its success result"
+        return placed(fn, sites[held[0]], int(line), int(column), f"{callee} returned {said}")
+
+    def answer_gate(fn: Fn, gate: str) -> str | None:
+        """``answer:<callee>|<line>|<column>``: a ``human_approval`` gate at that call when the callee puts
+        a question to a person (a prompt among its own gates)."""
+        callee, line, column = gate[len(ANSWER) :].rsplit("|", 2)
+        target = fn.targets.get(callee)
+        asked = next((g for g in functions[target].gates if g.kind == "human_approval"), None) if target else None
+        if asked is None:
+            return None
+        return placed(fn, asked, int(line), int(column), f"{callee} asks a person")
+
+    def placed(fn: Fn, like: GateSite, line: int, column: int, detail: str) -> str:
+        location = Location(path=fn.path, line=line, column=column)
         site = GateSite(
-            id=short_id("gate", fn.path, location.line, location.column, first.kind, detail),
-            kind=first.kind,
-            ruleId=first.ruleId,
+            id=short_id("gate", fn.path, location.line, location.column, like.kind, detail),
+            kind=like.kind,
+            ruleId=like.ruleId,
             location=location,
             detail=detail,
         )
@@ -70,8 +108,13 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
     def expand(fn: Fn, ids: Iterable[str], depth: int) -> set[str]:
         out: set[str] = set()
         for gate in ids:
-            if gate.startswith(RESULT):
+            if gate.startswith((RESULT, PRESENT)):
                 made = result_gate(fn, gate, depth)
+                if made is not None:
+                    out.add(made)
+                continue
+            if gate.startswith(ANSWER):
+                made = answer_gate(fn, gate)
                 if made is not None:
                     out.add(made)
                 continue
@@ -90,7 +133,7 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
         return out
 
     def changed(ids: list[str]) -> bool:
-        return any(g.startswith((AFTER, NEVER, RESULT)) for g in ids)
+        return any(g.startswith((AFTER, NEVER, RESULT, PRESENT, ANSWER)) for g in ids)
 
     for fn in functions.values():
         if any(changed(c.dominatingGates) for c in fn.calls):

@@ -1,0 +1,195 @@
+"""Gates recognised by what makes them gates in JS/TS (issue 20): a check that decides whether the effect
+happens, on the path to it. A helper that puts a question with choices to a person (a desktop notification
+with actions) and returns the answer is an approval where its answer is tested, also when the question is
+asked again in a loop until it is answered yes; a policy level compared before the effect (a deny level, a
+level that holds the call for approval) is a gate where the path stops at it; a lookup in a table named as
+an allowlist that returns nothing for what is not in it is an allowlist where its caller refuses that
+nothing. A check that only picks a value or fills a message decides no effect and is no gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from scanned import scan_files
+
+SERVER = (
+    'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+    'import { z } from "zod";\n'
+    'import { exec } from "child_process";\n'
+    'import { ask } from "./ask.js";\n'
+    'const server = new McpServer({ name: "s", version: "1" });\n'
+    'server.tool("run", "Run a command", { command: z.string() }, async ({ command }) => {\n'
+    "{body}"
+    "  exec(command);\n"
+    "  return { content: [] };\n"
+    "});\n"
+)
+
+ASK = (
+    'import notifier from "node-notifier";\n'
+    "export function ask(message: string): Promise<boolean> {\n"
+    "  return new Promise((resolve) => {\n"
+    "    notifier.notify({ title: 'Allow?', message, {options} }, (err, response) => {\n"
+    "      resolve(!err && response !== 'Deny');\n"
+    "    });\n"
+    "  });\n"
+    "}\n"
+)
+
+CHOICES = "actions: 'Allow', wait: true"
+
+
+def _scan(tmp_path: Path, body: str, options: str = CHOICES, extra: dict[str, str] | None = None) -> dict[str, Any]:
+    files = {"server.ts": SERVER.replace("{body}", body), "ask.ts": ASK.replace("{options}", options)}
+    return scan_files(tmp_path, {**files, **(extra or {})})
+
+
+def _gates_over(bundle: dict[str, Any], tool: str = "run") -> set[tuple[str, str, int]]:
+    """(kind, path, line) of the gates on the tool's path to each action it reaches."""
+    sites = {g["id"]: g for g in bundle["gates"]}
+    ids = {t["id"] for t in bundle["tools"] if t["name"] == tool}
+    out: set[tuple[str, str, int]] = set()
+    for action in bundle["actions"]:
+        for path in action.get("reachedFrom", []):
+            if path["toolId"] in ids:
+                for gate in {*path["gateIds"], *action["gateIds"]}:
+                    site = sites[gate]
+                    out.add((site["kind"], site["location"]["path"], site["location"]["line"]))
+    return out
+
+
+def _all_gates(bundle: dict[str, Any]) -> set[tuple[str, str, int]]:
+    return {(g["kind"], g["location"]["path"], g["location"]["line"]) for g in bundle["gates"]}
+
+
+def test_a_helper_asking_a_person_gates_where_its_answer_is_tested(tmp_path: Path) -> None:
+    bundle = _scan(tmp_path, "  if (!(await ask(`Run ${command}?`))) return { content: [] };\n")
+    assert _gates_over(bundle) == {("human_approval", "server.ts", 7)}
+
+
+def test_an_answer_asked_again_until_yes_gates_what_follows_the_loop(tmp_path: Path) -> None:
+    body = (
+        "  let permitted = false;\n"
+        "  let tries = 0;\n"
+        "  while (!permitted && tries < 5) {\n"
+        "    tries++;\n"
+        "    permitted = await ask(`Run ${command}?`);\n"
+        "    if (!permitted && tries >= 5) return { content: [] };\n"
+        "  }\n"
+    )
+    assert _gates_over(_scan(tmp_path, body)) == {("human_approval", "server.ts", 11)}
+    # ``while (!ok) { ok = await ask() }``: the loop ends only once the answer is yes.
+    simple = "  let ok = false;\n  while (!ok) {\n    ok = await ask('again?');\n  }\n"
+    assert _gates_over(_scan(tmp_path / "simple", simple)) == {("human_approval", "server.ts", 9)}
+
+
+def test_a_loop_that_can_end_without_a_yes_is_no_gate(tmp_path: Path) -> None:
+    # The tries run out and the loop ends without refusing: the command runs unapproved.
+    no_refusal = (
+        "  let permitted = false;\n"
+        "  let tries = 0;\n"
+        "  while (!permitted && tries < 5) {\n"
+        "    tries++;\n"
+        "    permitted = await ask('run?');\n"
+        "  }\n"
+    )
+    assert _gates_over(_scan(tmp_path / "a", no_refusal)) == set()
+    # A ``break`` leaves the loop whatever the answer.
+    breaks = "  let ok = false;\n  while (!ok) {\n    ok = await ask('run?');\n    break;\n  }\n"
+    assert _gates_over(_scan(tmp_path / "b", breaks)) == set()
+
+
+def test_a_notice_without_choices_or_a_helper_that_asks_nobody_is_no_gate(tmp_path: Path) -> None:
+    body = "  if (!(await ask(`Run ${command}?`))) return { content: [] };\n"
+    # The same notification with nothing to choose: a notice, not a question.
+    assert _gates_over(_scan(tmp_path / "notice", body, options="sound: true")) == set()
+    other = {"check.ts": "export async function check(c: string): Promise<boolean> {\n  return c.length > 0;\n}\n"}
+    body = "  if (!(await check(command))) return { content: [] };\n"
+    source = {"server.ts": SERVER.replace("{body}", body).replace("./ask.js", "./check.js").replace("ask }", "check }")}
+    bundle = scan_files(tmp_path / "nobody", {**source, **other})
+    assert _gates_over(bundle) == set()
+
+
+LEVELS = (
+    'import { exec } from "child_process";\n'
+    'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+    'import { z } from "zod";\n'
+    "export enum Level { SAFE = 'safe', REQUIRES_APPROVAL = 'requires_approval', FORBIDDEN = 'forbidden' }\n"
+    "class Service {\n"
+    "  private {table}: Map<string, Level> = new Map([['ls', Level.SAFE], ['rm', Level.FORBIDDEN]]);\n"
+    "  private level(command: string): Level | null {\n"
+    "    const entry = this.{table}.get(command);\n"
+    "    if (!entry) {\n"
+    "      return null;\n"
+    "    }\n"
+    "    return entry;\n"
+    "  }\n"
+    "  run(command: string) {\n"
+    "    const level = this.level(command);\n"
+    "    if (level === null) throw new Error('not listed');\n"
+    "{checks}"
+    "    return exec(command);\n"
+    "  }\n"
+    "}\n"
+    "const service = new Service();\n"
+    'const server = new McpServer({ name: "s", version: "1" });\n'
+    'server.tool("run", "Run", { command: z.string() }, async ({ command }) => {\n'
+    "  service.run(command);\n"
+    "  return { content: [] };\n"
+    "});\n"
+)
+
+
+def _levels(tmp_path: Path, checks: str, table: str = "whitelist") -> dict[str, Any]:
+    return scan_files(tmp_path, {"server.ts": LEVELS.replace("{checks}", checks).replace("{table}", table)})
+
+
+def test_policy_levels_and_a_listed_lookup_gate_the_effect(tmp_path: Path) -> None:
+    checks = (
+        "    if (level === Level.FORBIDDEN) throw new Error('forbidden');\n"
+        "    const rule = { level };\n"
+        "    if (rule && rule.level === Level.REQUIRES_APPROVAL) return 'queued';\n"
+    )
+    assert _gates_over(_levels(tmp_path, checks)) == {
+        ("allowlist", "server.ts", 16),  # the lookup's nothing refused by the caller
+        ("allowlist", "server.ts", 17),  # a deny level
+        ("human_approval", "server.ts", 19),  # held for approval (``rule &&`` only guards the read)
+    }
+
+
+def test_levels_that_refuse_nothing_and_unlisted_lookups_are_no_gates(tmp_path: Path) -> None:
+    # A level that stops nothing, and a check whose branch goes on to the effect.
+    checks = (
+        "    if (level === Level.SAFE) console.log('safe');\n"
+        "    if (level === Level.FORBIDDEN) console.log('forbidden, running anyway');\n"
+    )
+    assert _gates_over(_levels(tmp_path, checks, table="sessions")) == set()
+
+
+def test_a_check_that_only_picks_a_value_or_fills_a_message_is_no_gate(tmp_path: Path) -> None:
+    source = (
+        'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+        'import { z } from "zod";\n'
+        'import { exec } from "child_process";\n'
+        "const ALLOWED = new Set(['ls', 'pwd']);\n"
+        'const server = new McpServer({ name: "s", version: "1" });\n'
+        'server.tool("pick", "Pick", { level: z.string(), command: z.string() }, async ({ level, command }) => {\n'
+        "  const mapped = level === 'safe' ? 1 : 2;\n"
+        "  const listed = ALLOWED.has(command);\n"
+        "  console.log(`listed: ${listed ? 'yes' : 'no'}`);\n"
+        "  exec(command);\n"
+        "  return { content: [{ type: 'text', text: String(mapped) }] };\n"
+        "});\n"
+        'server.tool("gated", "Gated", { command: z.string() }, async ({ command }) => {\n'
+        "  const allowed = ALLOWED.has(command);\n"
+        "  if (!allowed) return { content: [] };\n"
+        "  exec(command);\n"
+        "  return { content: [] };\n"
+        "});\n"
+    )
+    bundle = scan_files(tmp_path, {"server.ts": source})
+    assert _gates_over(bundle, "pick") == set()
+    assert _gates_over(bundle, "gated") == {("allowlist", "server.ts", 14)}
+    # Only the check that decides a path is reported at all.
+    assert _all_gates(bundle) == {("allowlist", "server.ts", 14)}
