@@ -61,6 +61,8 @@ class AnalyzerBase:
         self._collections: dict[str, bool] | None = None  # module names bound to literal collections
         # Gates each function of the file holds on return (``_exit_gates``), and its functions by qualname.
         self._summaries: dict[str, tuple[GateSite, ...]] = {}
+        # Gates met in each function of the file that answers yes or no (``_verdict_sites``).
+        self._verdicts: dict[str, tuple[GateSite, ...]] = {}
         self._defs: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]] | None = None
         self._returns: dict[str, str] | None = None  # what functions of the file return (``_return_types``)
         self._functions: frozenset[str] | None = None  # names of the file's module-level functions

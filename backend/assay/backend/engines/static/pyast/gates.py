@@ -78,10 +78,16 @@ class GateLogic(AnalyzerBase):
         return gate
 
     def _context_gate(self, node: ast.expr, scope: Scope) -> str | None:
-        """A gate only as a ``with`` item: ``with RateLimiter(max_calls=5, period=60):``."""
-        if not isinstance(node, ast.Call):
+        """A gate only as a ``with`` item: ``with RateLimiter(max_calls=5, period=60):``, or a limiter built
+        once and entered by name (``limiter = AsyncLimiter(10, 60)`` ... ``async with limiter:``)."""
+        if isinstance(node, ast.Name):
+            name, resolved = self.dotted(node, scope)
+            if not resolved:
+                return None
+        elif isinstance(node, ast.Call):
+            name, _ = self._callee(node, scope)
+        else:
             return None
-        name, _ = self._callee(node, scope)
         rule = self.rules.context_gates.first(name) if name else None
         return self._gate(scope, rule, node, name or "") if rule is not None else None
 
@@ -134,6 +140,9 @@ class GateLogic(AnalyzerBase):
                 combined = combined.both(part) if isinstance(test.op, ast.And) else combined.either(part)
             return combined
         if isinstance(test, ast.Name):
+            verdict = scope.verdict_vars.get(test.id)
+            if verdict:
+                return Condition(when_true=verdict)
             found = scope.gate_vars.get(test.id)
             if found is None or found[1] == "compared":
                 return NOTHING  # ``if answer:`` accepts any answer: nothing was compared
@@ -141,7 +150,36 @@ class GateLogic(AnalyzerBase):
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             return self._comparison(test, scope)
         gate = self._gate_of_expr(test, scope) or self._prefix_gate(test, scope) or self._attribute_gate(test, scope)
-        return gate_when(gate, True) if gate is not None else NOTHING
+        if gate is not None:
+            return gate_when(gate, True)
+        verdict = self._verdict(test, scope)
+        return Condition(when_true=verdict) if verdict else NOTHING
+
+    def _verdict(self, node: ast.expr, scope: Scope) -> frozenset[str]:
+        """``if not is_path_allowed(p): raise``, ``ok, why = is_command_safe(cmd)``: a function of this file
+        that answers yes or no (``return False`` on some path; ``True``, or a test, on another) is a check
+        of what it tests on the way: the gates met in it (a path's ``relative_to``, a host tested against
+        each entry of an allow list, a command's first word looked up in a literal deny set). Its answer,
+        tested by the caller, is a gate of each of their kinds there, passed when the answer is yes."""
+        if isinstance(node, ast.Await):
+            node = node.value
+        if not isinstance(node, ast.Call):
+            return frozenset()
+        name, resolved = self._callee(node, scope)
+        if not (name and resolved and name.startswith(self.module_prefix)):
+            return frozenset()
+        short = name.rsplit(".", 1)[-1]
+        ids: set[str] = set()
+        kinds: set[str] = set()
+        for site in self._verdict_sites(name):
+            if site.kind not in kinds:
+                kinds.add(site.kind)
+                ids.add(self._resited(site, node, scope, f"{short}(...) answers yes only past {site.detail}"))
+        return frozenset(ids)
+
+    def _verdict_sites(self, qualname: str) -> tuple[GateSite, ...]:
+        """The gates met in a function of this file that answers yes or no (``StatementLogic`` reads it)."""
+        return ()
 
     def _denial(self, stmt: ast.If, scope: Scope) -> Condition:
         """``if role != "admin": raise PermissionError(...)``: a test whose one branch ends by raising an
@@ -167,17 +205,23 @@ class GateLogic(AnalyzerBase):
     def _pattern_denial(self, stmt: ast.If, scope: Scope) -> Condition:
         """``for pattern in PII_PATTERNS: if re.search(pattern, content): return "BLOCKED"``: text searched
         for each pattern of a list written out in the code, the path stopping on a match, is a deny list
-        (kind ``allowlist``), passed when the search finds nothing."""
+        (kind ``allowlist``), passed when the search finds nothing; so is text searched for each entry as
+        a substring (``for p in BLOCKED_PATTERNS: if p in command: return False``)."""
         found = self.rules.deny_searches
         test = stmt.test
-        if found is None or not isinstance(test, ast.Call) or not test.args or not stmt.body:
-            return NOTHING
-        if not isinstance(stmt.body[-1], ast.Return | ast.Raise):
+        if found is None or not stmt.body or not isinstance(stmt.body[-1], ast.Return | ast.Raise):
             return NOTHING
         rule, searches = found
-        name, _ = self._callee(test, scope)
-        pattern = test.args[0]
-        if name not in searches or not isinstance(pattern, ast.Name):
+        name: str | None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
+            name, pattern = "in", test.left
+        elif isinstance(test, ast.Call) and test.args:
+            name, pattern = self._callee(test, scope)[0], test.args[0]
+            if name not in searches:
+                return NOTHING
+        else:
+            return NOTHING
+        if not isinstance(pattern, ast.Name):
             return NOTHING
         source = scope.iterables.get(pattern.id)
         if not isinstance(source, ast.Name):
@@ -226,6 +270,18 @@ class GateLogic(AnalyzerBase):
         test: ast.expr = stmt.test
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test = test.operand
+        found = self._quantified(test, scope)
+        body_ends = bool(stmt.body) and isinstance(stmt.body[-1], ast.Return | ast.Raise)
+        else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], ast.Return | ast.Raise)
+        if found is None or body_ends == else_ends:
+            return NOTHING
+        rule, detail = found
+        return gate_when(self._gate(scope, rule, stmt.test, detail), not body_ends)
+
+    def _quantified(self, test: ast.expr, scope: Scope) -> tuple[Rule, str] | None:
+        """The allow-list rule of ``any(<test of x> for x in C)`` / ``all(...)`` over a collection ``C`` the
+        code writes out (a module or local literal, a literal in place, or a name the rule pack reads as an
+        allow list: ``ALLOWED_HOSTS``), and the gate's detail; None for anything else."""
         if not (
             isinstance(test, ast.Call)
             and isinstance(test.func, ast.Name)
@@ -233,21 +289,78 @@ class GateLogic(AnalyzerBase):
             and len(test.args) == 1
             and isinstance(test.args[0], ast.GeneratorExp | ast.ListComp)
         ):
-            return NOTHING
+            return None
         generator = test.args[0].generators[0]
         target = generator.target
         if not isinstance(target, ast.Name) or not any(
             isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(test.args[0].elt)
         ):
-            return NOTHING
+            return None
         ref = name_text(generator.iter)
         rule = (self.rules.allowlist.first(ref) if ref else None) or self._collection_gate(generator.iter, scope)
+        if rule is None and _literal_collection(generator.iter):
+            rule = self.rules.collection_gate
+        if rule is None:
+            return None
+        return rule, f"{test.func.id}(... for {target.id} in {ref or 'collection'})"
+
+    def _answer_checks(self, value: ast.expr, scope: Scope) -> None:
+        """``return any(path == f for f in allowed_files) or any(path.is_relative_to(d) for d in dirs)``:
+        the checks a function's answer is made of, recorded as gates where they stand (read only while a
+        function that answers yes or no is summarised: ``_verdict_sites``). Each part of the answer counts,
+        and each test inside an ``any`` / ``all``."""
+        if isinstance(value, ast.BoolOp):
+            for part in value.values:
+                self._answer_checks(part, scope)
+            return
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+            self._answer_checks(value.operand, scope)
+            return
+        self._condition(value, scope)
+        found = self._quantified(value, scope)
+        if found is not None and isinstance(value, ast.Call):
+            rule, detail = found
+            self._gate(scope, rule, value, detail)
+            elt = value.args[0]
+            if isinstance(elt, ast.GeneratorExp | ast.ListComp):
+                self._answer_checks(elt.elt, scope)
+
+    def _paused_branch(self, stmt: ast.If, scope: Scope) -> Condition:
+        """``if not tool_context.tool_confirmation: tool_context.request_confirmation(...); return {...}``: a
+        request for a person's approval in a branch that ends pauses the run there, and the code after the
+        ``if`` runs only on the path resumed once the person has answered: it is behind that approval. A
+        request in a branch that goes on pauses nothing."""
+        for block, passes in ((stmt.body, False), (stmt.orelse, True)):
+            if not block or not isinstance(block[-1], ast.Return | ast.Raise):
+                continue
+            for inner in block:
+                gate = self._gate_of_expr(inner.value, scope) if isinstance(inner, ast.Expr) else None
+                if gate is not None and any(g.id == gate and g.kind == "human_approval" for g in scope.gates):
+                    return gate_when(gate, passes)
+        return NOTHING
+
+    def _inline_membership(self, stmt: ast.If, scope: Scope) -> Condition:
+        """``if kind not in ("select", "with"): raise ValueError(...)``: a value the model chooses tested
+        for membership in a collection written in place, one branch ending the path, is an allow-list
+        check (as membership in a module constant is), passed on the branch that goes on."""
+        test = stmt.test
+        rule = self.rules.collection_gate
+        if (
+            rule is None
+            or not isinstance(test, ast.Compare)
+            or len(test.ops) != 1
+            or type(test.ops[0]) not in _MEMBERSHIP
+            or not _literal_collection(test.comparators[0])
+        ):
+            return NOTHING
+        if not any(isinstance(n, ast.Name) and scope.taint.get(n.id) for n in ast.walk(test.left)):
+            return NOTHING  # a check of something the model does not choose
         body_ends = bool(stmt.body) and isinstance(stmt.body[-1], ast.Return | ast.Raise)
         else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], ast.Return | ast.Raise)
-        if rule is None or body_ends == else_ends:
+        if body_ends == else_ends:
             return NOTHING
-        gate = self._gate(scope, rule, stmt.test, f"{test.func.id}(... for {target.id} in {ref or 'collection'})")
-        return gate_when(gate, not body_ends)
+        gate = self._gate(scope, rule, test, f"{ast.unparse(test.left)} in {ast.unparse(test.comparators[0])}")
+        return gate_when(gate, _MEMBERSHIP[type(test.ops[0])])
 
     def _statement_check(self, stmt: ast.If, scope: Scope) -> Condition:
         """A value tested for the few things it may begin or end with, written out in the code, one branch
@@ -392,7 +505,8 @@ class GateLogic(AnalyzerBase):
                     )
                 return condition
         over = _ORDERING.get(op)
-        if over is not None:
+        if over is not None and not any(_is_length(side) for side in (right, node.left)):
+            # ``len(data) > MAX_BYTES`` measures a size, not an amount spent: no spend limit.
             for side, side_over in ((right, over), (node.left, not over)):
                 ref = name_text(side)
                 rule = self.rules.spend.first(ref) if ref else None
@@ -417,12 +531,17 @@ class GateLogic(AnalyzerBase):
         site = next((g for g in scope.gates if g.id == gate_id), None)
         if site is None or site.location.line == compare.lineno:
             return gate_id
-        location = self.loc(compare)
-        decided = short_id("gate", self.path, location.line, location.column, site.kind, site.detail or "")
-        if decided not in scope.gate_ids:
-            scope.gate_ids.add(decided)
-            scope.gates.append(site.model_copy(update={"id": decided, "location": location}))
-        return decided
+        return self._resited(site, compare, scope, site.detail or "")
+
+    def _resited(self, site: GateSite, node: ast.expr, scope: Scope, detail: str) -> str:
+        """The id of a gate of ``site``'s kind and rule recorded at ``node``, where the check is decided
+        (a human's answer compared, a helper's check called), recorded in ``scope`` the first time."""
+        location = self.loc(node)
+        gate_id = short_id("gate", self.path, location.line, location.column, site.kind, detail)
+        if gate_id not in scope.gate_ids:
+            scope.gate_ids.add(gate_id)
+            scope.gates.append(site.model_copy(update={"id": gate_id, "location": location, "detail": detail}))
+        return gate_id
 
 
 def _literal_collection_names(body: list[ast.stmt]) -> dict[str, bool]:
@@ -455,3 +574,8 @@ def _literal_collection(value: ast.expr | None) -> bool:
     if isinstance(value, ast.Dict):
         return bool(value.keys) and all(isinstance(k, ast.Constant) for k in value.keys)
     return False
+
+
+def _is_length(node: ast.expr) -> bool:
+    """``len(x)``: a size."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"

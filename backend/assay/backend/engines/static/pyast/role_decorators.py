@@ -422,6 +422,20 @@ class DecoratorRoles(SourceLogic):
                 if allow is not None:
                     entry.add(self._gate(scope, allow, kw.value, f"{kw.arg}= limits where the tool is offered"))
 
+    def _server_gates(self, target: ast.expr, entry: set[str], scope: Scope) -> None:
+        """``mcp = FastMCP("x", auth=JWTVerifier(...))`` then ``@mcp.tool()``: a server built here with an
+        authentication provider checks every request for its tools; each tool registered on it is behind
+        that check (the gate sits at the keyword)."""
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+            return
+        server = self._module_value(target.value.id)
+        if not isinstance(server, ast.Call):
+            return
+        for rule, keys in self.rules.server_kwargs:
+            for kw in server.keywords:
+                if kw.arg in keys and not declines(kw.value):
+                    entry.add(self._gate(scope, rule, kw.value, f"{kw.arg}= on the server"))
+
     def _confirms(self, value: ast.expr) -> bool:
         """A hook function of this file that asks a person (``input``, ``Prompt.ask``, ``Confirm.ask``)."""
         hooks = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
@@ -487,7 +501,10 @@ def _init_literal(cls: ast.ClassDef, key: str) -> str | None:
 
 
 def declines(value: ast.expr) -> bool:
-    """A value that switches the role off (``False``, ``None``, ``"never"``, ``"never_require"``)."""
+    """A value that switches the role off (``False``, ``None``, ``"never"``, ``"never_require"``, an empty
+    list of guardrails)."""
+    if isinstance(value, ast.List | ast.Tuple):
+        return not value.elts
     return isinstance(value, ast.Constant) and value.value in (False, None, "never", "", "never_require")
 
 

@@ -77,7 +77,8 @@ class CompiledRules:
     # HTTP that asks for an OAuth token (a token URL, a ``grant_type`` in its body) is ``credential.read``
     token_fetch: tuple[Rule, tuple[str, ...], frozenset[str]] | None
     compared_gates: frozenset[str]  # gate calls that count only where their answer is compared (``input``)
-    approval_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags that require approval
+    server_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # a server's keywords that gate all its tools
+    approval_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags that require approval or run guardrails
     switch_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags a setting turns off (``enabled=``)
     prefix_gate: tuple[Rule, frozenset[str], tuple[str, ...]] | None  # ``resolved.startswith(root)``
     collection_gate: Rule | None  # membership in, or a lookup of, a module-level literal collection
@@ -249,8 +250,11 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             None,
         ),
         compared_gates=frozenset(name for r in gates for name in r.match.get("compared_calls", [])),
+        server_kwargs=tuple((r, frozenset(r.match["server_kwargs"])) for r in gates if "server_kwargs" in r.match),
         approval_kwargs=tuple(
-            (r, frozenset(r.match["approval_kwargs"])) for r in gates if "approval_kwargs" in r.match
+            (r, frozenset(r.match.get("approval_kwargs", ()) or r.match["guard_kwargs"]))
+            for r in gates
+            if "approval_kwargs" in r.match or "guard_kwargs" in r.match
         ),
         switch_kwargs=tuple((r, frozenset(r.match["switch_kwargs"])) for r in gates if "switch_kwargs" in r.match),
         prefix_gate=next(

@@ -38,6 +38,9 @@ class Scope:
     types: dict[str, str] = field(default_factory=dict)
     taint: dict[str, frozenset[TaintOrigin]] = field(default_factory=dict)
     gate_vars: dict[str, tuple[str, str]] = field(default_factory=dict)  # var -> (gate id, polarity)
+    # Names holding the yes/no answer of a check of this file (``ok, why = is_safe(cmd)``): the gates
+    # that hold when the answer is yes (``GateLogic._verdict``).
+    verdict_vars: dict[str, frozenset[str]] = field(default_factory=dict)
     # Gates that hold from the point they are reached, even when their result is only assigned.
     unconditional: set[str] = field(default_factory=set)
     gate_ids: set[str] = field(default_factory=set)

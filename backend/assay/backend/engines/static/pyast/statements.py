@@ -79,12 +79,14 @@ class StatementLogic(ExpressionLogic):
             name, resolved = self._callee(call, scope)
             if name and resolved and name.startswith(self.module_prefix):
                 held = self._exit_gates(name)
+                short = name.rsplit(".", 1)[-1]
                 for site in held:
                     if site.id not in scope.gate_ids:
                         scope.gate_ids.add(site.id)
                         scope.gates.append(site)
-                if held:
-                    active = active | {site.id for site in held}
+                    # Also where the caller is held by it: the call is this path's check.
+                    detail = f"{short}(...) raises unless: {site.detail}"
+                    active = active | {site.id, self._resited(site, call, scope, detail)}
         return active
 
     def _exit_gates(self, qualname: str) -> tuple[GateSite, ...]:
@@ -104,6 +106,37 @@ class StatementLogic(ExpressionLogic):
         fn, cls = entry
         if not any(type(node) is ast.Raise for node in statements_breadth_first(fn)):
             return ()
+        scope, outcome = self._summary_walk(fn, qualname, cls)
+        held = tuple(g for g in scope.gates if outcome and g.id in outcome and g.kind != "sandbox")
+        self._summaries[qualname] = held
+        return held
+
+    def _verdict_sites(self, qualname: str) -> tuple[GateSite, ...]:
+        """The gates met in a function of this file that answers yes or no: it returns ``False`` (or a tuple
+        starting with it) on some path and ``True`` or a value to test on another, and meets a gate on the
+        way (``GateLogic._verdict``). Read once per function; sandboxes are not carried."""
+        found = self._verdicts.get(qualname)
+        if found is not None:
+            return found
+        self._verdicts[qualname] = ()  # a recursive call sees no summary
+        entry = self._function_defs().get(qualname)
+        if entry is None:
+            return ()
+        fn, cls = entry
+        answers = _answers(fn)
+        if None in answers or not answers & {False, _TEST} or answers == {False}:
+            return ()  # not only yes or no, or never more than one of them
+        scope, _ = self._summary_walk(fn, qualname, cls)
+        sites = tuple(g for g in scope.gates if g.kind != "sandbox")
+        self._verdicts[qualname] = sites
+        return sites
+
+    def _summary_walk(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, cls: str | None
+    ) -> tuple[Scope, Outcome]:
+        """A walk of a helper to summarise it: its scope (gates met, what held at each ``return`` of a
+        value) and what held at its end; the tools, models and other facts the walk finds are dropped
+        (the file's own walk records them)."""
         kept = (
             len(self.tools),
             len(self.models),
@@ -122,9 +155,7 @@ class StatementLogic(ExpressionLogic):
             self._last_callee = NO_CALLEE
             del self.tools[kept[0] :], self.models[kept[1] :], self.frontier[kept[2] :]
             del self._literal_tools[kept[3] :], self._listed_tools[kept[4] :], self.functions[kept[5] :]
-        held = tuple(g for g in scope.gates if outcome and g.id in outcome and g.kind != "sandbox")
-        self._summaries[qualname] = held
-        return held
+        return scope, outcome
 
     def _function_defs(self) -> dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]]:
         """Module-level functions and methods of module-level classes, by qualname, and the functions
@@ -198,6 +229,7 @@ class StatementLogic(ExpressionLogic):
                 self._returned_list(stmt.value, scope)
             if scope.exits is not None and not is_literal(stmt.value):
                 scope.exits.append(active)
+                self._answer_checks(stmt.value, scope)
         return None
 
     def _constructed(self, value: ast.expr, scope: Scope) -> str | None:
@@ -350,6 +382,8 @@ class StatementLogic(ExpressionLogic):
                     scope.library_vars.pop(target.id, None)
             if gate is not None and isinstance(target, ast.Name):
                 scope.gate_vars[target.id] = (gate, polarity)
+            elif gate is None and kind in _CALLISH:
+                self._answer_held(target, value, scope)
             elif type(target) is ast.Attribute and target.attr in self.roles.renamed_attrs:
                 self._renamed_tool(target, value, scope)
             elif type(target) is ast.Attribute and target.attr in self.roles.params:
@@ -361,6 +395,16 @@ class StatementLogic(ExpressionLogic):
             after = after | {gate}
         lookup = self._lookup_gate(value, scope) if kind is ast.Subscript else None
         return after | {lookup} if lookup is not None else after
+
+    def _answer_held(self, target: ast.expr, value: ast.expr, scope: Scope) -> None:
+        """``allowed = is_host_allowed(host)``, ``is_safe, reason = is_command_safe(cmd)``: the name (or the
+        first of the names) holds a check's yes/no answer, tested later (``if not is_safe: return``)."""
+        if isinstance(target, ast.Tuple | ast.List) and target.elts:
+            target = target.elts[0]
+        if isinstance(target, ast.Name):
+            verdict = self._verdict(value, scope)
+            if verdict:
+                scope.verdict_vars[target.id] = verdict
 
     def _library_instance(self, value: ast.expr, scope: Scope) -> tuple[ast.Call, str] | None:
         """``search = SerperDevTool()``: a library tool instance a tools list may name later."""
@@ -400,6 +444,10 @@ class StatementLogic(ExpressionLogic):
             condition = self._statement_check(stmt, scope)
         if condition.empty:
             condition = self._kind_check(stmt, scope)
+        if condition.empty:
+            condition = self._inline_membership(stmt, scope)
+        if condition.empty:
+            condition = self._paused_branch(stmt, scope)
         if condition.empty:
             # Most tests prove nothing: both branches start from what held before.
             after_body = self._walk_block(stmt.body, scope, active)
@@ -460,6 +508,9 @@ class StatementLogic(ExpressionLogic):
         scope.taint.update(saved)
 
 
+# Values an assignment may hold a check's answer from (``_answer_held``).
+_CALLISH = frozenset({ast.Call, ast.Await})
+
 # Values an assignment may make a tools list of (``_list_assigned``).
 # Class methods that build an instance of their class (``SQLDatabase.from_uri(...)``, ``Sandbox.create()``).
 _FACTORIES = frozenset({"create", "connect"})
@@ -467,6 +518,51 @@ _LISTISH = frozenset({ast.List, ast.Tuple, ast.BinOp, ast.Call, ast.ListComp})
 
 # Gates that check a value, carried out of a ``for`` loop that checks every element (``_loop``).
 _ELEMENT_CHECKS = frozenset({"path_containment", "allowlist"})
+
+
+def _answers(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[bool | str | None]:
+    """What a function's own ``return`` statements answer (nested functions' are theirs): ``True`` or
+    ``False`` for a literal boolean, alone or first in a tuple (``return False, "blocked"``), ``_TEST`` for
+    a test (``return any(...)``, ``return rp == cwd``), ``None`` for any other value; a bare ``return``
+    answers nothing."""
+    found: set[bool | str | None] = set()
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in DEFINITION_KINDS or kind is ast.Lambda:
+            continue
+        if kind is ast.Return:
+            value = node.value  # type: ignore[attr-defined]
+            if value is None:
+                continue
+            first = value.elts[0] if isinstance(value, ast.Tuple) and value.elts else value
+            if isinstance(first, ast.Constant) and isinstance(first.value, bool):
+                found.add(first.value)
+            else:
+                found.add(_TEST if _is_test(first) else None)
+        elif not isinstance(node, ast.expr):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+_TEST = "test"
+
+
+def _is_test(node: ast.expr) -> bool:
+    """An expression whose value is a yes or no: a comparison, ``not``, ``and`` / ``or`` of tests, or
+    ``any`` / ``all`` / ``isinstance`` / ``bool``."""
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.Not)
+    if isinstance(node, ast.BoolOp):
+        return all(_is_test(v) for v in node.values)
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("any", "all", "isinstance", "bool")
+    )
 
 
 def _skips_iterations(body: Sequence[ast.stmt]) -> bool:

@@ -407,6 +407,7 @@ class ExpressionLogic(DispatchLogic):
             self._last_callee = NO_CALLEE  # the name may have been its receiver
             scope.taint[target.id] = taint
             scope.gate_vars.pop(target.id, None)
+            scope.verdict_vars.pop(target.id, None)
             if type_name:
                 scope.types[target.id] = type_name
             else:

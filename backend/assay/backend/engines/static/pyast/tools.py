@@ -26,6 +26,7 @@ from assay.backend.engines.static.pyast.literals import (
 )
 from assay.backend.engines.static.pyast.message_tools import MessageTools
 from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.pyast.role_decorators import declines
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import Location
@@ -55,6 +56,7 @@ class ToolLogic(MessageTools):
             if name.rsplit(".", 1)[-1] in self.rules.handler_attrs:
                 self._handlers.append(qualname)
             rule, gate_rules = self.rules.decorator(name)
+            tools_before = len(self.tools)
             if rule is not None:
                 self._add_tool(rule, fn, qualname, dec if isinstance(dec, ast.Call) else None, entry, scope)
             elif (
@@ -69,6 +71,8 @@ class ToolLogic(MessageTools):
                 pass
             elif not self._role_decorator(dec, name, resolved, fn, qualname, entry, scope):
                 self._wrapped_by(dec, name, scope)
+            if len(self.tools) > tools_before:
+                self._server_gates(target, entry, scope)
             for gate_rule in gate_rules:
                 entry.add(self._gate(scope, gate_rule, dec, name))
         return frozenset(entry)
@@ -138,7 +142,7 @@ class ToolLogic(MessageTools):
         every run of the tool, so the gate holds over its whole body. ``False``, ``None`` and ``"never"`` do not."""
         for rule, keys in self.rules.approval_kwargs:
             for kw in call.keywords:
-                if kw.arg in keys and not _declines(kw.value):
+                if kw.arg in keys and not declines(kw.value):
                     entry.add(self._gate(scope, rule, kw.value, f"{kw.arg}="))
         self._switch_flags(call, entry, scope)
 
@@ -508,8 +512,3 @@ def _class_value(cls: ast.ClassDef, attr: str) -> ast.expr | None:
             if any(isinstance(t, ast.Name) and t.id == attr for t in targets):
                 return stmt.value
     return None
-
-
-def _declines(value: ast.expr) -> bool:
-    """An approval flag's value that asks for no approval."""
-    return isinstance(value, ast.Constant) and value.value in (False, None, "never", "")
