@@ -298,7 +298,11 @@ class ExprLogic(BindingLogic):
                     continue
                 made = len(self.tools)
                 taint |= self.expr(value, scope, active)
-                if inner_kind in ("call_expression", "member_expression") and len(self.tools) == made:
+                # Placed unless the value defines a tool itself; the uses its own arguments' keys make
+                # (``createDocument({ session, dataStream })``) are not the tool the key places.
+                if inner_kind in ("call_expression", "member_expression") and all(
+                    t.ref is not None for t in self.tools[made:]
+                ):
                     recognizer.placement(child, self.code.key_name(key), inner, scope, toolset)
             elif kind == "shorthand_property_identifier":  # { weatherTool }
                 name = self.code.text(child)

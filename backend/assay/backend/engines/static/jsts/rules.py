@@ -218,6 +218,9 @@ class JsRules:
         # Tools by role (any package): the rule that names their positional form and server prefixes.
         self.generic_tool = next((r for r in tools if "positional_names" in r.match), None)
         self.literal_tools = [r for r in tools if "object_literal" in r.match and "hosted_types" not in r.match]
+        # Where a tool-shaped literal only shapes or checks data (``schema_uses``): reply options, checks.
+        self.schema_only_keys = frozenset(k for r in tools for k in r.match.get("schema_only_keys", ()))
+        self.schema_only_calls = Patterns(c for r in tools for c in r.match.get("schema_only_calls", ()))
         self.hosted_tool = next((r for r in tools if "hosted_types" in r.match), None)
         # Tools placed under a key (``{ weather: weatherTool }``), and the calls whose ``tools`` object
         # is a model's tool set (every key a tool).

@@ -14,6 +14,7 @@ from tree_sitter import Node
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import FrontierSite, ToolDef, ToolSource
+from assay.backend.engines.static.jsts.schema_uses import only_shapes_data
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
 from assay.backend.scans.bundle import Location
 
@@ -30,6 +31,7 @@ class LiteralTools:
         a: FileAnalyzer
         # Literal tools (index in the tools list) and their dispatch frontier item.
         literal_tools: list[tuple[int, str | None]]
+        literal_nodes: dict[int, Node]
 
         def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None: ...
 
@@ -133,6 +135,7 @@ class LiteralTools:
                 )
             )
             self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
+            self.literal_nodes[len(self.a.tools) - 1] = node
             return
 
     def definition_handler(self, fields: dict[str, Node]) -> Node | None:
@@ -273,6 +276,17 @@ class LiteralTools:
         self.a.frontier.append(site)
         return site.id
 
+    def data_schemas(self) -> set[int]:
+        """Literal tools whose every use in the file only shapes or checks data (``schema_uses``): no tools."""
+        keys, calls = self.a.rules.schema_only_keys, self.a.rules.schema_only_calls
+        if not (keys or calls):
+            return set()
+        return {
+            index
+            for index, node in self.literal_nodes.items()
+            if only_shapes_data(node, self.a.root, self.a.code.text, keys, calls)
+        }
+
     def resolve_literal_tools(self) -> None:
         """After the walk: a literal tool whose name maps to a function of the tree in this file
         (``{ get_weather: getWeather }``, ``case "get_weather": return getWeather(args)``) is implemented
@@ -282,9 +296,13 @@ class LiteralTools:
         resolved: set[str] = set()
         literal = {index for index, _ in self.literal_tools}
         implemented = {t.name for i, t in enumerate(self.a.tools) if t.function is not None and i not in literal}
-        dropped: set[int] = set()
+        dropped = self.data_schemas()
         loop = self.model_output_sinks()
         for index, frontier_id in self.literal_tools:
+            if index in dropped:
+                if frontier_id is not None:
+                    resolved.add(frontier_id)
+                continue
             tool = self.a.tools[index]
             function = self.a.named_impls.get(tool.name)
             if function is None and tool.name not in implemented:

@@ -59,6 +59,7 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
         self.tool_vars: dict[str, int] = {}
         # Literal tools (index in the tools list) and their dispatch frontier item.
         self.literal_tools: list[tuple[int, str | None]] = []
+        self.literal_nodes: dict[int, Node] = {}  # each literal tool's object, by its index in the tools list
         # Tools bound to a variable (``const queryTool = tool(...)``): variable -> tool name, so that
         # another definition can take its name (``name: queryTool.name``).
         self.bound_names: dict[str, str] = {}

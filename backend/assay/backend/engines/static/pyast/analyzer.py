@@ -59,6 +59,7 @@ class FileAnalyzer(StatementLogic):
             self._module_tool_spec()
         self._finish(module_scope, ast.Module(body=[], type_ignores=[]), "<module>")
         self._visit_defs(self.module_defs, self.module)
+        self._drop_data_schemas()
         self._link_literal_tools()
         if self.roles.mounted_servers and self.tools:
             self._mounted_server_names()

@@ -75,6 +75,7 @@ class AnalyzerBase:
         self._handlers: list[str] = []
         # Literal tool definitions wait for the whole file, whose later code may dispatch them.
         self._literal_tools: list[ToolDef] = []
+        self._literal_nodes: dict[str, ast.expr] = {}  # each literal tool's node, by the tool's id
         # Dict nodes read as part of a literal tool (its inner declaration), not tools of their own.
         self._schema_parts: set[int] = set()
         # Plain functions listed as tools (``ToolNode([f])``): kept unless ``f`` is a tool already.

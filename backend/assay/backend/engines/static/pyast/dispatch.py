@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import CallFact, FrontierSite, FunctionFacts, ToolDef
+from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.literals import (
     kwarg,
     literal_dict,
@@ -24,6 +25,7 @@ from assay.backend.engines.static.pyast.literals import (
     tool_annotations,
 )
 from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.pyast.schema_uses import only_shapes_data, parents_of
 from assay.backend.engines.static.pyast.scope import Branch, Scope
 from assay.backend.engines.static.pyast.syntax import breadth_first
 from assay.backend.engines.static.pyast.tools import ToolLogic
@@ -71,6 +73,8 @@ class DispatchLogic(ToolLogic):
             return  # most dicts are data, not tool definitions: no need to read them
         if id(node) in self._schema_parts:
             return  # the declaration inside a tool dict read already (``{"type": "function", "function": {...}}``)
+        if self._function_record(node, scope):
+            return
         declarations = self._gemini_declarations(node)
         if declarations is not None:
             self._declared_tools(declarations)
@@ -99,6 +103,33 @@ class DispatchLogic(ToolLogic):
                 continue
             self._literal_tool(rule, node, name, description, sorted(schema_params(data)))
             return
+
+    def _function_record(self, node: ast.Dict, scope: Scope) -> bool:
+        """``{"function": get_price, "parameters": PriceParams}``: a record pairing a function of the code with
+        the schema of its arguments (or a description of it) is a tool definition, named by its ``name`` or
+        after the function: the schema is what a model is told, the function what runs when it picks it."""
+        rule = next((r for r in self.rules.tool_dicts if r.match["dict_literal"] == "function_record"), None)
+        if rule is None:
+            return False
+        fields = {
+            k.value: v
+            for k, v in zip(node.keys, node.values, strict=True)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        }
+        if not any(k in fields for k in rule.match["schema_keys"]):
+            return False
+        value = next((fields[k] for k in rule.match["function_keys"] if k in fields), None)
+        if not isinstance(value, ast.Name | ast.Attribute):
+            return False
+        function, ok = self.dotted(value, scope)
+        if not function or not ok or not is_user_callee(function, ok, self):
+            return False
+        if not self._defined_function(function):
+            return False
+        name = self.constant_str(fields.get("name")) or function.rsplit(".", 1)[-1]
+        found = ToolDef.found(rule, name, self.loc(value), function=function)
+        self._listed_tools.append(found.model_copy(update={"byFunction": True}))
+        return True
 
     @staticmethod
     def _gemini_declarations(node: ast.Dict) -> ast.List | None:
@@ -178,17 +209,35 @@ class DispatchLogic(ToolLogic):
         annotations: dict[str, bool] | None = None,
     ) -> None:
         location = self.loc(node)
-        self._literal_tools.append(
-            ToolDef.found(
-                rule,
-                name,
-                location,
-                description=description if isinstance(description, str) else None,
-                function=self.dispatch.get(name),
-                parameters=parameters,
-                annotations=annotations,
-            )
+        tool = ToolDef.found(
+            rule,
+            name,
+            location,
+            description=description if isinstance(description, str) else None,
+            function=self.dispatch.get(name),
+            parameters=parameters,
+            annotations=annotations,
         )
+        self._literal_tools.append(tool)
+        self._literal_nodes[tool.id] = node
+
+    def _drop_data_schemas(self) -> None:
+        """Literal tools whose every use in the file only shapes or checks data (``schema_uses``): no tools."""
+        kwargs, calls = self.rules.schema_only_kwargs, self.rules.schema_only_calls
+        if not self._literal_tools or not (kwargs or calls):
+            return
+        parents = parents_of(self.tree)
+
+        def callee(func: ast.expr) -> str | None:
+            name, _ = self.dotted(func, None)
+            return name
+
+        self._literal_tools = [
+            t
+            for t in self._literal_tools
+            if (node := self._literal_nodes.get(t.id)) is None
+            or not only_shapes_data(node, self.tree, parents, callee, kwargs, calls)
+        ]
 
     # ----- branches ------------------------------------------------------------------------------
 

@@ -20,10 +20,11 @@ from assay.backend.engines.static.facts import (
     ToolSource,
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
-from assay.backend.engines.static.pyast.literals import kwarg_str, literal_str
+from assay.backend.engines.static.pyast.literals import kwarg, kwarg_str, literal_str
 from assay.backend.engines.static.pyast.role_decorators import DecoratorRoles, hook_matches
 from assay.backend.engines.static.pyast.role_rules import third_party
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, Scope
+from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.snippets import snippet
 
 
@@ -90,6 +91,12 @@ class ParamRoles(DecoratorRoles):
                 element, scope, name
             ):
                 continue
+            if (
+                isinstance(element, ast.Name)
+                and param in roles.agent_plugin_params
+                and self._agent_plugin(element, roles.agent_plugin_params[param], rule)
+            ):
+                continue
             if isinstance(element, ast.Name | ast.Attribute) and not self._is_variable(element, scope):
                 function, ok = self.dotted(element, scope)
                 if (
@@ -107,6 +114,31 @@ class ParamRoles(DecoratorRoles):
                 unseen.append(snippet(ast.unparse(element), 60))
         if unseen:
             self._unenumerated(node, name, param, unseen)
+
+    def _agent_plugin(self, element: ast.Name, sep: str, rule: Rule) -> bool:
+        """``plugins=[billing_agent]`` with ``billing_agent = ChatCompletionAgent(name="BillingAgent", ...)`` at
+        module level: the framework makes the agent a plugin of one function, both named after the agent
+        (``BillingAgent-BillingAgent``), a tool at the agent's constructor that reaches what the agent's
+        own tools reach."""
+        built = next(
+            (
+                stmt.value
+                for stmt in self.tree.body
+                if isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and stmt.targets[0].id == element.id
+                and isinstance(stmt.value, ast.Call)
+            ),
+            None,
+        )
+        name = self.constant_str(kwarg(built, "name")) if built is not None else None
+        if built is None or not name:
+            return False
+        agents: dict[str, ast.Call] = self._module_agents  # type: ignore[attr-defined]
+        function = f"{self.module}.{element.id}" if element.id in agents else None
+        self.tools.append(ToolDef.found(rule, f"{name}{sep}{name}", self.loc(built), function=function))
+        return True
 
     def _tools_attached(self, receiver: ast.expr, param: str, value: ast.expr, at: ast.expr, scope: Scope) -> None:
         """``agent.functions = [f, g]``, ``agent.tools += [f]``, ``agent.functions.append(f)``: tools handed to

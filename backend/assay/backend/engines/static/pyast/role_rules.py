@@ -42,6 +42,9 @@ class Roles:
     tool_class_methods: tuple[str, ...] = ()
     agent_tool_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
     agent_tool_classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # ``plugins=[billing_agent]`` (Semantic Kernel): an agent under a plugin parameter is a plugin of one
+    # function, both named after the agent (parameter -> the separator of ``<plugin><sep><function>``).
+    agent_plugin_params: dict[str, str] = field(default_factory=dict)
     hosted_types: frozenset[str] = frozenset()
     tool_callbacks: dict[str, str | None] = field(default_factory=dict)
     tool_hooks: frozenset[str] = frozenset()
@@ -138,6 +141,7 @@ def compile_roles(pack: RulePack) -> Roles:
         tool_class_methods=tuple(dm.get("tool_classes", {}).get("methods", ())),
         agent_tool_methods={k: tuple(v) for k, v in dm.get("agent_tool_methods", {}).items()},
         agent_tool_classes={k: tuple(v) for k, v in dm.get("agent_tool_classes", {}).items()},
+        agent_plugin_params=dict(dm.get("agent_plugin_params", {})),
         hosted_types=frozenset(dm.get("hosted_tool_types", ())),
         tool_callbacks=dict(dm.get("tool_callbacks", {})),
         tool_hooks=frozenset(dm.get("tool_hooks", ())),

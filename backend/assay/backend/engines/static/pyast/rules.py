@@ -115,6 +115,10 @@ class CompiledRules:
     message_classes: tuple[Rule, frozenset[str], str, tuple[str, ...]] | None
     message_registers: dict[str, tuple[str, tuple[str, ...]]]
     library_messages: dict[str, dict[str, LibraryTool]]
+    # Where a tool-shaped schema literal only shapes or checks data (``schema_uses``): keywords of a
+    # reply's shape (``response_format=``) and calls that check or write data (``jsonschema.validate``).
+    schema_only_kwargs: frozenset[str] = frozenset()
+    schema_only_calls: Patterns = field(default_factory=lambda: Patterns(()))
     profiles: dict[str, CallProfile] = field(default_factory=dict)
     decorators: dict[str, tuple[Rule | None, tuple[Rule, ...]]] = field(default_factory=dict)
 
@@ -221,6 +225,8 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         tool_calls=RuleTable((r, Patterns(r.match["calls"])) for r in tools if "calls" in r.match),
         tool_classes=[(r, frozenset(r.match["class_bases"])) for r in tools if "class_bases" in r.match],
         tool_dicts=[r for r in tools if "dict_literal" in r.match],
+        schema_only_kwargs=frozenset(k for r in tools for k in r.match.get("schema_only_kwargs", [])),
+        schema_only_calls=Patterns(c for r in tools for c in r.match.get("schema_only_calls", [])),
         frontier_tools=RuleTable((r, Patterns(r.match["calls"])) for r in frontier if "calls" in r.match),
         frontier_runtime={r.id: frozenset(r.match.get("runtime", [])) for r in frontier if "calls" in r.match},
         dispatch_rule=next((r for r in frontier if r.match.get("dynamic_dispatch")), None),
