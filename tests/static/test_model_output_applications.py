@@ -328,3 +328,56 @@ def test_a_python_generator_yields_what_it_gives_its_caller() -> None:
     )
     linked = analyse({"m.py": code})
     assert _flows(linked) == {("model_output", "shell.exec", "m.py", 14)}
+
+
+# ----- a model wrapper object kept in another class's field -------------------------------------------
+
+FIELD_PY = {
+    "model.py": """\
+from langchain_groq import ChatGroq
+
+
+class Model:
+    def __init__(self, name):
+        self.name = name
+
+    def invoke(self, prompt):
+        return ChatGroq(model=self.name).invoke(prompt).content
+
+
+class Echo:
+    def __init__(self, text):
+        self.text = text
+
+    def invoke(self, prompt):
+        return "print('hello')"
+""",
+    "agent.py": """\
+class CodeAgent:
+    def __init__(self, model):
+        self.model = model
+
+    def run(self, question):
+        reply = self.model.invoke(question)
+        code = reply[reply.find("```python") + 9 : reply.rfind("```")]
+        exec(code, None, {})
+""",
+    "main.py": """\
+from agent import CodeAgent
+from model import Echo, Model
+
+
+def main(question):
+    CodeAgent({model}).run(question)
+""",
+}
+
+
+def test_the_reply_of_a_model_wrapper_kept_in_a_field_is_run() -> None:
+    files = {**FIELD_PY, "main.py": FIELD_PY["main.py"].format(model='Model("llama-3.3-70b-versatile")')}
+    assert _flows(analyse(files)) == {("model_output", "code.exec", "agent.py", 8)}
+
+
+def test_a_field_holding_an_object_that_asks_no_model_carries_no_model_output() -> None:
+    files = {**FIELD_PY, "main.py": FIELD_PY["main.py"].format(model='Echo("x")')}
+    assert _flows(analyse(files)) == set()

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import PARAM, ActionSite, CallFact, GateSite, ModelSite
 from assay.backend.engines.static.jsts.rules import JsRules, compile_rules
+from assay.backend.engines.static.link.sqlflow import param_for
 from assay.backend.engines.static.pyast.role_rules import Roles, compile_roles
 from assay.backend.engines.static.pyast.rules import compile_rules as compile_py_rules
 from assay.backend.engines.static.rules.pack import Rule, RulePack
@@ -64,6 +65,7 @@ def through_returns(
     passed = (
         _passed_types(functions) if any(c.callee.startswith(PARAM) for f in functions.values() for c in f.calls) else {}
     )
+    _field_objects(functions, resolve)
     for fn in functions.values():
         if fn.language == "python":
             _python_returns(fn, resolve, returns, candidates, rules, reexports or {})
@@ -127,6 +129,53 @@ def through_returns(
             id_kind = sandbox.gateKind if sandbox is not None else None
             for site in _calls_of(fn.calls, callee):
                 _add_action(fn, site, rule, name, sandbox, id_kind)
+
+
+def _field_objects(functions: dict[str, Fn], resolve: Callable[[str, str], str | None]) -> None:
+    """Python: a field a class's constructor stores from one of its parameters (``self.model = model``), when
+    every construction of the class in the tree passes there an object of the same class of the tree
+    (``CodeRAGAgent(..., Model(...), ...)``), holds that object: a call on it (``self.model.invoke(p)``,
+    ``agent.CodeRAGAgent.model.invoke``) is a call of that class's method (``model.Model.invoke``)."""
+    stored: dict[str, tuple[str, str]] = {}  # field -> (constructor id, parameter)
+    for fid, fn in functions.items():
+        if fn.language != "python" or not fn.facts.qualname.endswith(".__init__"):
+            continue
+        for write in fn.facts.fieldWrites:
+            params = {o.param for o in write.origins if o.kind == "param" and o.param and o.param != "self"}
+            if len(params) == 1 and all(o.kind == "param" for o in write.origins):
+                stored[write.field] = (fid, params.pop())
+    if not stored:
+        return
+    by_constructor: dict[str, list[tuple[Fn, CallFact]]] = {}
+    for fn in functions.values():
+        for call in fn.calls:
+            target = fn.targets.get(call.callee)
+            if target is not None:
+                by_constructor.setdefault(target, []).append((fn, call))
+    held: dict[str, str] = {}
+    for field, (init, param) in sorted(stored.items()):
+        kinds: set[str] = set()
+        constructions = by_constructor.get(init, [])
+        for caller, call in constructions:
+            arg = next((a for a in call.args if param_for(functions[init], a) == param), None)
+            made = [o.callee for o in arg.origins if o.kind == "call_return" and o.callee] if arg is not None else []
+            if arg is None or len(arg.origins) != 1 or len(made) != 1:
+                break
+            target = resolve(made[0], caller.facts.qualname)
+            if target is None or functions[target].facts.qualname != f"{made[0]}.__init__":
+                break
+            kinds.add(made[0])
+        else:
+            if len(kinds) == 1:
+                held[field] = kinds.pop()
+    for fn in functions.values():
+        for call in fn.calls:
+            callee = call.callee
+            if fn.language != "python" or fn.targets.get(callee) is not None:
+                continue
+            found = next((f for f in sorted(held) if callee.startswith(f + ".")), None)
+            if found is not None:
+                fn.targets[callee] = resolve(held[found] + callee[len(found) :], fn.facts.qualname)
 
 
 def _passed_types(functions: dict[str, Fn]) -> dict[tuple[str, int], str]:
