@@ -312,3 +312,36 @@ def test_a_confirmation_prompt_and_a_prompt_that_only_asks_the_model(body: str, 
         + "    return subprocess.run(cmd, shell=True).stdout\n"
     )  # fmt: skip
     assert gate_kinds(analyse({"agent.py": source}), "shell.exec") == kinds
+
+
+STRANDS = (
+    "import os\nfrom strands import Agent, tool\n"
+    "from strands.hooks import AfterToolCallEvent, BeforeToolCallEvent, HookProvider, HookRegistry\n\n"
+    "class Guard(HookProvider):\n"
+    "    def register_hooks(self, registry: HookRegistry) -> None:\n"
+    "        registry.add_callback(EVENT, self.check)\n\n"
+    "    def check(self, event) -> None:\n"
+    "        if event.tool_use['name'] == 'delete_file':\nBODY\n"
+    "@tool\ndef delete_file(path: str) -> str:\n    '''Delete a file.'''\n    os.remove(path)\n    return 'ok'\n\n"
+    "agent = Agent(tools=[delete_file], hooks=[Guard()])\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("event", "body", "kinds"),
+    [
+        (
+            "BeforeToolCallEvent",
+            "            if event.interrupt('approve', reason='Delete?') != 'y':\n"
+            "                event.cancel_tool = 'denied'\n",
+            {"human_approval"},
+        ),
+        ("BeforeToolCallEvent", "            event.cancel_tool = 'not allowed'\n", {"permission_check"}),
+        # A hook that only logs, or one run after the tool, refuses nothing.
+        ("BeforeToolCallEvent", "            print('deleting', event.tool_use)\n", set()),
+        ("AfterToolCallEvent", "            event.cancel_tool = 'too late'\n", set()),
+    ],
+)
+def test_a_hook_provider_run_before_each_tool_call(event: str, body: str, kinds: set[str]) -> None:
+    source = STRANDS.replace("EVENT", event).replace("BODY\n", body)
+    assert gate_kinds(analyse({"agent.py": source}), "file.delete") == kinds

@@ -235,6 +235,9 @@ class DecoratorRoles(SourceLogic):
             if kw.arg in self.roles.event_hooks and isinstance(kw.value, ast.Dict):
                 over_tools += self._event_hooks(kw.arg, kw.value, scope)
                 continue
+            if kw.arg in self.roles.hook_provider_kwargs and isinstance(kw.value, ast.List | ast.Tuple):
+                over_tools += self._hook_providers(kw.value, scope)
+                continue
             if kw.arg in self.roles.middleware_kwargs and isinstance(kw.value, ast.List | ast.Tuple):
                 over_tools += self._tool_middleware(kw.value, scope)
                 continue
@@ -268,6 +271,32 @@ class DecoratorRoles(SourceLogic):
                 if kw.arg in self.roles.tool_hooks and self._can_refuse(kw.value):
                     over_tools.append((gate, None))
         return over_tools
+
+    def _hook_providers(self, listed: ast.List | ast.Tuple, scope: Scope) -> list[tuple[str, str | None]]:
+        """``Agent(tools=[...], hooks=[Approval()])`` with ``Approval`` a class of this file registering a
+        callback for the event before each tool call (``registry.add_callback(BeforeToolCallEvent,
+        self.check)``): a callback that can cancel the call (``event.cancel_tool = "denied"``) is a
+        ``permission_check`` over every tool of the agent, one that pauses for a person
+        (``event.interrupt(...)``) a ``human_approval``. A callback that only logs gates nothing."""
+        roles = self.roles
+        found: list[tuple[str, str | None]] = []
+        for element in listed.elts:
+            if not (isinstance(element, ast.Call) and isinstance(element.func, ast.Name)):
+                continue
+            cls = next((d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == element.func.id), None)
+            if cls is None:
+                continue
+            methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)}
+            for call in (n for m in methods.values() for n in ast.walk(m) if isinstance(n, ast.Call)):
+                event = (name_text(call.args[0]) or "").rsplit(".", 1)[-1] if len(call.args) == 2 else ""
+                callback = call.args[1] if event in roles.hook_events else None
+                fn = methods.get(callback.attr) if isinstance(callback, ast.Attribute) else None
+                kind = _hook_decides(fn, roles.hook_cancels, roles.hook_pauses) if fn is not None else None
+                rule = self.rules.gate_by_kind.get(kind) if kind is not None else None
+                if fn is not None and rule is not None:
+                    detail = f"{cls.name}.{fn.name} before each tool call"
+                    found.append((self._gate(scope, rule, element, detail), None))
+        return found
 
     def _tool_middleware(self, listed: ast.List | ast.Tuple, scope: Scope) -> list[tuple[str, str | None]]:
         """``Agent(middleware=[check])`` with ``check`` a function of this file made a middleware around each
@@ -498,6 +527,23 @@ def _init_literal(cls: ast.ClassDef, key: str) -> str | None:
         ):
             return kwarg_str(node, key)
     return None
+
+
+def _hook_decides(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, cancels: frozenset[str], pauses: frozenset[str]
+) -> str | None:
+    """The gate kind a before-tool callback is: ``human_approval`` when it pauses for a person
+    (``event.interrupt(...)``), ``permission_check`` when it can cancel the call (``event.cancel_tool =
+    ...``), None when it does neither."""
+    kind: str | None = None
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in pauses:
+            return "human_approval"
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Attribute) and t.attr in cancels for t in node.targets
+        ):
+            kind = "permission_check"
+    return kind
 
 
 def declines(value: ast.expr) -> bool:

@@ -51,6 +51,13 @@ class Roles:
     module_tool_specs: frozenset[str] = frozenset()
     renamed_attrs: frozenset[str] = frozenset()
     event_hooks: dict[str, frozenset[str]] = field(default_factory=dict)
+    # ``hooks=[Approval()]``: hook provider objects whose class registers a callback for the event before
+    # each tool call (``events``) that cancels the call (an attribute of ``cancels`` set on the event) or
+    # pauses for a person (a method of ``pauses`` called on it).
+    hook_provider_kwargs: frozenset[str] = frozenset()
+    hook_events: frozenset[str] = frozenset()
+    hook_cancels: frozenset[str] = frozenset()
+    hook_pauses: frozenset[str] = frozenset()
     limit_kwargs: tuple[tuple[Patterns, str], ...] = ()
     middleware_kwargs: frozenset[str] = frozenset()
     middleware_markers: frozenset[str] = frozenset()
@@ -148,6 +155,10 @@ def compile_roles(pack: RulePack) -> Roles:
         module_tool_specs=frozenset(dm.get("module_tool_specs", ())),
         renamed_attrs=frozenset(dm.get("renamed_tool_attrs", ())),
         event_hooks={k: frozenset(v) for k, v in dm.get("event_hooks", {}).items()},
+        hook_provider_kwargs=frozenset(dm.get("hook_providers", {}).get("kwargs", ())),
+        hook_events=frozenset(dm.get("hook_providers", {}).get("events", ())),
+        hook_cancels=frozenset(dm.get("hook_providers", {}).get("cancels", ())),
+        hook_pauses=frozenset(dm.get("hook_providers", {}).get("pauses", ())),
         middleware_kwargs=frozenset(dm.get("tool_middleware", {}).get("kwargs", ())),
         middleware_markers=frozenset(dm.get("tool_middleware", {}).get("markers", ())),
         approval_maps=frozenset(dm.get("tool_middleware", {}).get("approval_maps", ())),
