@@ -193,3 +193,91 @@ def test_a_check_that_only_picks_a_value_or_fills_a_message_is_no_gate(tmp_path:
     assert _gates_over(bundle, "gated") == {("allowlist", "server.ts", 14)}
     # Only the check that decides a path is reported at all.
     assert _all_gates(bundle) == {("allowlist", "server.ts", 14)}
+
+
+def _gates_by_line(bundle: dict[str, Any], tool: str) -> dict[int, set[tuple[str, int]]]:
+    """Action line -> (kind, line) of the gates on the tool's path to it."""
+    sites = {g["id"]: g for g in bundle["gates"]}
+    ids = {t["id"] for t in bundle["tools"] if t["name"] == tool}
+    out: dict[int, set[tuple[str, int]]] = {}
+    for action in bundle["actions"]:
+        for path in action.get("reachedFrom", []):
+            if path["toolId"] in ids:
+                gates = {
+                    (sites[g]["kind"], sites[g]["location"]["line"]) for g in {*path["gateIds"], *action["gateIds"]}
+                }
+                out.setdefault(action["location"]["line"], set()).update(gates)
+    return out
+
+
+def test_a_check_made_for_the_values_of_a_list_holds_in_their_cases(tmp_path: Path) -> None:
+    source = (
+        'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+        'import { z } from "zod";\n'
+        'import { exec } from "child_process";\n'
+        'const COLLECTION_OPS = ["drop", "query"];\n'
+        "function checkCollection(name: string): void {\n"
+        "  if (name.startsWith('system.')) throw new Error('system collections are off limits');\n"
+        "}\n"
+        'const server = new McpServer({ name: "s", version: "1" });\n'
+        'server.tool("db", "Run", { op: z.string(), name: z.string() }, async ({ op, name }) => {\n'
+        "  if (COLLECTION_OPS.includes(op)) {\n"
+        "    checkCollection(name);\n"
+        "  }\n"
+        "  switch (op) {\n"
+        "    case 'drop':\n"
+        "      exec(`drop ${name}`);\n"
+        "      break;\n"
+        "    case 'stats':\n"
+        "      exec(`stats ${name}`);\n"
+        "      break;\n"
+        "  }\n"
+        "  return { content: [] };\n"
+        "});\n"
+    )
+    by_line = _gates_by_line(scan_files(tmp_path, {"server.ts": source}), "db")
+    assert by_line[15] == {("allowlist", 6)}  # "drop" is in the list: checked before
+    assert by_line[18] == set()  # "stats" is not: nothing checked it
+
+
+def test_a_count_against_its_limit_is_a_rate_limit(tmp_path: Path) -> None:
+    template = (
+        'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+        'import { z } from "zod";\n'
+        'import { exec } from "child_process";\n'
+        "const usage = { queryCount: 0, limit: 100 };\n"
+        'const server = new McpServer({ name: "s", version: "1" });\n'
+        'server.tool("run", "Run", { command: z.string() }, async ({ command }) => {\n'
+        "  if ({check}) return { content: [] };\n"
+        "  usage.queryCount++;\n"
+        "  exec(command);\n"
+        "  return { content: [] };\n"
+        "});\n"
+    )
+    limited = scan_files(tmp_path / "a", {"server.ts": template.replace("{check}", "usage.queryCount >= usage.limit")})
+    assert _gates_over(limited) == {("rate_limit", "server.ts", 7)}
+    # A count against a number, or a length against a limit of its own, limits no rate of uses.
+    for index, check in enumerate(["usage.queryCount >= 100", "command.length > 1000"]):
+        bundle = scan_files(tmp_path / f"b{index}", {"server.ts": template.replace("{check}", check)})
+        assert _gates_over(bundle) == set()
+
+
+def test_a_terminal_choice_is_a_question_and_an_empty_check_is_none(tmp_path: Path) -> None:
+    source = (
+        'import * as p from "@clack/prompts";\n'
+        'import { execaCommand } from "execa";\n'
+        "export async function runOrRevise(script: string) {\n"
+        "  const empty = script.trim() === '';\n"
+        "  const answer = await p.select({\n"
+        "    message: empty ? 'Revise this script?' : 'Run this script?',\n"
+        "    options: [{ label: 'Yes', value: async () => { await execaCommand(script); } }],\n"
+        "  });\n"
+        "  const name = await p.text({ message: 'Name?' });\n"
+        "  return [answer, name];\n"
+        "}\n"
+    )
+    bundle = scan_files(tmp_path, {"cli.ts": source})
+    # The select asks a person to choose; the text prompt asks nothing to approve; an emptiness test is a
+    # check of shape, not of what is allowed; a prompt is no request leaving the machine.
+    assert _all_gates(bundle) == {("human_approval", "cli.ts", 5)}
+    assert not [a for a in bundle["actions"] if a["actionClass"] == "network.egress"]

@@ -119,6 +119,8 @@ class AnalyzerBase:
         self.imports = imports
         self.module_types: dict[str, str] = {}
         self.module_consts: dict[str, str] = {}
+        # Top-level arrays of string literals (``const OPS = ["query", "count"] as const``), read once.
+        self.string_lists: dict[str, frozenset[str]] | None = None
         # Dispatch branches labelled by another file's constant: qualname -> ``<other>#Name.member``.
         self.case_refs: dict[str, str] = {}
         self.module_fallbacks: dict[str, str] = {}

@@ -96,7 +96,9 @@ class GateLogic(AnalyzerBase):
                 for side, other in ((right, left), (left, right)):
                     if side is not None and side.type in ("true", "false", "string", "number", *_NOTHING):
                         inner = self.cond(self.root_value(other), scope)
-                        if not inner and side.type == "string":
+                        if not inner and side.type == "string" and self.code.string_value(side):
+                            # (``x.trim() === ""`` asks whether there is anything, a check of shape, not of
+                            # what is allowed)
                             inner = self.literal_comparison(other, scope)
                         positive = side.type not in ("false", *_NOTHING)
                         if operator in ("!==", "!="):
@@ -250,12 +252,22 @@ class GateLogic(AnalyzerBase):
         return text.lower().endswith(b"name")
 
     def ceiling(self, node: Node, operator: str, left: Node | None, right: Node | None, scope: Scope) -> Cond:
-        """``amount > MAX_REFUND``: a spend limit, passed when the comparison says the value is within it."""
+        """``amount > MAX_REFUND``: a spend limit, passed when the comparison says the value is within it;
+        ``usage.queryCount >= usage.limit``: a count of uses against its limit, a rate limit."""
+        texts = (self.code.text(left) if left is not None else "", self.code.text(right) if right is not None else "")
+        for rate, counts, limits in self.rules.count_limits:
+            for count, limit, over in (
+                (texts[0], texts[1], operator in (">", ">=")),
+                (texts[1], texts[0], operator in ("<", "<=")),
+            ):
+                if count and limit and counts.matches(count) and limits.matches(limit):
+                    gate = frozenset({self.gate_site(scope, rate, node, snippet(f"{count} {operator} {limit}"))})
+                    return Cond(f=gate) if over else Cond(t=gate)
         for side, over in ((right, operator in (">", ">=")), (left, operator in ("<", "<="))):
             ref = self.code.text(side) if side is not None else ""
-            rule = self.rules.spend(ref) if ref else None
-            if rule is not None:
-                gate = frozenset({self.gate_site(scope, rule, node, ref)})
+            spend = self.rules.spend(ref) if ref else None
+            if spend is not None:
+                gate = frozenset({self.gate_site(scope, spend, node, ref)})
                 return Cond(f=gate) if over else Cond(t=gate)
         return NO_COND
 

@@ -134,6 +134,13 @@ class JsRules:
         # by the constant's name upper-cased without underscores.
         self.refusing_level = _Lookup(pats(gates, "refusing_levels"))
         self.spend = _Lookup(pats(gates, "comparison_names"))
+        # A count of uses compared with its limit (``usage.queryCount >= usage.limit``): the rule, and the
+        # names of counts and of limits.
+        self.count_limits = [
+            (r, Patterns(r.match["count_comparisons"]["counts"]), Patterns(r.match["count_comparisons"]["limits"]))
+            for r in gates
+            if "count_comparisons" in r.match
+        ]
         self.value_check = next((r for r in gates if r.match.get("value_checks")), None)
         self.path_check = next((r for r in gates if r.match.get("prefix_checks")), None)
         self.readonly_check = next((r for r in gates if r.match.get("readonly_flags")), None)

@@ -94,6 +94,9 @@ class Scope:
     # until the check decides a path (``if (!ok) return``), and are never reported otherwise.
     pending: dict[str, GateSite] = field(default_factory=dict)
     holding: bool = False
+    # Gates that hold where a name has one of some values: (name, values, gates), from ``if
+    # (COLLECTION_OPS.includes(op)) { validate(c) }`` over a literal list (read by ``case "query":``).
+    keyed: list[tuple[str, frozenset[str], frozenset[str]]] = field(default_factory=list)
     reported: set[str] = field(default_factory=set)
     returns: set[TaintOrigin] = field(default_factory=set)
     # Tainted values stored in the instance's fields (``this.command = command``): field key -> taint.

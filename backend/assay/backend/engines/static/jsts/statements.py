@@ -268,18 +268,21 @@ class StmtLogic(ExprLogic):
                 self.falls_out(statements) is False for _, _, tool_label, _, statements, _ in cases if not tool_label
             )
         )
+        switched = self.code.text(unwrap(value_node)) if value_node is not None else ""
         for case, value, tool_label, label, statements, ref in cases:
             if value is not None:
                 self.expr(value, scope, active)
+            # ``case "query":`` after ``if (COLLECTION_OPERATIONS.includes(operation)) { validate(c) }``
+            held = active.union(*(g for name, values, g in scope.keyed if name == switched and label in values))
             if tool_label:
                 falls = carry and self.falls_out(statements) is not False
-                self.case_function(case, [*statements, *rest] if falls else statements, tool_label, scope, active)
+                self.case_function(case, [*statements, *rest] if falls else statements, tool_label, scope, held)
                 if ref is not None:
                     self.case_refs[self.named_impls[tool_label]] = ref
                 continue
             before = len(scope.calls)
             for child in statements:
-                self.stmt(child, scope, active)
+                self.stmt(child, scope, held)
             self.name_case(label, scope, before)
         if carry:
             return None
@@ -481,6 +484,8 @@ class StmtLogic(ExprLogic):
             return after_then | frozenset(scope.pause_log[paused:])
         if then_ends and else_ends:
             return active
+        if not then_ends and not else_ends:
+            self.keyed_branch(condition, (after_then - after_else) - cond.t, scope)
         if other is None and cond.f - active:
             # ``if (!isWithin(base, p)) { tagError(...) }``: if that call never returns (a function typed
             # ``never``, known to the linker), the branch ends there and the check's gates hold after it.
@@ -488,6 +493,43 @@ class StmtLogic(ExprLogic):
             if callee is not None:
                 return (after_then & after_else) | {f"{NEVER}{callee}|{g}" for g in cond.f - active}
         return after_then & after_else
+
+    def keyed_branch(self, condition: Node | None, gates: frozenset[str], scope: Scope) -> None:
+        """``if (COLLECTION_OPERATIONS.includes(operation)) { ...; validateCollection(c) }`` with the list
+        written in the file: what the branch made hold, holds wherever ``operation`` is one of the
+        list's values (a later ``case "query":`` on it), though not after the ``if`` in general."""
+        node = unwrap(condition)
+        if not gates or node is None or node.type != "call_expression":
+            return
+        func = node.child_by_field_id(self.fields.function)
+        args = node.child_by_field_id(self.fields.arguments)
+        if func is None or func.type != "member_expression" or args is None or len(args.named_children) != 1:
+            return
+        checked = unwrap(args.named_children[0])
+        if self.code.raw(func.child_by_field_id(self.fields.property)) != b"includes" or checked is None:
+            return
+        values = self.listed_strings(func.child_by_field_id(self.fields.object))
+        if values and checked.type == "identifier":
+            scope.keyed.append((self.code.text(checked), values, gates))
+
+    def listed_strings(self, holder: Node | None) -> frozenset[str] | None:
+        """The strings of the top-level ``const NAME = ["a", "b"]`` that ``holder`` names."""
+        if self.string_lists is None:
+            self.string_lists = {}
+            for stmt in self.root.named_children:
+                decl = stmt.child_by_field_id(self.fields.declaration) if stmt.type == "export_statement" else stmt
+                if decl is None or decl.type not in ("lexical_declaration", "variable_declaration"):
+                    continue
+                for item in decl.named_children:
+                    value = unwrap(item.child_by_field_id(self.fields.value))
+                    name = item.child_by_field_id(self.fields.name)
+                    if value is None or name is None or value.type != "array" or name.type != "identifier":
+                        continue
+                    texts = [self.code.string_value(e) if e.type == "string" else None for e in value.named_children]
+                    if texts and all(texts):
+                        self.string_lists[self.code.text(name)] = frozenset(t for t in texts if t)
+        inner = unwrap(holder)
+        return self.string_lists.get(self.code.text(inner)) if inner is not None else None
 
     def last_call(self, branch: Node | None, scope: Scope, before: int) -> str | None:
         """The function of the tree a branch's last statement calls (``fail(...)``), if it is a call."""
