@@ -345,3 +345,36 @@ STRANDS = (
 def test_a_hook_provider_run_before_each_tool_call(event: str, body: str, kinds: set[str]) -> None:
     source = STRANDS.replace("EVENT", event).replace("BODY\n", body)
     assert gate_kinds(analyse({"agent.py": source}), "file.delete") == kinds
+
+
+MIDDLEWARE = (
+    "import subprocess\nfrom fastapi import FastAPI\nfrom fastmcp import FastMCP\n"
+    "from starlette.middleware.base import BaseHTTPMiddleware\nfrom starlette.responses import JSONResponse\n"
+    "from myauth import BearerAuthMiddleware, TimingMiddleware\n\nmcp = FastMCP('ops')\n\n"
+    "@mcp.tool()\ndef restart(service: str) -> str:\n    return subprocess.run(['systemctl', 'restart', service]).stdout\n\n"
+    "class KeyCheck(BaseHTTPMiddleware):\n    async def dispatch(self, request, call_next):\n"
+    "        if request.headers.get('x-api-key') != 'k':\n            return JSONResponse({'error': 'no'}, status_code=CODE)\n"
+    "        return await call_next(request)\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("front", "kinds"),
+    [
+        ("app = mcp.streamable_http_app()\napp.add_middleware(BearerAuthMiddleware, token='t')\n", {"authentication"}),
+        ("mcp.add_middleware(BearerAuthMiddleware())\n", {"authentication"}),
+        # A middleware of the file that answers 401 (403) itself, whatever its name.
+        ("app = mcp.http_app()\napp.add_middleware(KeyCheck)\n", {"authentication"}),
+        # A middleware that checks nothing, or one in front of another app, gates nothing.
+        ("app = mcp.http_app()\napp.add_middleware(TimingMiddleware)\n", set()),
+        ("other = FastAPI()\nother.add_middleware(BearerAuthMiddleware)\n", set()),
+    ],
+)
+def test_a_middleware_in_front_of_the_server_s_tools(front: str, kinds: set[str]) -> None:
+    source = MIDDLEWARE.replace("CODE", "401") + front
+    assert gate_kinds(analyse({"server.py": source}), "shell.exec") == kinds
+
+
+def test_a_middleware_answering_403_is_a_permission_check() -> None:
+    source = MIDDLEWARE.replace("CODE", "403") + "app = mcp.http_app()\napp.add_middleware(KeyCheck)\n"
+    assert gate_kinds(analyse({"server.py": source}), "shell.exec") == {"permission_check"}

@@ -16,6 +16,7 @@ from assay.backend.engines.static.pyast.literals import docstring, kwarg, kwarg_
 from assay.backend.engines.static.pyast.role_rules import compile_roles, third_party
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.pyast.sources import SourceLogic
+from assay.backend.engines.static.rules.match import Patterns
 from assay.backend.engines.static.rules.pack import RulePack
 
 _NON_TOOL_PARAMS = frozenset({"self", "cls", "ctx", "context", "run_context", "tool_context", "config", "callbacks"})
@@ -464,6 +465,51 @@ class DecoratorRoles(SourceLogic):
             for kw in server.keywords:
                 if kw.arg in keys and not declines(kw.value):
                     entry.add(self._gate(scope, rule, kw.value, f"{kw.arg}= on the server"))
+        self._server_middleware(target.value.id, entry, scope)
+
+    def _server_middleware(self, server: str, entry: set[str], scope: Scope) -> None:
+        """``mcp.add_middleware(AuthMiddleware())``, or ``app = mcp.streamable_http_app()`` then
+        ``app.add_middleware(BearerAuthMiddleware)``: an authentication middleware in front of the server's
+        tools (named for it, or a class of this file answering 401 itself; 403: a permission check), at the
+        call that adds it."""
+        found = self.rules.server_middleware
+        if found is None:
+            return
+        rule, attach, apps, names = found
+        fronts = {server}
+        for stmt in self.tree.body:
+            value = stmt.value if isinstance(stmt, ast.Assign | ast.Expr) else None
+            if value is None:
+                continue
+            if isinstance(stmt, ast.Assign) and _app_of(value, server, apps):
+                fronts |= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+            elif (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute)
+                and value.func.attr in attach
+                and isinstance(value.func.value, ast.Name)
+                and value.func.value.id in fronts
+                and value.args
+            ):
+                kind = self._middleware_kind(value.args[0], names)
+                gate_rule = rule if kind == "authentication" else self.rules.gate_by_kind.get(kind or "")
+                if gate_rule is not None:
+                    entry.add(
+                        self._gate(scope, gate_rule, value, f"{ast.unparse(value.args[0])} in front of the server")
+                    )
+
+    def _middleware_kind(self, node: ast.expr, names: Patterns) -> str | None:
+        """The gate a middleware is: a class of this file answering 401 (``authentication``) or 403
+        (``permission_check``) itself, else ``authentication`` when its name says so, else none."""
+        if isinstance(node, ast.Call):
+            node = node.func
+        name = (name_text(node) or "").rsplit(".", 1)[-1]
+        cls = next((d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == name), None)
+        if cls is not None:
+            codes = {n.value for n in ast.walk(cls) if isinstance(n, ast.Constant) and n.value in (401, 403)}
+            if codes:
+                return "authentication" if 401 in codes else "permission_check"
+        return "authentication" if name and names.matches(name) else None
 
     def _confirms(self, value: ast.expr) -> bool:
         """A hook function of this file that asks a person (``input``, ``Prompt.ask``, ``Confirm.ask``)."""
@@ -527,6 +573,17 @@ def _init_literal(cls: ast.ClassDef, key: str) -> str | None:
         ):
             return kwarg_str(node, key)
     return None
+
+
+def _app_of(value: ast.expr, server: str, apps: frozenset[str]) -> bool:
+    """``mcp.streamable_http_app()``: the HTTP app a server makes."""
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in apps
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id == server
+    )
 
 
 def _hook_decides(

@@ -78,6 +78,8 @@ class CompiledRules:
     token_fetch: tuple[Rule, tuple[str, ...], frozenset[str]] | None
     compared_gates: frozenset[str]  # gate calls that count only where their answer is compared (``input``)
     server_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # a server's keywords that gate all its tools
+    # Middleware added to a server or the HTTP app it makes: (rule, attach methods, app methods, auth names).
+    server_middleware: tuple[Rule, frozenset[str], frozenset[str], Patterns] | None
     approval_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags that require approval or run guardrails
     switch_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags a setting turns off (``enabled=``)
     prefix_gate: tuple[Rule, frozenset[str], tuple[str, ...]] | None  # ``resolved.startswith(root)``
@@ -257,6 +259,19 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         ),
         compared_gates=frozenset(name for r in gates for name in r.match.get("compared_calls", [])),
         server_kwargs=tuple((r, frozenset(r.match["server_kwargs"])) for r in gates if "server_kwargs" in r.match),
+        server_middleware=next(
+            (
+                (
+                    r,
+                    frozenset(r.match["server_middleware"]["attach"]),
+                    frozenset(r.match["server_middleware"]["apps"]),
+                    Patterns(r.match["server_middleware"]["names"]),
+                )
+                for r in gates
+                if "server_middleware" in r.match
+            ),
+            None,
+        ),
         approval_kwargs=tuple(
             (r, frozenset(r.match.get("approval_kwargs", ()) or r.match["guard_kwargs"]))
             for r in gates
