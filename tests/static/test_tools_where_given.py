@@ -231,3 +231,52 @@ def test_a_factory_tool_given_an_object_of_its_own_is_the_tool_under_its_key(tmp
     bundle = scan_files(tmp_path, files)
     assert _tools(bundle) == {("makeDoc", "app/route.ts", 11)}
     assert ("network.egress", "lib/make-doc.ts", 9) in actions_reached(bundle, "makeDoc")
+
+
+PY_GENERATED_AND_CALLS = """
+from openai import OpenAI
+from pydantic import BaseModel, Field
+
+client = OpenAI()
+
+
+class Params(BaseModel):
+    city: str = Field(description="the city")
+
+
+class Tool:
+    def __init__(self, function, parameters=None, help=None):
+        self.function, self.parameters, self.help = function, parameters, help
+
+
+def lookup(city: str) -> str:
+    return city
+
+
+def helper(city: str) -> str:
+    return city
+
+
+class Notes:
+    def tools(self):
+        def load_note(name: str) -> str:
+            return name
+
+        return [Tool(function=load_note, parameters=Params), Tool(function=helper, help="not for a model")]
+
+
+TOOLS = [{"name": "lookup_city", "description": "Find a city", "parameters": Params.model_json_schema()}]
+REPLY = {"name": "reply_shape", "parameters": Params.model_json_schema()}
+
+
+def run(text):
+    prompt = f"Tools: {TOOLS}"
+    return client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": prompt + text}], response_format=REPLY)
+"""
+
+
+def test_generated_schemas_and_the_codes_own_tool_calls_make_tools(tmp_path: Path) -> None:
+    bundle = scan_files(tmp_path, {"gen.py": PY_GENERATED_AND_CALLS})
+    # A declaration whose schema a pydantic model generates is a tool (not when it only shapes the reply);
+    # the code's own ``Tool(function=f, parameters=P)`` is ``f``'s tool, at its def, not one given only ``help``.
+    assert _tools(bundle) == {("lookup_city", "gen.py", 33), ("load_note", "gen.py", 27)}

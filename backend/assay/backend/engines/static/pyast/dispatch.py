@@ -31,6 +31,8 @@ from assay.backend.engines.static.pyast.syntax import breadth_first
 from assay.backend.engines.static.pyast.tools import ToolLogic
 from assay.backend.engines.static.rules.pack import Rule
 
+# Methods of a pydantic model that return its JSON schema (``Params.model_json_schema()``).
+_GENERATED_SCHEMAS = frozenset({"model_json_schema", "schema", "json_schema"})
 # A dict literal defines a tool (``_dict_tool``) only with one of these keys.
 _TOOL_DICT_KEYS = frozenset({"type", "input_schema", "function_declarations", "parameters"})
 
@@ -73,7 +75,7 @@ class DispatchLogic(ToolLogic):
             return  # most dicts are data, not tool definitions: no need to read them
         if id(node) in self._schema_parts:
             return  # the declaration inside a tool dict read already (``{"type": "function", "function": {...}}``)
-        if self._function_record(node, scope):
+        if self._function_record(node, scope) or self._generated_schema_tool(node):
             return
         declarations = self._gemini_declarations(node)
         if declarations is not None:
@@ -108,7 +110,7 @@ class DispatchLogic(ToolLogic):
         """``{"function": get_price, "parameters": PriceParams}``: a record pairing a function of the code with
         the schema of its arguments (or a description of it) is a tool definition, named by its ``name`` or
         after the function: the schema is what a model is told, the function what runs when it picks it."""
-        rule = next((r for r in self.rules.tool_dicts if r.match["dict_literal"] == "function_record"), None)
+        rule = self._record_rule
         if rule is None:
             return False
         fields = {
@@ -116,7 +118,48 @@ class DispatchLogic(ToolLogic):
             for k, v in zip(node.keys, node.values, strict=True)
             if isinstance(k, ast.Constant) and isinstance(k.value, str)
         }
-        if not any(k in fields for k in rule.match["schema_keys"]):
+        return self._record_tool(rule, fields, rule.match["schema_keys"], scope)
+
+    def _generated_schema_tool(self, node: ast.Dict) -> bool:
+        """``{"name": "get_datetime", "description": ..., "parameters": Params.model_json_schema()}``: a function
+        declaration whose argument schema a pydantic model of the code generates (not a literal JSON schema)."""
+        fields = {
+            k.value: v
+            for k, v in zip(node.keys, node.values, strict=True)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        }
+        schema = fields.get("parameters") or fields.get("input_schema")
+        name = self.constant_str(fields.get("name"))
+        if not (
+            "type" not in fields  # ``{"type": "function", ...}``: the OpenAI rule reads it
+            and name
+            and isinstance(schema, ast.Call)
+            and isinstance(schema.func, ast.Attribute)
+            and schema.func.attr in _GENERATED_SCHEMAS
+        ):
+            return False
+        kind = "anthropic_tool" if "input_schema" in fields else "function_schema"
+        rule = next((r for r in self.rules.tool_dicts if r.match["dict_literal"] == kind), None)
+        if rule is None:
+            return False
+        self._literal_tool(rule, node, name, self.constant_str(fields.get("description")), self._schema_fields(schema))
+        return True
+
+    def _function_record_call(self, node: ast.Call, scope: Scope) -> None:
+        """``Tool.from_function(function=load_skill, parameters=LoadSkillParameters)``: the code's own call
+        pairing a function with its argument schema (keywords, not a description) is the same record."""
+        rule = self._record_rule
+        if rule is not None:
+            fields = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+            schema_keys = [k for k in rule.match["schema_keys"] if k != "description"]
+            self._record_tool(rule, fields, schema_keys, scope)
+
+    @property
+    def _record_rule(self) -> Rule | None:
+        return next((r for r in self.rules.tool_dicts if r.match["dict_literal"] == "function_record"), None)
+
+    def _record_tool(self, rule: Rule, fields: dict[str, ast.expr], schema_keys: list[str], scope: Scope) -> bool:
+        if not any(k in fields for k in schema_keys):
             return False
         value = next((fields[k] for k in rule.match["function_keys"] if k in fields), None)
         if not isinstance(value, ast.Name | ast.Attribute):

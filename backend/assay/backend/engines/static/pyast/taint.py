@@ -241,6 +241,8 @@ class ExpressionLogic(DispatchLogic):
             self._role_tool_params(node, name, resolved, scope)
         if resolved and (node.args or node.keywords) and not profile.tool_call and not profile.tool_list:
             self._role_builder(node, name, resolved, scope)
+        if node.keywords and is_user_callee(name, resolved, self):
+            self._function_record_call(node, scope)
         if (
             func_kind is ast.Attribute
             and node.args
