@@ -280,3 +280,20 @@ def test_generated_schemas_and_the_codes_own_tool_calls_make_tools(tmp_path: Pat
     # A declaration whose schema a pydantic model generates is a tool (not when it only shapes the reply);
     # the code's own ``Tool(function=f, parameters=P)`` is ``f``'s tool, at its def, not one given only ``help``.
     assert _tools(bundle) == {("lookup_city", "gen.py", 33), ("load_note", "gen.py", 27)}
+
+
+NO_ARGUMENT_CLIENTS = """
+from semantic_kernel.connectors.ai.open_ai import AzureChatCompletion
+from somepkg.models import LocalChatModel
+from widgets import Widget
+
+service = AzureChatCompletion()
+local = LocalChatModel()
+widget = Widget()
+"""
+
+
+def test_a_client_class_built_with_no_argument_is_a_model_use_when_its_name_says_whose(tmp_path: Path) -> None:
+    bundle = scan_files(tmp_path, {"clients.py": NO_ARGUMENT_CLIENTS})
+    # The model comes from the environment; a class that names no vendor, or no model client, records nothing.
+    assert {(m["provider"], m["model"], m["location"]["line"]) for m in bundle["models"]} == {("azure_openai", None, 6)}

@@ -204,7 +204,9 @@ class ExpressionLogic(DispatchLogic):
             self._model_call(node, base, self.rules.profile(base), scope)
         elif (
             resolved
-            and (node.args or node.keywords)
+            # ``AzureChatCompletion()``: a client class built with no argument reads its model from the
+            # environment, and is a model client all the same when its name says whose.
+            and (node.args or node.keywords or name.rpartition(".")[2][:1].isupper())
             and self.roles.model_rule is not None
             and self._role_model(node, name)
         ):
