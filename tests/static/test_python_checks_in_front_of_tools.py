@@ -378,3 +378,83 @@ def test_a_middleware_in_front_of_the_server_s_tools(front: str, kinds: set[str]
 def test_a_middleware_answering_403_is_a_permission_check() -> None:
     source = MIDDLEWARE.replace("CODE", "403") + "app = mcp.http_app()\napp.add_middleware(KeyCheck)\n"
     assert gate_kinds(analyse({"server.py": source}), "shell.exec") == {"permission_check"}
+
+
+OPS = (
+    "import os\nimport subprocess\nfrom fastapi import HTTPException\nfrom fastmcp import Context, FastMCP\n\n"
+    "mcp = FastMCP('ops')\nROOT = '/srv'\nCALLS: list[str] = []\n\n"
+    "class RateLimitError(Exception):\n    pass\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("check", "kinds"),
+    [
+        # Refused with an HTTP status that says why.
+        (
+            "    if key != os.environ['OPS_KEY']:\n        raise HTTPException(status_code=401, detail='bad key')\n",
+            {"authentication"},
+        ),
+        (
+            "    if key not in os.environ['OPS_ADMINS']:\n        raise HTTPException(403, 'admins only')\n",
+            {"permission_check"},
+        ),
+        ("    if len(CALLS) >= 10:\n        raise HTTPException(status_code=429)\n", {"rate_limit"}),
+        ("    if len(CALLS) >= 10:\n        raise RateLimitError('slow down')\n", {"rate_limit"}),
+        # A status that refuses nothing (not found) is input validation.
+        ("    if not cmd:\n        raise HTTPException(status_code=404, detail='no command')\n", set()),
+    ],
+)
+def test_a_refusal_raised_with_a_status_or_a_rate_limit_error(check: str, kinds: set[str]) -> None:
+    source = OPS + "@mcp.tool()\ndef run(cmd: str, key: str) -> str:\n" + check
+    source += "    return subprocess.run(cmd, shell=True).stdout\n"
+    assert gate_kinds(analyse({"server.py": source}), "shell.exec") == kinds
+
+
+@pytest.mark.parametrize(
+    ("check", "kinds"),
+    [
+        (
+            "    if os.path.commonpath([ROOT, full]) != ROOT:\n        raise ValueError('outside')\n",
+            {"path_containment"},
+        ),
+        (
+            "    if os.path.commonpath([ROOT, full]) == ROOT:\n        return open(full).read()\n    return 'outside'\n",
+            {"path_containment"},
+        ),
+        # Compared with a literal, or a test whose branch goes on, contains nothing.
+        ("    if os.path.commonpath([ROOT, full]) != ROOT:\n        print('outside')\n", set()),
+    ],
+)
+def test_the_common_path_of_a_root_and_a_path_compared_with_the_root(check: str, kinds: set[str]) -> None:
+    source = OPS + "@mcp.tool()\ndef read(path: str) -> str:\n    full = os.path.realpath(os.path.join(ROOT, path))\n"
+    source += check + "    return open(full).read()\n"
+    assert gate_kinds(analyse({"server.py": source}), "file.read") == kinds
+
+
+@pytest.mark.parametrize(
+    ("check", "kinds"),
+    [
+        (
+            "    result = await ctx.elicit(f'Run {cmd}?', response_type=None)\n"
+            "    if result.action != 'accept':\n        return 'cancelled'\n",
+            {"human_approval"},
+        ),
+        # An elicitation whose answer is never compared decides nothing.
+        ("    await ctx.elicit(f'Running {cmd}', response_type=None)\n", set()),
+    ],
+)
+def test_an_mcp_server_eliciting_the_user_s_answer(check: str, kinds: set[str]) -> None:
+    source = OPS + "@mcp.tool()\nasync def run(cmd: str, ctx: Context) -> str:\n" + check
+    source += "    return subprocess.run(cmd, shell=True).stdout\n"
+    assert gate_kinds(analyse({"server.py": source}), "shell.exec") == kinds
+
+
+@pytest.mark.parametrize(("value", "kinds"), [("admin_only", {"permission_check"}), ("True", set())])
+def test_a_tool_offered_only_when_a_function_says(value: str, kinds: set[str]) -> None:
+    source = (
+        "import os\nfrom agents import Agent, function_tool\n\ndef admin_only(ctx, agent) -> bool:\n"
+        f"    return ctx.context.is_admin\n\n@function_tool(is_enabled={value})\ndef delete_file(path: str) -> str:\n"
+        "    os.remove(path)\n    return 'ok'\n\nagent = Agent(name='files', tools=[delete_file])\n"
+    )
+    assert gate_kinds(analyse({"agent.py": source}), "file.delete") == kinds

@@ -65,7 +65,7 @@ class GateLogic(AnalyzerBase):
         name, _ = self._callee(node, scope)
         if not name:
             return None
-        if not compared and name in self.rules.compared_gates:
+        if not compared and self.rules.compared_gates.matches(name):
             return None
         profile = self.rules.profile(name)
         # An action that runs in a sandbox is gated where it runs (``_call``), not after it.
@@ -117,7 +117,7 @@ class GateLogic(AnalyzerBase):
         while isinstance(node, ast.Call | ast.Subscript | ast.Attribute | ast.Await):
             if isinstance(node, ast.Call):
                 name, _ = self._callee(node, scope)
-                if name and name in self.rules.compared_gates:
+                if name and self.rules.compared_gates.matches(name):
                     return self._gate_of_expr(node, scope, compared=True)
                 if not isinstance(node.func, ast.Attribute):
                     return None
@@ -192,6 +192,11 @@ class GateLogic(AnalyzerBase):
             last = block[-1] if block else None
             if not isinstance(last, ast.Raise) or last.exc is None:
                 continue
+            status = _status(last.exc)
+            rule = self.rules.denial_statuses.get(status) if status is not None else None
+            if rule is not None:
+                # ``raise HTTPException(status_code=401)``: refused with an HTTP status that says why.
+                return gate_when(self._gate(scope, rule, stmt.test, f"raise with status {status}"), passes)
             exc = last.exc.func if isinstance(last.exc, ast.Call) else last.exc
             name = name_text(exc)
             if not name:
@@ -514,6 +519,9 @@ class GateLogic(AnalyzerBase):
                     # ``amount > MAX`` is the failure test; ``amount <= MAX`` the passing one.
                     return gate_when(self._gate(scope, rule, node, ref or "limit"), not side_over)
         positive = _EQUALITY.get(op)
+        common = self._common_path(node, scope) if positive is not None else None
+        if common is not None:
+            return gate_when(common, positive is True)
         if positive is not None:
             # ``input('ok? ') != 'y'``, ``answer.lower() in ('y', 'yes')``: a human's answer checked
             # against a literal. The literal side says nothing; the other side carries the gate.
@@ -523,6 +531,18 @@ class GateLogic(AnalyzerBase):
                     if answer is not None:
                         return gate_when(self._decided_at(answer, node, scope), positive)
         return NOTHING
+
+    def _common_path(self, node: ast.Compare, scope: Scope) -> str | None:
+        """``os.path.commonpath([root, full]) == root``: the longest path a root and a path share is the root
+        only when the path lies under it, a path containment check (passed when equal)."""
+        found = self.rules.common_paths
+        if found is None or not isinstance(node.ops[0], ast.Eq | ast.NotEq):
+            return None
+        rule, calls = found
+        for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+            if isinstance(side, ast.Call) and not is_literal(other) and self._callee(side, scope)[0] in calls:
+                return self._gate(scope, rule, node, "commonpath(...) is the root")
+        return None
 
     def _decided_at(self, gate_id: str, compare: ast.Compare, scope: Scope) -> str:
         """A human's answer read on one line and compared on a later one (``response = await
@@ -579,3 +599,16 @@ def _literal_collection(value: ast.expr | None) -> bool:
 def _is_length(node: ast.expr) -> bool:
     """``len(x)``: a size."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
+
+
+def _status(exc: ast.expr) -> int | None:
+    """The HTTP status an exception is raised with: ``HTTPException(status_code=401)``, ``HTTPException(403,
+    ...)``, ``abort(401)`` style first argument; None when it names none."""
+    if not isinstance(exc, ast.Call):
+        return None
+    values = [kw.value for kw in exc.keywords if kw.arg in ("status_code", "status", "code")]
+    values += exc.args[:1]
+    for value in values:
+        if isinstance(value, ast.Constant) and isinstance(value.value, int) and not isinstance(value.value, bool):
+            return value.value
+    return None

@@ -76,7 +76,7 @@ class CompiledRules:
     messaging: tuple[Rule, tuple[str, ...]] | None  # HTTP to a messaging API's host is ``message.send``
     # HTTP that asks for an OAuth token (a token URL, a ``grant_type`` in its body) is ``credential.read``
     token_fetch: tuple[Rule, tuple[str, ...], frozenset[str]] | None
-    compared_gates: frozenset[str]  # gate calls that count only where their answer is compared (``input``)
+    compared_gates: Patterns  # gate calls that count only where their answer is compared (``input``)
     server_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # a server's keywords that gate all its tools
     # Middleware added to a server or the HTTP app it makes: (rule, attach methods, app methods, auth names).
     server_middleware: tuple[Rule, frozenset[str], frozenset[str], Patterns] | None
@@ -100,6 +100,10 @@ class CompiledRules:
     attribute_gate: tuple[Rule, frozenset[str], Patterns] | None  # ``if not creds.valid:`` (attrs, receivers)
     # ``if role != "admin": raise PermissionError``: exceptions whose raising says what the test checked.
     denials: tuple[tuple[Rule, Patterns], ...]
+    # HTTP statuses an exception raised with refuses by (``HTTPException(status_code=401)``): status -> rule.
+    denial_statuses: dict[int, Rule]
+    # Calls giving the common path of a root and a path (``os.path.commonpath``), compared with the root.
+    common_paths: tuple[Rule, frozenset[str]] | None
     # ``for p in PATTERNS: if re.search(p, text): return``: searches that make a literal list of patterns a deny list.
     deny_searches: tuple[Rule, frozenset[str]] | None
     statement_prefixes: tuple[Rule, frozenset[str]] | None  # ``startswith("SELECT")`` tests: statement kinds
@@ -257,7 +261,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             ),
             None,
         ),
-        compared_gates=frozenset(name for r in gates for name in r.match.get("compared_calls", [])),
+        compared_gates=Patterns(name for r in gates for name in r.match.get("compared_calls", [])),
         server_kwargs=tuple((r, frozenset(r.match["server_kwargs"])) for r in gates if "server_kwargs" in r.match),
         server_middleware=next(
             (
@@ -356,6 +360,10 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             None,
         ),
         denials=tuple((r, Patterns(r.match["denial_exceptions"])) for r in gates if "denial_exceptions" in r.match),
+        denial_statuses={status: r for r in gates for status in r.match.get("denial_statuses", ())},
+        common_paths=next(
+            ((r, frozenset(r.match["common_path_calls"])) for r in gates if "common_path_calls" in r.match), None
+        ),
         kind_checks=next(((r, Patterns(r.match["kind_checks"])) for r in gates if "kind_checks" in r.match), None),
         deny_searches=next(
             ((r, frozenset(r.match["deny_searches"])) for r in gates if "deny_searches" in r.match), None
