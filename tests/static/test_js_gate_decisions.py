@@ -281,3 +281,39 @@ def test_a_terminal_choice_is_a_question_and_an_empty_check_is_none(tmp_path: Pa
     # check of shape, not of what is allowed; a prompt is no request leaving the machine.
     assert _all_gates(bundle) == {("human_approval", "cli.ts", 5)}
     assert not [a for a in bundle["actions"] if a["actionClass"] == "network.egress"]
+
+
+def test_a_helper_returning_a_deny_list_check_gates_where_its_caller_refuses(tmp_path: Path) -> None:
+    guard = (
+        "export function isReadOnlyQuery(sql: string): boolean {\n"
+        "  const forbidden = ['insert', 'update', 'delete', 'drop'];\n"
+        "  const lowered = sql.toLowerCase();\n"
+        "  return !forbidden.some((word) => lowered.includes(word));\n"
+        "}\n"
+        "export function hasEnabled(sql: string): boolean {\n"
+        "  const items = [{ enabled: true }];\n"
+        "  return items.some((item) => item.enabled);\n"
+        "}\n"
+    )
+    template = (
+        'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+        'import { z } from "zod";\n'
+        'import { Client } from "pg";\n'
+        'import { isReadOnlyQuery, hasEnabled } from "./guard.js";\n'
+        "const db = new Client();\n"
+        'const server = new McpServer({ name: "s", version: "1" });\n'
+        'server.tool("query", "Query", { sql: z.string() }, async ({ sql }) => {\n'
+        "  if (!{check}(sql)) {refusal}\n"
+        "  await db.query(sql);\n"
+        "  return { content: [] };\n"
+        "});\n"
+    )
+
+    def gates(check: str, refusal: str, name: str) -> set[tuple[str, str, int]]:
+        source = template.replace("{check}", check).replace("{refusal}", refusal)
+        return _gates_over(scan_files(tmp_path / name, {"server.ts": source, "guard.ts": guard}), "query")
+
+    assert gates("isReadOnlyQuery", "return { content: [] };", "refused") == {("allowlist", "server.ts", 8)}
+    # A caller that goes on whatever the answer, and a list check that never looks at the query, are none.
+    assert gates("isReadOnlyQuery", "console.log('writing');", "goes-on") == set()
+    assert gates("hasEnabled", "return { content: [] };", "unrelated") == set()

@@ -103,6 +103,9 @@ class FileAnalyzer(StmtLogic):
                     self.exit_gates(scope, item.node, scope.value_exits, VALUE_EXIT)
             elif body is not None:  # an arrow function's expression body is its return value
                 taint = self.expr(body, scope, entry)
+                self.value_exit(body, scope, entry)
+                if scope.value_exits is not None and scope.value_exits - entry:
+                    self.exit_gates(scope, item.node, scope.value_exits, VALUE_EXIT)
                 scope.returns |= taint
                 self.note_return(body, taint, scope)
                 self.returned_type(body, scope)

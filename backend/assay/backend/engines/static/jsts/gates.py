@@ -15,6 +15,9 @@ _CHECKS = frozenset({b"includes", b"has", b"test", b"startsWith"})
 # A lookup in a table named as an allowlist (``this.whitelist.get(cmd)``): absent means refused.
 _LOOKUPS = frozenset({b"get"})
 _NOTHING = frozenset({"null", "undefined"})
+# ``FORBIDDEN.some((w) => sql.includes(w))``: a value checked against each entry of a list.
+_EACH = frozenset({b"some", b"every", b"find"})
+_ELEMENT_CHECKS = frozenset({b"includes", b"startsWith", b"endsWith", b"test", b"match"})
 _EQUALITY = frozenset({"===", "==", "!==", "!="})
 # Where a refusing check and a loop's condition part: ``tries < 5`` against ``tries >= 5``.
 _OPPOSITE = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "===": "!==", "!==": "===", "==": "!=", "!=": "=="}
@@ -184,6 +187,8 @@ class GateLogic(AnalyzerBase):
         if func is None or func.type != "member_expression":
             return NO_COND
         method = self.code.raw(func.child_by_field_id(self.fields.property))
+        if method in _EACH:
+            return self.each_check(node, func, scope)
         if method not in _CHECKS and method not in _LOOKUPS:
             return NO_COND
         receiver = func.child_by_field_id(self.fields.object)
@@ -211,6 +216,49 @@ class GateLogic(AnalyzerBase):
             return NO_COND
         gate = self.gate_site(scope, rule, node, snippet(f"{holder}.{method.decode()}"))
         return Cond(t=frozenset({gate}), t_clean=checked)
+
+    def each_check(self, node: Node, func: Node, scope: Scope) -> Cond:
+        """``FORBIDDEN.some((word) => lowered.includes(word))`` / ``PREFIXES.some((p) => cmd.startsWith(p))``:
+        a model-chosen value checked against each entry of a list, an allowlist gate (true: an entry
+        matched; a deny list where the true branch refuses)."""
+        rule = self.rules.value_check
+        args = node.child_by_field_id(self.fields.arguments)
+        callback = unwrap(args.named_children[0]) if args is not None and args.named_children else None
+        if rule is None or callback is None or callback.type not in ("arrow_function", "function_expression"):
+            return NO_COND
+        declared = callback.child_by_field_id(self.fields.parameters) or callback.child_by_field_id(
+            self.fields.parameter
+        )
+        params = self.code.param_names(declared) if declared is not None else []
+        body = unwrap(callback.child_by_field_id(self.fields.body))
+        if body is not None and body.type == "statement_block" and len(body.named_children) == 1:
+            only = body.named_children[0]
+            body = unwrap(only.named_children[0]) if only.type == "return_statement" and only.named_children else None
+        if len(params) != 1 or body is None:
+            return NO_COND
+        if body.type == "call_expression":
+            inner = body.child_by_field_id(self.fields.function)
+            if inner is None or inner.type != "member_expression":
+                return NO_COND
+            if self.code.raw(inner.child_by_field_id(self.fields.property)) not in _ELEMENT_CHECKS:
+                return NO_COND
+            inner_args = body.child_by_field_id(self.fields.arguments)
+            sides = [inner.child_by_field_id(self.fields.object), *(inner_args.named_children if inner_args else [])]
+        elif body.type == "binary_expression" and self.code.operator_of(body) in _EQUALITY:
+            sides = [body.child_by_field_id(self.fields.left), body.child_by_field_id(self.fields.right)]
+        else:
+            return NO_COND
+        roots = [self.root_value(side) for side in sides]
+        names = [self.code.text(r) for r in roots if r is not None and r.type == "identifier"]
+        element = params[0]
+        if element not in names or not any(n != element and self.model_chosen_name(n, scope) for n in names):
+            return NO_COND
+        holder = self.code.text(func.child_by_field_id(self.fields.object))
+        method = self.code.raw(func.child_by_field_id(self.fields.property)).decode()
+        return Cond(t=frozenset({self.gate_site(scope, rule, node, snippet(f"{holder}.{method}"))}))
+
+    def model_chosen_name(self, name: str, scope: Scope) -> bool:
+        return bool(scope.taint_of(name))
 
     def prefix_check(self, node: Node, receiver: Node | None, prefix: Node | None, scope: Scope) -> Cond:
         if prefix is None or not self.model_chosen(receiver, scope):

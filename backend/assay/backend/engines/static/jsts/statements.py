@@ -15,6 +15,8 @@ from assay.backend.engines.static.pyast.models import trusted
 
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 _EQUALITY = frozenset({"===", "==", "!==", "!="})
+# Returned expressions that may be checks (``return ALLOWED.has(x)``, ``return !re.test(x)``).
+_CHECK_VALUES = frozenset({"call_expression", "unary_expression", "binary_expression"})
 
 
 class StmtLogic(ExprLogic):
@@ -146,10 +148,20 @@ class StmtLogic(ExprLogic):
         scope.exits = active if scope.exits is None else scope.exits & active
         if self.success_result(value):
             scope.ok_exits = active if scope.ok_exits is None else scope.ok_exits & active
-        returned = unwrap(value)
-        if returned is not None and returned.type not in ("null", "undefined"):
-            scope.value_exits = active if scope.value_exits is None else scope.value_exits & active
+        self.value_exit(value, scope, active)
         return active
+
+    def value_exit(self, value: Node | None, scope: Scope, active: frozenset[str]) -> None:
+        """A return of a value (not ``null``, ``undefined``, ``false`` or nothing) and the gates that hold
+        there; a returned check (``return !FORBIDDEN.some((w) => sql.includes(w))``) ran on that path,
+        whatever it answered, so the caller that refuses on its answer passes it (``present:``)."""
+        returned = unwrap(value)
+        if returned is None or returned.type in ("null", "undefined", "false"):
+            return
+        checked = self.cond(returned, scope) if returned.type in _CHECK_VALUES else None
+        if checked:
+            active = active | frozenset(g for g in (*checked.t, *checked.f) if g in scope.gate_ids)
+        scope.value_exits = active if scope.value_exits is None else scope.value_exits & active
 
     def note_return(self, value: Node | None, taint: Taint, scope: Scope) -> None:
         """Keeps what every ``return`` gives while they agree (``FunctionFacts.returnShape``): SQL fixed in

@@ -263,14 +263,15 @@ class Code:
                     names.add(self.text(own))
                 params = scope.child_by_field_name("parameters") or scope.child_by_field_name("parameter")
                 if params is not None:
-                    names.update(self._param_names(params))
+                    names.update(self.param_names(params))
             body = scope.child_by_field_name("body") if scope.type != "program" else scope
             if body is not None:
                 self._declarations(body, names)
             found = self._bound[scope.id] = frozenset(names)
         return found
 
-    def _param_names(self, params: Node) -> list[str]:
+    def param_names(self, params: Node) -> list[str]:
+        """The names a function's parameters (or its one bare parameter) bind."""
         if params.type != "formal_parameters":
             return self.pattern_names(params)
         out: list[str] = []
