@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.backend.canonical import digest_bytes
-from assay.backend.engines.static.facts import AFTER, NEVER, RESULT, FileFacts
+from assay.backend.engines.static.facts import AFTER, ANSWER, NEVER, PRESENT, RESULT, FileFacts
 from assay.backend.engines.static.jsts.frontend import JsLanguage, analyze_javascript
 from assay.backend.engines.static.rules.pack import load_rule_pack
 from assay.backend.scans.bundle import EvidenceBundle
@@ -81,11 +81,11 @@ def actions(facts: FileFacts) -> set[tuple[str, int]]:
 def gated(facts: FileFacts) -> set[tuple[str, int, frozenset[str]]]:
     kinds = {g.id: g.kind for f in facts.functions for g in f.gates}
     return {
-        # (``after:<callee>`` ids stand for the callee's exit gates, filled in by the linker)
+        # (``after:<callee>`` and the other prefixed ids stand for gates the linker fills in)
         (
             a.actionClass,
             a.location.line,
-            frozenset(kinds[g] for g in a.dominatingGates if not g.startswith((AFTER, NEVER, RESULT))),
+            frozenset(kinds[g] for g in a.dominatingGates if not g.startswith((AFTER, NEVER, RESULT, PRESENT, ANSWER))),
         )
         for f in facts.functions
         for a in f.actions

@@ -317,3 +317,74 @@ def test_a_helper_returning_a_deny_list_check_gates_where_its_caller_refuses(tmp
     # A caller that goes on whatever the answer, and a list check that never looks at the query, are none.
     assert gates("isReadOnlyQuery", "console.log('writing');", "goes-on") == set()
     assert gates("hasEnabled", "return { content: [] };", "unrelated") == set()
+
+
+SECURE = {
+    "dirs.ts": (
+        'import path from "path";\n'
+        "const ROOTS = ['/srv/work'];\n"
+        "export function isDirectoryAllowed(dir: string): boolean {\n"
+        "  const absoluteDir = path.resolve(dir);\n"
+        "  return ROOTS.some((root) => {\n"
+        "    const resolved = path.resolve(root);\n"
+        "    return absoluteDir === resolved || absoluteDir.startsWith(resolved + path.sep);\n"
+        "  });\n"
+        "}\n"
+    ),
+    "validate.ts": (
+        "const ALLOW = ['ls', 'cat'];\n"
+        "export function findAllowed(name: string): string | null {\n"
+        "  const matched = ALLOW.find((entry) => {\n"
+        "    const entryName = entry.trim();\n"
+        "    return entryName === name;\n"
+        "  });\n"
+        "  return matched || null;\n"
+        "}\n"
+        "export function validateOne(command: string) {\n"
+        "  const base = command.split(' ')[0];\n"
+        "  if (!findAllowed(base)) return { isValid: false, command };\n"
+        "  return { isValid: true, command };\n"
+        "}\n"
+        "export function validateAll(line: string) {\n"
+        "  for (const part of line.split('&&')) {\n"
+        "    {skip}"
+        "    const result = validateOne(part);\n"
+        "    if (!result.isValid) return result;\n"
+        "  }\n"
+        "  return { isValid: true, command: line };\n"
+        "}\n"
+    ),
+    "server.ts": (
+        'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+        'import { z } from "zod";\n'
+        'import { execa } from "execa";\n'
+        'import { isDirectoryAllowed } from "./dirs.js";\n'
+        'import { validateAll } from "./validate.js";\n'
+        'const server = new McpServer({ name: "s", version: "1" });\n'
+        'server.tool("run", "Run", { command: z.string(), directory: z.string() }, async ({ command, directory }) => {\n'
+        "  if (!isDirectoryAllowed(directory)) throw new Error('directory not allowed');\n"
+        "  const verdict = validateAll(command);\n"
+        "  if (verdict.isValid === false) throw new Error('command not allowed');\n"
+        "  await execa({ shell: true, cwd: directory })`${command}`;\n"
+        "  return { content: [] };\n"
+        "});\n"
+    ),
+}
+
+
+def test_checks_returned_through_validators_gate_the_command(tmp_path: Path) -> None:
+    files = {**SECURE, "validate.ts": SECURE["validate.ts"].replace("{skip}", "")}
+    gates = _gates_over(scan_files(tmp_path, files))
+    # The directory helper is named as a permission check and checks a root by prefix: both; the
+    # validators' lookup of each part in the list reaches the handler's test of isValid.
+    assert gates == {
+        ("permission_check", "server.ts", 8),
+        ("path_containment", "server.ts", 8),
+        ("allowlist", "server.ts", 10),
+    }
+
+
+def test_a_loop_that_can_skip_a_part_checks_nothing_after_it(tmp_path: Path) -> None:
+    files = {**SECURE, "validate.ts": SECURE["validate.ts"].replace("{skip}", "if (!part) continue;\n")}
+    gates = _gates_over(scan_files(tmp_path, files))
+    assert ("allowlist", "server.ts", 10) not in gates

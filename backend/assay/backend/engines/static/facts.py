@@ -65,6 +65,17 @@ PRESENT = "present:"
 # (``if (!(await askPermission(msg))) return``): a ``human_approval`` gate there when that function puts a
 # question to a person (holds a ``human_approval`` gate of its own, a prompt), dropped otherwise.
 ANSWER = "answer:"
+
+
+def checked_call(rest: str) -> tuple[str, int, int, str | None]:
+    """``<callee>|<line>|<column>[|<kind>]`` of a ``present:`` / ``answer:`` id: the callee, where its result
+    is checked, and the kind of a gate the same call is already (a function named as a check: its body's
+    gates of that kind add nothing)."""
+    parts = rest.split("|")
+    besides = None if parts[-1].isdigit() else parts.pop()
+    return "|".join(parts[:-2]), int(parts[-2]), int(parts[-1]), besides
+
+
 # ``PARAM + "<index>.<member...>"``: a call on a member of the function's untyped parameter ``<index>``
 # (``docker.getContainer(id)`` with ``docker: any``); the linker reads it as a call on what every caller
 # passes there (``ArgTaint.valueType``), when they agree.

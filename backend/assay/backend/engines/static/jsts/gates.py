@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from assay.backend.engines.static.facts import ANSWER, PRESENT, RESULT, GateSite
+from assay.backend.engines.static.facts import ANSWER, PRESENT, RESULT, GateSite, checked_call
 from assay.backend.engines.static.jsts.base import AnalyzerBase
 from assay.backend.engines.static.jsts.scope import NO_COND, Cond, Scope
 from assay.backend.engines.static.jsts.syntax import unwrap
@@ -22,7 +22,7 @@ _EQUALITY = frozenset({"===", "==", "!==", "!="})
 # Where a refusing check and a loop's condition part: ``tries < 5`` against ``tries >= 5``.
 _OPPOSITE = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "===": "!==", "!==": "===", "==": "!=", "!=": "=="}
 # Properties of a result object that say whether a validator's check passed (``{ ok: true, path }``).
-_FLAGS = frozenset({b"ok", b"success", b"valid", b"allowed"})
+_FLAGS = frozenset({b"ok", b"success", b"valid", b"allowed", b"isValid", b"isAllowed", b"permitted", b"approved"})
 
 
 class GateLogic(AnalyzerBase):
@@ -76,7 +76,10 @@ class GateLogic(AnalyzerBase):
         if kind == "call_expression":
             gate = self.gate_call(node, scope)
             if gate is not None:
-                return Cond(t=frozenset({gate}))
+                # a function of the tree named as a check is also what its body checks, where that is a
+                # check of another kind
+                named: str | None = next((g.kind for g in scope.gates if g.id == gate), None)
+                return Cond(t=frozenset({gate}) | self.returned(node, scope, besides=named).t)
             return self.membership(node, scope) or self.returned(node, scope)
         if kind == "binary_expression":
             operator = self.code.operator_of(node)
@@ -98,7 +101,13 @@ class GateLogic(AnalyzerBase):
                 # or its negation.
                 for side, other in ((right, left), (left, right)):
                     if side is not None and side.type in ("true", "false", "string", "number", *_NOTHING):
-                        inner = self.cond(self.root_value(other), scope)
+                        flag = unwrap(other)
+                        inner = (
+                            self.result_flag(flag, scope)
+                            if flag is not None and flag.type == "member_expression"
+                            else NO_COND
+                        )
+                        inner = inner or self.cond(self.root_value(other), scope)
                         if not inner and side.type == "string" and self.code.string_value(side):
                             # (``x.trim() === ""`` asks whether there is anything, a check of shape, not of
                             # what is allowed)
@@ -231,31 +240,84 @@ class GateLogic(AnalyzerBase):
         )
         params = self.code.param_names(declared) if declared is not None else []
         body = unwrap(callback.child_by_field_id(self.fields.body))
-        if body is not None and body.type == "statement_block" and len(body.named_children) == 1:
-            only = body.named_children[0]
-            body = unwrap(only.named_children[0]) if only.type == "return_statement" and only.named_children else None
         if len(params) != 1 or body is None:
             return NO_COND
-        if body.type == "call_expression":
-            inner = body.child_by_field_id(self.fields.function)
-            if inner is None or inner.type != "member_expression":
-                return NO_COND
-            if self.code.raw(inner.child_by_field_id(self.fields.property)) not in _ELEMENT_CHECKS:
-                return NO_COND
-            inner_args = body.child_by_field_id(self.fields.arguments)
-            sides = [inner.child_by_field_id(self.fields.object), *(inner_args.named_children if inner_args else [])]
-        elif body.type == "binary_expression" and self.code.operator_of(body) in _EQUALITY:
-            sides = [body.child_by_field_id(self.fields.left), body.child_by_field_id(self.fields.right)]
-        else:
-            return NO_COND
-        roots = [self.root_value(side) for side in sides]
-        names = [self.code.text(r) for r in roots if r is not None and r.type == "identifier"]
-        element = params[0]
-        if element not in names or not any(n != element and self.model_chosen_name(n, scope) for n in names):
+        derived = {params[0]}
+        if body.type == "statement_block":
+            # ``(cmd) => { const name = getName(cmd); return name === wanted; }``: names made from the
+            # entry stand for it.
+            *made, last = body.named_children or [body]
+            for stmt in made:
+                if stmt.type != "lexical_declaration":
+                    return NO_COND
+                for item in stmt.named_children:
+                    value, name = item.child_by_field_id(self.fields.value), item.child_by_field_id(self.fields.name)
+                    if value is not None and name is not None and derived & self.identifiers(value):
+                        derived.add(self.code.text(name))
+            body = unwrap(last.named_children[0]) if last.type == "return_statement" and last.named_children else None
+        kind = rule
+        found = False
+        for leaf, sides in self.check_leaves(body):
+            names = set().union(*(self.identifiers(side) for side in sides))
+            if derived & names and any(n not in derived and self.model_chosen_name(n, scope) for n in names):
+                found = True
+                if self.path_prefix(leaf):
+                    kind = self.rules.path_check or rule
+        if not found:
             return NO_COND
         holder = self.code.text(func.child_by_field_id(self.fields.object))
         method = self.code.raw(func.child_by_field_id(self.fields.property)).decode()
-        return Cond(t=frozenset({self.gate_site(scope, rule, node, snippet(f"{holder}.{method}"))}))
+        return Cond(t=frozenset({self.gate_site(scope, kind, node, snippet(f"{holder}.{method}"))}))
+
+    def check_leaves(self, node: Node | None) -> list[tuple[Node, list[Node]]]:
+        """The checks ``a || b`` / ``a && b`` is made of, each with the operands it compares: calls of a
+        check method (the receiver and the arguments) and equalities."""
+        node = unwrap(node)
+        fields = self.fields
+        if node is None or node.type not in ("binary_expression", "call_expression"):
+            return []
+        if node.type == "binary_expression":
+            operator = self.code.operator_of(node)
+            left, right = node.child_by_field_id(fields.left), node.child_by_field_id(fields.right)
+            if operator in ("||", "&&"):
+                return self.check_leaves(left) + self.check_leaves(right)
+            return [(node, [n for n in (left, right) if n is not None])] if operator in _EQUALITY else []
+        inner = node.child_by_field_id(fields.function)
+        args = node.child_by_field_id(fields.arguments)
+        if inner is None or inner.type != "member_expression" or args is None:
+            return []
+        if self.code.raw(inner.child_by_field_id(fields.property)) not in _ELEMENT_CHECKS:
+            return []
+        receiver = inner.child_by_field_id(fields.object)
+        return [(node, [n for n in (receiver, *args.named_children) if n is not None])]
+
+    def path_prefix(self, leaf: Node) -> bool:
+        """``dir.startsWith(root + path.sep)`` / ``p.startsWith(resolvedRoot)``: a prefix that is not a
+        literal, a root the value must lie under."""
+        if leaf.type != "call_expression":
+            return False
+        inner = leaf.child_by_field_id(self.fields.function)
+        args = leaf.child_by_field_id(self.fields.arguments)
+        first = unwrap(args.named_children[0]) if args is not None and args.named_children else None
+        return (
+            inner is not None
+            and self.code.raw(inner.child_by_field_id(self.fields.property)) == b"startsWith"
+            and first is not None
+            and first.type not in ("string", "template_string")
+        )
+
+    def identifiers(self, node: Node) -> set[str]:
+        """The identifiers an expression reads (a bounded walk)."""
+        out: set[str] = set()
+        pending = [node]
+        for _ in range(256):
+            if not pending:
+                break
+            item = pending.pop()
+            if item.type == "identifier":
+                out.add(self.code.text(item))
+            pending.extend(item.named_children)
+        return out
 
     def model_chosen_name(self, name: str, scope: Scope) -> bool:
         return bool(scope.taint_of(name))
@@ -319,7 +381,7 @@ class GateLogic(AnalyzerBase):
                 return Cond(f=gate) if over else Cond(t=gate)
         return NO_COND
 
-    def returned(self, node: Node, scope: Scope) -> Cond:
+    def returned(self, node: Node, scope: Scope, besides: str | None = None) -> Cond:
         """``if (!(await askPermission(msg))) return`` / ``level = lookup(x); if (level === null) throw``:
         a check of what a function of the tree returned. True, two ids the linker settles: a person's
         answer (``ANSWER``, when that function puts a question to one) and a value its own checks let
@@ -330,7 +392,7 @@ class GateLogic(AnalyzerBase):
         call = next((c for c in reversed(scope.calls[-64:]) if c.location is location), None)
         if call is None or "#" not in call.callee:
             return NO_COND
-        site = f"{call.callee}|{location.line}|{location.column}"
+        site = f"{call.callee}|{location.line}|{location.column}" + (f"|{besides}" if besides else "")
         return Cond(t=frozenset({ANSWER + site, PRESENT + site}))
 
     def relocated(self, cond: Cond, node: Node) -> Cond:
@@ -341,10 +403,13 @@ class GateLogic(AnalyzerBase):
         location = self.loc(node)
 
         def moved(group: frozenset[str]) -> frozenset[str]:
-            return frozenset(
-                f"{g.rsplit('|', 2)[0]}|{location.line}|{location.column}" if g.startswith(PRESENT) else g
-                for g in group
-            )
+            out = set()
+            for g in group:
+                if g.startswith(PRESENT):
+                    callee, _, _, besides = checked_call(g[len(PRESENT) :])
+                    g = f"{PRESENT}{callee}|{location.line}|{location.column}" + (f"|{besides}" if besides else "")
+                out.add(g)
+            return frozenset(out)
 
         return Cond(t=moved(cond.t), f=moved(cond.f), t_clean=cond.t_clean, f_clean=cond.f_clean)
 

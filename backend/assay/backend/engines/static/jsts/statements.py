@@ -158,8 +158,16 @@ class StmtLogic(ExprLogic):
         returned = unwrap(value)
         if returned is None or returned.type in ("null", "undefined", "false"):
             return
-        checked = self.cond(returned, scope) if returned.type in _CHECK_VALUES else None
-        if checked:
+        if (
+            returned.type == "binary_expression"
+            and self.code.operator_of(returned) in ("||", "??")
+            and (fallback := unwrap(returned.child_by_field_id(self.fields.right))) is not None
+            and fallback.type in ("null", "undefined", "false")
+        ):
+            # ``return matched || null``: a value only where ``matched`` holds one
+            held = self.cond(returned.child_by_field_id(self.fields.left), scope)
+            active = active | frozenset(g for g in held.t if g in scope.gate_ids)
+        elif returned.type in _CHECK_VALUES and (checked := self.cond(returned, scope)):
             active = active | frozenset(g for g in (*checked.t, *checked.f) if g in scope.gate_ids)
         scope.value_exits = active if scope.value_exits is None else scope.value_exits & active
 
@@ -190,7 +198,12 @@ class StmtLogic(ExprLogic):
         """After ``while (!approved) { approved = await ask() }`` (no ``break``), the loop's condition is
         false: what it proves when false holds; with a refusal ending the body (``if (!ok && tries >= 5)
         return``), what ``settled`` proves too."""
-        self.loop(stmt, scope, active)
+        after_body = self.loop(stmt, scope, active)
+        if stmt.type == "for_in_statement":
+            # ``for (const cmd of commands) { if (!check(cmd).ok) return }``: every element passed what
+            # the body ends having checked (no ``break`` or ``continue`` leaves it early).
+            body = stmt.child_by_field_id(self.fields.body)
+            return active | after_body if body is not None and not self.breaks(body, continues=True) else active
         if stmt.type not in ("while_statement", "do_statement"):
             return active
         condition, body = stmt.child_by_field_id(self.fields.condition), stmt.child_by_field_id(self.fields.body)
@@ -206,12 +219,13 @@ class StmtLogic(ExprLogic):
             done |= self.settled(condition, last.child_by_field_id(self.fields.condition), scope)
         return active | done
 
-    def breaks(self, body: Node) -> bool:
-        """Whether a ``break`` leaves this loop (one not inside a nested loop, switch or function)."""
+    def breaks(self, body: Node, *, continues: bool = False) -> bool:
+        """Whether a ``break`` (or, with ``continues``, a ``continue``) leaves this loop's body early (one
+        not inside a nested loop, switch or function)."""
         pending = [body]
         while pending:
             node = pending.pop()
-            if node.type == "break_statement":
+            if node.type == "break_statement" or (continues and node.type == "continue_statement"):
                 return True
             if node is not body and (node.type in _LOOPS or node.type == "switch_statement" or node.type in FUNCTIONS):
                 continue
@@ -392,7 +406,8 @@ class StmtLogic(ExprLogic):
         if label and len(scope.calls) > before:
             self.named_impls.setdefault(label, scope.calls[before].callee)
 
-    def loop(self, stmt: Node, scope: Scope, active: frozenset[str]) -> None:
+    def loop(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        """Walks a loop's header and body once; returns the gates that hold at the end of its body."""
         body = stmt.child_by_field_id(self.fields.body)
         if stmt.type == "for_in_statement":
             left, right = stmt.child_by_field_id(self.fields.left), stmt.child_by_field_id(self.fields.right)
@@ -408,8 +423,7 @@ class StmtLogic(ExprLogic):
                         self.stmt(part, scope, active)
                     else:
                         self.expr(part, scope, active)
-        if body is not None:
-            self.stmt(body, scope, active)
+        return self.stmt(body, scope, active) if body is not None else active
 
     def try_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         body = stmt.child_by_field_id(self.fields.body)

@@ -22,6 +22,7 @@ from assay.backend.engines.static.facts import (
     RESULT,
     VALUE_EXIT,
     GateSite,
+    checked_call,
 )
 from assay.backend.engines.static.link.graph import MAX_DEPTH, Fn
 from assay.backend.scans.bundle import Location
@@ -60,36 +61,34 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
         """``result:<callee>|<line>|<column>`` (``present:...``): a gate at that check, of the kind of
         the gates that hold where the callee returns its success result (a value)."""
         prefix, table, said = (
-            (RESULT, ok_exits, "its success result")
-            if gate.startswith(RESULT)
-            else (
-                PRESENT,
-                value_exits,
-                "a value",
-            )
+            (RESULT, ok_exits, "its success result") if gate.startswith(RESULT) else (PRESENT, value_exits, "a value")
         )
-        callee, line, column = gate[len(prefix) :].rsplit("|", 2)
+        if prefix == RESULT:
+            callee, line_text, column_text = gate[len(prefix) :].rsplit("|", 2)
+            line, column, besides = int(line_text), int(column_text), None
+        else:
+            callee, line, column, besides = checked_call(gate[len(prefix) :])
         target = fn.targets.get(callee)
-        # A function whose every exit returns a value records them once, as its ``EXIT`` gates.
         if target is None or depth >= MAX_DEPTH:
             return None
+        # A function whose every exit returns a value records them once, as its ``EXIT`` gates.
         found = table.get(target, exits.get(target) if prefix == PRESENT else None)
         if found is None:
             return None
-        held = sorted(g for g in expand(functions[target], found, depth + 1) if g in sites)
+        held = sorted(g for g in expand(functions[target], found, depth + 1) if g in sites and sites[g].kind != besides)
         if not held:
             return None
-        return placed(fn, sites[held[0]], int(line), int(column), f"{callee} returned {said}")
+        return placed(fn, sites[held[0]], line, column, f"{callee} returned {said}")
 
     def answer_gate(fn: Fn, gate: str) -> str | None:
         """``answer:<callee>|<line>|<column>``: a ``human_approval`` gate at that call when the callee puts
         a question to a person (a prompt among its own gates)."""
-        callee, line, column = gate[len(ANSWER) :].rsplit("|", 2)
+        callee, line, column, besides = checked_call(gate[len(ANSWER) :])
         target = fn.targets.get(callee)
         asked = next((g for g in functions[target].gates if g.kind == "human_approval"), None) if target else None
-        if asked is None:
+        if asked is None or besides == asked.kind:
             return None
-        return placed(fn, asked, int(line), int(column), f"{callee} asks a person")
+        return placed(fn, asked, line, column, f"{callee} asks a person")
 
     def placed(fn: Fn, like: GateSite, line: int, column: int, detail: str) -> str:
         location = Location(path=fn.path, line=line, column=column)
