@@ -45,6 +45,8 @@ class UnitScore:
     tool_precision: Count = Count(0, 0)
     actions: Count = Count(0, 0)
     gates: Count = Count(0, 0)
+    # found = gates tied to a tool's action that match a gate label, total = gates tied to a tool's action
+    gate_precision: Count = Count(0, 0)
     taint: Count = Count(0, 0)
     providers: Count = Count(0, 0)
     model_ids: Count = Count(0, 0)
@@ -69,6 +71,7 @@ def score_unit(label: Json, bundle: Json) -> UnitScore:
     tool_ids = _match_tools(label, bundle, score)
     _match_actions(label, bundle, tool_ids, score)
     _match_gates(label, bundle, tool_ids, score)
+    _match_gate_precision(label, bundle, score)
     _match_taint(label, bundle, score)
     _match_providers(label, bundle, score)
     _match_decoys(label, bundle, score)
@@ -180,6 +183,47 @@ def _match_gates(label: Json, bundle: Json, tool_ids: dict[str, set[str]], score
     score.gates = Count(found, len(labelled))
 
 
+def _tied_gates(bundle: Json) -> dict[str, list[Json]]:
+    """Gate id -> the actions reached from a tool whose ``gateIds`` (every path) hold it: the gates that
+    lower a disposition."""
+    tied: dict[str, list[Json]] = {}
+    for action in bundle.get("actions", []):
+        if not action.get("reachedFrom"):
+            continue
+        for gate_id in action.get("gateIds", []):
+            tied.setdefault(gate_id, []).append(action)
+    return tied
+
+
+def _match_gate_precision(label: Json, bundle: Json, score: UnitScore) -> None:
+    """Gate precision: of the bundle gates tied to an action reached from a tool, those at a gate label of the
+    same kind (the recall's place matching; gate labels are exhaustive within a unit). The others are false
+    gates, listed with the actions they are tied to."""
+    labelled = label.get("gates", [])
+    tied = _tied_gates(bundle)
+    names = {t["id"]: t["name"] for t in bundle.get("tools", [])}
+    found = counted = 0
+    for gate in bundle.get("gates", []):
+        actions = tied.get(gate["id"])
+        if not actions:
+            continue
+        counted += 1
+        if any(
+            gate["kind"] == item["kind"] and located(gate["location"], item["path"], item["line"], GATE_TOLERANCE)
+            for item in labelled
+        ):
+            found += 1
+            continue
+        tools = sorted({names.get(p["toolId"], p["toolId"]) for a in actions for p in a["reachedFrom"]})
+        over = ", ".join(sorted({f"{a['actionClass']} at {_where(a['location'])}" for a in actions}))
+        detail = f", {gate['detail']}" if gate.get("detail") else ""
+        score.misses.append(
+            f"false gate {gate['kind']} at {_where(gate['location'])} ({gate['ruleId']}{detail}): "
+            f"no gate labelled there, yet it gates {over} (tools {', '.join(tools)})"
+        )
+    score.gate_precision = Count(found, counted)
+
+
 def _match_taint(label: Json, bundle: Json, score: UnitScore) -> None:
     flows: list[Json] = bundle.get("taintFlows", [])
     found = 0
@@ -259,6 +303,7 @@ def total(scores: Iterable[UnitScore]) -> UnitScore:
         result.tool_precision += s.tool_precision
         result.actions += s.actions
         result.gates += s.gates
+        result.gate_precision += s.gate_precision
         result.taint += s.taint
         result.providers += s.providers
         result.model_ids += s.model_ids

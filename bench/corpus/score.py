@@ -6,7 +6,7 @@ scanned with the project's own ``scan_tree`` (no cache, one process) and compare
 left out of the totals.
 
     python -m bench.corpus.score                 per-unit table and totals
-    python -m bench.corpus.score --misses        and, per unit, every miss and every unlabelled tool
+    python -m bench.corpus.score --misses        and, per unit, every miss, unlabelled tool and false gate
     python -m bench.corpus.score --unit ID       one unit (repeatable)
     python -m bench.corpus.score --json          the same as JSON
     python -m bench.corpus.score --list          the repositories and commits to fetch, and their units
@@ -39,6 +39,7 @@ FIGURES: tuple[tuple[str, str, float | None], ...] = (
     ("tool_precision", "tool precision", 0.95),
     ("actions", "action recall", 0.90),
     ("gates", "gate recall", 0.85),
+    ("gate_precision", "gate precision", None),
     ("taint", "taint recall", 0.90),
     ("providers", "provider recall", 0.90),
     ("model_ids", "model-id accuracy", None),
@@ -156,7 +157,7 @@ def _count_json(count: Count) -> dict[str, Any]:
 
 
 def print_table(results: list[UnitResult], misses: bool, heldout_misses: bool = False) -> None:
-    header = f"{'unit':<34} {'files':>5} {'tools':>7} {'prec':>7} {'actions':>7} {'gates':>6} "
+    header = f"{'unit':<34} {'files':>5} {'tools':>7} {'prec':>7} {'actions':>7} {'gates':>6} {'gprec':>6} "
     header += f"{'taint':>6} {'prov':>6} {'model':>6} {'decoys':>6} {'sec':>5}"
     print(header)
     print("-" * len(header))
@@ -170,7 +171,7 @@ def print_table(results: list[UnitResult], misses: bool, heldout_misses: bool = 
             continue
         print(
             f"{r.unit.id:<34} {r.files:>5} {_fmt(s.tools):>7} {_fmt(s.tool_precision):>7} {_fmt(s.actions):>7} "
-            f"{_fmt(s.gates):>6} {_fmt(s.taint):>6} {_fmt(s.providers):>6} {_fmt(s.model_ids):>6} "
+            f"{_fmt(s.gates):>6} {_fmt(s.gate_precision):>6} {_fmt(s.taint):>6} {_fmt(s.providers):>6} {_fmt(s.model_ids):>6} "
             f"{s.decoys.found:>6} {r.seconds:>5.1f}"
         )
     for which, heldout in SETS:

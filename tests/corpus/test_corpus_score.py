@@ -125,6 +125,37 @@ def test_a_gate_counts_only_where_it_dominates_an_action_of_the_tool() -> None:
     assert any("for tool other" in m and "dominates no action" in m for m in score.misses)
 
 
+def test_gate_precision_counts_the_gates_tied_to_a_tools_action_that_a_gate_label_holds() -> None:
+    lab = label(
+        tools=[{"name": "run", "path": "srv.py", "line": 10}],
+        gates=[
+            {"kind": "allowlist", "path": "srv.py", "line": 15, "tool": "run"},
+            {"kind": "path_containment", "path": "srv.py", "line": 30, "tool": "run"},
+        ],
+    )
+    gates = [
+        {"id": "g1", "kind": "allowlist", "ruleId": "R1", "location": loc("srv.py", 14)},  # at a label
+        {"id": "g2", "kind": "human_approval", "ruleId": "R2", "location": loc("srv.py", 15)},  # another kind
+        {"id": "g3", "kind": "path_containment", "ruleId": "R3", "location": loc("srv.py", 26, 31)},  # span
+        {"id": "g4", "kind": "allowlist", "ruleId": "R4", "location": loc("srv.py", 50), "detail": "x in LIST"},
+        {"id": "g5", "kind": "sandbox", "ruleId": "R5", "location": loc("srv.py", 60)},  # tied to nothing
+        {"id": "g6", "kind": "allowlist", "ruleId": "R6", "location": loc("srv.py", 70)},  # only on one path
+        {"id": "g7", "kind": "allowlist", "ruleId": "R7", "location": loc("srv.py", 80)},  # action of no tool
+    ]
+    gated = action("a1", "shell.exec", 20, ["t1"], gates=["g6"]) | {"gateIds": ["g1", "g2", "g3", "g4"]}
+    unreached = action("a2", "shell.exec", 40, []) | {"gateIds": ["g7"]}
+    bun = bundle(tools=[tool("t1", "run", 10)], actions=[gated, unreached], gates=gates)
+    score = score_unit(lab, bun)
+    assert (score.gate_precision.found, score.gate_precision.total) == (2, 4)
+    false = [m for m in score.misses if m.startswith("false gate")]
+    assert len(false) == 2
+    assert any("human_approval at srv.py:15 (R2)" in m and "shell.exec at srv.py:20 (tools run)" in m for m in false)
+    assert any("allowlist at srv.py:50 (R4, x in LIST)" in m for m in false)
+    summed = total([score, score])
+    assert (summed.gate_precision.found, summed.gate_precision.total) == (4, 8)
+    assert score_unit(lab, bundle(tools=[tool("t1", "run", 10)])).gate_precision.ratio is None
+
+
 def test_taint_providers_model_ids_and_decoys() -> None:
     lab = label(
         taint=[
@@ -287,14 +318,18 @@ def test_held_out_units_are_totalled_apart_and_their_misses_stay_hidden(
     held_label = label(id="py-held", tools=[{"name": "secret_tool", "path": "srv.py", "line": 20}], heldout=True)
     held = check_label(held_label, tmp_path / "py-held.json")
     assert held.heldout and not dev.heldout
+    gate = [{"id": "g1", "kind": "allowlist", "ruleId": "R1", "location": loc("srv.py", 33)}]
+    secret = [action("a1", "shell.exec", 34, ["t9"]) | {"gateIds": ["g1"]}]
     results = [
         UnitResult(dev, score_unit(dev.label, bundle(tools=[tool("t1", "run", 10)]))),
-        UnitResult(held, score_unit(held.label, bundle())),
+        UnitResult(held, score_unit(held.label, bundle(tools=[tool("t9", "other", 5)], actions=secret, gates=gate))),
     ]
     data = as_json(results)
     assert data["totalsDev"]["tool recall"] == {"found": 1, "total": 1, "ratio": 1.0}
     assert data["totalsHeldOut"]["tool recall"] == {"found": 0, "total": 1, "ratio": 0.0}
     assert data["totals"]["tool recall"]["total"] == 2
+    assert data["totalsDev"]["gate precision"] == {"found": 0, "total": 0, "ratio": None}
+    assert data["totalsHeldOut"]["gate precision"] == {"found": 0, "total": 1, "ratio": 0.0}
     assert data["size"]["unitsHeldOut"] == 1
     held_entry = next(u for u in data["units"] if u["id"] == "py-held")
     assert held_entry["heldout"] is True and "misses" not in held_entry
@@ -305,6 +340,7 @@ def test_held_out_units_are_totalled_apart_and_their_misses_stay_hidden(
     assert "dev totals (1 units" in out and "held-out totals (1 units" in out
     assert "py-held" in out and "held out" in out
     assert "secret_tool" not in out  # a held-out miss is never shown while the engine is worked on
+    assert "false gate" not in out and "srv.py:33" not in out
     print_table(results, misses=True, heldout_misses=True)
     assert "secret_tool" in capsys.readouterr().out
 
