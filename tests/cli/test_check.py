@@ -276,3 +276,18 @@ def test_scan_takes_exclude_too(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert bundle["coverage"]["excluded"] == ["*.py"] and bundle["coverage"]["files"] == []
     assert main(["scan", str(tree), "--no-cache", "--exclude", "!"]) == 2
     assert "bad exclude pattern" in capsys.readouterr().err
+
+
+def test_test_code_is_not_the_systems_unless_included(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    tree = tmp_path / "with-tests"
+    (tree / "tests").mkdir(parents=True)
+    (tree / "app.py").write_text("from openai import OpenAI\n\nOpenAI().chat.completions.create(model='gpt-4o')\n")
+    (tree / "tests" / "test_purge.py").write_text("import shutil\n\n\ndef test_purge():\n    shutil.rmtree('/srv')\n")
+    _, out, _ = check(capsys, str(tree), "--format", "json", "--fail-on", "never")
+    result = json.loads(out)
+    assert all(loc["path"] != "tests/test_purge.py" for r in result["reasons"] for loc in r["locations"])
+    assert any(lim.startswith("1 test file(s) left out of the system's surface") for lim in result["limitations"])
+    _, out, _ = check(capsys, str(tree), "--format", "json", "--fail-on", "never", "--include-tests")
+    result = json.loads(out)
+    assert any(loc["path"] == "tests/test_purge.py" for r in result["reasons"] for loc in r["locations"])
+    assert not any("test file(s)" in lim for lim in result["limitations"])

@@ -71,6 +71,7 @@ SkipReason = Literal[
     "ignored_directory",
     "unsupported_language",
     "excluded",
+    "test_code",
 ]
 Severity = Literal["critical", "high", "medium", "low", "info"]
 Language = Literal["python", "javascript", "typescript", "tsx"]

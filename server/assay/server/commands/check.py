@@ -104,6 +104,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="leave out paths matching GLOB (gitignore syntax, relative to PATH; repeatable), after assay.toml's "
         "exclude; recorded in the bundle's coverage",
     )
+    parser.add_argument(
+        "--include-tests",
+        action="store_true",
+        help="count test code (tests/ folders, test_*.py, conftest.py, *.test.ts, *.spec.ts and the like) as the "
+        "system's; by default it is listed in the bundle's coverage but not analysed",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -126,6 +132,7 @@ class CheckOptions:
     timeout: float
     no_cache: bool
     exclude: tuple[str, ...] = ()
+    include_tests: bool = False
 
 
 class UsageError(Exception):
@@ -183,6 +190,7 @@ def resolve_options(args: argparse.Namespace, environ: Mapping[str, str]) -> Che
         timeout=args.timeout,
         no_cache=args.no_cache,
         exclude=tuple(args.exclude),
+        include_tests=args.include_tests,
     )
 
 
@@ -263,7 +271,13 @@ def _scan(options: CheckOptions) -> dict[str, Any]:
 
     cache = None if options.no_cache else DirectoryCache(default_cache_dir())
     try:
-        return scan_tree(options.root, cache=cache, workers=available_cpus(), exclude=options.exclude).to_json_dict()
+        return scan_tree(
+            options.root,
+            cache=cache,
+            workers=available_cpus(),
+            exclude=options.exclude,
+            include_tests=options.include_tests,
+        ).to_json_dict()
     except (WalkError, ExcludeError) as exc:
         raise UsageError(f"{options.target} cannot be scanned: {exc}") from exc
 

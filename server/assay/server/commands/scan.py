@@ -70,6 +70,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "exclude; recorded in the bundle's coverage",
     )
     parser.add_argument(
+        "--include-tests",
+        action="store_true",
+        help="count test code (tests/ folders, test_*.py, conftest.py, *.test.ts, *.spec.ts and the like) as the "
+        "system's; by default it is listed in the bundle's coverage but not analysed",
+    )
+    parser.add_argument(
         "--jobs",
         "-j",
         type=_jobs,
@@ -130,7 +136,9 @@ def run(args: argparse.Namespace) -> int:
     cache: FactsCache | None = None if args.no_cache else DirectoryCache(args.cache_dir or default_cache_dir())
     try:
         with progress(f"scanning {args.path}"):
-            bundle = scan_tree(args.path, cache=cache, workers=args.jobs, exclude=args.exclude)
+            bundle = scan_tree(
+                args.path, cache=cache, workers=args.jobs, exclude=args.exclude, include_tests=args.include_tests
+            )
     except (WalkError, ExcludeError) as exc:
         print(f"assay scan: {exc}", file=sys.stderr)
         return 2

@@ -30,7 +30,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 
 from assay.backend.canonical import digest_bytes
 from assay.backend.engines.static.walk import DECLARATION_FILENAME, ExcludeError, exclude_spec
@@ -75,6 +75,8 @@ class _DeclarationFile(_File):
     runtime: _RuntimeEntry | None = None
     # Paths left out of the scan (gitignore syntax): read before the walk, by declared_exclusions.
     exclude: list[str] = Field(default_factory=list)
+    # Whether test code counts as the system's (testcode.py): read before the walk, by declared_include_tests.
+    include_tests: StrictBool = False  # "yes" or 1 is an error, never read as true
 
     @field_validator("exclude")
     @classmethod
@@ -89,17 +91,28 @@ class DeclarationResult:
     error: str | None = None
 
 
-def declared_exclusions(root: Path) -> list[str]:
-    """The ``exclude`` patterns of ``root``'s declaration file, as written; none when the file is missing,
-    not a regular file, or unreadable as a declaration (parse_declaration reports why)."""
+def _raw_declaration(root: Path) -> dict[str, object]:
+    """The TOML table of ``root``'s declaration file; empty when the file is missing, not a regular file,
+    or not TOML (parse_declaration reports why)."""
     path = root / DECLARATION_FILENAME
     try:
         if not stat.S_ISREG(path.lstat().st_mode) or path.stat().st_size > _MAX_DECLARATION_BYTES:
-            return []
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+            return {}
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return []
-    patterns = raw.get("exclude")
+        return {}
+
+
+def declared_include_tests(root: Path) -> bool:
+    """Whether ``root``'s declaration file says ``include_tests = true``; false when it does not, or the
+    file is missing or unreadable as a declaration."""
+    return _raw_declaration(root).get("include_tests") is True
+
+
+def declared_exclusions(root: Path) -> list[str]:
+    """The ``exclude`` patterns of ``root``'s declaration file, as written; none when the file is missing,
+    not a regular file, or unreadable as a declaration (parse_declaration reports why)."""
+    patterns = _raw_declaration(root).get("exclude")
     if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
         return []
     try:

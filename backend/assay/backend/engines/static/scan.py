@@ -41,7 +41,7 @@ from assay.backend.canonical import (
 from assay.backend.collector import collect_young, collector_paused
 from assay.backend.engines.static.analyse import analyse_in_workers, analyse_source
 from assay.backend.engines.static.cache import FactsCache
-from assay.backend.engines.static.declaration import declared_exclusions, parse_declaration
+from assay.backend.engines.static.declaration import declared_exclusions, declared_include_tests, parse_declaration
 from assay.backend.engines.static.facts import FACTS_VERSION, FileFacts
 from assay.backend.engines.static.findings import compute_findings
 from assay.backend.engines.static.identity import GitIdentity, file_set_digest, git_identity, path_set_digest
@@ -63,7 +63,7 @@ from assay.backend.scans.bundle import (
 )
 
 # The engine's own version: bump it whenever analysis changes what it reports for the same input.
-ENGINE_VERSION = "1.60.0"
+ENGINE_VERSION = "1.61.0"
 
 # Items of a bundle list serialised and re-encoded together when the content hash is computed.
 _HASH_CHUNK = 256
@@ -128,16 +128,21 @@ def scan_tree(
     rules: RulePack | None = None,
     workers: int = 1,
     exclude: Sequence[str] = (),
+    include_tests: bool = False,
 ) -> EvidenceBundle:
     """Scan ``root`` and return its Evidence Bundle. Raises ``WalkError`` only when root is unusable, and
     ``ExcludeError`` for a bad pattern.
 
     ``workers`` > 1 analyses the files in that many worker processes when at least
     ``PARALLEL_MIN_FILES`` need analysing; the bundle is the same byte for byte. Paths matching the
-    declaration's ``exclude`` patterns, then ``exclude`` (gitignore syntax), are left out and recorded."""
+    declaration's ``exclude`` patterns, then ``exclude`` (gitignore syntax), are left out and recorded. Test
+    code (testcode.py) is recorded and not analysed, unless ``include_tests`` or the declaration's
+    ``include_tests = true``."""
     with collector_paused():
         # In a function of its own, so that what the scan held is freed before collection resumes.
-        bundle, _ = _scan(root, cache, max_file_bytes, rules or load_rule_pack(), workers, exclude, canonical=False)
+        bundle, _ = _scan(
+            root, cache, max_file_bytes, rules or load_rule_pack(), workers, exclude, include_tests, canonical=False
+        )
         return bundle
 
 
@@ -149,11 +154,12 @@ def scan_tree_canonical(
     rules: RulePack | None = None,
     workers: int = 1,
     exclude: Sequence[str] = (),
+    include_tests: bool = False,
 ) -> CanonicalBundle:
     """``scan_tree`` and the bundle's canonical bytes, taken from the content hash's own encoding."""
     with collector_paused():
         bundle, canonical = _scan(
-            root, cache, max_file_bytes, rules or load_rule_pack(), workers, exclude, canonical=True
+            root, cache, max_file_bytes, rules or load_rule_pack(), workers, exclude, include_tests, canonical=True
         )
         assert canonical is not None
         return CanonicalBundle(bundle=bundle, canonical=canonical)
@@ -166,10 +172,16 @@ def _scan(
     rules: RulePack,
     workers: int,
     exclude: Sequence[str],
+    include_tests: bool,
     *,
     canonical: bool,
 ) -> tuple[EvidenceBundle, bytes | None]:
-    walk = walk_tree(root, max_file_bytes=max_file_bytes, exclude=[*declared_exclusions(root), *exclude])
+    walk = walk_tree(
+        root,
+        max_file_bytes=max_file_bytes,
+        exclude=[*declared_exclusions(root), *exclude],
+        include_tests=include_tests or declared_include_tests(root),
+    )
     keys = [_facts_key(src, rules) for src in walk.sources]
     tree_key = digest_json([ENGINE_VERSION, rules.digest, sorted(keys)])
     git = git_identity(walk.root)
@@ -361,6 +373,14 @@ def bundle_parts(
             f"Left out by exclude patterns ({', '.join(walk.excluded)}): {len(left_out)} path(s) not analysed"
             + (f" ({shown})" if left_out else "")
             + "; what they can do is not part of this bundle."
+        )
+    tests = [s for s in walk.skipped if s.reason == "test_code"]
+    if tests:
+        limitations.append(
+            f"{len(tests)} test file(s) left out of the system's surface (test folders such as tests/, and "
+            "test_*.py, conftest.py, *.test.ts, *.spec.ts and the like; each is listed in coverage with "
+            "reason test_code): the tools, actions, gates, providers and flows they declare are not the "
+            "system's. Include them with --include-tests or include_tests = true in assay.toml."
         )
 
     coverage = _coverage(walk, facts, lossy)

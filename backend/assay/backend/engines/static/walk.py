@@ -22,6 +22,7 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from assay.backend.canonical import DIGEST_PREFIX
+from assay.backend.engines.static.testcode import convention_of_test_file, is_test_directory
 from assay.backend.scans.bundle import Language, SkipReason
 
 # Directories that hold dependencies, build output or tool state rather than the system's own code.
@@ -146,15 +147,25 @@ class Walk:
     # The exclude patterns in effect, as given (order kept: in gitignore syntax a later one may re-include).
     excluded: list[str] = field(default_factory=list)
     spec: GitIgnoreSpec | None = None
+    # Whether test code (testcode.py) is analysed as the system's; when not, each test file is recorded.
+    include_tests: bool = False
 
 
 DECLARATION_FILENAME = "assay.toml"
 
 
-def walk_tree(root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, exclude: Sequence[str] = ()) -> Walk:
+def walk_tree(
+    root: Path,
+    *,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    exclude: Sequence[str] = (),
+    include_tests: bool = False,
+) -> Walk:
     """Walk ``root`` and read every file the engine may analyse. Raises WalkError only for the root, and
     ExcludeError for a bad pattern. A file or folder ``exclude`` matches (gitignore syntax) is recorded as
-    ``excluded`` and never read; the declaration file is always read."""
+    ``excluded`` and never read; the declaration file is always read. Unless ``include_tests``, a source
+    file that is test code (testcode.py) is read for the workspace digest and recorded as ``test_code``,
+    with the convention that made it so, but not analysed."""
     try:
         root_stat = root.lstat()
     except FileNotFoundError as exc:
@@ -168,7 +179,12 @@ def walk_tree(root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, exclu
     if not os.access(root, os.R_OK | os.X_OK):
         raise WalkError(f"{root}: permission denied")
     real_root = root.resolve()
-    walk = Walk(root=real_root, excluded=[p for p in exclude if p.strip()], spec=exclude_spec(exclude))
+    walk = Walk(
+        root=real_root,
+        excluded=[p for p in exclude if p.strip()],
+        spec=exclude_spec(exclude),
+        include_tests=include_tests,
+    )
     _walk_dir(walk, real_root, "", max_file_bytes)
     walk.sources.sort(key=lambda s: s.path)
     walk.skipped.sort(key=lambda s: (s.path, s.reason))
@@ -176,8 +192,11 @@ def walk_tree(root: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, exclu
     return walk
 
 
-def _walk_dir(walk: Walk, directory: Path, prefix: str, max_file_bytes: int, *, exact: bool = True) -> None:
-    """Walk one directory. ``exact`` is False under a directory whose name is not valid UTF-8."""
+def _walk_dir(
+    walk: Walk, directory: Path, prefix: str, max_file_bytes: int, *, exact: bool = True, tests: str | None = None
+) -> None:
+    """Walk one directory. ``exact`` is False under a directory whose name is not valid UTF-8; ``tests`` is
+    the test folder (``tests/``) this one is in, if any."""
     try:
         with os.scandir(directory) as it:
             entries = sorted(it, key=lambda e: e.name)
@@ -197,12 +216,13 @@ def _walk_dir(walk: Walk, directory: Path, prefix: str, max_file_bytes: int, *, 
                 elif _excluded(walk, f"{rel}/"):
                     pass
                 else:
-                    _walk_dir(walk, Path(entry.path), f"{rel}/", max_file_bytes, exact=exact_path)
+                    inner = tests or (f"{name}/" if is_test_directory(name) else None)
+                    _walk_dir(walk, Path(entry.path), f"{rel}/", max_file_bytes, exact=exact_path, tests=inner)
             elif entry.is_file(follow_symlinks=False):
                 if rel != DECLARATION_FILENAME and _excluded(walk, rel):
                     pass
                 elif exact_path:
-                    _read_file(walk, Path(entry.path), rel, max_file_bytes)
+                    _read_file(walk, Path(entry.path), rel, max_file_bytes, tests)
                 else:
                     _record_inexact_file(walk, Path(entry.path), rel)
         except OSError as exc:
@@ -263,9 +283,15 @@ def _suffix(rel: str) -> str:
     return name[dot:].lower() if dot > 0 else ""
 
 
-def _read_file(walk: Walk, path: Path, rel: str, max_file_bytes: int) -> None:
+def _read_file(walk: Walk, path: Path, rel: str, max_file_bytes: int, tests: str | None) -> None:
     suffix = _suffix(rel)
     language = LANGUAGE_BY_SUFFIX.get(suffix)
+    if language is not None and not walk.include_tests:
+        convention = tests or convention_of_test_file(rel.rsplit("/", 1)[-1], suffix)
+        if convention is not None:
+            walk.workspace.append((rel, _digest_file(path)))
+            walk.skipped.append(Skipped(rel, "test_code", convention))
+            return
     size = path.stat().st_size
     if size > max_file_bytes:
         walk.workspace.append((rel, _digest_file(path)))
