@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Sequence
 from importlib import import_module
@@ -33,6 +34,7 @@ def build_parser(commands: Sequence[str] = COMMAND_MODULES) -> argparse.Argument
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv_given = argv
     argv = list(sys.argv[1:] if argv is None else argv)
     # Only the command asked for is registered, so ``assay scan`` does not pay for ``assay serve``;
     # ``--version`` needs none. Anything else (no command, an unknown one, ``--help``) gets the whole
@@ -54,7 +56,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader of stdout went away (`assay scan . | head`): end quietly, as a pipeline expects.
         return quiet_broken_pipe()
+    if argv_given is None:
+        _leave_heap_to_exit()
     return code
+
+
+def _leave_heap_to_exit() -> None:
+    """Called when the process ends as ``main`` returns (the ``assay`` script, ``python -m``): the objects
+    the command left are moved out of the collector's reach, so that the interpreter's final collection
+    does not traverse them only for the process to end. After ``assay scan`` of a 120,000-line tree that
+    collection took half a second (the link's reference cycles hold every file's facts). Nothing is lost:
+    the output is flushed and files are closed by then, and finalizers of objects alive at exit are not
+    guaranteed to run in any case."""
+    gc.freeze()
 
 
 if __name__ == "__main__":

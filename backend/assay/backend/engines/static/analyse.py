@@ -3,8 +3,10 @@
 Files are analysed independently of each other, so a large tree can be analysed by several
 processes (``analyse_in_workers``). Workers return each file's facts as the JSON the facts cache
 stores; the caller validates it back into ``FileFacts``, which gives the same facts as analysing in
-process (the cache already relies on that round trip). Results come back in the order of the
-sources, so the scan stays deterministic whatever the number of workers.
+process (the cache already relies on that round trip). Each result comes back with its source's
+position, as workers finish them, and the caller puts it in its place: the scan stays deterministic
+whatever the number of workers. The largest files are handed out first (``_chunks``), so that the
+workers finish together.
 
 Workers are forked when the calling process runs a single thread (the command line, benchmarks) and
 spawned otherwise: forking a process that runs other threads can copy a lock another thread holds.
@@ -20,7 +22,7 @@ import logging
 import multiprocessing
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
 from assay.backend.engines.static.facts import FileFacts
@@ -30,8 +32,10 @@ from assay.backend.scans.bundle import Language
 
 logger = logging.getLogger(__name__)
 
-# Files per task: enough to make the round trip to a worker cheap, few enough to balance the load.
+# Files per task at most: enough to make the round trip to a worker cheap, few enough to balance the load.
 _MAX_CHUNK = 24
+# Tasks per worker, by bytes of source (``_chunks``).
+_TASKS_PER_WORKER = 16
 
 _worker_rules: RulePack | None = None
 
@@ -64,26 +68,50 @@ def prepare_analyzers(languages: Iterable[Language], rules: RulePack) -> None:
         prepare_javascript(scripts, rules)
 
 
-def analyse_in_workers(sources: Sequence[SourceFile], rules: RulePack, workers: int) -> Iterator[bytes]:
-    """The facts of each source as ``FileFacts`` JSON, in the order of ``sources``, computed by
-    ``workers`` processes. If the pool breaks (a worker killed), the remaining files are analysed
-    in this process, so the result is the same."""
+def analyse_in_workers(sources: Sequence[SourceFile], rules: RulePack, workers: int) -> Iterator[tuple[int, bytes]]:
+    """The facts of each source as ``FileFacts`` JSON, with the source's position in ``sources``, as
+    ``workers`` processes finish them (every source once, in no set order). If the pool breaks (a worker
+    killed), the remaining files are analysed in this process, so the result is the same."""
     fork = threading.active_count() == 1
     context = multiprocessing.get_context("fork" if fork else "spawn")
     if fork:
         prepare_analyzers({src.language for src in sources}, rules)
-    size = max(1, min(_MAX_CHUNK, len(sources) // (workers * 8)))
-    chunks = [list(sources[start : start + size]) for start in range(0, len(sources), size)]
-    done = 0
+    done: set[int] = set()
     try:
         with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(rules,)) as pool:
-            for result in pool.map(_analyse_chunk, chunks):
-                yield from result
-                done += len(result)
+            tasks = {
+                pool.submit(_analyse_chunk, [sources[i] for i in chunk]): chunk for chunk in _chunks(sources, workers)
+            }
+            for task in as_completed(list(tasks)):
+                # Popped, so that a task's results are freed once read.
+                for position, data in zip(tasks.pop(task), task.result(), strict=True):
+                    done.add(position)
+                    yield position, data
     except BrokenProcessPool:
-        logger.warning("analysis worker pool broke; analysing the remaining %d file(s) in process", len(sources) - done)
-        for src in sources[done:]:
-            yield analyse_source(src, rules).model_dump_json().encode("utf-8")
+        remaining = [position for position in range(len(sources)) if position not in done]
+        logger.warning("analysis worker pool broke; analysing the remaining %d file(s) in process", len(remaining))
+        for position in remaining:
+            yield position, analyse_source(sources[position], rules).model_dump_json().encode("utf-8")
+
+
+def _chunks(sources: Sequence[SourceFile], workers: int) -> list[list[int]]:
+    """The positions of ``sources`` in tasks for ``workers`` processes, largest files first: each task
+    holds about a sixteenth of a worker's share of the bytes (at most ``_MAX_CHUNK`` files), so the last
+    tasks, of the smallest files, even out when the workers finish (the scan waits for the last one)."""
+    order = sorted(range(len(sources)), key=lambda position: -len(sources[position].data))
+    budget = max(1, sum(len(src.data) for src in sources) // (workers * _TASKS_PER_WORKER))
+    chunks: list[list[int]] = []
+    chunk: list[int] = []
+    size = 0
+    for position in order:
+        chunk.append(position)
+        size += len(sources[position].data)
+        if size >= budget or len(chunk) == _MAX_CHUNK:
+            chunks.append(chunk)
+            chunk, size = [], 0
+    if chunk:
+        chunks.append(chunk)
+    return chunks
 
 
 def _start_worker(rules: RulePack) -> None:

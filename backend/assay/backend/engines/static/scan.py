@@ -274,9 +274,9 @@ def _all_facts(
     found: list[FileFacts | None] = [_cached_facts(key, cache) for key in keys]
     missing = [index for index, facts in enumerate(found) if facts is None]
     if workers > 1 and len(missing) >= PARALLEL_MIN_FILES:
-        analysed = analyse_in_workers([sources[index] for index in missing], rules, workers)
         # Facts validated from JSON hold no reference cycles: nothing here for a collection to free.
-        for index, data in zip(missing, analysed, strict=True):
+        for position, data in analyse_in_workers([sources[index] for index in missing], rules, workers):
+            index = missing[position]
             found[index] = FileFacts.model_validate_json(data)
             if cache is not None:
                 cache.put("facts", keys[index], data)

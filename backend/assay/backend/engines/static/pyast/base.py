@@ -22,6 +22,7 @@ from assay.backend.engines.static.pyast.names import BUILTINS, STDLIB_HEADS, mod
 from assay.backend.engines.static.pyast.rules import compile_rules
 from assay.backend.engines.static.pyast.scope import NO_CALLEE, Branch, Scope, definitions
 from assay.backend.engines.static.pyast.syntax import (
+    child_nodes,
     statements_breadth_first,
 )
 from assay.backend.engines.static.rules.pack import Rule, RulePack
@@ -295,7 +296,7 @@ class AnalyzerBase:
                         built.setdefault(target.id, set()).add(self._package_built(node.value))
             elif isinstance(node, ast.Return) and node.value is not None:
                 returned.append(node.value)
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
         types: set[str | None] = set()
         for value in returned:
             if isinstance(value, ast.Constant) and value.value is None:

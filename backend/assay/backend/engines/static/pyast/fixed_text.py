@@ -15,6 +15,8 @@ import ast
 import functools
 from collections.abc import Callable
 
+from assay.backend.engines.static.pyast.syntax import child_nodes
+
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 # Methods that add to a list in place, and string methods whose result is as fixed as their parts.
 _GROWING = frozenset({"append", "extend", "insert"})
@@ -72,7 +74,7 @@ def _bindings(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[tup
                 add(name, grown, False)
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             add(node.id, None)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return {name: tuple(values) if values is not None else None for name, values in found.items()}
 
 

@@ -13,6 +13,7 @@ from assay.backend.engines.static.facts import (
     GateSite,
     TaintOrigin,
 )
+from assay.backend.engines.static.pyast.syntax import child_nodes
 from assay.backend.scans.bundle import Location
 
 NO_TAINT: frozenset[TaintOrigin] = frozenset()
@@ -155,7 +156,7 @@ def _local_constants(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, st
             continue
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             values[node.id] = None
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return {name: text for name, text in values.items() if text is not None}
 
 

@@ -28,6 +28,7 @@ from assay.backend.engines.static.pyast.names import PY_BUILTINS
 from assay.backend.engines.static.pyast.rules import CallProfile, display_name
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_TAINT, Scope, local_constant, origin_key
 from assay.backend.engines.static.pyast.settings import SettingsLogic
+from assay.backend.engines.static.pyast.syntax import child_nodes
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
 
@@ -146,14 +147,14 @@ class SiteLogic(GateLogic, SettingsLogic):
         owners: list[ast.AST] = [self.tree]
         owners.extend(d for d in ast.walk(self.tree) if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef))
         for owner in owners:
-            stack = list(ast.iter_child_nodes(owner))
+            stack = list(child_nodes(owner))
             while stack:
                 node = stack.pop()
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
                     continue
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function:
                     found.append((node, owner))
-                stack.extend(ast.iter_child_nodes(node))
+                stack.extend(child_nodes(node))
         return found
 
     def _argument_value(self, call: ast.Call, index: int, param: str, owner: ast.AST, depth: int = 0) -> str | None:

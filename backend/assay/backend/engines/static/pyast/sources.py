@@ -26,6 +26,7 @@ from assay.backend.engines.static.pyast.literals import kwarg, literal_dict, lit
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.rules import CallProfile
 from assay.backend.engines.static.pyast.scope import Scope
+from assay.backend.engines.static.pyast.syntax import breadth_first
 from assay.backend.engines.static.rules.pack import Rule, RulePack
 
 # Methods that add to a list in place, and where the added elements are: ``append(x)``,
@@ -51,6 +52,8 @@ class SourceLogic(LibraryLogic):
         self.unnamed_returns: set[str] = set()
         self.records: dict[str, list[dict[str, RecordField]]] = {}
         self.tables: dict[str, str] = {}
+        # Per function (by node): the values it assigns to each local name, read by ``_assigned``.
+        self._assignments: dict[ast.AST, dict[str, list[ast.expr]]] = {}
 
     # ----- module-level bindings ----------------------------------------------------------------
 
@@ -494,20 +497,23 @@ class SourceLogic(LibraryLogic):
         if not produced or not is_user_callee(produced, True, self):
             return []  # only a local holding a result of the tree's own function is read further
         out: list[str] = []
-        for bound in _assigned(scope.function, value.id):
+        for bound in self._assigned(scope.function, value.id):
             for name in self._list_names(bound, scope, depth + 1):
                 if name not in out:
                     out.append(name)
         return out
 
-
-def _assigned(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.expr]:
-    """Every value ``fn`` assigns to its local ``name`` (``toolkit = get_package_toolkit()`` on each branch)."""
-    return [
-        node.value
-        for node in ast.walk(fn)
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-    ]
+    def _assigned(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.expr]:
+        """Every value ``fn`` assigns to its local ``name`` (``toolkit = get_package_toolkit()`` on each
+        branch), in ``ast.walk`` order; the function is read once for all its names."""
+        by_name = self._assignments.get(fn)
+        if by_name is None:
+            by_name = self._assignments[fn] = {}
+            for node in breadth_first(fn, (ast.Assign,)):
+                assert isinstance(node, ast.Assign)
+                for target_name in dict.fromkeys(t.id for t in node.targets if isinstance(t, ast.Name)):
+                    by_name.setdefault(target_name, []).append(node.value)
+        return by_name.get(name, [])
 
 
 def _elements(value: ast.expr) -> list[ast.expr]:

@@ -22,6 +22,7 @@ from assay.backend.engines.static.pyast.scope import (
     param_taint,
 )
 from assay.backend.engines.static.pyast.syntax import (
+    child_nodes,
     node_fields,
     statements_breadth_first,
 )
@@ -579,7 +580,7 @@ def _skips_iterations(body: Sequence[ast.stmt]) -> bool:
         if kind in DEFINITION_KINDS or kind is ast.Lambda:
             continue
         if not isinstance(node, ast.expr):  # statements, ``except`` handlers, ``case`` blocks
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
     return False
 
 

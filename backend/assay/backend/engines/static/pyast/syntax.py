@@ -33,6 +33,19 @@ def node_fields(kind: type[ast.AST]) -> tuple[str, ...]:
     return fields
 
 
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes(node)`` as a list, less the leaves that hold nothing (``Load``, ``Add``,
+    ``Eq``..., import aliases): the other children, in the same order."""
+    found: list[ast.AST] = []
+    for field in node_fields(type(node)):
+        value = getattr(node, field, None)
+        if type(value) is list:
+            found.extend(item for item in value if isinstance(item, ast.AST))
+        elif isinstance(value, ast.AST):
+            found.append(value)
+    return found
+
+
 def _statement_fields(kind: type[ast.AST]) -> tuple[str, ...]:
     fields = _STATEMENT_FIELDS.get(kind)
     if fields is None:

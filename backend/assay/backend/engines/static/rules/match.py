@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -31,32 +32,50 @@ class Patterns:
         self.infixes = tuple(p[1:-1] for p in wild if _affix(p) == "infix")
         self.headed = tuple(p for p in wild if _affix(p) is None and _head(p))
         self.headless = tuple(p for p in wild if _affix(p) is None and not _head(p))
-        self._compile()
-
-    def _compile(self) -> None:
         self.heads = tuple(_head(p) for p in self.headed)
-        self.headed_regex = _regex(self.headed)
-        self.headless_regex = _regex(self.headless)
 
     def matches(self, name: str) -> bool:
         return (
             name in self.exact
             or name.startswith(self.prefixes)
             or name.endswith(self.suffixes)
-            or any(infix in name for infix in self.infixes)
-            or (self.headed_regex is not None and name.startswith(self.heads) and bool(self.headed_regex.match(name)))
-            or (self.headless_regex is not None and self.headless_regex.match(name) is not None)
+            or any(map(name.__contains__, self.infixes))
+            or (bool(self.headed) and name.startswith(self.heads) and self.headed_regex.match(name) is not None)
+            or (bool(self.headless) and self.headless_regex.match(name) is not None)
         )
+
+    # The regexes are compiled when a name first needs them: most rules' own patterns are only ever tried
+    # on the few names their table's union matches, and a union's parts never on their own.
+    @functools.cached_property
+    def headed_regex(self) -> re.Pattern[str]:
+        return _regex(self.headed)
+
+    @functools.cached_property
+    def headless_regex(self) -> re.Pattern[str]:
+        return _regex(self.headless)
+
+    def compile(self) -> None:
+        """Compile the regexes now (before worker processes fork, so that they inherit them)."""
+        if self.headed:
+            self.headed_regex  # noqa: B018 - computed and kept
+        if self.headless:
+            self.headless_regex  # noqa: B018 - computed and kept
 
     def wildcards(self) -> Patterns:
         """The same patterns without the exact names."""
-        return Patterns.union([self], exact=False)
+        return Patterns._merged([self], exact=False)
 
     @classmethod
-    def union(cls, many: Iterable[Patterns], *, exact: bool = True) -> Patterns:
-        """One set of patterns matching every name any of ``many`` matches (``exact=False``: bar their
-        exact names): a name it does not match is known, at the cost of one probe, three affix tests
-        and at most two regexes, to match none of them."""
+    def union(cls, many: Iterable[Patterns]) -> Patterns:
+        """One set of patterns matching every name any of ``many`` matches: a name it does not match is
+        known, at the cost of one probe, three affix tests and at most two regexes, to match none of them.
+        Its regexes are compiled at once: a union is what is tried on every name."""
+        merged = cls._merged(many, exact=True)
+        merged.compile()
+        return merged
+
+    @classmethod
+    def _merged(cls, many: Iterable[Patterns], *, exact: bool) -> Patterns:
         items = list(many)
         merged = cls(())
         merged.exact = frozenset().union(*(p.exact for p in items)) if exact else frozenset()
@@ -65,7 +84,7 @@ class Patterns:
         merged.infixes = tuple(infix for p in items for infix in p.infixes)
         merged.headed = tuple(pattern for p in items for pattern in p.headed)
         merged.headless = tuple(pattern for p in items for pattern in p.headless)
-        merged._compile()
+        merged.heads = tuple(head for p in items for head in p.heads)
         return merged
 
 
@@ -86,8 +105,9 @@ def _head(pattern: str) -> str:
     return pattern[: min((i for i in (pattern.find(c) for c in _WILDCARDS) if i >= 0), default=len(pattern))]
 
 
-def _regex(patterns: Sequence[str]) -> re.Pattern[str] | None:
-    return re.compile("|".join(fnmatch.translate(p) for p in patterns)) if patterns else None
+@functools.cache
+def _regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns))
 
 
 def first_match(rules: Sequence[tuple[Rule, Patterns]], name: str) -> Rule | None:
