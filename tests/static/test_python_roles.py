@@ -684,3 +684,61 @@ def test_a_plain_object_given_functions_after_it_is_built_gives_no_tools() -> No
         "menu.functions.append(show)\n"
     )
     assert analyse({"menu.py": code}).tools == []
+
+
+def test_the_agent_sdk_under_its_earlier_package_name_gives_built_in_tools_their_effects() -> None:
+    # claude-code-sdk is the Claude Agent SDK before its rename: the same built-ins behind the same names.
+    earlier = (
+        "from claude_code_sdk import ClaudeCodeOptions\n\noptions = ClaudeCodeOptions(allowed_tools=['Bash', 'Read'])\n"
+    )
+    linked = analyse({"m.py": earlier})
+    assert _tools(linked) == [("Bash", 3), ("Read", 3)]
+    assert _reached(linked, "Bash") == {("shell.exec", 3)}
+    assert _reached(linked, "Read") == {("file.read", 3)}
+    assert ("shell.exec", 3) in {(f.actionClass, f.sink.line) for f in linked.taintFlows}
+    # Another package's options naming the same strings are not the SDK's built-ins: no effect is given them.
+    other = "from other_agents import Options\n\noptions = Options(allowed_tools=['Bash', 'Read'])\n"
+    assert analyse({"m.py": other}).actions == []
+
+
+def _permission_options(check_body: str, hook: bool = False) -> str:
+    register = (
+        "options = ClaudeAgentOptions(allowed_tools=['Read', 'Write'], "
+        "hooks={'PreToolUse': [HookMatcher(matcher='Write', hooks=[check])]})\n"
+        if hook
+        else "options = ClaudeAgentOptions(allowed_tools=['Read', 'Write'], can_use_tool=check)\n"
+    )
+    return (
+        "from claude_agent_sdk import ClaudeAgentOptions, HookMatcher, PermissionResultAllow, PermissionResultDeny\n\n"
+        "def refuse(reason):\n"
+        "    return {'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'deny',"
+        " 'permissionDecisionReason': reason}}\n\n"
+        "async def check(tool_name, input_data, context):\n" + check_body + "\n" + register
+    )
+
+
+def test_a_permission_callback_or_pre_tool_hook_gates_tools_only_when_it_can_return_a_refusal() -> None:
+    denies = (
+        "    if tool_name == 'Write' and input_data.get('file_path', '').startswith('/system/'):\n"
+        "        return PermissionResultDeny(message='system directory')\n"
+        "    return PermissionResultAllow()\n"
+    )
+    asks = (
+        "    if input('Allow? ') != 'y':\n"
+        "        return {'behavior': 'deny', 'message': 'refused'}\n"
+        "    return {'behavior': 'allow', 'updatedInput': input_data}\n"
+    )
+    for body in (denies, asks):
+        linked = analyse({"m.py": _permission_options(body)})
+        assert _gate_kinds(linked, "Write", "file.write") == ["permission_check"]
+    # A callback that only looks (it logs and lets every call through) refuses nothing: no gate.
+    looks = "    print(tool_name, input_data)\n    return PermissionResultAllow(updated_input=input_data)\n"
+    linked = analyse({"m.py": _permission_options(looks)})
+    assert _gate_kinds(linked, "Write", "file.write") == [] and linked.gates == []
+    # A PreToolUse hook refuses through a helper building the refusal; one returning {} on every path does not.
+    helper = "    if input_data['tool_input'].get('file_path', '').endswith('.env'):\n        return refuse('env')\n    return {}\n"
+    linked = analyse({"m.py": _permission_options(helper, hook=True)})
+    assert _gate_kinds(linked, "Write", "file.write") == ["permission_check"]
+    assert _gate_kinds(linked, "Read", "file.read") == []  # the matcher names Write only
+    logs = "    print(input_data['tool_name'])\n    return {}\n"
+    assert analyse({"m.py": _permission_options(logs, hook=True)}).gates == []

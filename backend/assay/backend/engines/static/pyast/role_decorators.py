@@ -267,10 +267,12 @@ class DecoratorRoles(SourceLogic):
             kind = hooks[kw.arg]
             if rule is None and kind is not None:
                 rule = self.rules.gate_by_kind.get(kind)
-            if rule is not None:
-                gate = self._gate(scope, rule, kw.value, f"{kw.arg}={function}")
-                if kw.arg in self.roles.tool_hooks and self._can_refuse(kw.value):
-                    over_tools.append((gate, None))
+            if rule is None:
+                continue
+            if kw.arg not in self.roles.tool_hooks:
+                self._gate(scope, rule, kw.value, f"{kw.arg}={function}")
+            elif self._can_refuse(kw.value, kw.arg):
+                over_tools.append((self._gate(scope, rule, kw.value, f"{kw.arg}={function}"), None))
         return over_tools
 
     def _hook_providers(self, listed: ast.List | ast.Tuple, scope: Scope) -> list[tuple[str, str | None]]:
@@ -398,7 +400,8 @@ class DecoratorRoles(SourceLogic):
                 if not isinstance(listed, ast.List | ast.Tuple):
                     continue
                 for hook in listed.elts:
-                    if not isinstance(hook, ast.Name | ast.Attribute) or not self._can_refuse(hook):
+                    event = literal_str(key) or ""
+                    if not isinstance(hook, ast.Name | ast.Attribute) or not self._can_refuse(hook, event):
                         continue
                     function = hook.id if isinstance(hook, ast.Name) else hook.attr
                     rule = self.rules.gates.first(function) or fallback
@@ -407,26 +410,52 @@ class DecoratorRoles(SourceLogic):
                         found.append((gate, matcher))
         return found
 
-    def _can_refuse(self, hook: ast.expr) -> bool:
-        """A hook that can stop a tool call: a function of this file with a ``return`` of a value or a
-        ``raise`` (ADK skips the tool when its before-tool callback returns a result); a hook defined
-        elsewhere is taken at the role its keyword gives it."""
+    def _can_refuse(self, hook: ast.expr, role: str = "") -> bool:
+        """A hook that can stop a tool call: a function of this file with a ``raise`` or a ``return`` of a
+        value (ADK skips the tool when its before-tool callback returns a result). A hook whose result says
+        whether the call goes ahead (``role`` in the pack's ``refusing_results``: ``can_use_tool``,
+        ``PreToolUse``) refuses only with a refusal it or a function of this file it calls builds
+        (``PermissionResultDeny(...)``, ``{"permissionDecision": "deny"}``): one returning ``{}`` or
+        ``PermissionResultAllow()`` on every path only looks. A hook defined elsewhere is taken at the role
+        its keyword gives it."""
         if not isinstance(hook, ast.Name):
             return True
-        fn = next(
-            (
-                d
-                for d in self.module_defs
-                if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == hook.id
-            ),
-            None,
-        )
+        fn = self._module_function(hook.id)
         if fn is None:
             return True
+        if role in self.roles.refusal_hooks:
+            called = [n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+            bodies = [fn] + [f for f in map(self._module_function, called) if f is not None and f is not fn]
+            return any(isinstance(n, ast.Raise) or self._refusal(n) for body in bodies for n in ast.walk(body))
         return any(
             isinstance(n, ast.Raise) or (isinstance(n, ast.Return) and n.value is not None and not _is_none(n.value))
             for n in ast.walk(fn)
         )
+
+    def _module_function(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        return next(
+            (d for d in self.module_defs if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == name),
+            None,
+        )
+
+    def _refusal(self, node: ast.AST) -> bool:
+        """A value refusing a tool call in the pack's words: a refusal class built (``PermissionResultDeny(
+        message=...)``) or a dict entry whose key and literal value say no (``"behavior": "deny"``)."""
+        roles = self.roles
+        if isinstance(node, ast.Call):
+            return (name_text(node.func) or "").rsplit(".", 1)[-1] in roles.refusal_classes
+        if not isinstance(node, ast.Dict):
+            return False
+        for key, value in zip(node.keys, node.values, strict=True):
+            said = roles.refusal_values.get(literal_str(key) or "") if key is not None else None
+            if (
+                said
+                and isinstance(value, ast.Constant)
+                and value.value in said
+                and type(value.value) in map(type, said)
+            ):
+                return True
+        return False
 
     def _role_tool_gates(self, call: ast.Call, entry: set[str], scope: Scope) -> None:
         """Gates a tool decorator's keywords put over the whole tool: approval switches

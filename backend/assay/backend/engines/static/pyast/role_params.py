@@ -68,6 +68,7 @@ class ParamRoles(DecoratorRoles):
         if rule is None:
             return
         package = name.split(".", 1)[0]
+        package = roles.renamed_packages.get(package, package)
         listed = isinstance(value, ast.List | ast.Tuple | ast.Set)
         unseen: list[str] = []
         for element in self._tool_elements(value, scope):

@@ -29,6 +29,9 @@ class Roles:
     string_params: frozenset[str] = frozenset()
     skip_prefixes: tuple[str, ...] = ()
     builtins: dict[str, dict[str, tuple[str | None, str | None]]] = field(default_factory=dict)
+    # ``claude_code_sdk`` -> ``claude_agent_sdk``: a package published before under another name is the same
+    # SDK, its built-in tools and the tools its agents run the same.
+    renamed_packages: dict[str, str] = field(default_factory=dict)
     model_written: frozenset[str] = frozenset()
     frontier_rule: Rule | None = None
     executor_rule: Rule | None = None
@@ -48,6 +51,12 @@ class Roles:
     hosted_types: frozenset[str] = frozenset()
     tool_callbacks: dict[str, str | None] = field(default_factory=dict)
     tool_hooks: frozenset[str] = frozenset()
+    # Hooks whose result says whether the call goes ahead (``can_use_tool``, ``PreToolUse``): they refuse
+    # only by returning a refusal (``PermissionResultDeny(...)``, ``{"behavior": "deny"}``,
+    # ``{"permissionDecision": "deny"}``); any other value lets the call through.
+    refusal_hooks: frozenset[str] = frozenset()
+    refusal_classes: frozenset[str] = frozenset()
+    refusal_values: dict[str, tuple[object, ...]] = field(default_factory=dict)
     module_tool_specs: frozenset[str] = frozenset()
     renamed_attrs: frozenset[str] = frozenset()
     event_hooks: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -152,6 +161,9 @@ def compile_roles(pack: RulePack) -> Roles:
         hosted_types=frozenset(dm.get("hosted_tool_types", ())),
         tool_callbacks=dict(dm.get("tool_callbacks", {})),
         tool_hooks=frozenset(dm.get("tool_hooks", ())),
+        refusal_hooks=frozenset(dm.get("refusing_results", {}).get("hooks", ())),
+        refusal_classes=frozenset(dm.get("refusing_results", {}).get("classes", ())),
+        refusal_values={k: tuple(v) for k, v in dm.get("refusing_results", {}).get("values", {}).items()},
         module_tool_specs=frozenset(dm.get("module_tool_specs", ())),
         renamed_attrs=frozenset(dm.get("renamed_tool_attrs", ())),
         event_hooks={k: frozenset(v) for k, v in dm.get("event_hooks", {}).items()},
@@ -174,6 +186,7 @@ def compile_roles(pack: RulePack) -> Roles:
         string_params=frozenset(pm.get("string_params", ())),
         skip_prefixes=tuple(pm.get("skip_string_prefixes", ())),
         builtins=builtins,
+        renamed_packages=dict(pm.get("renamed_packages", {})),
         model_written=frozenset(pm.get("model_written", ())),
         frontier_rule=by_key.get("unenumerated_tools"),
         executor_rule=executor,
