@@ -348,8 +348,25 @@ class GateLogic(AnalyzerBase):
         rule = self.rules.value_check
         if rule is None or value is None or self.names_tool(value) or not self.model_chosen(value, scope):
             return NO_COND  # (a tool's name compared with a literal is a dispatch on it, not a check)
+        if self.reply_kind(value, scope):
+            return NO_COND
         node = value.parent if value.parent is not None else value
         return Cond(t=frozenset({self.gate_site(scope, rule, node, snippet(self.code.text(node)))}))
+
+    def reply_kind(self, node: Node | None, scope: Scope) -> bool:
+        """``block.type === "tool_use"`` / ``choice.finish_reason === "tool_calls"`` on the model's reply: a kind
+        the provider's API sets from its own vocabulary, so comparing it dispatches on what the model returned
+        and allows nothing (a tool argument's ``type`` is model-chosen and stays a check)."""
+        node = unwrap(node)
+        if node is None or node.type != "member_expression":
+            return False
+        if self.code.text(node.child_by_field_id(self.fields.property)) not in self.rules.reply_kinds:
+            return False
+        root = self.root_value(node)
+        if root is None or root.type != "identifier":
+            return False
+        taint = scope.taint_of(self.code.text(root))
+        return bool(taint) and all(origin.kind == "model_output" for origin in taint)
 
     def names_tool(self, node: Node | None) -> bool:
         """Whether an expression reads a tool's name (``request.params.name``, ``toolName``, ``call.name``)."""

@@ -142,6 +142,11 @@ class JsRules:
             if "count_comparisons" in r.match
         ]
         self.value_check = next((r for r in gates if r.match.get("value_checks")), None)
+        # Members a provider's API sets on the model's reply from its own vocabulary (``block.type``,
+        # ``choice.finish_reason``): what the model returned, never what it may do.
+        self.reply_kinds: frozenset[str] = frozenset(
+            self.value_check.match.get("reply_kind_members", []) if self.value_check is not None else []
+        )
         self.path_check = next((r for r in gates if r.match.get("prefix_checks")), None)
         self.readonly_check = next((r for r in gates if r.match.get("readonly_flags")), None)
         self.readonly_flags = (

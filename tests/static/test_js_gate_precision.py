@@ -1,0 +1,72 @@
+"""No gate where nothing is decided (issue 20 gate precision, JS/TS): a gate reported in front of a shell lowers
+the disposition, so a comparison that only dispatches on the model's reply (``block.type === "tool_use"``: a kind
+the provider's API sets from its own vocabulary) gates nothing, while a model-chosen value compared with what is
+allowed (the command, a tool argument named ``type``) stays a gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from scanned import scan_files
+
+LOOP = (
+    'import Anthropic from "@anthropic-ai/sdk";\n'
+    'import { execSync } from "child_process";\n'
+    "const client = new Anthropic();\n"
+    "export async function step(messages: any[]) {\n"
+    "  const response = await client.messages.create({\n"
+    '    model: "claude-sonnet-4-5", max_tokens: 1000, messages,\n'
+    '    tools: [{ name: "bash", description: "Run a command", input_schema: { type: "object" as const,'
+    ' properties: { command: { type: "string" } }, required: ["command"] } }],\n'
+    "  });\n"
+    "  for (const block of response.content) {\n"
+    "    if ({check}) {\n"
+    "      const { command } = block.input as { command: string };\n"
+    "      return execSync(command).toString();\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+)
+
+SERVER = (
+    'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+    'import { z } from "zod";\n'
+    'import { execSync } from "child_process";\n'
+    'const server = new McpServer({ name: "s", version: "1" });\n'
+    'server.tool("run", "Run", { type: z.string(), command: z.string() }, async ({ type, command }) => {\n'
+    '  if (type !== "status") throw new Error("only status commands");\n'
+    "  return { content: [{ type: 'text', text: execSync(command).toString() }] };\n"
+    "});\n"
+)
+
+
+def _gates_of_shell(bundle: dict[str, Any], tool: str) -> set[tuple[str, int]]:
+    """(kind, line) of the gates on every path from ``tool`` to its shell.exec actions."""
+    ids = {t["id"] for t in bundle["tools"] if t["name"] == tool}
+    sites = {g["id"]: g for g in bundle["gates"]}
+    shells = [
+        a
+        for a in bundle["actions"]
+        if a["actionClass"] == "shell.exec" and any(p["toolId"] in ids for p in a["reachedFrom"])
+    ]
+    assert shells, "the tool reaches a shell"
+    return {(sites[g]["kind"], sites[g]["location"]["line"]) for a in shells for g in a["gateIds"]}
+
+
+def test_the_kind_of_a_reply_block_is_a_dispatch_not_a_gate(tmp_path: Path) -> None:
+    checks = ('block.type === "tool_use"', 'block.type === "tool_use" && block.name === "bash"')
+    for index, check in enumerate(checks):
+        bundle = scan_files(tmp_path / str(index), {"agent.ts": LOOP.replace("{check}", check)})
+        assert _gates_of_shell(bundle, "bash") == set()
+
+
+def test_a_model_chosen_command_compared_with_a_literal_stays_a_gate(tmp_path: Path) -> None:
+    check = 'block.type === "tool_use" && (block.input as any).command === "ls"'
+    bundle = scan_files(tmp_path, {"agent.ts": LOOP.replace("{check}", check)})
+    assert _gates_of_shell(bundle, "bash") == {("allowlist", 10)}
+
+
+def test_a_tool_argument_named_type_compared_with_a_literal_stays_a_gate(tmp_path: Path) -> None:
+    bundle = scan_files(tmp_path, {"server.ts": SERVER})
+    assert _gates_of_shell(bundle, "run") == {("allowlist", 6)}
