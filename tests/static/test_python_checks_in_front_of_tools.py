@@ -270,6 +270,34 @@ def test_an_authentication_provider_on_the_server_gates_its_tools_only() -> None
 
 
 @pytest.mark.parametrize(
+    ("serve", "kinds"),
+    [
+        # MCP authorization is for HTTP transports: over stdio the client starts the server and no request
+        # carries a token, so auth= checks nothing.
+        ("mcp.run()\n", set()),
+        ("mcp.run(transport='stdio')\n", set()),
+        ("import asyncio\nasyncio.run(mcp.run_stdio_async())\n", set()),
+        ("mcp.run(transport='http', port=8000)\n", {"authentication"}),
+        ("app = mcp.http_app()\n", {"authentication"}),
+        # stdio by default, HTTP when configured: a transport the file does not write could be HTTP.
+        ("mcp.run()\nmcp.run(transport='sse')\n", {"authentication"}),
+        ("mcp.run(transport=os.environ['TRANSPORT'])\n", {"authentication"}),
+        # served by another file: nothing says stdio.
+        ("", {"authentication"}),
+    ],
+)
+def test_an_authentication_provider_gates_nothing_over_stdio(serve: str, kinds: set[str]) -> None:
+    source = (
+        "import os\nimport subprocess\nfrom fastmcp import FastMCP\nfrom fastmcp.server.auth.providers.jwt import JWTVerifier\n\n"
+        "mcp = FastMCP('ops', auth=JWTVerifier(jwks_uri='https://id.example.com/jwks', audience='ops'))\n\n"
+        "@mcp.tool()\ndef restart(service: str) -> str:\n"
+        "    return subprocess.run(['systemctl', 'restart', service]).stdout\n\n"
+        f"{serve}"
+    )
+    assert gate_kinds(analyse({"server.py": source}), "shell.exec") == kinds
+
+
+@pytest.mark.parametrize(
     ("limit", "kinds"),
     [
         (

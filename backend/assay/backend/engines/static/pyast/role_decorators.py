@@ -490,11 +490,43 @@ class DecoratorRoles(SourceLogic):
         server = self._module_value(target.value.id)
         if not isinstance(server, ast.Call):
             return
+        stdio = self._served_over_stdio_only(target.value.id)
         for rule, keys in self.rules.server_kwargs:
             for kw in server.keywords:
-                if kw.arg in keys and not declines(kw.value):
+                if kw.arg in keys and not declines(kw.value) and not stdio:
                     entry.add(self._gate(scope, rule, kw.value, f"{kw.arg}= on the server"))
         self._server_middleware(target.value.id, entry, scope)
+
+    def _served_over_stdio_only(self, server: str) -> bool:
+        """``mcp.run()`` / ``mcp.run(transport="stdio")`` and no other way the file serves ``server`` (no HTTP
+        transport, no HTTP app made of it): the client starts the server as its own process and no request
+        carries a token, so an authentication provider given to the server checks nothing (MCP authorization
+        is for HTTP transports). A transport the file does not write as a literal, or a server the file never
+        runs, says nothing."""
+        found = self.rules.stdio_runs
+        if found is None:
+            return False
+        runs, local, local_runs, apps = found
+        local_only = False
+        for node in ast.walk(self.tree):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == server
+            ):
+                continue
+            method = node.func.attr
+            if method in local_runs:
+                local_only = True
+            elif method in runs:
+                transport = kwarg(node, "transport") or (node.args[0] if node.args else None)
+                if transport is not None and literal_str(transport) not in local:
+                    return False
+                local_only = True
+            elif method in apps:
+                return False
+        return local_only
 
     def _server_middleware(self, server: str, entry: set[str], scope: Scope) -> None:
         """``mcp.add_middleware(AuthMiddleware())``, or ``app = mcp.streamable_http_app()`` then

@@ -80,6 +80,9 @@ class CompiledRules:
     server_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # a server's keywords that gate all its tools
     # Middleware added to a server or the HTTP app it makes: (rule, attach methods, app methods, auth names).
     server_middleware: tuple[Rule, frozenset[str], frozenset[str], Patterns] | None
+    # How a server is served over stdio only, where no request carries a token for its auth= to check:
+    # (run methods, local transports, stdio-only run methods, HTTP app methods).
+    stdio_runs: tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]] | None
     approval_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags that require approval or run guardrails
     switch_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags a setting turns off (``enabled=``)
     prefix_gate: tuple[Rule, frozenset[str], tuple[str, ...]] | None  # ``resolved.startswith(root)``
@@ -273,6 +276,19 @@ def compile_rules(rules: RulePack) -> CompiledRules:
                 )
                 for r in gates
                 if "server_middleware" in r.match
+            ),
+            None,
+        ),
+        stdio_runs=next(
+            (
+                (
+                    frozenset(r.match["stdio_runs"]["runs"]),
+                    frozenset(r.match["stdio_runs"]["local_transports"]),
+                    frozenset(r.match["stdio_runs"]["local_runs"]),
+                    frozenset(r.match.get("server_middleware", {}).get("apps", [])),
+                )
+                for r in gates
+                if "stdio_runs" in r.match
             ),
             None,
         ),
