@@ -413,6 +413,11 @@ OPS = (
     "mcp = FastMCP('ops')\nROOT = '/srv'\nCALLS: list[str] = []\n\n"
     "class RateLimitError(Exception):\n    pass\n\n"
 )
+ASKED = (
+    "from pydantic import BaseModel\n\n"
+    "class Confirm(BaseModel):\n    confirm: bool\n\n"
+    "class Contact(BaseModel):\n    name: str\n    confirm: bool\n\n"
+)
 
 
 @pytest.mark.parametrize(
@@ -470,10 +475,39 @@ def test_the_common_path_of_a_root_and_a_path_compared_with_the_root(check: str,
         ),
         # An elicitation whose answer is never compared decides nothing.
         ("    await ctx.elicit(f'Running {cmd}', response_type=None)\n", set()),
+        # A yes or no: no type, bool, written choices, a class of the file holding only bools.
+        (
+            "    result = await ctx.elicit(f'Run {cmd}?')\n    if result.action != 'accept':\n        return 'no'\n",
+            {"human_approval"},
+        ),
+        (
+            "    result = await ctx.elicit(f'Run {cmd}?', response_type=bool)\n"
+            "    if result.action != 'accept' or not result.data:\n        return 'no'\n",
+            {"human_approval"},
+        ),
+        (
+            "    result = await ctx.elicit(f'Run {cmd}?', response_type=['run', 'skip'])\n"
+            "    if result.action != 'accept' or result.data != 'run':\n        return 'no'\n",
+            {"human_approval"},
+        ),
+        (
+            "    result = await ctx.elicit(f'Run {cmd}?', Confirm)\n    if result.action != 'accept':\n        return 'no'\n",
+            {"human_approval"},
+        ),
+        # Asking for input is no approval: the person gives data, not a yes to the call.
+        (
+            "    result = await ctx.elicit('Which directory?', response_type=str)\n"
+            "    if result.action != 'accept':\n        return 'no'\n",
+            set(),
+        ),
+        (
+            "    result = await ctx.elicit('Who are you?', schema=Contact)\n    if result.action != 'accept':\n        return 'no'\n",
+            set(),
+        ),
     ],
 )
 def test_an_mcp_server_eliciting_the_user_s_answer(check: str, kinds: set[str]) -> None:
-    source = OPS + "@mcp.tool()\nasync def run(cmd: str, ctx: Context) -> str:\n" + check
+    source = OPS + ASKED + "@mcp.tool()\nasync def run(cmd: str, ctx: Context) -> str:\n" + check
     source += "    return subprocess.run(cmd, shell=True).stdout\n"
     assert gate_kinds(analyse({"server.py": source}), "shell.exec") == kinds
 

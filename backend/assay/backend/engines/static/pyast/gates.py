@@ -67,6 +67,8 @@ class GateLogic(AnalyzerBase):
             return None
         if not compared and self.rules.compared_gates.matches(name):
             return None
+        if self._asks_for_data(node, name):
+            return None
         profile = self.rules.profile(name)
         # An action that runs in a sandbox is gated where it runs (``_call``), not after it.
         rule = profile.action_gate
@@ -76,6 +78,36 @@ class GateLogic(AnalyzerBase):
         if profile.unconditional:
             scope.unconditional.add(gate)
         return gate
+
+    def _asks_for_data(self, call: ast.Call, name: str) -> bool:
+        """``await ctx.elicit("Which branch?", response_type=str)``: a question to a person through the client
+        that asks for input, not for approval; only an answer that is a yes or no (no type, ``None``, ``bool``,
+        a class of the file whose every field is a ``bool``) or one of written choices approves the call."""
+        found = self.rules.yes_no_asks
+        if found is None or not found[0].matches(name):
+            return False
+        _, keywords, yes_no = found
+        answer = next((kw.value for kw in call.keywords if kw.arg in keywords), None)
+        if answer is None and len(call.args) > 1:
+            answer = call.args[1]
+        if answer is None or (isinstance(answer, ast.Constant) and answer.value is None):
+            return False
+        if isinstance(answer, ast.List | ast.Tuple):  # written choices: the answer is compared with one of them
+            return False
+        if isinstance(answer, ast.Name) and answer.id in yes_no:
+            return False
+        cls = next(
+            (
+                d
+                for d in self.module_defs
+                if isinstance(d, ast.ClassDef) and isinstance(answer, ast.Name) and d.name == answer.id
+            ),
+            None,
+        )
+        if cls is not None:
+            fields = [st.annotation for st in cls.body if isinstance(st, ast.AnnAssign)]
+            return not fields or any(not (isinstance(f, ast.Name) and f.id in yes_no) for f in fields)
+        return True
 
     def _context_gate(self, node: ast.expr, scope: Scope) -> str | None:
         """A gate only as a ``with`` item: ``with RateLimiter(max_calls=5, period=60):``, or a limiter built

@@ -77,6 +77,9 @@ class CompiledRules:
     # HTTP that asks for an OAuth token (a token URL, a ``grant_type`` in its body) is ``credential.read``
     token_fetch: tuple[Rule, tuple[str, ...], frozenset[str]] | None
     compared_gates: Patterns  # gate calls that count only where their answer is compared (``input``)
+    # Calls asking a person through the client (``ctx.elicit``) that approve only when the answer is a yes or
+    # no: (calls, keywords naming the answer's type, types that are a yes or no).
+    yes_no_asks: tuple[Patterns, tuple[str, ...], frozenset[str]] | None
     server_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # a server's keywords that gate all its tools
     # Middleware added to a server or the HTTP app it makes: (rule, attach methods, app methods, auth names).
     server_middleware: tuple[Rule, frozenset[str], frozenset[str], Patterns] | None
@@ -265,6 +268,18 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             None,
         ),
         compared_gates=Patterns(name for r in gates for name in r.match.get("compared_calls", [])),
+        yes_no_asks=next(
+            (
+                (
+                    Patterns(r.match["yes_no_asks"]["calls"]),
+                    tuple(r.match["yes_no_asks"]["type_keywords"]),
+                    frozenset(r.match["yes_no_asks"]["yes_no_types"]),
+                )
+                for r in gates
+                if "yes_no_asks" in r.match
+            ),
+            None,
+        ),
         server_kwargs=tuple((r, frozenset(r.match["server_kwargs"])) for r in gates if "server_kwargs" in r.match),
         server_middleware=next(
             (
