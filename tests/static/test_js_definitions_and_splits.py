@@ -284,3 +284,54 @@ export function pick(name: string) { return gemini({ model: name }); }
         (4, "google", None),
         (5, "google", None),
     ]
+
+
+def test_a_generation_naming_a_vendor_packages_model_is_a_model_use_wherever_its_genkit_is_made(
+    tmp_path: Path,
+) -> None:
+    config = """import { genkit } from "genkit";
+import { googleAI } from "@genkit-ai/googleai";
+export const ai = genkit({ plugins: [googleAI()] });
+"""
+    flow = """import { gemini20Flash, gemini15Flash } from "@genkit-ai/googleai";
+import { ai } from "./config";
+export async function menu(theme: string) {
+  const { text } = await ai.generate({ model: gemini20Flash, prompt: theme });
+  const again = await ai.generate({ prompt: theme });
+  return text + again.text;
+}
+export const suggest = ai.definePrompt({ name: "suggest", model: gemini15Flash, prompt: "hi" });
+"""
+    local = """import { genkit } from "genkit";
+import { googleAI, gemini20Flash } from "@genkit-ai/googleai";
+const ai = genkit({ plugins: [googleAI()] });
+export async function ask(q: string) {
+  return (await ai.generate({ model: gemini20Flash, prompt: q })).text;
+}
+"""
+    bundle = scan_tree(_tree(tmp_path, {"src/config.ts": config, "src/flow.ts": flow, "src/local.ts": local}))
+    assert sorted((m.location.path, m.location.line, m.provider, m.model) for m in bundle.models) == [
+        ("src/flow.ts", 4, "google", None),
+        ("src/flow.ts", 8, "google", None),
+        ("src/local.ts", 5, "google", None),
+    ]
+
+
+def test_a_tree_call_whose_model_option_is_no_vendor_packages_constant_names_no_model(tmp_path: Path) -> None:
+    config = """import { genkit } from "genkit";
+import { googleAI } from "@genkit-ai/googleai";
+export const ai = genkit({ plugins: [googleAI()] });
+export const DEFAULT = "fast";
+"""
+    flow = """import { ai, DEFAULT } from "./config";
+import { pick } from "lodash";
+const mine = "gemini";
+export async function run(model: string, q: string) {
+  await ai.generate({ model, prompt: q });
+  await ai.generate({ model: mine, prompt: q });
+  await ai.generate({ model: DEFAULT, prompt: q });
+  return ai.generate({ model: pick, prompt: q });
+}
+"""
+    bundle = scan_tree(_tree(tmp_path, {"src/config.ts": config, "src/flow.ts": flow}))
+    assert bundle.models == []

@@ -742,3 +742,39 @@ def test_a_permission_callback_or_pre_tool_hook_gates_tools_only_when_it_can_ret
     assert _gate_kinds(linked, "Read", "file.read") == []  # the matcher names Write only
     logs = "    print(input_data['tool_name'])\n    return {}\n"
     assert analyse({"m.py": _permission_options(logs, hook=True)}).gates == []
+
+
+def test_an_agent_handed_over_by_as_tool_without_a_name_is_named_as_its_framework_names_it() -> None:
+    code = (
+        "import os\n"
+        "from agent_framework import ChatAgent\n"
+        "from agent_framework.azure import AzureOpenAIChatClient\n"
+        "from agents import Agent\n\n"
+        "def rm(path: str) -> None:\n"
+        "    os.remove(path)\n\n"
+        "weather = AzureOpenAIChatClient().create_agent(name='Weather Agent', tools=[rm])\n"
+        "main = ChatAgent(chat_client=AzureOpenAIChatClient(), tools=[weather.as_tool()])\n"
+        "research = Agent(name='Research Agent', tools=[rm])\n"
+        "lead = Agent(name='lead', tools=[research.as_tool()])\n"
+    )
+    linked = analyse({"m.py": code})
+    assert _tools(linked) == [("Weather_Agent", 10), ("research_agent", 12), ("rm", 6)]
+    assert _reached(linked, "Weather_Agent") == {("file.delete", 7)}
+    assert _reached(linked, "research_agent") == {("file.delete", 7)}
+
+
+def test_as_tool_without_a_name_names_no_tool_it_cannot_name() -> None:
+    code = (
+        "import os\n"
+        "from agent_framework import ChatAgent\n"
+        "from acme import Bot\n\n"
+        "def rm(path: str) -> None:\n"
+        "    os.remove(path)\n\n"
+        "nameless = ChatAgent(tools=[rm])\n"
+        "bot = Bot(name='bot', tools=[rm])\n"
+        "main = ChatAgent(name='main', tools=[nameless.as_tool(), bot.as_tool()])\n\n"
+        "def build(nameless):\n"
+        "    return ChatAgent(name='inner', tools=[nameless.as_tool()])\n"
+    )
+    linked = analyse({"m.py": code})
+    assert _tools(linked) == [("rm", 5)]

@@ -156,6 +156,8 @@ class CallLogic(SiteLogic):
                 # notion.pages.create(...)``): it talks to a service, network.egress naming the package.
                 self.add_action(client, node, name, scope, active, all_args)
                 return all_args | returned
+            if "#" in name and args:
+                self.option_model(node, args, scope)
             return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
 
         command, command_args = self.command(name, args, scope) if facts.command else (None, None)

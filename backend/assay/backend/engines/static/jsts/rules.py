@@ -107,6 +107,9 @@ class JsRules:
         models, actions, gates, tools, frontier = of("model"), of("action"), of("gate"), of("tool"), of("frontier")
         self.model = _Lookup(pats(models, "calls"))
         self.model_command = _Lookup(pats(models, "commands"))
+        # A ``model`` option naming a model a vendor's package exports, on a call the rules cannot name yet
+        # (``ai.generate({ model: gemini20Flash })`` with ``ai`` from another module of the tree).
+        self.option_model_rule = next((r for r in models if r.match.get("option_models")), None)
         self.taint_source = _Lookup(pats(of("taint_source"), "calls"))
         self.http_hosts = [(r, dict(r.match["http_hosts"])) for r in models if "http_hosts" in r.match]
         self.http_paths = [(r, dict(r.match["http_paths"])) for r in models if "http_paths" in r.match]

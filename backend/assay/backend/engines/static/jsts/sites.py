@@ -131,6 +131,32 @@ class SiteLogic(GateLogic):
         )
         return location
 
+    def option_model(self, node: Node, args: list[Node], scope: Scope) -> None:
+        """``ai.generate({ model: gemini20Flash, prompt })`` with ``ai`` exported by another module of the
+        tree (a callee the rules cannot name before the linker resolves it): the ``model`` option holds a
+        model a vendor's package exports (``@genkit-ai/googleai.gemini20Flash``), so the call names that model
+        whatever it is; the vendor from that package's name, the id unknown."""
+        rule = self.rules.option_model_rule
+        if rule is None:
+            return
+        reference = self.package_model(args, scope)
+        words: dict[str, str] = rule.match.get("vendor_words", {})
+        package = reference.rsplit(".", 1)[0].lower() if reference else ""
+        provider = next((v for w, v in words.items() if w in package), None)
+        if provider is None:
+            return
+        location = self.loc(node)
+        self.models.append(
+            ModelSite(
+                id=short_id("mdl", self.path, location.line, location.column, rule.id),
+                provider=provider,
+                api=reference or "",
+                via="sdk",
+                ruleId=rule.id,
+                location=location,
+            )
+        )
+
     def client_package(self, name: str) -> str | None:
         """The package a model call's client comes from, as a provider word (``groq`` for
         ``groq-sdk.Groq.chat.completions.create``); None when the name does not start with a package the

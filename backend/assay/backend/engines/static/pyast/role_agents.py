@@ -1,18 +1,20 @@
 """Agents as reach: an agent built at module level (``agent = Agent(tools=[shell, editor])``) is a function
 of its own, named after the variable, that calls its tools; a function of the file that runs it
 (``agent(query)``, ``agent.run(...)``, ``Runner.run(agent, ...)``) reaches what those tools reach; and an
-agent handed to another as a tool (ADK ``AgentTool(agent=search_agent)``) is a tool named after that
-agent's ``name=``, reaching what the agent's tools reach, in this file or in another module of the tree.
+agent handed to another as a tool (ADK ``AgentTool(agent=search_agent)``, ``search_agent.as_tool()``) is a
+tool named after that agent's ``name=`` (as its framework spells a tool name), reaching what the agent's tools
+reach, in this file or in another module of the tree.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from functools import cached_property
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import CallFact, FunctionFacts, ToolDef, ToolSource
-from assay.backend.engines.static.pyast.literals import kwarg
+from assay.backend.engines.static.pyast.literals import kwarg, kwarg_str, literal_str
 from assay.backend.engines.static.pyast.role_params import ParamRoles
 from assay.backend.engines.static.pyast.role_rules import third_party
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, Scope
@@ -85,6 +87,43 @@ class AgentRoles(ParamRoles):
                 )
                 return
 
+    def _agent_as_tool(self, node: ast.Call, name: str, scope: Scope) -> None:
+        """``agent.as_tool(tool_name="risk_analysis")``: an agent given to another as a tool, named by the
+        keyword; without one (``weather_agent.as_tool()``), named from the ``name=`` of the agent this file
+        builds at module level, as the agent's package names it (the pack's ``agent_tool_default_names``).
+        A module-level agent's tool reaches what that agent's tools reach."""
+        rule = self.roles.decorator_rule
+        func = node.func
+        keys = self.roles.agent_tool_methods.get(func.attr) if isinstance(func, ast.Attribute) else None
+        if rule is None or keys is None or not isinstance(func, ast.Attribute):
+            return
+        receiver = func.value
+        shadowed = isinstance(receiver, ast.Name) and scope.params is not MODULE_PARAMS and receiver.id in scope.types
+        agent = receiver.id if isinstance(receiver, ast.Name) and not shadowed else None
+        local = self._module_agents.get(agent) if agent is not None else None
+        named = next((kw.value for kw in node.keywords if kw.arg in keys), None)
+        package = name.split(".", 1)[0]
+        if named is not None:
+            tool, where = literal_str(named), named
+        else:
+            style = self.roles.agent_tool_default_names.get(package)
+            agent_name = self.constant_str(kwarg(local, "name")) if local is not None else None
+            tool, where = (_default_tool_name(agent_name, style) if agent_name and style else None), node
+        if not tool:
+            return
+        location = self.loc(where)
+        self.tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, location.line, location.column, tool, rule.id),
+                name=tool,
+                description=kwarg_str(node, "tool_description"),
+                framework=package or "role",
+                ruleId=rule.id,
+                location=location,
+                function=f"{self.module}.{agent}" if local is not None else None,
+            )
+        )
+
     def _agent_tool(self, node: ast.Call, name: str, scope: Scope) -> None:
         """``AgentTool(agent=search_agent)``: the agent is a tool named after its ``name=``; it reaches
         what that agent's tools reach (the agent's module-level function, here or in another module)."""
@@ -119,6 +158,16 @@ class AgentRoles(ParamRoles):
                 source=ToolSource(kind="agent", ref=function) if local is None else None,
             )
         )
+
+
+def _default_tool_name(agent_name: str, style: str) -> str | None:
+    """The tool name a package gives an agent handed over without one: Agent Framework keeps an identifier
+    (``"Weather Agent"`` -> ``Weather_Agent``), the Agents SDK a lowercased one (-> ``weather_agent``)."""
+    if style == "identifier":
+        return re.sub(r"_+", "_", re.sub(r"[^a-zA-Z0-9_]", "_", agent_name)).strip("_") or "agent"
+    if style == "function_style":
+        return re.sub(r"[^a-zA-Z0-9_]", "_", re.sub(r"\s", "_", agent_name)).lower()
+    return None
 
 
 def _single_target(stmt: ast.stmt) -> str | None:

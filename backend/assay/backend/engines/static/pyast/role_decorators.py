@@ -159,31 +159,6 @@ class DecoratorRoles(SourceLogic):
                 return self.loc(node)
         return self.loc(cls)
 
-    def _agent_as_tool(self, node: ast.Call, name: str) -> None:
-        """``agent.as_tool(tool_name="risk_analysis", ...)``: an agent given to another as a tool."""
-        rule = self.roles.decorator_rule
-        func = node.func
-        if rule is None or not isinstance(func, ast.Attribute):
-            return
-        keys = self.roles.agent_tool_methods.get(func.attr)
-        if keys is None:
-            return
-        named = next((kw.value for kw in node.keywords if kw.arg in keys), None)
-        tool = literal_str(named) if named is not None else None
-        if not tool or named is None:
-            return
-        location = self.loc(named)
-        self.tools.append(
-            ToolDef(
-                id=short_id("tool", self.path, location.line, location.column, tool, rule.id),
-                name=tool,
-                description=kwarg_str(node, "tool_description"),
-                framework=name.split(".", 1)[0] or "role",
-                ruleId=rule.id,
-                location=location,
-            )
-        )
-
     def _plugin_registration(self, node: ast.Call, name: str, scope: Scope) -> None:
         """``kernel.add_plugin(BookingsPlugin(client), plugin_name="Bookings")`` on a package's object: the
         plugin's functions are offered as ``Bookings-<function>`` (the linker renames the plugin-qualified

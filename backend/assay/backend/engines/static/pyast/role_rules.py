@@ -44,6 +44,10 @@ class Roles:
     tool_class_suffixes: tuple[str, ...] = ()
     tool_class_methods: tuple[str, ...] = ()
     agent_tool_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # ``agent.as_tool()`` with no name keyword: the tool is named from the agent's ``name=`` as its package
+    # names it (package -> "identifier": other characters to ``_``, runs of ``_`` merged, ends stripped;
+    # "function_style": whitespace and other characters to ``_``, lowercased).
+    agent_tool_default_names: dict[str, str] = field(default_factory=dict)
     agent_tool_classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # ``plugins=[billing_agent]`` (Semantic Kernel): an agent under a plugin parameter is a plugin of one
     # function, both named after the agent (parameter -> the separator of ``<plugin><sep><function>``).
@@ -156,6 +160,7 @@ def compile_roles(pack: RulePack) -> Roles:
         tool_class_suffixes=tuple(dm.get("tool_classes", {}).get("suffixes", ())),
         tool_class_methods=tuple(dm.get("tool_classes", {}).get("methods", ())),
         agent_tool_methods={k: tuple(v) for k, v in dm.get("agent_tool_methods", {}).items()},
+        agent_tool_default_names=dict(dm.get("agent_tool_default_names", {})),
         agent_tool_classes={k: tuple(v) for k, v in dm.get("agent_tool_classes", {}).items()},
         agent_plugin_params=dict(dm.get("agent_plugin_params", {})),
         hosted_types=frozenset(dm.get("hosted_tool_types", ())),

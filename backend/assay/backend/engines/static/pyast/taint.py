@@ -256,8 +256,8 @@ class ExpressionLogic(DispatchLogic):
             grown = node.args[-1]
             given = grown if func.attr == "extend" else ast.List(elts=[grown], ctx=ast.Load())  # type: ignore[attr-defined]
             self._tools_attached(held.value, held.attr, given, node, scope)
-        if node.keywords and func_kind is ast.Attribute and func.attr in self.roles.agent_tool_methods:  # type: ignore[attr-defined]
-            self._agent_as_tool(node, name)
+        if func_kind is ast.Attribute and func.attr in self.roles.agent_tool_methods:  # type: ignore[attr-defined]
+            self._agent_as_tool(node, name, scope)
         if resolved and self.roles.agent_tool_classes:
             self._agent_tool(node, name, scope)
         if resolved and self.roles.plugin_registrations and func_kind is ast.Attribute:
