@@ -427,11 +427,34 @@ class GateLogic(AnalyzerBase):
             allowed = all(_EXTENSION.fullmatch(w) for w in words)
         body_ends = bool(stmt.body) and isinstance(stmt.body[-1], ast.Return | ast.Raise)
         else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], ast.Return | ast.Raise)
-        if not allowed or body_ends == else_ends:
+        if not allowed:
             return NOTHING
-        gate = self._gate(scope, rule, stmt.test, f"{test.func.attr}({', '.join(words)})")
-        # ``if not text.startswith(...)`` ending the path passes when the test is false.
-        return gate_when(gate, not body_ends)
+        words_text = ", ".join(words)
+        if body_ends != else_ends:
+            # ``if not text.startswith(...)`` ending the path passes when the test is false.
+            gate = self._gate(scope, rule, stmt.test, f"{test.func.attr}({words_text})")
+            return gate_when(gate, not body_ends)
+        # ``if sql.lower().startswith("select"): pd.read_sql_query(sql, engine)``: the tested text, passed
+        # to a call inside the branch the test allows, is passed only for those statements (none of it
+        # holds after the ``if``). A test whose branch does not use the text it tested gates nothing.
+        negations = 0
+        inner: ast.expr = stmt.test
+        while isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.Not):
+            negations, inner = negations + 1, inner.operand
+        passes = negations % 2 == 0
+        tested = {n.id for n in ast.walk(test.func.value) if isinstance(n, ast.Name)}
+        allowed_branch = stmt.body if passes else stmt.orelse
+        used = (
+            n
+            for s in allowed_branch
+            for call in ast.walk(s)
+            if isinstance(call, ast.Call)
+            for argument in [*call.args, *(k.value for k in call.keywords)]
+            for n in ast.walk(argument)
+        )
+        if test.func.attr != "startswith" or not any(isinstance(n, ast.Name) and n.id in tested for n in used):
+            return NOTHING
+        return gate_when(self._gate(scope, rule, stmt.test, f"{test.func.attr}({words_text})"), passes)
 
     def _literal_words(self, node: ast.expr, scope: Scope) -> list[str]:
         """The strings a literal, a literal tuple, or a name bound only to one (local or module) holds."""

@@ -38,6 +38,9 @@ class CallProfile:
     unconditional: bool  # a gate that holds from where it runs, even when its result is only assigned
     held: bool  # a gate that holds after the statement it runs in, in any expression (``interrupt``)
     response: bool = False  # a method on a response an action rule returned (``client.get(url).json()``)
+    # A method of an agent or engine that runs what its model writes (``NLSQLTableQueryEngine(...).query``):
+    # its answer is model output.
+    model_answer: bool = False
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,8 @@ class CompiledRules:
             kept = tuple(r for r in actions if not (r.match.get("response_local") and any(p is r for p in parent)))
             response, actions = len(kept) < len(actions), kept
         action_gate = gate if gate is not None and not actions else None
+        owner = display.rpartition(".")[0]
+        model_answer = bool(owner) and any(r.match.get("model_written") for r in self.actions.all(owner))
         return CallProfile(
             display=display,
             model=self.models.first(name),
@@ -188,6 +193,7 @@ class CompiledRules:
             and (action_gate.gateKind == "sandbox" or self.assigned_gates.matches(name)),
             held=action_gate is not None and self.assigned_gates.matches(name),
             response=response,
+            model_answer=model_answer,
         )
 
 

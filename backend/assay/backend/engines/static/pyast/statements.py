@@ -449,26 +449,49 @@ class StatementLogic(ExpressionLogic):
             condition = self._inline_membership(stmt, scope)
         if condition.empty:
             condition = self._paused_branch(stmt, scope)
+        before = dict(scope.taint)
         if condition.empty:
             # Most tests prove nothing: both branches start from what held before.
             after_body = self._walk_block(stmt.body, scope, active)
             if names:
                 self._branch(names, stmt, scope, start)
-            return meet(after_body, self._walk_block(stmt.orelse, scope, active))
+            body_taint = self._branch_start(before, scope)
+            after_else = self._walk_block(stmt.orelse, scope, active)
+            self._branch_join(body_taint, scope)
+            return meet(after_body, after_else)
         saved = self._clean(condition.clean_true, scope)
         after_body = self._walk_block(stmt.body, scope, active | condition.when_true)
         if names:
             self._branch(names, stmt, scope, start)
         self._restore(saved, scope)
+        body_taint = self._branch_start(before, scope)
         saved = self._clean(condition.clean_false, scope)
         after_else = self._walk_block(stmt.orelse, scope, active | condition.when_false)
         self._restore(saved, scope)
+        self._branch_join(body_taint, scope)
         # A branch that never falls through leaves what the other branch proved for the code after.
         if after_body is None and after_else is not None:
             self._clean(condition.clean_false, scope)
         elif after_else is None and after_body is not None:
             self._clean(condition.clean_true, scope)
         return meet(after_body, after_else)
+
+    @staticmethod
+    def _branch_start(before: dict[str, frozenset[TaintOrigin]], scope: Scope) -> dict[str, frozenset[TaintOrigin]]:
+        """The other branch of an ``if`` starts from what the names held before the test as well as what the
+        first branch left (a loop may come round to it): ``if not sql: sql = "..." else: run(sql)`` runs the
+        model's ``sql``. Returns what the first branch left."""
+        body = dict(scope.taint)
+        for name, taint in before.items():
+            scope.taint[name] = scope.taint.get(name, NO_TAINT) | taint
+        return body
+
+    @staticmethod
+    def _branch_join(body: dict[str, frozenset[TaintOrigin]], scope: Scope) -> None:
+        """After the ``if``, a name holds what either branch left in it (a branch that does not fall through
+        may still carry its values round a loop or out of it)."""
+        for name, taint in body.items():
+            scope.taint[name] = scope.taint.get(name, NO_TAINT) | taint
 
     def _try(self, stmt: ast.Try | ast.TryStar, scope: Scope, active: frozenset[str]) -> Outcome:
         after_body = self._walk_block(stmt.body, scope, active)

@@ -178,6 +178,10 @@ class ExpressionLogic(DispatchLogic):
         if not name:
             return all_args | receiver_taint
         profile = self.rules.profile(name)
+        if profile.model_answer and resolved:
+            # ``query_engine.query(prompt)`` on an ``NLSQLTableQueryEngine``: the answer (the SQL in its
+            # metadata, the code in it) is what the engine's model wrote.
+            receiver_taint = receiver_taint | {TaintOrigin(kind="model_output", location=self.loc(node))}
         if resolved and (node.args or node.keywords):
             # Not only ``is_user_callee``: a package of the tree may share a library's name (``agents``).
             self._given_lists(node, name, scope)
