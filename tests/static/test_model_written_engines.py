@@ -211,3 +211,34 @@ def test_after_the_if_a_name_holds_what_either_branch_left() -> None:
         "    subprocess.run(command, shell=True)\n"
     )
     assert _flows(analyse({"app.py": code})) == {("shell.exec", "app.py", 10)}
+
+
+# ----- the same in JS/TS --------------------------------------------------------------------------------
+
+SQL_CHAIN_TS = """\
+import { SqlDatabaseChain } from "langchain/chains/sql_db";
+import { SqlDatabase } from "langchain/sql_db";
+import { ChatOpenAI } from "@langchain/openai";
+import { Client } from "pg";
+
+export async function answer(question: string) {
+  const client = new Client();
+  const db = await SqlDatabase.fromDataSourceParams({ appDataSource: client });
+  const chain = new SqlDatabaseChain({ llm: new ChatOpenAI({ model: "gpt-4o" }), database: db });
+  const reply = await chain.invoke({ query: question });
+  await client.query(reply.sql);
+  await client.query("SELECT 1");
+  return reply;
+}
+"""
+
+
+def test_a_js_sql_database_chain_runs_the_sql_its_model_writes_and_answers_with_it() -> None:
+    linked = analyse({"app.ts": SQL_CHAIN_TS})
+    assert {("sql.exec", "app.ts", 9), ("sql.exec", "app.ts", 11)} <= _flows(linked)
+
+
+def test_a_js_literal_query_beside_the_chain_is_no_flow() -> None:
+    linked = analyse({"app.ts": SQL_CHAIN_TS})
+    assert all(line != 12 for _, _, line in _flows(linked))
+    assert ("sql.exec", "app.ts", 12) not in _actions(linked)

@@ -183,6 +183,12 @@ class CallLogic(SiteLogic):
                 else ()
             )
             sql_param = self.sql_param(args, func, scope) if action_rule.actionClass == "sql.exec" else None
+            if action_rule.match.get("model_written"):
+                # ``new SqlDatabaseChain({ llm, database })`` runs the SQL its model writes; what it answers is
+                # that model's output too.
+                written = frozenset({TaintOrigin(kind="model_output", location=self.loc(node))})
+                self.add_action(action_rule, node, target, scope, active, all_args | written, gates, None)
+                return all_args | returned | written
             self.add_action(action_rule, node, target, scope, active, all_args, gates, sql_param)
             return all_args | returned
         return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
