@@ -17,9 +17,11 @@ from assay.backend.canonical import (
     canonical_bytes_of_json,
     fast_path_applies,
     readable_json,
+    readable_json_of_plain,
     reference_canonical_bytes,
 )
 from assay.backend.engines.static.scan import scan_tree
+from assay.backend.scans.bundle import EvidenceBundle
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -255,3 +257,33 @@ def test_readable_json_is_the_standard_encoders_text(tmp_path: Path) -> None:
     values += [{1: "int key", 2: "b"}, {"\ue000": 1, "\U0001f600": 2, "é": 3, "a": 4}, {"k": "a\udfffb"}, deep, {}, []]
     for value in values:
         assert readable_json(value) == _readable(value)
+
+
+def _numbers_in(schema: Any) -> list[Any]:
+    if isinstance(schema, dict):
+        found = [schema] if schema.get("type") == "number" else []
+        return found + [n for value in schema.values() for n in _numbers_in(value)]
+    if isinstance(schema, list):
+        return [n for value in schema for n in _numbers_in(value)]
+    return []
+
+
+def test_no_bundle_field_is_a_float() -> None:
+    # `assay scan --json` writes the bundle's JSON dict as a plain value (readable_json_of_plain), which
+    # it is only while no field of the bundle is a float.
+    assert _numbers_in(EvidenceBundle.model_json_schema()) == []
+
+
+def test_plain_values_are_written_as_the_standard_encoder_writes_them(tmp_path: Path) -> None:
+    generate(tmp_path / "tree", total_lines=3_000)
+    values: list[Any] = [scan_tree(tmp_path / "tree").to_json_dict(), scan_tree(EXAMPLES / "ops-agent").to_json_dict()]
+    values += [{"k": text, "list": [text, [text, {}]], 'z\n"\\\x01': text} for text in ADVERSARIAL]
+    deep: Any = []
+    for _ in range(300):
+        deep = [deep]
+    # Non-ASCII keys (code-point order, astral and private-use alike), integers beyond 64 bits, lone
+    # surrogates and nesting beyond orjson's limit.
+    values += [{"\ue000": 1, "\U0001f600": 2, "é": 3, "a": 4, "\uffff": 5}, [2**70, -(2**64), 2**53], deep]
+    values += [{"k": "a\udfffb"}, {}, [], [True, None, ""]]
+    for value in values:
+        assert readable_json_of_plain(value) == _readable(value)

@@ -52,6 +52,20 @@ def test_each_pattern_matches_what_fnmatch_matches() -> None:
         assert one.wildcards().matches(pattern) == ("*" in pattern and one.matches(pattern))
 
 
+def test_wildcard_led_patterns_are_tried_only_on_names_holding_their_text() -> None:
+    # Names without any pattern's longest text skip the regex; the answers stay fnmatch's, also where one
+    # text holds another (``AllowedFor``, ``Allowed``) and where a ``?`` or ``[`` turns the filter off.
+    sets = [["*.is*Allowed", "*#is*AllowedFor*", "*Allowed*For"], ["*.is*Allowed", "*a?c*x"], ["*[ab]*.run", "*.*"]]
+    names = ["x.isAllowed", "src/a#isToolAllowedFor.x", "AllowedFor", "x.is", "isAllowed", "Allowed.For", "zabcx",
+             "b.run", "a.run", "run", "x.y", "", "x.isallowed"]  # fmt: skip
+    for patterns in sets:
+        union = Patterns(patterns)
+        for name in names:
+            assert union.matches(name) == any(fnmatch.fnmatchcase(name, p) for p in patterns), (patterns, name)
+    assert Patterns(sets[0]).needles == ("Allowed",)
+    assert Patterns(sets[1]).needles is None
+
+
 def test_a_rule_table_answers_as_trying_every_rule_in_order() -> None:
     rules = compile_rules(load_rule_pack())
     tables = [t for t in (getattr(rules, f.name) for f in fields(CompiledRules)) if isinstance(t, RuleTable)]

@@ -109,6 +109,19 @@ def canonical_bytes_of_plain(value: Any) -> bytes:
         return canonical_bytes(value)
 
 
+def readable_json_of_plain(value: Any) -> str:
+    """``readable_json`` of a value its builder keeps plain: only exact ``str``, ``bool``, ``None``,
+    ``int``, ``list`` and ``dict`` with ``str`` keys, never a float or a subclass (a model's
+    ``model_dump(mode="json")`` when no field is a float, as a bundle's). For those orjson writes the
+    standard encoder's text without the walk ``readable_json`` makes first: keys in code-point order
+    whatever they hold; an integer beyond 64 bits or a lone surrogate, which orjson refuses, goes to
+    the standard encoder."""
+    try:
+        return orjson.dumps(value, option=_READABLE).decode("utf-8")
+    except orjson.JSONEncodeError:
+        return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+
+
 def canonical_bytes_of_json(text: str | bytes) -> bytes:
     """The RFC 8785 bytes of the JSON value written in ``text`` (such as pydantic's JSON output): the
     bytes of ``rfc8785.dumps(json.loads(text))``, parsed by orjson where it can (it refuses NaN,

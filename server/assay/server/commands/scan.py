@@ -115,9 +115,10 @@ def _jobs(text: str) -> int:
 
 def bundle_json(bundle: EvidenceBundle) -> str:
     """Stable, readable JSON of a bundle: the same bundle always gives the same text."""
-    from assay.backend.canonical import readable_json  # here, so that `assay --help` starts without orjson
+    # Here, so that `assay --help` starts without orjson. A bundle's JSON dict is plain (no field is a float).
+    from assay.backend.canonical import readable_json_of_plain
 
-    return readable_json(bundle.to_json_dict()) + "\n"
+    return readable_json_of_plain(bundle.to_json_dict()) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -40,6 +40,8 @@ class Fn:
     actions: list[ActionSite]
     returns: list[TaintOrigin]
     gates: list[GateSite]
+    # The function's parameters (its facts' ``params``, read very often).
+    params: list[str]
     # Calls resolved to functions in the tree: (callee function id, the call).
     edges: list[tuple[str, CallFact]] = field(default_factory=list)
     # Calls by callee name, for reading ``call_return`` origins at their call sites.
@@ -50,10 +52,6 @@ class Fn:
     model_calls: dict[str, Location] = field(default_factory=dict)
     # Those calls as model uses (a model call through a helper's client is a model use where it is made).
     models: list[ModelSite] = field(default_factory=list)
-
-    @property
-    def params(self) -> list[str]:
-        return self.facts.params
 
 
 def function_graph(files: Sequence[FileFacts]) -> dict[str, Fn]:
@@ -72,6 +70,7 @@ def function_graph(files: Sequence[FileFacts]) -> dict[str, Fn]:
                     actions=list(function.actions),
                     returns=list(function.returns),
                     gates=list(function.gates),
+                    params=function.params,
                 )
             else:
                 known.calls.extend(function.calls)

@@ -316,13 +316,22 @@ def _tools(
             defined[index] = renamed
     branches = _dispatch_branches(resolver.functions, files)
     tables = _name_tables(files, resolver)
-    records = any(key.endswith("()") for key in tables)
+    # The functions of each file, in the tree's order, when a record could tie a tool to its enclosing one.
+    by_file: dict[str, list[tuple[str, Fn]]] | None = None
+    if any(key.endswith("()") for key in tables):
+        by_file = {}
+        for fid, fn in resolver.functions.items():
+            by_file.setdefault(fn.path, []).append((fid, fn))
     for tool in defined:
         if tool_fn[tool.id] is None and tool.function is None:
             tool_fn[tool.id] = (
                 _branch_for(tool, branches.get(tool.name, []), resolver.functions)
                 or _only(tables.get(tool.name, set()))
-                or (_only(tables.get(f"{_enclosing(tool, resolver.functions)}()", set())) if records else None)
+                or (
+                    _only(tables.get(f"{_enclosing(tool, by_file.get(tool.location.path, []))}()", set()))
+                    if by_file is not None
+                    else None
+                )
             )
     defining = {tool_fn[t.id] for t in defined if t.ruleId not in listed_rules and not t.byFunction}
     # The gates a before-tool hook holds over a function on every listing of it (``Agent(tools=[f],
@@ -443,11 +452,12 @@ def _name_tables(files: Sequence[FileFacts], resolver: Resolver) -> dict[str, se
     return out
 
 
-def _enclosing(tool: ToolDef, functions: dict[str, Fn]) -> str | None:
-    """The id of the innermost function whose body holds a tool's literal definition."""
+def _enclosing(tool: ToolDef, functions: Sequence[tuple[str, Fn]]) -> str | None:
+    """The id of the innermost function (of ``functions``, the tool's file's) whose body holds a tool's
+    literal definition."""
     at = tool.location
     best: tuple[int, str] | None = None
-    for fid, fn in functions.items():
+    for fid, fn in functions:
         where = fn.facts.location
         if fn.path != at.path or where.endLine is None or "#" in fn.facts.qualname:
             continue

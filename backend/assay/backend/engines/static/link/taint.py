@@ -7,7 +7,7 @@ into callee parameters and out through return values, summarised per function (s
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -58,6 +58,16 @@ class Taint:
         self.params: dict[str, dict[str, Sources]] = {}
         # What methods store in instance fields (``self.command = command``), by field key.
         self.fields: dict[str, Sources] = {}
+        # What a function's reads depend on besides the fixed summaries: its parameters' sources (a
+        # count of the times they grew, per function) and the fields' (one count), so that a call
+        # argument is read again only when one of them grew (``_passed``).
+        self.grown: dict[str, int] = {}
+        self.fields_grown = 0
+        self.read_fields = False  # whether a read visited a field's sources
+        self._passing: dict[str, list[tuple[str, Location, str, list[TaintOrigin]]]] = {}
+        self._passed: dict[tuple[str, int], tuple[int, int, Sources]] = {}
+        # ``_returned_args`` by (function, callee), once the summaries (``through``) are settled.
+        self._returned: dict[tuple[str, str], list[tuple[CallFact, ArgTaint]]] | None = None
         for tool in tools:
             fid = tool_fn.get(tool.id)
             if fid is None:
@@ -76,6 +86,7 @@ class Taint:
         """Every (action site, source) flow, and whether it reaches a SQL sink through its SQL text
         (``sqlParam``) rather than through bound values."""
         self._summaries()
+        self._returned = {}
         self._propagate()
         out: dict[tuple[str, tuple[str, str, int, int]], tuple[Source, bool]] = {}
         for fid in self.order:
@@ -134,7 +145,16 @@ class Taint:
 
     def _returned_args(self, fn: Fn, callee: str) -> Iterable[tuple[CallFact, ArgTaint]]:
         """The arguments of ``fn``'s calls to ``callee`` whose values come back in its return value:
-        those bound to a parameter the callee returns, or all of them for code outside the tree."""
+        those bound to a parameter the callee returns, or all of them for code outside the tree (kept
+        once the summaries are settled)."""
+        if self._returned is None:
+            return self._returning(fn, callee)
+        found = self._returned.get((fn.id, callee))
+        if found is None:
+            found = self._returned[(fn.id, callee)] = list(self._returning(fn, callee))
+        return found
+
+    def _returning(self, fn: Fn, callee: str) -> Iterator[tuple[CallFact, ArgTaint]]:
         target = fn.targets.get(callee)
         for call in fn.by_callee.get(callee, ()):
             for arg in call.args:
@@ -162,6 +182,7 @@ class Taint:
                 for key, source in env.get(origin.param, {}).items():
                     out.setdefault(key, source)
             elif origin.kind == "field" and origin.callee:
+                self.read_fields = True
                 for key, source in self.fields.get(origin.callee, {}).items():
                     out.setdefault(key, source)
             elif origin.kind == "call_return" and origin.callee and origin.callee not in seen:
@@ -205,6 +226,8 @@ class Taint:
                     if key not in into and len(into) < MAX_SOURCES:
                         into[key] = sources[key]
                         grew = True
+        if grew:
+            self.fields_grown += 1
         return grew
 
     def _propagate_params(self) -> None:
@@ -213,23 +236,54 @@ class Taint:
         while queue:
             fid = queue.popleft()
             queued.discard(fid)
-            fn = self.functions[fid]
-            env = self.params.get(fid, {})
-            for target, call in fn.edges:
-                callee = self.functions[target]
-                for arg in call.args:
-                    name = param_for(callee, arg)
-                    if name is None:
-                        continue
-                    sources = self._read(fid, arg.origins, env)
-                    if not sources:
-                        continue
-                    into = self.params.setdefault(target, {}).setdefault(name, {})
-                    grew = False
-                    for key in sorted(sources):
-                        if key not in into and len(into) < MAX_SOURCES:
-                            into[key] = sources[key].through(call.location)
-                            grew = True
-                    if grew and target not in queued:
+            env = self.params.get(fid)
+            for position, (target, at, name, origins) in enumerate(self._passes(fid)):
+                sources = self._passed_sources(fid, position, origins, env)
+                if not sources:
+                    continue
+                into = self.params.setdefault(target, {}).setdefault(name, {})
+                grew = False
+                for key in sorted(sources):
+                    if key not in into and len(into) < MAX_SOURCES:
+                        into[key] = sources[key].through(at)
+                        grew = True
+                if grew:
+                    self.grown[target] = self.grown.get(target, 0) + 1
+                    if target not in queued:
                         queue.append(target)
                         queued.add(target)
+
+    def _passes(self, fid: str) -> list[tuple[str, Location, str, list[TaintOrigin]]]:
+        """What ``fid``'s calls into the tree pass that could carry taint: (callee, call site, the
+        callee's parameter, the argument's origins) per argument with origins that binds a parameter."""
+        found = self._passing.get(fid)
+        if found is None:
+            found = self._passing[fid] = []
+            for target, call in self.functions[fid].edges:
+                callee = self.functions[target]
+                for arg in call.args:
+                    if not arg.origins:
+                        continue
+                    name = param_for(callee, arg)
+                    if name is not None:
+                        found.append((target, call.location, name, arg.origins))
+        return found
+
+    def _passed_sources(
+        self, fid: str, position: int, origins: list[TaintOrigin], env: dict[str, Sources] | None
+    ) -> Sources:
+        """``_read`` of one argument ``_passes`` lists, in ``fid``'s parameters ``env`` (None: it had none
+        when it was taken from the queue, read as none until it is taken again), again only when they
+        grew since it was last read, or the fields did and the read visits one (the summaries are
+        settled by then). Callers only read the answer."""
+        if env is None:
+            return self._read(fid, origins, {})
+        grown = self.grown.get(fid, 0)
+        known = self._passed.get((fid, position))
+        if known is not None and known[0] == grown and known[1] in (-1, self.fields_grown):
+            return known[2]
+        self.read_fields = False
+        sources = self._read(fid, origins, env)
+        # (Which origins a read visits does not depend on the sources it finds.)
+        self._passed[(fid, position)] = (grown, self.fields_grown if self.read_fields else -1, sources)
+        return sources

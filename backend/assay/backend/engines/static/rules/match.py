@@ -21,7 +21,9 @@ class Patterns:
     one for those that start with text (``stripe.*.create``, tried only on names starting with one of
     those texts) and one for those that start with a wildcard. A regex alternative that starts with
     ``.*`` scans the whole name and backtracks over it for every name tried: the forms keep that to
-    the few patterns that need it."""
+    the few patterns that need it, and the wildcard-led regex is tried only on names holding one of
+    its patterns' texts (``needles``: the longest text between the ``*`` of each, which every name the
+    pattern matches contains), when no pattern of it has another wildcard (``?``, ``[``)."""
 
     def __init__(self, patterns: Iterable[str]) -> None:
         items = list(patterns)
@@ -33,6 +35,7 @@ class Patterns:
         self.headed = tuple(p for p in wild if _affix(p) is None and _head(p))
         self.headless = tuple(p for p in wild if _affix(p) is None and not _head(p))
         self.heads = tuple(_head(p) for p in self.headed)
+        self.needles = _needles(self.headless)
 
     def matches(self, name: str) -> bool:
         return (
@@ -41,7 +44,11 @@ class Patterns:
             or name.endswith(self.suffixes)
             or any(map(name.__contains__, self.infixes))
             or (bool(self.headed) and name.startswith(self.heads) and self.headed_regex.match(name) is not None)
-            or (bool(self.headless) and self.headless_regex.match(name) is not None)
+            or (
+                bool(self.headless)
+                and (self.needles is None or any(map(name.__contains__, self.needles)))
+                and self.headless_regex.match(name) is not None
+            )
         )
 
     # The regexes are compiled when a name first needs them: most rules' own patterns are only ever tried
@@ -85,6 +92,7 @@ class Patterns:
         merged.headed = tuple(pattern for p in items for pattern in p.headed)
         merged.headless = tuple(pattern for p in items for pattern in p.headless)
         merged.heads = tuple(head for p in items for head in p.heads)
+        merged.needles = _needles(merged.headless)
         return merged
 
 
@@ -103,6 +111,21 @@ def _affix(pattern: str) -> str | None:
 def _head(pattern: str) -> str:
     """The text a pattern starts with, up to its first wildcard."""
     return pattern[: min((i for i in (pattern.find(c) for c in _WILDCARDS) if i >= 0), default=len(pattern))]
+
+
+def _needles(patterns: Sequence[str]) -> tuple[str, ...] | None:
+    """A text each of ``patterns`` requires of a name it matches (the longest between its ``*``), bar
+    those holding another (a name holding ``AllowedFor`` holds ``Allowed``); None when a pattern has a
+    ``?`` or ``[`` (its texts are harder to read) or no text."""
+    needles: set[str] = set()
+    for pattern in patterns:
+        if "?" in pattern or "[" in pattern:
+            return None
+        longest = max(pattern.split("*"), key=len)
+        if not longest:
+            return None
+        needles.add(longest)
+    return tuple(sorted(n for n in needles if not any(other != n and other in n for other in needles)))
 
 
 @functools.cache
