@@ -15,6 +15,7 @@ from assay.backend.engines.static.pyast.fixed_text import local_values
 from assay.backend.engines.static.pyast.literals import (
     is_literal,
     literal_str,
+    module_bindings,
     name_text,
 )
 from assay.backend.engines.static.pyast.models import trusted
@@ -464,14 +465,7 @@ class GateLogic(AnalyzerBase):
             if bound and len(bound) == 1:
                 values = [bound[0][0]]
             else:
-                module = [
-                    stmt.value
-                    for stmt in self.tree.body
-                    if isinstance(stmt, ast.Assign)
-                    and len(stmt.targets) == 1
-                    and isinstance(stmt.targets[0], ast.Name)
-                    and stmt.targets[0].id == node.id
-                ]
+                module = module_bindings(self.tree, node.id)
                 values = module if len(module) == 1 else []
         out: list[str] = []
         for value in values:

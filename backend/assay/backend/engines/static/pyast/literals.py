@@ -151,6 +151,34 @@ def class_attr_str(cls: ast.ClassDef, name: str) -> str | None:
     return None
 
 
+def module_bindings(tree: ast.Module, name: str) -> list[ast.expr]:
+    """The values module-level ``name = value`` statements (one target) bind, in order."""
+    return [
+        stmt.value
+        for stmt in tree.body
+        if isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and stmt.targets[0].id == name
+    ]
+
+
+def base_init_calls(cls: ast.ClassDef) -> Iterator[ast.Call]:
+    """The ``<call>.__init__(...)`` calls in the class's own ``__init__`` (``super().__init__(name=...)``),
+    in ``ast.walk`` order."""
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return
+    for node in ast.walk(init):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "__init__"
+            and isinstance(node.func.value, ast.Call)
+        ):
+            yield node
+
+
 def name_text(node: ast.AST) -> str | None:
     """The dotted text of a name, attribute chain or the callee of a call, as written."""
     if isinstance(node, ast.Name):

@@ -12,7 +12,14 @@ from typing import Any
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import ToolDef, ToolSource
-from assay.backend.engines.static.pyast.literals import docstring, kwarg, kwarg_str, literal_str, name_text
+from assay.backend.engines.static.pyast.literals import (
+    base_init_calls,
+    docstring,
+    kwarg,
+    kwarg_str,
+    literal_str,
+    name_text,
+)
 from assay.backend.engines.static.pyast.role_rules import compile_roles, third_party
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.pyast.sources import SourceLogic
@@ -597,18 +604,8 @@ def _method_literal(cls: ast.ClassDef, attr: str) -> str | None:
 
 def _init_literal(cls: ast.ClassDef, key: str) -> str | None:
     """``super().__init__(name="file_read", ...)`` in the class's ``__init__``."""
-    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
-    if init is None:
-        return None
-    for node in ast.walk(init):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "__init__"
-            and isinstance(node.func.value, ast.Call)
-        ):
-            return kwarg_str(node, key)
-    return None
+    call = next(base_init_calls(cls), None)
+    return None if call is None else kwarg_str(call, key)
 
 
 def _app_of(value: ast.expr, server: str, apps: frozenset[str]) -> bool:

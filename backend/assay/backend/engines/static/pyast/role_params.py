@@ -20,7 +20,7 @@ from assay.backend.engines.static.facts import (
     ToolSource,
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
-from assay.backend.engines.static.pyast.literals import kwarg, kwarg_str, literal_str
+from assay.backend.engines.static.pyast.literals import kwarg, kwarg_str, literal_str, module_bindings
 from assay.backend.engines.static.pyast.role_decorators import DecoratorRoles, hook_matches
 from assay.backend.engines.static.pyast.role_rules import third_party
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, Scope
@@ -121,18 +121,7 @@ class ParamRoles(DecoratorRoles):
         module level: the framework makes the agent a plugin of one function, both named after the agent
         (``BillingAgent-BillingAgent``), a tool at the agent's constructor that reaches what the agent's
         own tools reach."""
-        built = next(
-            (
-                stmt.value
-                for stmt in self.tree.body
-                if isinstance(stmt, ast.Assign)
-                and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-                and stmt.targets[0].id == element.id
-                and isinstance(stmt.value, ast.Call)
-            ),
-            None,
-        )
+        built = next((v for v in module_bindings(self.tree, element.id) if isinstance(v, ast.Call)), None)
         name = self.constant_str(kwarg(built, "name")) if built is not None else None
         if built is None or not name:
             return False

@@ -97,40 +97,49 @@ class StatementLogic(ExpressionLogic):
         unless a check passes. Read once per
         function, with a walk whose other facts are dropped; sandboxes are not carried (they gate what
         runs inside them, not the caller)."""
-        found = self._summaries.get(qualname)
-        if found is not None:
-            return found
-        self._summaries[qualname] = ()  # a recursive call sees no summary
-        entry = self._function_defs().get(qualname)
-        if entry is None:
-            return ()
-        fn, cls = entry
+        return self._summarised(self._summaries, qualname, self._exit_gates_of)
+
+    def _exit_gates_of(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, cls: str | None
+    ) -> tuple[GateSite, ...]:
         if not any(type(node) is ast.Raise for node in statements_breadth_first(fn)):
             return ()
         scope, outcome = self._summary_walk(fn, qualname, cls)
-        held = tuple(g for g in scope.gates if outcome and g.id in outcome and g.kind != "sandbox")
-        self._summaries[qualname] = held
-        return held
+        return tuple(g for g in scope.gates if outcome and g.id in outcome and g.kind != "sandbox")
 
     def _verdict_sites(self, qualname: str) -> tuple[GateSite, ...]:
         """The gates met in a function of this file that answers yes or no: it returns ``False`` (or a tuple
         starting with it) on some path and ``True`` or a value to test on another, and meets a gate on the
         way (``GateLogic._verdict``). Read once per function; sandboxes are not carried."""
-        found = self._verdicts.get(qualname)
-        if found is not None:
-            return found
-        self._verdicts[qualname] = ()  # a recursive call sees no summary
-        entry = self._function_defs().get(qualname)
-        if entry is None:
-            return ()
-        fn, cls = entry
+        return self._summarised(self._verdicts, qualname, self._verdict_sites_of)
+
+    def _verdict_sites_of(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, cls: str | None
+    ) -> tuple[GateSite, ...]:
         answers = _answers(fn)
         if None in answers or not answers & {False, _TEST} or answers == {False}:
             return ()  # not only yes or no, or never more than one of them
         scope, _ = self._summary_walk(fn, qualname, cls)
-        sites = tuple(g for g in scope.gates if g.kind != "sandbox")
-        self._verdicts[qualname] = sites
-        return sites
+        return tuple(g for g in scope.gates if g.kind != "sandbox")
+
+    def _summarised(
+        self,
+        summaries: dict[str, tuple[GateSite, ...]],
+        qualname: str,
+        summarise: Callable[[ast.FunctionDef | ast.AsyncFunctionDef, str, str | None], tuple[GateSite, ...]],
+    ) -> tuple[GateSite, ...]:
+        """A summary of a function of this file, read once and kept in ``summaries``; none for a name the
+        file does not define."""
+        found = summaries.get(qualname)
+        if found is not None:
+            return found
+        summaries[qualname] = ()  # a recursive call sees no summary
+        entry = self._function_defs().get(qualname)
+        if entry is None:
+            return ()
+        fn, cls = entry
+        summaries[qualname] = held = summarise(fn, qualname, cls)
+        return held
 
     def _summary_walk(
         self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, cls: str | None

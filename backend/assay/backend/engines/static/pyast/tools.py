@@ -17,6 +17,7 @@ from assay.backend.engines.static.facts import (
 from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.fixed_text import bound_values
 from assay.backend.engines.static.pyast.literals import (
+    base_init_calls,
     class_attr_str,
     docstring,
     kwarg,
@@ -479,20 +480,10 @@ class ToolLogic(MessageTools):
 def _named_by_wrapped(cls: ast.ClassDef) -> bool:
     """``super().__init__(name=tool.name, ...)`` in ``__init__`` (no ``name`` of the class's own): each
     instance is named after what it is given, another tool it wraps."""
-    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
-    if init is None:
-        return False
-    for node in ast.walk(init):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "__init__"
-            and isinstance(node.func.value, ast.Call)
-            and isinstance(node.func.value.func, ast.Name)
-            and node.func.value.func.id == "super"
-        ):
-            named = kwarg(node, "name")
-            return isinstance(named, ast.Attribute)
+    for call in base_init_calls(cls):
+        base = call.func.value  # type: ignore[attr-defined]
+        if isinstance(base.func, ast.Name) and base.func.id == "super":
+            return isinstance(kwarg(call, "name"), ast.Attribute)
     return False
 
 
