@@ -221,6 +221,11 @@ class ModelSite(_Facts):
     )
 
 
+# The first clause of the frontier item said where a tool object's name is chosen at run time; the linker answers
+# it (drops the item) once the name turns out to be another module's constant.
+NAMED_AT_RUN_TIME = "a tool object is built with a name chosen at run time"
+
+
 class ToolSource(_Facts):
     """What a tool defined in one file needs from another, resolved by the linker (``link/sources.py``).
 
@@ -240,12 +245,16 @@ class ToolSource(_Facts):
       ``<key>-<function>``; the record itself is no tool.
     - ``agent``: an agent handed over as a tool (``AgentTool(agent=a)``), named after the agent (the
       ``name=`` its module-level function carries) once the linker resolves ``ref``, wherever ``a`` is built.
+    - ``constant``: a tool named by a string constant of another module of the tree (Python: an ``Enum``
+      member or class attribute, ``types.Tool(name=ToolNames.SUBMIT_MODEL)`` with ``ToolNames`` imported):
+      ``ref`` is the constant's qualname; the linker names the tool with its value, or drops it (the file's
+      frontier item says the name is not visible) when the tree defines no such constant.
     - ``renamed``: an instance of a tool class renamed by assignment (``google = SearchTool(); google.name =
       "google_search"``): a tool of that name, run as the class's tool is, once the linker finds ``ref`` (the
       class) among the tool classes of the tree; none when the class is no tool class.
     """
 
-    kind: Literal["records", "receiver", "template", "imported", "agent", "plugin", "renamed"]
+    kind: Literal["records", "receiver", "template", "imported", "agent", "plugin", "renamed", "constant"]
     ref: str
     key: str | None = None
     types: list[str] = Field(default_factory=list)

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     CALL_RESULT,
+    NAMED_AT_RUN_TIME,
     PARAM,
     PARAM_ARG,
     PARAM_KW,
@@ -58,6 +59,7 @@ from assay.backend.engines.static.link.sources import (
     expand_lists,
     expand_records,
     module_heads,
+    settle_constants,
     settle_imported,
     settle_receivers,
     settle_renamed,
@@ -230,6 +232,13 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         for t in (*tools, *(t for f in ordered for t in f.tools if t.source is not None and t.id not in kept))
         if t.function is None and (tool_fn.get(t.id) is not None or t.id not in kept)
     }
+    # A tool object named by another module's constant: its name is visible once the linker read it.
+    answered.update(
+        (t.location.path, t.location.line, NAMED_AT_RUN_TIME)
+        for f in ordered
+        for t in f.tools
+        if t.source is not None and t.source.kind == "constant" and t.id in kept
+    )
     frontier = [
         FrontierItem(id=s.id, kind=s.kind, detail=s.detail, location=s.location, path=f.path, ruleId=s.ruleId)
         for f in ordered
@@ -283,7 +292,10 @@ def _tools(
     }
     from_records, unlisted = expand_records(
         settle_imported(
-            settle_receivers(joined if joined is not None else [t for f in files for t in f.tools], files), files
+            settle_receivers(
+                settle_constants(joined if joined is not None else [t for f in files for t in f.tools], files), files
+            ),
+            files,
         ),
         files,
     )

@@ -320,3 +320,22 @@ def expand_records(defined: list[ToolDef], files: Sequence[FileFacts]) -> tuple[
 def _given_param(name: str) -> bool:
     """``<callable>#arg<i>`` or ``#kw:<name>``: what calls give a parameter, not a function."""
     return PARAM_ARG in name or PARAM_KW in name
+
+
+def settle_constants(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
+    """A tool named by another module's constant (``constant``: ``Tool(name=ToolNames.SUBMIT_MODEL)``) takes the
+    value the tree gives that constant (``FileFacts.constants``: the string fields of its classes, enum members
+    among them); one whose constant the tree does not define is no tool (its file's frontier item stays)."""
+    if not any(t.source is not None and t.source.kind == "constant" for t in defined):
+        return defined
+    values = {name: value for f in files if f.language == "python" for name, value in f.constants.items()}
+    index = NameIndex(values, module_heads(files))
+    out: list[ToolDef] = []
+    for tool in defined:
+        if tool.source is None or tool.source.kind != "constant":
+            out.append(tool)
+            continue
+        found = index.find(tool.source.ref)
+        if found is not None:
+            out.append(tool.model_copy(update={"name": values[found], "source": None}))
+    return out

@@ -16,7 +16,14 @@ import ast
 from collections.abc import Iterable, Sequence
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import CallFact, FrontierSite, FunctionFacts, ToolDef
+from assay.backend.engines.static.facts import (
+    NAMED_AT_RUN_TIME,
+    CallFact,
+    FrontierSite,
+    FunctionFacts,
+    ToolDef,
+    ToolSource,
+)
 from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.literals import (
     kwarg,
@@ -25,6 +32,7 @@ from assay.backend.engines.static.pyast.literals import (
     tool_annotations,
 )
 from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.pyast.names import STDLIB_HEADS
 from assay.backend.engines.static.pyast.schema_uses import only_shapes_data, parents_of
 from assay.backend.engines.static.pyast.scope import Branch, Scope
 from assay.backend.engines.static.pyast.syntax import breadth_first
@@ -199,19 +207,25 @@ class DispatchLogic(ToolLogic):
         is whatever the dispatch of ``NAME`` runs. A name no constant gives is a frontier item."""
         name_node = kwarg(node, "name") or (node.args[0] if node.args else None)
         name = self.constant_str(name_node)
-        if name is None:
+        source: ToolSource | None = None
+        if name is None and (ref := self._constant_ref(name_node)) is not None:
+            # ``name=ToolNames.SUBMIT_MODEL`` with ``ToolNames`` imported: the linker reads the value, and
+            # answers the frontier item below once it does.
+            name, source = ref, ToolSource(kind="constant", ref=ref)
+        if name is None or source is not None:
             if self.rules.dispatch_rule is not None:
                 location = self.loc(node)
                 self.frontier.append(
                     FrontierSite(
                         id=short_id("fr", "dynamic_dispatch", self.path, location.line, location.column),
                         kind="dynamic_dispatch",
-                        detail="a tool object is built with a name chosen at run time; its implementation is not visible",
+                        detail=f"{NAMED_AT_RUN_TIME}; its implementation is not visible",
                         location=location,
                         ruleId=self.rules.dispatch_rule.id,
                     )
                 )
-            return
+            if name is None:
+                return
         schema = kwarg(node, "inputSchema") or kwarg(node, "input_schema") or kwarg(node, "parameters")
         self._literal_tool(
             rule,
@@ -220,7 +234,24 @@ class DispatchLogic(ToolLogic):
             self.constant_str(kwarg(node, "description")),
             self._schema_fields(schema),
             tool_annotations(node),
+            source,
         )
+
+    def _constant_ref(self, node: ast.expr | None) -> str | None:
+        """The qualname of another module's constant an expression names (``ToolNames.SUBMIT_MODEL``, with
+        ``.value`` read through), when imports resolve it; ``None`` for anything else."""
+        if isinstance(node, ast.Attribute) and node.attr == "value":
+            node = node.value
+        if not isinstance(node, ast.Attribute | ast.Name):
+            return None
+        ref, ok = self.dotted(node, None)
+        if (
+            not (ok and ref and "." in ref)
+            or ref.startswith(self.module_prefix)
+            or ref.split(".", 1)[0] in STDLIB_HEADS
+        ):
+            return None
+        return ref
 
     def _schema_fields(self, schema: ast.expr | None) -> list[str]:
         """Parameter names of a schema: a literal JSON schema, or a pydantic model of the file
@@ -250,6 +281,7 @@ class DispatchLogic(ToolLogic):
         description: object,
         parameters: list[str],
         annotations: dict[str, bool] | None = None,
+        source: ToolSource | None = None,
     ) -> None:
         location = self.loc(node)
         tool = ToolDef.found(
@@ -257,10 +289,12 @@ class DispatchLogic(ToolLogic):
             name,
             location,
             description=description if isinstance(description, str) else None,
-            function=self.dispatch.get(name),
+            function=self.dispatch.get(name) if source is None else None,
             parameters=parameters,
             annotations=annotations,
         )
+        if source is not None:
+            tool = tool.model_copy(update={"source": source})
         self._literal_tools.append(tool)
         self._literal_nodes[tool.id] = node
 
@@ -334,7 +368,7 @@ class DispatchLogic(ToolLogic):
                     FrontierSite(
                         id=short_id("fr", "dynamic_dispatch", self.path, tool.location.line, tool.name),
                         kind="dynamic_dispatch",
-                        detail=f"tool {tool.name} is defined as a literal; its implementation is chosen at run time",
+                        detail=f"tool {named_by(tool)} is defined as a literal; its implementation is chosen at run time",
                         location=tool.location,
                         ruleId=self.rules.dispatch_rule.id,
                     )
@@ -394,3 +428,8 @@ def _function_schema(data: dict[str, object]) -> bool:
         and isinstance(parameters, dict)
         and (parameters.get("type") == "object" or isinstance(parameters.get("properties"), dict))
     )
+
+
+def named_by(tool: ToolDef) -> str:
+    """How a frontier item names a literal tool: its name, or the constant of another module that names it."""
+    return f"named by {tool.source.ref}" if tool.source is not None and tool.source.kind == "constant" else tool.name

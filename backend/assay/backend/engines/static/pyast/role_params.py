@@ -211,6 +211,8 @@ class ParamRoles(DecoratorRoles):
         constructor = last[:1].isupper() and last.endswith(roles.tool_constructor_suffixes)
         if not (builder or constructor):
             return
+        if constructor and roles.instance_kwargs and self._instance_tool(node, rule, scope):
+            return
         given = [*node.args[:1], *(kw.value for kw in node.keywords if kw.arg in roles.function_kwargs)]
         looped = False
         if builder:
@@ -235,6 +237,31 @@ class ParamRoles(DecoratorRoles):
                 )
             if not looped:
                 return
+
+    def _instance_tool(self, node: ast.Call, rule: Rule, scope: Scope) -> bool:
+        """``ComponentTool(component=Fetcher(), name="get_fact")``: a tool constructor given an object (not a
+        function) under a keyword whose method the framework runs (Haystack calls ``component.run``): a tool
+        where it is constructed, named ``name=`` or, without it, as the framework names it after the class."""
+        for keyword in node.keywords:
+            spec = self.roles.instance_kwargs.get(keyword.arg or "")
+            if spec is None:
+                continue
+            value = keyword.value
+            if isinstance(value, ast.Call):
+                cls, ok = self.dotted(value.func, scope)
+            elif isinstance(value, ast.Name):
+                cls, ok = scope.types.get(value.id) or self.module_types.get(value.id), True
+            else:
+                continue
+            short = cls.rsplit(".", 1)[-1] if cls else ""
+            if not (cls and ok and short[:1].isupper()):
+                continue
+            method, naming = spec
+            named = kwarg_str(node, "name") or (snake_class(short) if naming == "snake_class" else short)
+            tool_rule = self.roles.decorator_rule or rule
+            self.tools.append(ToolDef.found(tool_rule, named, self.loc(node), function=f"{cls}.{method}"))
+            return True
+        return False
 
     def _renamed_tool(self, target: ast.Attribute, value: ast.expr, scope: Scope) -> None:
         """``google = TavilySearchTool(); google.name = "google_search"``: an instance of a class renamed by
@@ -315,7 +342,12 @@ class ParamRoles(DecoratorRoles):
         if (
             constructor
             and isinstance(node, ast.Call)
-            and (node.args[:1] or any(kw.arg in self.roles.function_kwargs for kw in node.keywords))
+            and (
+                node.args[:1]
+                or any(
+                    kw.arg in self.roles.function_kwargs or kw.arg in self.roles.instance_kwargs for kw in node.keywords
+                )
+            )
         ):
             return True  # ``FunctionTool(func=f)``: a tool where it is constructed (``_role_builder``)
         return is_user_callee(callee, ok, self) and callee.split(".", 1)[0] in self.local_defs
@@ -513,3 +545,12 @@ def _method_result(element: ast.expr, typed: str, scope: Scope) -> bool:
         return False
     head = typed.split(".", 1)[0]
     return "." in typed and head in scope.taint and head not in scope.types
+
+
+def snake_class(name: str) -> str:
+    """A class name in snake case as Haystack names a component's tool: an upper-case letter after a lower-case
+    one starts a word (``SerperDevWebSearch`` -> ``serper_dev_web_search``, ``SQLTool`` -> ``sqltool``)."""
+    return "".join(
+        "_" + c.lower() if c.isupper() and i > 0 and not name[i - 1].isupper() else c.lower()
+        for i, c in enumerate(name)
+    ).lstrip("_")

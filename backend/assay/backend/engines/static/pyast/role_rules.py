@@ -95,6 +95,9 @@ class Roles:
     builder_suffixes: tuple[str, ...] = ()
     tool_constructor_suffixes: tuple[str, ...] = ()
     function_kwargs: tuple[str, ...] = ()
+    # ``ComponentTool(component=Fetcher())``: keyword -> (the method the tool runs on the instance, how the tool
+    # is named without ``name=``: ``snake_class`` is the class name in snake case, as Haystack names it).
+    instance_kwargs: dict[str, tuple[str, str]] = field(default_factory=dict)
     model_rule: Rule | None = None
     model_classes: Patterns = field(default_factory=lambda: Patterns(()))
     model_class_kwargs: tuple[str, ...] = ()
@@ -209,6 +212,7 @@ def compile_roles(pack: RulePack) -> Roles:
         builder_suffixes=tuple(pm.get("builder_method_suffixes", ())),
         tool_constructor_suffixes=tuple(pm.get("tool_constructor_suffixes", ())),
         function_kwargs=tuple(pm.get("function_kwargs", ())),
+        instance_kwargs={k: (v[0], v[1]) for k, v in pm.get("instance_kwargs", {}).items()},
         model_rule=model,
         model_classes=Patterns(mm.get("model_classes", ())),
         model_class_kwargs=tuple(mm.get("model_class_kwargs", ())),
