@@ -391,6 +391,12 @@ class FileFacts(_Facts):
     # list under ``<qualname>()``), the string fields of a list of dict literals, and what constant-keyed
     # dicts of functions map each name to (dispatch tables: ``{"create_customer": create_customer}``).
     bindings: dict[str, str] = Field(default_factory=dict)
+    serverGates: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="(Python) Gates a tool registry this module gives a parameter of the tree's function holds "
+        "over every tool registered on it there (``register_tools(mcp)``, ``mcp = FastMCP(middleware=[...])``): "
+        "``<callee>#arg<i>`` (or ``#kw:<name>``) -> the ids of gates of this module.",
+    )
     lists: dict[str, list[str]] = Field(default_factory=dict)
     partialLists: list[str] = Field(
         default_factory=list,

@@ -171,14 +171,21 @@ def settle_receivers(defined: list[ToolDef], files: Sequence[FileFacts]) -> list
         return defined
     bindings = {name: kind for f in files for name, kind in f.bindings.items()}
     index = NameIndex(bindings, module_heads(files))
+    server_gates = {key: ids for f in files for key, ids in f.serverGates.items()}
     out: list[ToolDef] = []
     for tool in defined:
         source = tool.source
         if source is None or source.kind != "receiver":
             out.append(tool)
             continue
+        # A parameter given the registry by position (``#arg<i>``) or by keyword (``key``, ``#kw:<name>``).
         ref = index.find(source.ref)
+        if ref is None and source.key is not None:
+            ref = index.find(source.key)
         if ref is not None and _is_one_of(bindings[ref], source.types, index, bindings):
+            gates = server_gates.get(ref)
+            if gates:
+                tool = tool.model_copy(update={"hookGates": tuple(sorted({*tool.hookGates, *gates}))})
             out.append(tool)
     return out
 

@@ -230,7 +230,10 @@ class FileAnalyzer(StatementLogic):
         self._walk_block(fn.body, scope, entry)
         self._finish(scope, fn, fn.name)
         if scope.defines:
+            enclosing = self._enclosing_fn
+            self._enclosing_fn = (fn, qualname)
             self._visit_defs(definitions(fn.body), qualname, outer | scope.taint.keys(), scope.types)
+            self._enclosing_fn = enclosing
 
     def _finish(self, scope: Scope, node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> None:
         if isinstance(node, ast.Module) and not (scope.calls or scope.actions or scope.gates):

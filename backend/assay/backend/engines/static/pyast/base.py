@@ -69,6 +69,12 @@ class AnalyzerBase:
         self._functions: frozenset[str] | None = None  # names of the file's module-level functions
         # Callbacks' first parameters, typed by what the call they are passed to gives them.
         self._callback_params: dict[str, str] = {}
+        # A tool registry (``mcp = FastMCP(...)``) this file gives a parameter of the tree's function
+        # (``register_tools(mcp)``): ``<callee>#arg<i>`` -> its class, and the gates it holds over its tools.
+        self.param_bindings: dict[str, str] = {}
+        self.server_gates: dict[str, list[str]] = {}
+        # The module-level function whose nested definitions are being read, with its qualname.
+        self._enclosing_fn: tuple[ast.FunctionDef | ast.AsyncFunctionDef, str] | None = None
         self._class_strings: dict[str, dict[str, str]] = {}
         # Functions with named branches, kept until the file's literal tools are known.
         self._branch_scopes: list[tuple[FunctionFacts, list[Branch]]] = []

@@ -92,7 +92,9 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
         bindings={
             **{f"{module}.{name}": kind for name, kind in sorted(analyzer.module_types.items())},
             **dict(sorted(analyzer.class_fields()[1].items())),
+            **dict(sorted(analyzer.param_bindings.items())),
         },
+        serverGates=dict(sorted(analyzer.server_gates.items())),
         constants=dict(sorted(analyzer.class_fields()[0].items())),
         lists=analyzer.lists,
         partialLists=sorted(key for key in analyzer.unnamed_returns if key in analyzer.lists),

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ToolDef, ToolSource
+from assay.backend.engines.static.facts import PARAM_ARG, PARAM_KW, ToolDef, ToolSource
 from assay.backend.engines.static.pyast.literals import (
     base_init_calls,
     docstring,
@@ -467,17 +467,91 @@ class DecoratorRoles(SourceLogic):
         """``mcp = FastMCP("x", auth=JWTVerifier(...))`` then ``@mcp.tool()``: a server built here with an
         authentication provider checks every request for its tools; each tool registered on it is behind
         that check (the gate sits at the keyword)."""
-        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
-            return
-        server = self._module_value(target.value.id)
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            entry |= self._server_gate_ids(target.value.id, scope)
+
+    def _server_gate_ids(self, server_name: str, scope: Scope) -> set[str]:
+        """The gates a module-level server ``server_name`` of this file holds over every tool registered on
+        it: its authentication keywords (unless served over stdio only), the middleware its constructor
+        lists (``FastMCP("x", middleware=[BearerAuthMiddleware()])``) and the middleware added to it."""
+        server = self._module_value(server_name)
         if not isinstance(server, ast.Call):
-            return
-        stdio = self._served_over_stdio_only(target.value.id)
+            return set()
+        entry: set[str] = set()
+        stdio = self._served_over_stdio_only(server_name)
         for rule, keys in self.rules.server_kwargs:
             for kw in server.keywords:
                 if kw.arg in keys and not declines(kw.value) and not stdio:
                     entry.add(self._gate(scope, rule, kw.value, f"{kw.arg}= on the server"))
-        self._server_middleware(target.value.id, entry, scope)
+        found = self.rules.server_middleware
+        if found is not None:
+            for kw in server.keywords:
+                if kw.arg in found[4] and isinstance(kw.value, ast.List | ast.Tuple):
+                    for element in kw.value.elts:
+                        self._middleware_gate(element, element, entry, scope)
+        self._server_middleware(server_name, entry, scope)
+        return entry
+
+    def _given_servers(self, node: ast.Call, callee: str, scope: Scope) -> None:
+        """``register_tools(mcp)`` with ``mcp = FastMCP(...)``: a function of the tree is given a tool registry
+        and registers tools on its parameter (``@mcp.tool()`` in its body). Recorded as ``<callee>#arg<i>`` (or
+        ``#kw:<name>``) -> the registry's class, for the linker to keep those tools, with the gates a
+        module-level server of this file holds over every tool registered on it."""
+        types = self.rules.receiver_types
+        for index, value in enumerate(node.args):
+            if type(value) is ast.Name and self._registry_type(value, scope) in types:
+                self._given_server(f"{callee}{PARAM_ARG}{index}", value, scope)
+        for keyword in node.keywords:
+            value = keyword.value
+            if type(value) is ast.Name and keyword.arg is not None and self._registry_type(value, scope) in types:
+                self._given_server(f"{callee}{PARAM_KW}{keyword.arg}", value, scope)
+
+    def _registry_type(self, value: ast.Name, scope: Scope) -> str | None:
+        """The type of a name a call is given: the function's local, else the module's."""
+        local = scope.types.get(value.id) if scope.function is not None else None
+        return local or self.module_types.get(value.id)
+
+    def _given_server(self, key: str, value: ast.Name, scope: Scope) -> None:
+        typed = self._registry_type(value, scope)
+        if typed is None:
+            return
+        self.param_bindings[key] = typed
+        if scope.function is None or value.id not in scope.types:
+            gates = self._server_gate_ids(value.id, scope)
+            if gates:
+                self.server_gates[key] = sorted(gates)
+
+    def _param_receiver_tool(
+        self,
+        target: ast.Attribute,
+        fn: ast.FunctionDef | ast.AsyncFunctionDef,
+        qualname: str,
+        dec: ast.expr,
+        entry: set[str],
+        scope: Scope,
+    ) -> bool:
+        """``def register_tools(mcp): @mcp.tool() def f(...)``: a tool registered on a parameter of a
+        module-level function, a candidate of each rule whose decorator that is on some class, for the linker
+        to keep when a call of that function gives it one of those classes (``_given_servers``)."""
+        enclosing = self._enclosing_fn
+        if enclosing is None or not isinstance(target.value, ast.Name):
+            return False
+        outer, outer_name = enclosing
+        if outer_name.rpartition(".")[0] != self.module:
+            return False
+        param = target.value.id
+        positional = [a.arg for a in (*outer.args.posonlyargs, *outer.args.args)]
+        keyed = f"{outer_name}{PARAM_KW}{param}"
+        if param in positional:
+            ref = f"{outer_name}{PARAM_ARG}{positional.index(param)}"
+        elif any(a.arg == param for a in outer.args.kwonlyargs):
+            ref = keyed
+        else:
+            return False
+        for rule, types in self.rules.receiver_attrs[target.attr]:
+            source = ToolSource(kind="receiver", ref=ref, key=keyed, types=list(types))
+            self._add_tool(rule, fn, qualname, dec if isinstance(dec, ast.Call) else None, entry, scope, source)  # type: ignore[attr-defined]
+        return True
 
     def _served_over_stdio_only(self, server: str) -> bool:
         """``mcp.run()`` / ``mcp.run(transport="stdio")`` and no other way the file serves ``server`` (no HTTP
@@ -518,7 +592,7 @@ class DecoratorRoles(SourceLogic):
         found = self.rules.server_middleware
         if found is None:
             return
-        rule, attach, apps, names = found
+        attach, apps = found[1], found[2]
         fronts = {server}
         for stmt in self.tree.body:
             value = stmt.value if isinstance(stmt, ast.Assign | ast.Expr) else None
@@ -534,12 +608,17 @@ class DecoratorRoles(SourceLogic):
                 and value.func.value.id in fronts
                 and value.args
             ):
-                kind = self._middleware_kind(value.args[0], names)
-                gate_rule = rule if kind == "authentication" else self.rules.gate_by_kind.get(kind or "")
-                if gate_rule is not None:
-                    entry.add(
-                        self._gate(scope, gate_rule, value, f"{ast.unparse(value.args[0])} in front of the server")
-                    )
+                self._middleware_gate(value.args[0], value, entry, scope)
+
+    def _middleware_gate(self, middleware: ast.expr, at: ast.expr, entry: set[str], scope: Scope) -> None:
+        """The gate a middleware in front of a server is, if it is one, at ``at``."""
+        found = self.rules.server_middleware
+        if found is None:
+            return
+        kind = self._middleware_kind(middleware, found[3])
+        gate_rule = found[0] if kind == "authentication" else self.rules.gate_by_kind.get(kind or "")
+        if gate_rule is not None:
+            entry.add(self._gate(scope, gate_rule, at, f"{ast.unparse(middleware)} in front of the server"))
 
     def _middleware_kind(self, node: ast.expr, names: Patterns) -> str | None:
         """The gate a middleware is: a class of this file answering 401 (``authentication``) or 403

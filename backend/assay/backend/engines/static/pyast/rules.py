@@ -62,6 +62,7 @@ class CompiledRules:
     tool_decorator_on: list[tuple[Rule, frozenset[str]]]
     # ``decorator_attrs_on`` by attribute: the rules, each with the classes that attribute is a decorator on.
     receiver_attrs: dict[str, tuple[tuple[Rule, tuple[str, ...]], ...]]
+    receiver_types: frozenset[str]  # every class ``receiver_attrs`` names: the tool registries of the pack
     tool_calls: RuleTable
     tool_classes: list[tuple[Rule, frozenset[str]]]
     tool_dicts: list[Rule]
@@ -84,8 +85,9 @@ class CompiledRules:
     # no: (calls, keywords naming the answer's type, types that are a yes or no).
     yes_no_asks: tuple[Patterns, tuple[str, ...], frozenset[str]] | None
     server_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # a server's keywords that gate all its tools
-    # Middleware added to a server or the HTTP app it makes: (rule, attach methods, app methods, auth names).
-    server_middleware: tuple[Rule, frozenset[str], frozenset[str], Patterns] | None
+    # Middleware added to a server or the HTTP app it makes: (rule, attach methods, app methods, auth names,
+    # the server constructor's keywords listing its middleware).
+    server_middleware: tuple[Rule, frozenset[str], frozenset[str], Patterns, frozenset[str]] | None
     # How a server is served over stdio only, where no request carries a token for its auth= to check:
     # (run methods, local transports, stdio-only run methods, HTTP app methods).
     stdio_runs: tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]] | None
@@ -240,6 +242,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             if "decorator_attrs_on" in r.match
         ],
         receiver_attrs=_receiver_attrs(tools),
+        receiver_types=frozenset(cls for r in tools for cls in r.match.get("decorator_attrs_on", {})),
         tool_calls=RuleTable((r, Patterns(r.match["calls"])) for r in tools if "calls" in r.match),
         tool_classes=[(r, frozenset(r.match["class_bases"])) for r in tools if "class_bases" in r.match],
         tool_dicts=[r for r in tools if "dict_literal" in r.match],
@@ -294,6 +297,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
                     frozenset(r.match["server_middleware"]["attach"]),
                     frozenset(r.match["server_middleware"]["apps"]),
                     Patterns(r.match["server_middleware"]["names"]),
+                    frozenset(r.match["server_middleware"].get("kwargs", [])),
                 )
                 for r in gates
                 if "server_middleware" in r.match

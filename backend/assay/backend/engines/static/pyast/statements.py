@@ -217,12 +217,20 @@ class StatementLogic(ExpressionLogic):
 
     def _context_param(self, name: str, annotation: ast.Subscript, scope: Scope) -> None:
         """``ctx: RunContext[Deps]``: ``ctx.deps`` is a ``Deps`` (typed under the key ``ctx.deps``, which
-        ``dotted`` reads before the attribute chain goes on)."""
+        ``dotted`` reads before the attribute chain goes on). Any other parameterised class of a package
+        (``agent: Agent[Deps, str]``) is an instance of that class, as ``agent: Agent`` is; the containers
+        and special forms of ``typing``, ``collections`` and the builtins (``list[Session]``) are not."""
         generic, ok = self.dotted(annotation.value, None)
-        attr = self.rules.context_generics.get(generic or "") if ok else None
-        inner = annotation_type(annotation.slice) if attr else None
+        if not (ok and generic):
+            return
+        attr = self.rules.context_generics.get(generic)
+        if attr is None:
+            if "." in generic and generic.split(".", 1)[0] not in _GENERIC_CONTAINERS:
+                scope.types[name] = generic
+            return
+        inner = annotation_type(annotation.slice)
         typed, resolved = self.dotted(inner, None) if inner is not None else (None, False)
-        if attr and resolved and typed:
+        if resolved and typed:
             scope.types[f"{name}.{attr}"] = typed
 
     def _return(self, stmt: ast.Return, scope: Scope, active: frozenset[str]) -> Outcome:
@@ -547,6 +555,8 @@ _CALLISH = frozenset({ast.Call, ast.Await})
 # Values an assignment may make a tools list of (``_list_assigned``).
 # Class methods that build an instance of their class (``SQLDatabase.from_uri(...)``, ``Sandbox.create()``).
 _FACTORIES = frozenset({"create", "connect"})
+# Modules whose parameterised classes are containers or special forms, not the class of the value.
+_GENERIC_CONTAINERS = frozenset({"typing", "typing_extensions", "collections", "builtins", "types", "abc"})
 _LISTISH = frozenset({ast.List, ast.Tuple, ast.BinOp, ast.Call, ast.ListComp})
 
 # Gates that check a value, carried out of a ``for`` loop that checks every element (``_loop``).

@@ -185,6 +185,7 @@ class ExpressionLogic(DispatchLogic):
         if resolved and (node.args or node.keywords):
             # Not only ``is_user_callee``: a package of the tree may share a library's name (``agents``).
             self._given_lists(node, name, scope)
+            self._given_servers(node, name, scope)
         if name in self.rules.callback_runners:
             self._run_callback(node, self.rules.callback_runners[name], scope, active)
         if node.keywords:

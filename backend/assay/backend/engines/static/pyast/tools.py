@@ -64,7 +64,10 @@ class ToolLogic(MessageTools):
                 (
                     isinstance(target, ast.Attribute)
                     and target.attr in self.rules.receiver_attrs
-                    and self._receiver_tool(target, fn, qualname, dec, entry, scope)
+                    and (
+                        self._receiver_tool(target, fn, qualname, dec, entry, scope)
+                        or self._param_receiver_tool(target, fn, qualname, dec, entry, scope)
+                    )
                 )
                 or gate_rules
                 or name.rsplit(".", 1)[-1] in self.rules.handler_attrs
