@@ -83,6 +83,7 @@ class FileAnalyzer(StmtLogic):
             types = {**{k: v for k, v in item.types.items() if k not in params}, **types}
         scope = Scope(qualname=item.qualname, params=params, cls=item.cls, types=types)
         scope.opaque_params = self.opaque_params(item.node)
+        self.param_defaults(item.node, scope)
         if item.locals:  # a closure calls the functions declared around it (``validatePath`` in a factory)
             scope.locals.update({k: v for k, v in item.locals.items() if k not in params})
         for index, param in enumerate(params):
@@ -162,6 +163,42 @@ class FileAnalyzer(StmtLogic):
                 for member, member_type in members.items():  # ``const { sandbox } = ctx`` later
                     types[f"{name}.{member}"] = member_type
         return names, types
+
+    def param_defaults(self, node: Node, scope: Scope) -> None:
+        """``(prompt, model = "gpt-4o-mini")``, ``({ modelId = DEFAULT_MODEL }: Options)``: a parameter's string
+        default is the value used unless a caller passes one, a fallback as ``process.env.MODEL ?? "gpt-5"``
+        is (the model id a call names through it, never a constant the code always uses)."""
+        params_node = node.child_by_field_id(self.fields.parameters)
+        if params_node is None:
+            return
+        fields = self.fields
+        for param in params_node.named_children:
+            if param.type.endswith("_parameter"):  # required_parameter / optional_parameter (TypeScript)
+                pattern, value = param.child_by_field_id(fields.pattern), param.child_by_field_id(fields.value)
+            elif param.type == "assignment_pattern":
+                pattern, value = param.child_by_field_id(fields.left), param.child_by_field_id(fields.right)
+            else:
+                pattern, value = param, None
+            if pattern is None:
+                continue
+            if value is not None and pattern.type == "identifier":
+                self._param_default(pattern, value, scope)
+            elif pattern.type == "object_pattern":
+                for part in pattern.named_children:
+                    if part.type == "object_assignment_pattern":
+                        left = part.child_by_field_id(fields.left)
+                        right = part.child_by_field_id(fields.right)
+                        if (
+                            left is not None
+                            and right is not None
+                            and left.type == "shorthand_property_identifier_pattern"
+                        ):
+                            self._param_default(left, right, scope)
+
+    def _param_default(self, name: Node, value: Node, scope: Scope) -> None:
+        text = self.constant(value, scope)
+        if text:
+            scope.fallbacks[self.code.text(name)] = text
 
     def opaque_params(self, node: Node) -> frozenset[str]:
         """The plain parameters whose type the code does not say: no annotation, ``any`` or ``unknown``

@@ -208,6 +208,7 @@ class ExprLogic(BindingLogic):
             sub.types.pop(name, None)
             sub.elements.pop(name, None)
         sub.types.update(types)
+        self.param_defaults(node, sub)
         if element is not None and element[0] < len(names):
             sub.elements[names[element[0]]] = element[1]
         body = node.child_by_field_id(self.fields.body)

@@ -239,7 +239,7 @@ class SiteLogic(GateLogic):
     def fallback(self, node: Node, scope: Scope) -> str | None:
         """The literal a value falls back to (``process.env.MODEL ?? "gpt-5"``, or a name bound to that):
         the model used unless the environment says otherwise."""
-        if node.type == "identifier":
+        if node.type in ("identifier", "shorthand_property_identifier"):  # ``{ model }`` too
             name = self.code.text(node)
             return scope.fallbacks.get(name) or self.module_fallbacks.get(name)
         if node.type == "binary_expression" and self.code.operator_of(node) in ("??", "||"):

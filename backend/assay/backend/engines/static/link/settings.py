@@ -55,9 +55,8 @@ def _default(ref: str, defaults: dict[str, str], types: dict[str, str]) -> str |
 def _provider(model: str | None, rules: RulePack) -> str | None:
     if model is None:
         return None
-    prefix, sep, _ = model.replace(":", "/", 1).partition("/")
-    vendor = compile_rules(rules).vendors.get(prefix) if sep else None
-    if vendor is not None:
-        return vendor
+    split = compile_rules(rules).vendor_split(model)
+    if split is not None:
+        return split[0]
     roles = compile_roles(rules)
     return next((p for start, p in roles.model_id_prefixes if model.lower().startswith(start)), None)

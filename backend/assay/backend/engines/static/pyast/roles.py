@@ -189,17 +189,22 @@ class RoleLogic(AgentRoles):
         # ``Agent(model=configs.agent_settings.model)``: a settings field's default, here or in another module.
         ref = self.settings_ref(given) if model is None else None
         model = model or self.settings_value(ref)
+        if model is None and (model_class or ref is not None):
+            # ``OpenAIModel(llm, ...)`` with ``llm = os.getenv("MODEL_CHOICE", "gpt-4o-mini")``, a parameter's
+            # default, ``self._model``: the id the code spells out for a client recorded here anyway.
+            value = given if given is not None else node.args[0] if model_class and node.args else None
+            model = self.model_value(value, node)
         ref = ref if model is None else None
         if not model_class and model is None and ref is None:
             return False
         provider = next((p for word, p in roles.vendor_words if word in lowered), None)
         if provider is None and constructor and vendor_module:
             provider = next((p for word, p in roles.vendor_words if word in vendor_module), None)
-        if model is not None:
-            prefix, sep, rest = model.replace(":", "/", 1).partition("/")
-            vendor = self.rules.vendors.get(prefix) if sep else None
-            if vendor is not None and provider in (None, vendor):
-                provider, model = vendor, rest
+        # ``ChatOpenAI(base_url="https://openrouter.ai/api/v1")``: whoever serves the host the client is pointed at.
+        provider = self.served_by(node, provider) or provider
+        split = self.rules.vendor_split(model) if model is not None else None
+        if split is not None and provider in (None, split[0]):
+            provider, model = split
         provider = provider or roles.class_providers.get(name)
         if provider is None and model is not None:
             provider = next((p for start, p in roles.model_id_prefixes if model.lower().startswith(start)), None)
@@ -223,10 +228,9 @@ class RoleLogic(AgentRoles):
         model = self.constant_str(chosen)
         provider: str | None = None
         if model is not None:
-            cut = min((i for i in (model.find("/"), model.find(":")) if i > 0), default=-1)
-            vendor = self.rules.vendors.get(model[:cut]) if cut > 0 else None
-            if vendor is not None:
-                provider, model = vendor, model[cut + 1 :]
+            split = self.rules.vendor_split(model)
+            if split is not None:
+                provider, model = split
             else:
                 provider = next((p for start, p in roles.model_id_prefixes if model.lower().startswith(start)), None)
         elif isinstance(chosen, ast.Attribute):

@@ -99,6 +99,8 @@ class CompiledRules:
     handler_attrs: frozenset[str]  # decorators naming the function that runs every tool of a server
     handler_kwargs: dict[str, str]  # constructor -> the keyword naming that function
     vendors: dict[str, str]  # a vendor's name in model strings and settings -> its provider
+    base_url_kwargs: frozenset[str]  # a model client's keywords naming the host it talks to (``base_url=``)
+    base_url_providers: frozenset[str]  # providers whose protocol other hosts serve (OpenAI-compatible clients)
     key_names: dict[str, Patterns]  # rule id -> names of variables that hold credentials
     library_tools: dict[str, tuple[Rule, LibraryTool]]
     toolkits: dict[str, Toolkit]
@@ -138,6 +140,15 @@ class CompiledRules:
     schema_only_calls: Patterns = field(default_factory=lambda: Patterns(()))
     profiles: dict[str, CallProfile] = field(default_factory=dict)
     decorators: dict[str, tuple[Rule | None, tuple[Rule, ...]]] = field(default_factory=dict)
+
+    def vendor_split(self, model: str) -> tuple[str, str] | None:
+        """``"openai:gpt-4o"`` -> ``("openai", "gpt-4o")``, ``"ollama/gemma2:27b"`` -> ``("ollama", "gemma2:27b")``:
+        the provider and the id after it when the text before the model string's first ``/`` or ``:`` is a
+        vendor prefix the pack knows (LiteLLM's semantics: the first segment is a provider only when it is one;
+        ``"gemma2:27b"`` names none, and the rest is kept as written)."""
+        cut = min((i for i in (model.find("/"), model.find(":")) if i > 0), default=-1)
+        vendor = self.vendors.get(model[:cut]) if cut > 0 else None
+        return (vendor, model[cut + 1 :]) if vendor is not None else None
 
     def decorator(self, name: str) -> tuple[Rule | None, tuple[Rule, ...]]:
         """For a decorator ``@name``: the tool rule it makes a tool by, and the gate rules it is a gate by."""
@@ -353,6 +364,8 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         handler_attrs=frozenset(a for r in tools for a in r.match.get("handler_attrs", [])),
         handler_kwargs={k: v for r in tools for k, v in r.match.get("handler_kwargs", {}).items()},
         vendors={k: v for r in of("model") for k, v in r.match.get("vendors", {}).items()},
+        base_url_kwargs=frozenset(k for r in of("model") for k in r.match.get("base_url_kwargs", ())),
+        base_url_providers=frozenset(k for r in of("model") for k in r.match.get("base_url_providers", ())),
         key_names={r.id: Patterns(r.match["key_names"]) for r in of("action") if "key_names" in r.match},
         library_tools={
             call: (r, _library_tool(spec)) for r in tools for call, spec in r.match.get("library_tools", {}).items()

@@ -91,11 +91,14 @@ class SettingsLogic(AnalyzerBase):
 
     def unpacked_model(self, call: ast.Call) -> ast.expr | None:
         """``create(**params)`` with ``params = self.prepare()`` (a method of this class returning
-        ``{"model": self.config.model, ...}``) or ``params = {"model": ...}``: the ``model`` value."""
+        ``{"model": self.config.model, ...}``), ``params = {"model": ...}`` or ``params = dict(model=...)``:
+        the ``model`` value."""
         for keyword in call.keywords:
             if keyword.arg is not None or not isinstance(keyword.value, ast.Name):
                 continue
             bound = self._bound_value(keyword.value.id, call)
+            if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "dict":
+                return kwarg(bound, "model")
             if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute):
                 bound = self._returned_dict(bound.func)
             if isinstance(bound, ast.Dict):

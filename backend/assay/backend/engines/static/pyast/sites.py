@@ -23,11 +23,11 @@ from assay.backend.engines.static.pyast.literals import (
     opens_for_writing,
     string_text,
 )
+from assay.backend.engines.static.pyast.model_values import ModelValueLogic, param_default
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import PY_BUILTINS
 from assay.backend.engines.static.pyast.rules import CallProfile, display_name
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_TAINT, Scope, local_constant, origin_key
-from assay.backend.engines.static.pyast.settings import SettingsLogic
 from assay.backend.engines.static.pyast.syntax import child_nodes
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
@@ -39,7 +39,7 @@ _SQL_GRANT = re.compile(r"^\s*(grant|revoke)\b", re.I)
 _CYPHER_WRITE = re.compile(r"\b(create|merge|set|delete|remove|drop|load\s+csv)\b", re.I)
 
 
-class SiteLogic(GateLogic, SettingsLogic):
+class SiteLogic(GateLogic, ModelValueLogic):
     """What a call is when the rules name it: a model call, an action, a run-time tool source."""
 
     def _model_call(
@@ -71,11 +71,16 @@ class SiteLogic(GateLogic, SettingsLogic):
             # ``model=settings.MODEL``, ``create(**params)`` with ``params["model"]`` a settings field.
             given = next((kwarg(node, key) for key in match.get("model_kwargs", ()) if kwarg(node, key)), None)
             given = given if given is not None else self.unpacked_model(node)
+            if given is None and name in match.get("model_strings", ()) and node.args:
+                given = node.args[0]
             model = self.constant_str(given) if given is not None else None
             ref = self.settings_ref(given, scope) if model is None else None
             model = model or self.settings_value(ref)
+            # ``model=model`` with ``model = os.getenv("MODEL", "gpt-4o")``, a default, a ``self._model``.
+            model = model or self.model_value(given, node)
             ref = ref if model is None else None
         provider, model = self._model_named(model_rule, name, model, vendor)
+        provider = self.served_by(node, provider) or provider  # ``OpenAI(base_url="https://api.groq.com/openai/v1")``
         if model is None and scope is not None:
             # ``LLM(model=model)`` in ``def build(model: str)``: the callers of the file may name it.
             given = next((kwarg(node, key) for key in match.get("model_kwargs", ()) if kwarg(node, key)), None)
@@ -99,7 +104,8 @@ class SiteLogic(GateLogic, SettingsLogic):
             provider = self._client_package(name) or provider
         if model is not None and ":" in model and name in match.get("model_strings", ()):
             prefix, rest = model.split(":", 1)
-            if prefix in self.rules.vendors or provider != "ollama":
+            # ``"ollama/gemma2:27b"``: a colon after a slash is the model's tag, not a vendor's separator.
+            if "/" not in prefix and (prefix in self.rules.vendors or provider != "ollama"):
                 # ``"ollama:qwen3:4b"`` names the vendor; an Ollama model's own id carries a tag after a
                 # colon (``ChatOllama(model="qwen3:4b")``), which is no vendor.
                 provider, model = self.rules.vendors.get(prefix, provider), rest
@@ -131,7 +137,18 @@ class SiteLogic(GateLogic, SettingsLogic):
             function = qualname.rsplit(".", 1)[-1]
             if qualname != f"{self.module}.{function}":
                 continue  # methods and nested functions: their callers are not looked for
-            values = {self._argument_value(call, index, param, caller) for call, caller in self._calls_of(function)}
+            defined = next(
+                (
+                    d
+                    for d in self.module_defs
+                    if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == function
+                ),
+                None,
+            )
+            default = param_default(defined, param) if defined is not None else None
+            values = {
+                self._argument_value(call, index, param, caller, default) for call, caller in self._calls_of(function)
+            }
             if len(values) != 1 or None in values:
                 continue
             provider, model = self._model_named(rule, name, values.pop(), None)
@@ -157,32 +174,20 @@ class SiteLogic(GateLogic, SettingsLogic):
                 stack.extend(child_nodes(node))
         return found
 
-    def _argument_value(self, call: ast.Call, index: int, param: str, owner: ast.AST, depth: int = 0) -> str | None:
+    def _argument_value(
+        self, call: ast.Call, index: int, param: str, owner: ast.AST, default: ast.expr | None
+    ) -> str | None:
+        """The model a call passes for ``param`` (its default when the call passes none), as spelled in the caller."""
         value: ast.expr | None = kwarg(call, param)
-        if value is None and index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args):
+        starred = any(isinstance(a, ast.Starred) for a in call.args)
+        if value is None and index < len(call.args) and not starred:
             value = call.args[index]
-        return self._value_of(value, owner, depth) if value is not None else None
-
-    def _value_of(self, value: ast.expr, owner: ast.AST, depth: int = 0) -> str | None:
-        text = self.constant_str(value)
-        if text is not None or depth > 2:
-            return text
-        if isinstance(value, ast.Call) and len(value.args) == 2:
-            callee = self.dotted(value.func, None)[0]
-            if callee in ("os.getenv", "os.environ.get"):
-                return self.constant_str(value.args[1])
-        if isinstance(value, ast.Name) and owner is not self.tree:
-            bound = [
-                node.value
-                for node in ast.walk(owner)
-                if isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id == value.id
-            ]
-            if len(bound) == 1:
-                return self._value_of(bound[0], owner, depth + 1)
-        return None
+        if value is None:
+            if default is None or starred or any(k.arg is None for k in call.keywords):
+                return None  # no default, or ``*args`` / ``**kwargs`` that may pass one
+            return self.spelled(default, None, 1)
+        caller = owner if isinstance(owner, ast.FunctionDef | ast.AsyncFunctionDef) else None
+        return self.spelled(value, caller, 1)
 
     def _frontier_tools(self, node: ast.Call, name: str, rules: Sequence[Rule]) -> None:
         for rule in rules:

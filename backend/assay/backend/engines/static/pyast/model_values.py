@@ -1,0 +1,218 @@
+"""Model ids a call names through values the code spells out: the model id is what runs unless the
+environment or a caller says otherwise, as for settings defaults (``settings.py``).
+
+``client.chat.completions.create(model=model)`` and ``OpenAIModel(llm, ...)`` name their model through a
+value: a local bound once (``llm = os.getenv("MODEL_CHOICE", "gpt-4o-mini")``), a module constant bound once
+(``MODEL = os.environ.get("MODEL") or "gpt-4o"``), a parameter's default (``def run(model: str =
+"gpt-4o-mini")``, ``def __init__(self, model: str = _DEFAULT_MODEL)`` kept in ``self._model``), a string
+formatted from such values (``f"ollama/{model_name}"``), or a function of the file called without arguments
+whose every return spells the same id (``def get_model(): return "gpt-4.1"``). Each is read back to the
+literal it ends at, or to nothing: a value bound twice, a parameter without a default, an argument a caller
+passes. A parameter of a module-level function the file calls is left to its callers
+(``SiteLogic._resolve_param_models``), who may pass another model.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from assay.backend.engines.static.pyast.literals import kwarg
+from assay.backend.engines.static.pyast.settings import SettingsLogic
+
+# Environment reads whose second argument (or ``default=``) is the value used when the variable is unset.
+ENV_READS = frozenset({"os.getenv", "os.environ.get", "getenv", "environ.get"})
+# How many values are followed from the call to the literal, at most.
+DEPTH = 4
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class ModelValueLogic(SettingsLogic):
+    """The literal a model argument ends at through locals, constants, defaults, returns and formats."""
+
+    def model_value(self, value: ast.expr | None, at: ast.AST) -> str | None:
+        """The model id ``value`` (an argument of the call ``at``) always denotes, or None."""
+        if value is None:
+            return None
+        return self.spelled(value, self._function_around(at), 0)
+
+    def served_by(self, node: ast.Call, provider: str | None) -> str | None:
+        """The provider of the host an OpenAI-compatible client is pointed at
+        (``OpenAI(base_url="https://api.groq.com/openai/v1")``, ``ChatOpenAI(base_url=os.getenv("BASE_URL",
+        "https://openrouter.ai/api/v1"))``): a client of ``provider``'s protocol talks to whoever serves that
+        host; so does a client whose name says no vendor (pandasai's ``LocalLLM(api_base=...)``). None when
+        ``provider``'s protocol is no other host's (a LiteLLM client routes by its model id, its ``api_base``
+        the backend of that route), no keyword names a host the pack knows, or the code does not spell it out."""
+        keys = self.rules.base_url_kwargs
+        if not keys or not node.keywords:
+            return None
+        if provider is not None and provider != "unknown" and provider not in self.rules.base_url_providers:
+            return None
+        for keyword in node.keywords:
+            if keyword.arg in keys:
+                url = self.model_value(keyword.value, node)
+                if url is not None:
+                    for _, hosts in self.rules.http_hosts:
+                        found = next((p for host, p in hosts.items() if host in url), None)
+                        if found is not None:
+                            return found
+        return None
+
+    def spelled(self, value: ast.expr, owner: Function | None, depth: int) -> str | None:
+        """The string ``value`` denotes in ``owner`` (a function, or None for the module)."""
+        text = self.constant_str(value)
+        if text is not None or depth > DEPTH:
+            return text
+        if isinstance(value, ast.Name):
+            return self._name_value(value.id, owner, depth)
+        if isinstance(value, ast.Call):
+            return self._call_value(value, owner, depth)
+        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+            # ``os.environ.get("MODEL") or "gpt-4o"``: the value used when the first is empty.
+            return self.spelled(value.values[-1], owner, depth + 1)
+        if isinstance(value, ast.JoinedStr):
+            return self._formatted(value, owner, depth)
+        if isinstance(value, ast.Attribute):
+            return self._self_value(value, owner, depth)
+        return None
+
+    def _name_value(self, name: str, owner: Function | None, depth: int) -> str | None:
+        if owner is not None:
+            bound = _bindings(owner, name)
+            default = param_default(owner, name)
+            if default is not None or _is_param(owner, name):
+                if bound or default is None or self._called_here(owner):
+                    return None  # reassigned, no default, or the file's calls say which model
+                return self.spelled(default, None, depth + 1)
+            if bound:
+                return self.spelled(bound[0], owner, depth + 1) if len(bound) == 1 else None
+        bound = [v for stmt in self.tree.body if (v := _bound_value(stmt, name)) is not None]
+        return self.spelled(bound[0], None, depth + 1) if len(bound) == 1 else None
+
+    def _call_value(self, call: ast.Call, owner: Function | None, depth: int) -> str | None:
+        callee = self.dotted(call.func, None)[0]
+        if callee in ENV_READS:
+            given = call.args[1] if len(call.args) > 1 else kwarg(call, "default")
+            return self.spelled(given, owner, depth + 1) if given is not None else None
+        func = call.func
+        if not isinstance(func, ast.Name) or call.args or call.keywords:
+            return None
+        function = next((d for d in self.module_defs if isinstance(d, Function) and d.name == func.id), None)
+        if function is None:
+            return None
+        returns = {
+            self.spelled(node.value, function, depth + 1) if node.value is not None else None
+            for node in ast.walk(function)
+            if isinstance(node, ast.Return)
+        }
+        return returns.pop() if len(returns) == 1 else None
+
+    def _formatted(self, value: ast.JoinedStr, owner: Function | None, depth: int) -> str | None:
+        parts: list[str] = []
+        for part in value.values:
+            if isinstance(part, ast.FormattedValue):
+                if part.conversion != -1 or part.format_spec is not None:
+                    return None
+                text = self.spelled(part.value, owner, depth + 1)
+            else:
+                text = self.constant_str(part)
+            if text is None:
+                return None
+            parts.append(text)
+        return "".join(parts)
+
+    def _self_value(self, value: ast.Attribute, owner: Function | None, depth: int) -> str | None:
+        """``self._model`` assigned once in the methods of the class around ``owner``."""
+        if owner is None or not (isinstance(value.value, ast.Name) and value.value.id == "self"):
+            return None
+        cls = next(
+            (c for c in ast.walk(self.tree) if isinstance(c, ast.ClassDef) and any(item is owner for item in c.body)),
+            None,
+        )
+        if cls is None:
+            return None
+        found = [
+            (method, assigned)
+            for method in cls.body
+            if isinstance(method, Function)
+            for node in ast.walk(method)
+            if (assigned := _self_assigned(node, value.attr)) is not None
+        ]
+        if len(found) != 1:
+            return None
+        method, assigned = found[0]
+        return self.spelled(assigned, method, depth + 1)
+
+    def _called_here(self, function: Function) -> bool:
+        """A module-level function the file calls: its callers name the model (``_resolve_param_models``)."""
+        if not any(d is function for d in self.module_defs):
+            return False
+        name = function.name
+        return any(
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+            for node in ast.walk(self.tree)
+        )
+
+
+def _bound_value(stmt: ast.AST, name: str) -> ast.expr | None:
+    """The value ``stmt`` binds ``name`` to: ``name = v`` or ``name: T = v``."""
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+        if len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id == name:
+            return stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+        return stmt.value
+    return None
+
+
+def _bindings(function: Function, name: str) -> list[ast.expr]:
+    """Every value ``name`` is bound to in ``function``; a binding that is no plain assignment (a loop
+    target, an augmented assignment, ``with ... as``) is a value of its own, unknown (``None``)."""
+    found: list[ast.expr] = []
+    plain: set[int] = set()
+    for node in ast.walk(function):
+        value = _bound_value(node, name)
+        if value is not None:
+            found.append(value)
+            plain.add(id(node.targets[0] if isinstance(node, ast.Assign) else node.target))  # type: ignore[attr-defined]
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) and id(node) not in plain:
+            found.append(ast.Constant(None))
+    return found
+
+
+def _is_param(function: Function, name: str) -> bool:
+    args = function.args
+    return any(a.arg == name for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a)
+
+
+def param_default(function: Function, name: str) -> ast.expr | None:
+    """The default of ``function``'s parameter ``name``, as written (None: no such parameter, or no default)."""
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    for arg, default in zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True):
+        if arg.arg == name:
+            return default
+    for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        if arg.arg == name:
+            return kw_default
+    return None
+
+
+def _self_assigned(node: ast.AST, attr: str) -> ast.expr | None:
+    """The value ``node`` assigns to ``self.<attr>``, if it is such an assignment."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target: ast.expr = node.targets[0]
+        value: ast.expr | None = node.value
+    elif isinstance(node, ast.AnnAssign):
+        target, value = node.target, node.value
+    else:
+        return None
+    if (
+        isinstance(target, ast.Attribute)
+        and target.attr == attr
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+    ):
+        return value
+    return None
