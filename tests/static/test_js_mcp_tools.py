@@ -6,6 +6,7 @@ annotations as disclosures, never gates."""
 from __future__ import annotations
 
 from jsfix import FIXTURES
+from pyfix import analyse
 
 from assay.backend.engines.static.scan import scan_tree
 from assay.backend.scans.bundle import EvidenceBundle
@@ -53,3 +54,58 @@ def test_registertool_with_constant_name_and_config_and_annotations_are_not_gate
     assert action.actionClass == "file.write"
     assert [p.toolId for p in action.reachedFrom] == [tool.id]
     assert action.gateIds == [] and bundle.gates == []
+
+
+SUBCLASS_TOOL = """\
+export class Tool {
+  name: string;
+  constructor({ name }: { name: string }) {
+    this.name = name;
+  }
+}
+"""
+
+SUBCLASS_SERVER = """\
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { tools } from './tools.js';
+
+class Server extends McpServer {
+  registerTools = (): void => {
+    for (const { name, description, paramsSchema, callback } of tools) {
+      this.tool(name, description, paramsSchema, callback);
+    }
+  };
+  register = (): void => {
+    this.tool('ping', 'Ping', {}, async () => ({ content: [] }));
+  };
+}
+
+export const server = new Server({ name: 'x', version: '1' });
+"""
+
+OWN_TOOL_METHOD = """\
+class Registry {
+  tool(name: string, fn: () => void): void {
+    console.log(name, fn);
+  }
+  register = (): void => {
+    this.tool(process.argv[2], () => undefined);
+  };
+}
+export const registry = new Registry();
+"""
+
+
+def test_a_tool_registered_on_a_class_extending_mcpserver_is_mcps_registration() -> None:
+    # ``this.tool(...)`` in a subclass that does not define ``tool`` runs McpServer.tool: a literal name is a
+    # tool, a name known only at run time is a frontier item at the call (never a silent zero).
+    linked = analyse({"src/server.ts": SUBCLASS_SERVER, "src/tool.ts": SUBCLASS_TOOL})
+    assert {(t.name, t.framework, t.location.line) for t in linked.tools} == {("ping", "mcp", 11)}
+    dispatch = [f for f in linked.frontier if f.kind == "dynamic_dispatch"]
+    assert [f.location.line for f in dispatch if f.location is not None] == [7]
+
+
+def test_a_tree_class_defining_its_own_tool_method_registers_nothing() -> None:
+    linked = analyse({"src/registry.ts": OWN_TOOL_METHOD})
+    assert linked.tools == []
+    assert not [f for f in linked.frontier if f.kind == "dynamic_dispatch"]

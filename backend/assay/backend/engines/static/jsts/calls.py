@@ -68,9 +68,10 @@ class CallLogic(SiteLogic):
         name, resolved = self.callee_name(node, func, scope)
         self.note_push(func, args, scope)
         facts = classify(self.rules, name) if name else NOTHING
-        if facts is NOTHING and name and "#" in name:
+        if name and "#" in name:
             # ``sandbox.exec(...)`` on a class of the tree that extends a library's (``class Sandbox
-            # extends BaseSandbox``) without defining ``exec``: the library's method runs.
+            # extends BaseSandbox``) without defining ``exec``: the library's method runs (``this.tool(...)``
+            # in a class extending McpServer registers a tool, whatever a tree method named ``tool`` says).
             base = self.inherited(name)
             cls, _, method = base.rpartition(".")
             library = self.library_bases.get(cls)
