@@ -8,7 +8,7 @@ from tree_sitter import Node
 from assay.backend.engines.static.facts import AFTER, PARAM, ArgTaint, CallFact, TaintOrigin
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.rules import NOTHING, classify
-from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint
+from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint, callback_origin
 from assay.backend.engines.static.jsts.sites import SiteLogic
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
@@ -111,6 +111,7 @@ class CallLogic(SiteLogic):
                 keyed = func_kind == "subscript_expression"
         arg_taints: list[tuple[int, Taint, Node]] = []
         callbacks: list[Node] = []
+        callback_at: list[int] = []  # each callback's argument position
         all_args = receiver
         before = len(scope.calls)
         # A request handler's callbacks receive what the model sends, also through a wrapper that is the
@@ -122,6 +123,7 @@ class CallLogic(SiteLogic):
             inner = unwrap(arg) if arg.type in WRAPPERS else arg
             if inner is not None and inner.type in FUNCTIONS:
                 callbacks.append(inner)
+                callback_at.append(index)
             else:
                 taint = self.expr(arg, scope, active)
                 arg_taints.append((index, taint, arg))
@@ -129,6 +131,8 @@ class CallLogic(SiteLogic):
                     all_args = all_args | taint if all_args else taint
         if len(scope.calls) > before:
             active = self.after_args(args, scope, before, active)
+        if all_args is not receiver and inner_func is not None and inner_func.type == "identifier":
+            self.param_callback_args(self.code.text(inner_func), arg_taints, scope)
         if scope.settled and inner_func is not None and inner_func.type == "identifier":
             settled = scope.settled.get(self.code.text(inner_func))
             if settled is not None:
@@ -142,8 +146,13 @@ class CallLogic(SiteLogic):
         element = _element_of(name) if callbacks and name else None
         settles = is_new and name == "Promise"
         for position, callback in enumerate(callbacks):
+            passed = all_args
+            if name and "#" in name and "." not in name.rpartition("#")[2] and not name.endswith("#"):
+                # ``runAgent(client, history, async (tool) => runTool(tool))``: what the function of the tree
+                # passes when it calls that parameter (``param_callback_args``), gathered by the linker.
+                passed = passed | callback_origin(self.inherited(name), callback_at[position])
             returned |= self.inline(
-                callback, scope, callback_active, all_args, own=own, element=element, settles=settles and not position
+                callback, scope, callback_active, passed, own=own, element=element, settles=settles and not position
             )
         self.handler_args = wrapped
         if inner_func is not None and (keyed or scope.dispatch_vars):
@@ -193,6 +202,21 @@ class CallLogic(SiteLogic):
             self.add_action(action_rule, node, target, scope, active, all_args, gates, sql_param)
             return all_args | returned
         return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
+
+    @staticmethod
+    def param_callback_args(name: str, arg_taints: list[tuple[int, Taint, Node]], scope: Scope) -> None:
+        """A call of one of the function's own parameters (``await runTool(tool)``, a callback its callers
+        pass): what it passes is stored under ``<function>|callback:<index>``, read by the callbacks the
+        callers give at that position (``callback_origin``)."""
+        if name not in scope.params or (scope.inner_params is not None and name in scope.inner_params):
+            return
+        taint = EMPTY
+        for _index, arg_taint, _node in arg_taints:
+            if arg_taint:
+                taint = taint | arg_taint
+        if taint:
+            key = f"{scope.qualname}|callback:{scope.params.index(name)}"
+            scope.field_writes[key] = scope.field_writes.get(key, EMPTY) | taint
 
     def client_call(self, node: Node, name: str) -> bool:
         """Whether ``name`` is a method of a third-party package's client or module, awaited: the

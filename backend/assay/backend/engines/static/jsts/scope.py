@@ -27,6 +27,13 @@ def call_return_taint(callee: str) -> Taint:
     return frozenset({TaintOrigin(kind="call_return", callee=callee)})
 
 
+@lru_cache(maxsize=8192)
+def callback_origin(callee: str, index: int) -> Taint:
+    """What the function ``callee`` of the tree passes to the function its callers give at argument
+    ``index`` when it calls it (a ``field`` origin the linker gathers, under ``<callee>|callback:<index>``)."""
+    return frozenset({TaintOrigin(kind="field", callee=f"{callee}|callback:{index}")})
+
+
 @dataclass(frozen=True, slots=True)
 class Cond:
     """What a condition proves: gates passed when it is true (``t``) or false (``f``), and the names

@@ -480,6 +480,9 @@ class StmtLogic(ExprLogic):
         then_ends, else_ends = self.code.terminates(consequence), self.code.terminates(other)
         before = len(scope.calls)
         paused = len(scope.pause_log)
+        # A name assigned in one branch keeps, after the ``if``, what it held on the other path too
+        # (``let x = reply; if (c) { x = "" }``): each branch starts from what names held before it.
+        held = dict(scope.taint)
         label, on_name, negated, ref = self.compared_name(stmt, scope)
         if negated:
             label = None
@@ -494,6 +497,7 @@ class StmtLogic(ExprLogic):
             self.name_case(label, scope, before)
         then_paused = frozenset(scope.pause_log[paused:])
         paused = len(scope.pause_log)
+        after_then_taint = self.restart(scope, held)
         if other is not None:
             after_else = self.branch(other, scope, active | cond.f, cond.f_clean, keep=then_ends and not else_ends)
         else:
@@ -502,6 +506,7 @@ class StmtLogic(ExprLogic):
             )
             if then_ends:
                 self.clean(scope, cond.f_clean)
+        self.join(scope, after_then_taint, consequence, then_ends, other, else_ends)
         # ``if (!approved) { return suspend({ reason }) }``: a branch that pauses for a person and ends
         # leaves the code after the ``if`` to the run that was resumed, past that pause.
         if then_ends and not else_ends:
@@ -579,6 +584,44 @@ class StmtLogic(ExprLogic):
         if not keep:
             scope.taint.update(saved)
         return after
+
+    @staticmethod
+    def restart(scope: Scope, held: dict[str, Taint]) -> dict[str, Taint]:
+        """What names hold after the first branch, the scope set back to what they held before it (for
+        the other branch)."""
+        if scope.taint == held:
+            return held
+        after = dict(scope.taint)
+        scope.taint.clear()
+        scope.taint.update(held)
+        return after
+
+    def join(
+        self,
+        scope: Scope,
+        after_then: dict[str, Taint],
+        consequence: Node | None,
+        then_ends: bool,
+        other: Node | None,
+        else_ends: bool,
+    ) -> None:
+        """Names after an ``if``: what either branch that falls out of it (or leaves a loop by ``break``
+        or ``continue``, reaching the code after the loop) left in them; a branch that returns or throws
+        adds nothing."""
+        if scope.taint == after_then:  # most ``if``s: neither branch bound a name
+            return
+        if then_ends and (consequence is None or not self.breaks(consequence, continues=True)):
+            return
+        if else_ends and other is not None and not self.breaks(other, continues=True):
+            scope.taint.clear()
+            scope.taint.update(after_then)
+            return
+        for name, taint in after_then.items():
+            now = scope.taint.get(name)
+            if now is None:
+                scope.taint[name] = taint
+            elif now is not taint:
+                scope.taint[name] = now | taint
 
     @staticmethod
     def clean(scope: Scope, names: frozenset[str]) -> None:
