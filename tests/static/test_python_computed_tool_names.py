@@ -125,3 +125,74 @@ def test_haystack_snake_case_keeps_runs_of_capitals_together() -> None:
     assert snake_class("SerperDevWebSearch") == "serper_dev_web_search"
     assert snake_class("SQLDealQueryTool") == "sqldeal_query_tool"
     assert snake_class("AlphaVantageFinancialFact") == "alpha_vantage_financial_fact"
+
+
+BASE = """\
+from abc import ABC, abstractmethod
+
+
+class Tool(ABC):
+    def __init__(self):
+        self.name = self.get_name()
+
+    @abstractmethod
+    def get_name(self) -> str:
+        pass
+
+    @abstractmethod
+    def execute(self, arguments: dict) -> str:
+        pass
+
+    def to_openai_format(self) -> dict:
+        return {"type": "function", "function": {"name": self.name, "parameters": {}}}
+"""
+
+FILE_TOOLS = """\
+import os
+
+from .base import Tool
+
+
+class DeleteFileTool(Tool):
+    def get_name(self) -> str:
+        return "delete_file"
+
+    def execute(self, arguments: dict) -> str:
+        os.remove(arguments["path"])
+        return "ok"
+
+
+class FileHelper:
+    def get_name(self) -> str:
+        return "helper"
+
+    def execute(self, arguments: dict) -> str:
+        os.remove(arguments["path"])
+        return "ok"
+
+
+class ComputedTool(Tool):
+    def get_name(self) -> str:
+        return "computed_" + os.environ.get("SUFFIX", "")
+
+    def execute(self, arguments: dict) -> str:
+        return "ok"
+"""
+
+
+def test_a_tool_class_naming_itself_by_a_getter_is_the_tool_of_that_name() -> None:
+    linked = analyse({"tools/base.py": BASE, "tools/file_tools.py": FILE_TOOLS})
+    assert {(t.name, t.location.line) for t in linked.tools} == {("delete_file", 8)}
+    by_id = {t.id: t.name for t in linked.tools}
+    assert {
+        (a.actionClass, a.location.line)
+        for a in linked.actions
+        if any(by_id.get(r.toolId) == "delete_file" for r in a.reachedFrom)
+    } == {("file.delete", 11)}
+
+
+def test_the_abstract_base_a_non_tool_class_and_a_computed_getter_are_no_tools() -> None:
+    linked = analyse({"tools/base.py": BASE, "tools/file_tools.py": FILE_TOOLS})
+    names = {t.name for t in linked.tools}
+    assert not names & {"helper", "Tool", "FileHelper", "ComputedTool"}
+    assert not any(n.startswith("computed_") for n in names)

@@ -114,8 +114,9 @@ class DecoratorRoles(SourceLogic):
         return found
 
     def _role_class_tool(self, cls: ast.ClassDef, qualname: str) -> bool:
-        """``class FileReadTool(Tool)`` naming its tool (``name = "file_read"`` or
-        ``super().__init__(name="file_read", ...)``) and running it in a method such frameworks call
+        """``class FileReadTool(Tool)`` naming its tool (``name = "file_read"``,
+        ``super().__init__(name="file_read", ...)`` or a getter its base reads, ``def get_name(self): return
+        "file_read"``) and running it in a method such frameworks call
         (``execute``, ``run``, ``__call__``...): a tool, whatever the base class's package."""
         roles = self.roles
         rule = roles.decorator_rule
@@ -124,7 +125,11 @@ class DecoratorRoles(SourceLogic):
         bases = [self.dotted(b, None)[0] or "" for b in cls.bases]
         if not any(b.rsplit(".", 1)[-1].endswith(roles.tool_class_suffixes) for b in bases):
             return False
-        name = _class_literal(cls, "name") or _init_literal(cls, "name")
+        name = (
+            _class_literal(cls, "name")
+            or _init_literal(cls, "name")
+            or next(filter(None, (_method_literal(cls, m) for m in roles.tool_class_name_getters)), None)
+        )
         if not name:
             return False
         defined = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}

@@ -43,6 +43,8 @@ class Roles:
     container_flags: tuple[str, ...] = ()
     tool_class_suffixes: tuple[str, ...] = ()
     tool_class_methods: tuple[str, ...] = ()
+    # ``def get_name(self): return "read_file"``: methods whose literal result is a tool class's name.
+    tool_class_name_getters: tuple[str, ...] = ()
     agent_tool_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # ``agent.as_tool()`` with no name keyword: the tool is named from the agent's ``name=`` as its package
     # names it (package -> "identifier": other characters to ``_``, runs of ``_`` merged, ends stripped;
@@ -162,6 +164,7 @@ def compile_roles(pack: RulePack) -> Roles:
         allow_kwargs=frozenset(dm.get("allow_kwargs", ())),
         tool_class_suffixes=tuple(dm.get("tool_classes", {}).get("suffixes", ())),
         tool_class_methods=tuple(dm.get("tool_classes", {}).get("methods", ())),
+        tool_class_name_getters=tuple(dm.get("tool_classes", {}).get("name_getters", ())),
         agent_tool_methods={k: tuple(v) for k, v in dm.get("agent_tool_methods", {}).items()},
         agent_tool_default_names=dict(dm.get("agent_tool_default_names", {})),
         agent_tool_classes={k: tuple(v) for k, v in dm.get("agent_tool_classes", {}).items()},
