@@ -185,3 +185,21 @@ def test_js_a_parameters_default_names_the_model_a_call_passes_it_to() -> None:
     assert models[9] == ("anthropic", "claude-3-5-haiku-latest")
     assert models[12] == ("openai", None)
     assert models[14] == ("openai", None)
+
+
+def test_js_a_model_call_on_a_client_of_another_module_keeps_the_model_its_options_name() -> None:
+    files = {
+        "ai.ts": 'import OpenAI from "openai";\nexport const openai = new OpenAI();\n',
+        "llm.ts": (
+            'import { openai } from "./ai";\n'
+            "export const runLLM = async ({ model = 'gpt-4o-mini', messages }: { model?: string; messages: any[] }) => {\n"
+            "  return openai.chat.completions.create({ model, messages });\n"  # 3
+            "};\n"
+            "export const other = async (messages: any[]) => openai.chat.completions.create({ messages });\n"  # 5
+            "export const passed = async (model: string) => openai.chat.completions.create({ model, messages: [] });\n"
+        ),
+    }
+    models = {m.location.line: (m.provider, m.model) for m in analyse(files).models if m.location.path == "llm.ts"}
+    assert models[3] == ("openai", "gpt-4o-mini")
+    assert models[5] == ("openai", None)
+    assert models[6] == ("openai", None)

@@ -137,6 +137,13 @@ class CallFact(_Facts):
         description="A method of an object a package call built as a network client (a client factory's "
         "result, an object handed where to connect): network egress unless the callee is the tree's.",
     )
+    modelId: str | None = Field(
+        default=None,
+        exclude_if=lambda model: model is None,
+        description="The model id the call's options name (``create({ model })`` with ``model = 'gpt-4o-mini'`` "
+        "a parameter's default), read where the call is made: the linker recognises a model call on a client "
+        "of another module (JS/TS) and takes its model id from here.",
+    )
 
 
 class GateSite(_Facts):

@@ -361,6 +361,7 @@ class CallLogic(SiteLogic):
                     dominatingGates=sorted(active),
                     args=self.call_args(arg_taints, scope),
                     client=_awaited(node),
+                    modelId=self.option_model_id(node, scope),
                 )
             )
             if not resolved and self.imports.unresolvable:  # through a path alias: the linker may find it

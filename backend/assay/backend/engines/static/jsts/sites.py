@@ -191,6 +191,21 @@ class SiteLogic(GateLogic):
         value = unwrap(next((props[k] for k in _MODEL_KEYS if k in props), None))
         return value is not None and value.type in ("call_expression", "new_expression")
 
+    def option_model_id(self, node: Node, scope: Scope) -> str | None:
+        """The model id a call into the tree names in its options object (``openai.chat.completions.create({ model })``
+        on a client another module exports), kept on its ``CallFact``: only the linker knows the call is a model
+        call. Read only from an options object with a model key."""
+        args_node = node.child_by_field_id(self.fields.arguments)
+        if args_node is None or args_node.type != "arguments" or not args_node.named_child_count:
+            return None
+        first = unwrap(args_node.named_child(0))
+        if first is None or first.type != "object":
+            return None
+        props = self.code.props(first)
+        if not any(key in props for key in _MODEL_KEYS):
+            return None
+        return self.model_id([first], scope)
+
     def model_id(self, args: list[Node], scope: Scope, depth: int = 0) -> str | None:
         """The model a call names: its first argument (``openai("gpt-4o")``), or the ``model`` property
         of its options (``{ model: "gpt-4o" }``, ``{ model: anthropic("claude-...") }``, ``modelName``)."""

@@ -200,8 +200,8 @@ def _js_named(name: str, js: JsRules) -> bool:
 
 def _model_calls(fn: Fn, callee: str, rule: Rule, name: str) -> None:
     """The calls of ``callee`` in ``fn``, read as ``name``, are model calls of ``rule``: their results are
-    model output, and each is a model use where it is made (the model id is in arguments the linker does
-    not read: not named)."""
+    model output, and each is a model use where it is made, with the model id the analyzer read from the
+    call's options (``CallFact.modelId``, JS/TS), else none."""
     sites = _calls_of(fn.calls, callee)
     fn.model_calls[callee] = sites[0].location
     provider = rule.match.get("providers", {}).get(name, rule.provider or "unknown")
@@ -215,6 +215,7 @@ def _model_calls(fn: Fn, callee: str, rule: Rule, name: str) -> None:
                 via="sdk",
                 ruleId=rule.id,
                 location=at,
+                model=site.modelId,
             )
         )
 
