@@ -28,7 +28,7 @@ from assay.backend.engines.static.pyast.literals import kwarg
 from assay.backend.engines.static.pyast.role_agents import AgentRoles
 from assay.backend.engines.static.pyast.role_decorators import declines
 from assay.backend.engines.static.pyast.role_rules import STDLIB, third_party
-from assay.backend.engines.static.pyast.scope import Scope
+from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, Scope
 from assay.backend.engines.static.rules.pack import Rule
 
 
@@ -115,7 +115,7 @@ class RoleLogic(AgentRoles):
                 runs_in = executor or f"{kw.arg} container"
                 gates.add(self._gate(scope, self.rules.sandbox_rule, value, f"{runs_in} runs code in a sandbox"))
             shown = executor.rsplit(".", 1)[-1] or "..."
-            scope.actions.append(
+            self._executor_actions(node, scope).append(
                 ActionSite(
                     id=short_id("act", self.path, location.line, location.column, rule.id),
                     actionClass=rule.actionClass or "code.exec",
@@ -127,6 +127,19 @@ class RoleLogic(AgentRoles):
                     taint=[TaintOrigin(kind="model_output", location=location)],
                 )
             )
+
+    def _executor_actions(self, node: ast.Call, scope: Scope) -> list[ActionSite]:
+        """Where the code an agent's executor runs is recorded: in the function a module-level agent of the
+        file is (``calc = LlmAgent(name="calc", code_executor=...)``), so that what runs the agent (an
+        ``AgentTool(agent=calc)``, a function calling it) reaches it; in the scope the agent is built in
+        otherwise."""
+        if scope.params is MODULE_PARAMS:
+            target = next((name for name, call in self._module_agents.items() if call is node), None)
+            qualname = f"{self.module}.{target}"
+            built = next((f for f in reversed(self.functions) if f.qualname == qualname), None) if target else None
+            if built is not None:
+                return built.actions
+        return scope.actions
 
     def _configured_executor(self, value: ast.expr) -> tuple[ast.expr, bool]:
         """The executor a config dict names (its ``executor`` entry, else the dict itself) and whether a
