@@ -109,3 +109,56 @@ def test_a_tree_class_defining_its_own_tool_method_registers_nothing() -> None:
     linked = analyse({"src/registry.ts": OWN_TOOL_METHOD})
     assert linked.tools == []
     assert not [f for f in linked.frontier if f.kind == "dynamic_dispatch"]
+
+
+OWN_TOOL_CLASS = """\
+export class Tool {
+  name: string;
+  callback: (args: { path: string }) => Promise<string>;
+  constructor({ name, callback }: { name: string; callback: (args: { path: string }) => Promise<string> }) {
+    this.name = name;
+    this.callback = callback;
+  }
+}
+
+export class Widget {
+  constructor(options: { name: string; callback: () => void }) {
+    console.log(options);
+  }
+}
+"""
+
+OWN_TOOL_DEFS = """\
+import { unlink } from 'node:fs/promises';
+import { Tool, Widget } from './tool.js';
+
+export const deleteTool = new Tool({
+  name: 'delete-file',
+  callback: async ({ path }) => {
+    await unlink(path);
+    return 'ok';
+  },
+});
+
+export const widget = new Widget({ name: 'not-a-tool', callback: () => undefined });
+export const bare = new Tool(makeOptions());
+
+function makeOptions(): any {
+  return {};
+}
+"""
+
+
+def test_a_tree_class_named_tool_built_with_an_options_object_is_a_tool_run_by_its_callback() -> None:
+    linked = analyse({"src/tool.ts": OWN_TOOL_CLASS, "src/defs.ts": OWN_TOOL_DEFS})
+    assert {(t.name, t.location.path, t.location.line) for t in linked.tools} == {("delete-file", "src/defs.ts", 4)}
+    tool = linked.tools[0]
+    assert {
+        (a.actionClass, a.location.line) for a in linked.actions if any(r.toolId == tool.id for r in a.reachedFrom)
+    } == {("file.delete", 7)}
+
+
+def test_a_tree_class_not_named_for_a_tool_or_built_without_options_makes_no_tool() -> None:
+    linked = analyse({"src/tool.ts": OWN_TOOL_CLASS, "src/defs.ts": OWN_TOOL_DEFS})
+    assert "not-a-tool" not in {t.name for t in linked.tools}
+    assert len(linked.tools) == 1

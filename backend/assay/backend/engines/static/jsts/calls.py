@@ -87,6 +87,12 @@ class CallLogic(SiteLogic):
             scope.pause_log.append(gate_id)
         if facts.tool and name:
             self.tool_recognizer.tool_call(node, name, args, scope)
+        elif is_new and name and "#" in name and facts is NOTHING:
+            # ``new Tool({ name: "list-fields", ..., callback })`` with ``Tool`` a class of the tree: a
+            # constructor whose name says it builds a tool, given an options object, whatever its package.
+            cls = name.rpartition("#")[2]
+            if "." not in cls and self.rules.object_tool(cls) is not None:
+                self.tool_recognizer.tool_call(node, cls, args, scope)
         if self.rules.auth_middleware is not None and name and len(args) > 1:
             self.middleware_gates(name, args, scope)
 
