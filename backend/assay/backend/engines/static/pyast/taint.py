@@ -57,6 +57,14 @@ class ExpressionLogic(DispatchLogic):
             return self._call(node, scope, active)  # type: ignore[arg-type]
         if kind is ast.Constant:
             return NO_TAINT
+        if kind is ast.NamedExpr:
+            # ``if not (shell := get_shell()): raise ...``: the name is bound as by an assignment, its type
+            # (what the call returns) included, for the calls made on it later.
+            value = node.value  # type: ignore[attr-defined]
+            taint = self._expr(value, scope, active)
+            inner = value.value if type(value) is ast.Await else value
+            self._assign(node.target, taint, self._type_of(inner, scope) if type(inner) is ast.Call else None, scope)  # type: ignore[attr-defined]
+            return taint
         if kind in _SCOPED_EXPRESSIONS:
             return self._scoped(node, scope, active)
         if kind is ast.Yield or kind is ast.YieldFrom:
