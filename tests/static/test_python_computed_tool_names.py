@@ -196,3 +196,46 @@ def test_the_abstract_base_a_non_tool_class_and_a_computed_getter_are_no_tools()
     names = {t.name for t in linked.tools}
     assert not names & {"helper", "Tool", "FileHelper", "ComputedTool"}
     assert not any(n.startswith("computed_") for n in names)
+
+
+DISPATCH = """\
+import os
+import subprocess
+import mcp.types as types
+from mcp.server import Server
+
+from .names import ToolNames
+
+server = Server("solver")
+
+
+@server.list_tools()
+async def list_tools() -> list[types.Tool]:
+    return [
+        types.Tool(name=ToolNames.SUBMIT, description="Submit", inputSchema={"type": "object"}),
+        types.Tool(name=ToolNames.SOLVE.value, description="Solve", inputSchema={"type": "object"}),
+    ]
+
+
+@server.call_tool()
+async def call_tool(name: str, arguments: dict) -> list:
+    match name:
+        case ToolNames.SUBMIT:
+            with open("model.mzn", "w") as f:
+                f.write(arguments["model"])
+        case ToolNames.SOLVE:
+            subprocess.run(["minizinc", "model.mzn"])
+    return []
+"""
+
+
+def test_each_branch_labelled_by_an_imported_enum_member_belongs_to_that_tool_only() -> None:
+    linked = analyse({"pkg/names.py": NAMES, "pkg/server.py": DISPATCH})
+    by_id = {t.id: t.name for t in linked.tools}
+    reached = {
+        (a.actionClass, a.location.line, by_id[r.toolId])
+        for a in linked.actions
+        for r in a.reachedFrom
+        if r.toolId in by_id
+    }
+    assert reached == {("file.write", 23, "submit-model"), ("shell.exec", 26, "solve-model")}

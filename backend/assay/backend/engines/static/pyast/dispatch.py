@@ -325,20 +325,26 @@ class DispatchLogic(ToolLogic):
         op = test.ops[0]
         right = test.comparators[0]
         if isinstance(op, ast.Eq):
-            found = self.constant_str(right) or self.constant_str(test.left)
+            found = self._label(right) or self._label(test.left)
             return [found] if found is not None else []
         if isinstance(op, ast.In) and isinstance(right, ast.Tuple | ast.List | ast.Set):
-            names = [self.constant_str(e) for e in right.elts]
+            names = [self._label(e) for e in right.elts]
             return [n for n in names if n is not None]
         return []
 
     def _case_names(self, pattern: ast.pattern) -> list[str]:
         if isinstance(pattern, ast.MatchValue):
-            found = self.constant_str(pattern.value)
+            found = self._label(pattern.value)
             return [found] if found is not None else []
         if isinstance(pattern, ast.MatchOr):
             return [n for p in pattern.patterns for n in self._case_names(p)]
         return []
+
+    def _label(self, node: ast.expr) -> str | None:
+        """The tool name a branch label selects: a string the file gives, else the qualname of another
+        module's constant (``case ToolNames.SUBMIT_MODEL:``), which is how a tool object named by that constant
+        is known in this file until the linker reads its value (``_tool_object``)."""
+        return self.constant_str(node) or (self._constant_ref(node) if self._literal_tools else None)
 
     def _branch(
         self, names: Sequence[str], node: ast.stmt | ast.match_case, scope: Scope, start: tuple[int, int]
