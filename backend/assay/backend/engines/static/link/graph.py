@@ -178,6 +178,11 @@ class Resolver:
             head = head.rsplit(".", 1)[0]
         return None
 
+    def py_reexported(self, name: str) -> list[str]:
+        """What the Python name ``name`` stands for through the packages that re-export it (none when no
+        module re-exports a prefix of it)."""
+        return self._py_reexported(name) if self.reexports else []
+
     def _py_reexported(self, callee: str) -> list[str]:
         """What ``pkg.root_agent.run`` names where ``pkg/__init__.py`` imports ``root_agent`` from
         ``pkg.agent`` (Python: the longest re-exported prefix of the dotted name)."""

@@ -148,7 +148,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                 fn.targets[origin.callee] = resolver.resolve(origin.callee, fn.facts.qualname)
 
     modules = {f.path: f.module for f in ordered}
-    offered = join_messages(plugin_names([t for f in ordered for t in f.tools]), ordered, rules)
+    offered = join_messages(plugin_names([t for f in ordered for t in f.tools], resolver.py_reexported), ordered, rules)
     joined, tool_frontier = bind_tools(offered, resolver.origins)
     tools, tool_fn, opaque, unlisted = _tools(ordered, resolver, modules, rules, joined)
 

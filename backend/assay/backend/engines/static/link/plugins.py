@@ -9,18 +9,22 @@ sees); the registration records themselves are no tools.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import ToolDef
 
 
-def plugin_names(tools: Sequence[ToolDef]) -> list[ToolDef]:
-    """``tools`` with the plugin-qualified tools of each registered class renamed after its registration."""
+def plugin_names(tools: Sequence[ToolDef], reexported: Callable[[str], list[str]] | None = None) -> list[ToolDef]:
+    """``tools`` with the plugin-qualified tools of each registered class renamed after its registration.
+    A class named as a package re-exports it (``from plugins import CvPlugin`` with ``plugins/__init__.py``
+    importing it from ``plugins.cv_plugin``) is the class where it is written (``reexported`` gives what a
+    re-exported name stands for)."""
     registered: dict[str, set[str]] = {}
     for tool in tools:
         if tool.source is not None and tool.source.kind == "plugin" and tool.source.key:
-            registered.setdefault(tool.source.ref, set()).add(tool.source.key)
+            for ref in (tool.source.ref, *(reexported(tool.source.ref) if reexported else ())):
+                registered.setdefault(ref, set()).add(tool.source.key)
     if not registered:
         return list(tools)
     out: list[ToolDef] = []
