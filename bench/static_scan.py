@@ -5,7 +5,13 @@
    both sides run with the cyclic garbage collector paused, as the scan always does;
 2. a 200,000-line mixed tree scanned in one process: files/s and peak RSS, target < 400 MB;
 3. first scan / second scan of the unchanged tree with the facts cache, target >= 5.0; and, for
-   information, a rescan after one file changed (its facts recomputed, the others' read from the cache).
+   information, a rescan after one file changed (its facts recomputed, the others' read from the cache);
+4. the one-process scan of the generated tree against the engine of an earlier commit (issue 20's start,
+   9af769e, unless ``ASSAY_BENCH_STATIC_BASELINE`` names another; ``none`` skips it), each scan in a
+   process of its own, the two engines in alternation, ``ASSAY_BENCH_STATIC_ROUNDS`` rounds (5): the
+   ratio of the medians, limit 1.25. The earlier engine is that commit's ``backend/`` taken with
+   ``git archive`` and put first on ``PYTHONPATH``; it needs the repository's history (a shallow clone
+   skips the figure, saying why).
 
 ``ASSAY_BENCH_TREES=DIR[:DIR...]`` adds figure 1 for each of those trees (real repositories, say): the
 generated tree is dense with agent code by design, a real one is not.
@@ -17,6 +23,7 @@ import ast
 import contextlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -37,6 +44,10 @@ from bench.gen_tree import generate
 
 TOTAL_LINES = 200_000
 REPEATS = 3
+# The engine at the start of issue 20, whose one-process scan time the issue bounds (figure 4).
+BASELINE_COMMIT = "9af769e"
+BASELINE_LIMIT = 1.25
+_REPO = Path(__file__).resolve().parent.parent
 
 
 def _median_seconds(fn: Callable[[], object], repeats: int = REPEATS) -> float:
@@ -122,6 +133,60 @@ def _peak_rss_child(root: Path) -> dict[str, float]:
     return result
 
 
+_TIMED_SCAN = (
+    "import json, sys, time\n"
+    "start = time.perf_counter()\n"
+    "from pathlib import Path\n"
+    "from assay.backend.engines.static.scan import scan_tree\n"
+    "scan_tree(Path(sys.argv[1]))\n"
+    "first = time.perf_counter()\n"
+    "scan_tree(Path(sys.argv[1]))\n"
+    "print(json.dumps({'cold': first - start, 'warm': time.perf_counter() - first}))\n"
+)
+
+
+def _timed_scans(root: Path, backend: Path) -> tuple[float, float]:
+    """Seconds of two scans of ``root`` in a new process whose engine is the one under ``backend``: the
+    first with the engine's imports and set-up (what ``assay scan`` pays, less the interpreter's own
+    start), the second warm (what figure 1 times). Each scan pauses the collector itself."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(backend), os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run(
+        [sys.executable, "-c", _TIMED_SCAN, str(root)], check=True, capture_output=True, text=True, env=env
+    )
+    times = json.loads(out.stdout)
+    return float(times["cold"]), float(times["warm"])
+
+
+def _against_baseline(root: Path, tmp: Path) -> None:
+    """Figure 4: this engine's one-process scan against an earlier commit's, alternately."""
+    commit = os.environ.get("ASSAY_BENCH_STATIC_BASELINE", BASELINE_COMMIT)
+    if commit.lower() == "none":
+        return
+    rounds = int(os.environ.get("ASSAY_BENCH_STATIC_ROUNDS", "5"))
+    earlier = tmp / "baseline"
+    earlier.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(_REPO), "archive", "--format=tar", commit, "backend"], capture_output=True, check=False
+    )
+    if archive.returncode != 0:
+        reason = archive.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["git archive failed"]
+        print(f"4. against {commit}: skipped ({reason[0]}; a clone with history is needed)")
+        return
+    subprocess.run(["tar", "-x", "-C", str(earlier)], input=archive.stdout, check=True)
+    then: list[tuple[float, float]] = []
+    now: list[tuple[float, float]] = []
+    for _ in range(rounds):
+        then.append(_timed_scans(root, earlier / "backend"))
+        now.append(_timed_scans(root, _REPO / "backend"))
+    print(f"4. one-process scan against the engine of {commit}, {rounds} alternating rounds (limit {BASELINE_LIMIT}):")
+    for label, index in (("with imports and set-up", 0), ("warm, as figure 1", 1)):
+        before = statistics.median(t[index] for t in then)
+        after = statistics.median(t[index] for t in now)
+        ratio = after / before
+        verdict = "within" if ratio <= BASELINE_LIMIT else "ABOVE"
+        print(f"   {label}: {before:.2f}s then, {after:.2f}s now -> ratio {ratio:.2f} ({verdict} the limit)")
+
+
 def run() -> None:
     with tempfile.TemporaryDirectory(prefix="assay-bench-") as tmp:
         root = Path(tmp) / "tree"
@@ -159,3 +224,6 @@ def run() -> None:
         changed.write_text(changed.read_text(encoding="utf-8") + "\n\ndef touched() -> None:\n    pass\n")
         one = _median_seconds(lambda: scan_tree(root, cache=DirectoryCache(cache_dir)), repeats=1)
         print(f"   after one file changed: {one:.2f}s (one file analysed again, the tree linked again)")
+        shutil.rmtree(cache_dir)
+        changed.write_text(changed.read_text(encoding="utf-8").removesuffix("\n\ndef touched() -> None:\n    pass\n"))
+        _against_baseline(root, Path(tmp))

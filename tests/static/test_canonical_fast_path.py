@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 import rfc8785
 from bench.gen_tree import generate
+from pydantic_core import to_json
 
 from assay.backend.canonical import (
     canonical_bytes,
     canonical_bytes_of_json,
+    canonical_bytes_of_schema_json,
     fast_path_applies,
     readable_json,
     readable_json_of_plain,
@@ -208,6 +210,36 @@ def test_model_json_of_real_bundles_matches_the_reference() -> None:
         for part in (*bundle.tools, *bundle.actions, *bundle.findings, bundle.coverage, bundle.sourceIdentity):
             text = part.model_dump_json()
             assert canonical_bytes_of_json(text) == reference_canonical_bytes(part.model_dump(mode="json"))
+
+
+def test_schema_json_of_bundle_parts_matches_the_reference(tmp_path: Path) -> None:
+    # The bundle's content hash re-encodes pydantic's JSON of its parts with orjson when it is ASCII.
+    generate(tmp_path / "tree", total_lines=3_000)
+    bundles = [
+        scan_tree(tmp_path / "tree"),
+        *(scan_tree(EXAMPLES / name) for name in ("ops-agent", "support-agent-ts")),
+    ]
+    for bundle in bundles:
+        for parts in (bundle.tools, bundle.actions, bundle.gates, bundle.findings, bundle.frontier, [bundle.coverage]):
+            text = to_json(parts)
+            assert canonical_bytes_of_schema_json(text) == rfc8785.dumps([p.model_dump(mode="json") for p in parts])
+
+
+@pytest.mark.parametrize("text", ADVERSARIAL)
+def test_schema_json_of_any_string_matches_the_reference(text: str) -> None:
+    for value in ({"k": text, "l": [text, {"m": text}]}, {text: 1, "a": text}, [text]):
+        for written in (json.dumps(value).encode(), json.dumps(value, ensure_ascii=False).encode("utf-8")):
+            assert canonical_bytes_of_schema_json(written) == rfc8785.dumps(value)
+
+
+def test_schema_json_beyond_orjson_goes_the_checked_way() -> None:
+    # Integers beyond the JCS range and lone surrogate escapes fail as in the reference.
+    for text in (b"[9007199254740992]", b'{"n": -1152921504606846976}', b'["a\\ud800b", 2]'):
+        with pytest.raises(rfc8785.CanonicalizationError):
+            canonical_bytes_of_json(text)
+        with pytest.raises(rfc8785.CanonicalizationError):
+            canonical_bytes_of_schema_json(text)
+    assert canonical_bytes_of_schema_json(b"[9007199254740991]") == b"[9007199254740991]"
 
 
 def _random_json_value(rng: random.Random, depth: int) -> Any:

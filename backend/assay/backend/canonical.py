@@ -133,6 +133,21 @@ def canonical_bytes_of_json(text: str | bytes) -> bytes:
     return canonical_bytes(value)
 
 
+def canonical_bytes_of_schema_json(text: bytes) -> bytes:
+    """``canonical_bytes_of_json`` of JSON that pydantic wrote for models without a float field (the
+    Evidence Bundle's: ``tests/static/test_canonical_fast_path.py`` holds its schema to that). When the
+    text is ASCII, every key is, so orjson's sorted order is the JCS order, and orjson re-encodes the
+    parsed value as JCS without the walk ``fast_path_applies`` makes: strings, safe integers, booleans,
+    null, arrays and objects are all it can hold. An integer beyond the JCS range or a lone surrogate
+    escape, which orjson refuses, and any text with non-ASCII characters go the checked way."""
+    if text.isascii():
+        try:
+            return orjson.dumps(orjson.loads(text), option=_SORTED | orjson.OPT_STRICT_INTEGER)
+        except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+            pass
+    return canonical_bytes_of_json(text)
+
+
 def canonical_object(members: Mapping[str, bytes]) -> bytes:
     """The RFC 8785 bytes of an object whose member values are given as their own RFC 8785 bytes.
 

@@ -33,6 +33,7 @@ from assay.backend.canonical import (
     DIGEST_PREFIX,
     canonical_bytes,
     canonical_bytes_of_json,
+    canonical_bytes_of_schema_json,
     canonical_object,
     digest_bytes,
     digest_json,
@@ -443,10 +444,10 @@ def _member_bytes(value: Any) -> Iterator[bytes]:
         yield b"["
         for start in range(0, len(value), _HASH_CHUNK):
             yield b"," if start else b""
-            yield canonical_bytes_of_json(to_json(value[start : start + _HASH_CHUNK]))[1:-1]
+            yield canonical_bytes_of_schema_json(to_json(value[start : start + _HASH_CHUNK]))[1:-1]
         yield b"]"
     elif isinstance(value, BaseModel):
-        yield canonical_bytes_of_json(to_json(value))
+        yield canonical_bytes_of_schema_json(to_json(value))
     else:
         yield canonical_bytes(value)
 

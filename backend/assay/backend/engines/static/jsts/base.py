@@ -537,8 +537,10 @@ class AnalyzerBase:
 
     def note_push(self, func: Node | None, args: list[Node], scope: Scope) -> None:
         """``sets.push(...)`` on an array of fixed pieces: it stays one only while what is pushed is."""
+        if not scope.fixed:
+            return
         func = unwrap(func)
-        if func is None or func.type != "member_expression" or not scope.fixed:
+        if func is None or func.type != "member_expression":
             return
         holder = unwrap(func.child_by_field_id(self.fields.object))
         if holder is None or holder.type != "identifier" or self.code.text(holder) not in scope.fixed:

@@ -227,8 +227,7 @@ class CallLogic(SiteLogic):
     def client_call(self, node: Node, name: str) -> bool:
         """Whether ``name`` is a method of a third-party package's client or module, awaited: the
         general rule for SDKs the pack does not list (JS-FX-CLIENT-001)."""
-        parent = node.parent
-        if parent is None or parent.type != "await_expression" or "." not in name:
+        if "." not in name:
             return False
         package = name.split(".", 1)[0]
         if name.startswith("@"):
@@ -236,6 +235,9 @@ class CallLogic(SiteLogic):
             package = f"{scope_part}/{rest.split('.', 1)[0]}"
         if package not in self.imports.packages:
             return False  # a global, a local or a relative module: not a package this file imports
+        parent = node.parent  # asked last: each ``parent`` makes a node
+        if parent is None or parent.type != "await_expression":
+            return False
         return not self.rules.local_package(package)
 
     def middleware_gates(self, name: str, args: list[Node], scope: Scope) -> None:

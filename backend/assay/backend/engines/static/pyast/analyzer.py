@@ -134,10 +134,12 @@ class FileAnalyzer(StatementLogic):
             if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.value, ast.Call):
                 continue
             target, call = node.targets[0], node.value
+            listed = kwarg(call, "tools")
+            if not isinstance(target, ast.Name) or not isinstance(listed, ast.List | ast.Tuple):
+                continue
             callee = (self.dotted(call.func, None)[0] or "").rsplit(".", 1)[-1]
             spec = self.roles.mounted_servers.get(callee)
-            listed = kwarg(call, "tools")
-            if spec is None or not isinstance(target, ast.Name) or not isinstance(listed, ast.List | ast.Tuple):
+            if spec is None:
                 continue
             functions = [
                 self.local_defs[e.id] for e in listed.elts if isinstance(e, ast.Name) and e.id in self.local_defs

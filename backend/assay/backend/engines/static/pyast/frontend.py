@@ -153,7 +153,8 @@ _STATEMENT_STARTS = (
 
 def _not_for_analysis(text: str, lines: int) -> str | None:
     """Why a file is left out of the analysis (minified, or large generated code), or None."""
-    longest = max((len(line) for line in text.splitlines()), default=0)
+    # A text no longer than the limit has no line longer than it (most files): not split to find out.
+    longest = max((len(line) for line in text.splitlines()), default=0) if len(text) > MAX_LINE_CHARS else 0
     if longest > MAX_LINE_CHARS:
         return f"minified or machine-written: a line of {longest} characters"
     if len(text) > MAX_GENERATED_CHARS:

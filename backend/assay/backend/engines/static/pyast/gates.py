@@ -66,14 +66,14 @@ class GateLogic(AnalyzerBase):
         name, _ = self._callee(node, scope)
         if not name:
             return None
-        if not compared and self.rules.compared_gates.matches(name):
-            return None
-        if self._asks_for_data(node, name):
-            return None
         profile = self.rules.profile(name)
         # An action that runs in a sandbox is gated where it runs (``_call``), not after it.
         rule = profile.action_gate
         if rule is None:
+            return None
+        if not compared and self.rules.compared_gates.matches(name):
+            return None
+        if self._asks_for_data(node, name):
             return None
         gate = self._gate(scope, rule, node, name)
         if profile.unconditional:

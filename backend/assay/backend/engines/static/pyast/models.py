@@ -39,7 +39,10 @@ def trusted(cls: type[M], **fields: Any) -> M:
     if defaults is None:
         defaults = _DEFAULTS[cls] = {name: info.default for name, info in cls.model_fields.items()}
     if len(fields) != len(defaults):
-        fields = {name: fields.get(name, default) for name, default in defaults.items()}
+        # The defaults in declaration order, the given fields over them (a merge made in C); a name the
+        # model does not declare is dropped, as before.
+        merged = {**defaults, **fields}
+        fields = merged if len(merged) == len(defaults) else {name: merged[name] for name in defaults}
     _set_dict(model, fields)
     _set_fields_set(model, given)
     _set_extra(model, None)

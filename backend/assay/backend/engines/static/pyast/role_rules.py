@@ -112,6 +112,10 @@ class Roles:
     vendor_words: tuple[tuple[str, str], ...] = ()
     class_providers: dict[str, str] = field(default_factory=dict)
     model_id_prefixes: tuple[tuple[str, str], ...] = ()
+    # What each callee's name alone says of it as a model client (``RoleLogic._model_shape``), once per name.
+    model_shapes: dict[str, tuple[bool, bool, str, str | None, bool]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 _ROLES: dict[str, Roles] = {}

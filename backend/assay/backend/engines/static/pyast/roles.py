@@ -24,7 +24,6 @@ import ast
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import ActionSite, TaintOrigin
-from assay.backend.engines.static.pyast.literals import kwarg
 from assay.backend.engines.static.pyast.role_agents import AgentRoles
 from assay.backend.engines.static.pyast.role_decorators import declines
 from assay.backend.engines.static.pyast.role_rules import STDLIB, third_party
@@ -163,6 +162,21 @@ class RoleLogic(AgentRoles):
                 return ".".join(parts[i + 1 :]).lower()
         return None
 
+    def _model_shape(self, name: str) -> tuple[bool, bool, str, str | None, bool]:
+        """What a callee's name alone says for ``_role_model``: whether a word excludes it, whether it is a
+        constructor, its class name lowered (empty for a method or function, whose name says nothing of its
+        vendor: only its model string can), the vendor module a package keeps its class in, and whether it is
+        a model client's class."""
+        roles = self.roles
+        cls = name.rsplit(".", 1)[-1]
+        constructor = cls[:1].isupper()
+        excluded = any(word in cls.lower() for word in roles.model_excluded)
+        # ``agno.models.openai.OpenAIChat(id="gpt-4o")``, ``agno.models.anthropic.Claude(...)``: a class a package
+        # keeps in its models module is a model client, whatever its name; the module under it names the vendor.
+        vendor_module = self._model_module_tail(name)
+        model_class = constructor and (roles.model_classes.matches(cls) or vendor_module is not None)
+        return excluded, constructor, cls.lower() if constructor else "", vendor_module, model_class
+
     def _role_model(self, node: ast.Call, name: str) -> bool:
         """``ChatOpenAI(model="gpt-4.1-mini")`` from any package, ``BedrockModel(model_id=...)``,
         ``dspy.LM("openai/gpt-4o-mini")``, ``LlmAgent(model=MODEL)``, ``client.agents.create(model="openai/gpt-4o")``:
@@ -173,23 +187,19 @@ class RoleLogic(AgentRoles):
         rule = roles.model_rule
         if rule is None or not third_party(name, True) or name.startswith(self.module_prefix):
             return False
-        chosen = next((value for key in roles.model_choice_kwargs if (value := kwarg(node, key)) is not None), None)
+        keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None} if node.keywords else {}
+        chosen = next((keywords[key] for key in roles.model_choice_kwargs if key in keywords), None)
         if chosen is not None:
             self._model_choice(rule, node, name, chosen)
             return False  # a configuration naming the model: not the client that answers
-        cls = name.rsplit(".", 1)[-1]
-        constructor = cls[:1].isupper()
-        # A method or function (``client.agents.create(model="openai/gpt-4o")``) says nothing of its vendor
-        # by its name: only its model string can.
-        lowered = cls.lower() if constructor else ""
-        if any(word in cls.lower() for word in roles.model_excluded):
+        shape = roles.model_shapes.get(name)
+        if shape is None:
+            shape = roles.model_shapes[name] = self._model_shape(name)
+        excluded, constructor, lowered, vendor_module, model_class = shape
+        if excluded:
             return False
-        # ``agno.models.openai.OpenAIChat(id="gpt-4o")``, ``agno.models.anthropic.Claude(...)``: a class a package
-        # keeps in its models module is a model client, whatever its name; the module under it names the vendor.
-        vendor_module = self._model_module_tail(name)
-        model_class = constructor and (roles.model_classes.matches(cls) or vendor_module is not None)
         keys = roles.model_class_kwargs if model_class else roles.model_id_kwargs
-        given = next((value for key in keys if (value := kwarg(node, key)) is not None), None)
+        given = next((keywords[key] for key in keys if key in keywords), None)
         model = self.constant_str(given) if given is not None else None
         if model is None and model_class and node.args:
             model = self.constant_str(node.args[0])  # ``LM("openai/gpt-4o-mini")``, ``OpenAIModel("gpt-4o")``

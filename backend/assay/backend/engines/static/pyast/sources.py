@@ -459,17 +459,15 @@ class SourceLogic(LibraryLogic):
         ``toolkit = get_package_toolkit()`` then ``ReactAgent(model, toolkit, config)``): recorded under
         ``<callee>#arg<i>`` / ``#kw:<name>`` for a tools parameter of that callee (``_param_key``)."""
         for index, value in enumerate(node.args):
-            if not isinstance(value, ast.Starred):
-                self._given_list(f"{callee}{PARAM_ARG}{index}", value, scope)
+            if not isinstance(value, ast.Starred) and (names := self._list_names(value, scope, 0)):
+                self._given_list(f"{callee}{PARAM_ARG}{index}", names)
         for keyword in node.keywords:
-            if keyword.arg is not None:
-                self._given_list(f"{callee}{PARAM_KW}{keyword.arg}", keyword.value, scope)
+            if keyword.arg is not None and (names := self._list_names(keyword.value, scope, 0)):
+                self._given_list(f"{callee}{PARAM_KW}{keyword.arg}", names)
 
-    def _given_list(self, key: str, value: ast.expr, scope: Scope) -> None:
-        names = self._list_names(value, scope, 0)
-        if names:
-            known = self.lists.setdefault(key, [])
-            known.extend(n for n in names if n not in known)
+    def _given_list(self, key: str, names: list[str]) -> None:
+        known = self.lists.setdefault(key, [])
+        known.extend(n for n in names if n not in known)
 
     def _list_names(self, value: ast.expr, scope: Scope, depth: int) -> list[str]:
         """The tree's functions a value lists, or the function results it holds (``<qualname>()``)."""

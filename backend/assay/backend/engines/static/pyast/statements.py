@@ -452,26 +452,29 @@ class StatementLogic(ExpressionLogic):
         names = self._branch_names(stmt.test) if type(stmt.test) is ast.Compare else None
         start = (len(scope.calls), len(scope.actions))
         condition = self._condition(stmt.test, scope)
-        if condition.empty:
-            condition = self._denial(stmt, scope)
-        if condition.empty:
-            condition = self._pattern_denial(stmt, scope)
-        if condition.empty:
-            condition = self._quantified_check(stmt, scope)
-        if condition.empty:
-            condition = self._statement_check(stmt, scope)
-        if condition.empty:
-            condition = self._kind_check(stmt, scope)
-        if condition.empty:
-            condition = self._inline_membership(stmt, scope)
-        if condition.empty:
-            condition = self._paused_branch(stmt, scope)
+        if not any(condition):  # ``Condition.empty``, without a call per test
+            for check in (
+                self._denial,
+                self._pattern_denial,
+                self._quantified_check,
+                self._statement_check,
+                self._kind_check,
+                self._inline_membership,
+                self._paused_branch,
+            ):
+                condition = check(stmt, scope)
+                if any(condition):
+                    break
         before = dict(scope.taint)
-        if condition.empty:
+        if not any(condition):
             # Most tests prove nothing: both branches start from what held before.
             after_body = self._walk_block(stmt.body, scope, active)
             if names:
                 self._branch(names, stmt, scope, start)
+            if not stmt.orelse:
+                # No ``else``: after the ``if``, a name holds what it held before or what the body left.
+                _merge_into(before, scope)
+                return meet(after_body, active)
             body_taint = self._branch_start(before, scope)
             after_else = self._walk_block(stmt.orelse, scope, active)
             self._branch_join(body_taint, scope)
@@ -499,16 +502,14 @@ class StatementLogic(ExpressionLogic):
         first branch left (a loop may come round to it): ``if not sql: sql = "..." else: run(sql)`` runs the
         model's ``sql``. Returns what the first branch left."""
         body = dict(scope.taint)
-        for name, taint in before.items():
-            scope.taint[name] = scope.taint.get(name, NO_TAINT) | taint
+        _merge_into(before, scope)
         return body
 
     @staticmethod
     def _branch_join(body: dict[str, frozenset[TaintOrigin]], scope: Scope) -> None:
         """After the ``if``, a name holds what either branch left in it (a branch that does not fall through
         may still carry its values round a loop or out of it)."""
-        for name, taint in body.items():
-            scope.taint[name] = scope.taint.get(name, NO_TAINT) | taint
+        _merge_into(body, scope)
 
     def _try(self, stmt: ast.Try | ast.TryStar, scope: Scope, active: frozenset[str]) -> Outcome:
         after_body = self._walk_block(stmt.body, scope, active)
@@ -547,6 +548,16 @@ class StatementLogic(ExpressionLogic):
 
     def _restore(self, saved: dict[str, frozenset[TaintOrigin]], scope: Scope) -> None:
         scope.taint.update(saved)
+
+
+def _merge_into(values: dict[str, frozenset[TaintOrigin]], scope: Scope) -> None:
+    """Each name of ``scope`` holds what it holds and what ``values`` gives it (names a branch left as they
+    were, most of them, are the same set: nothing to add)."""
+    taints = scope.taint
+    for name, taint in values.items():
+        held = taints.get(name)
+        if held is not taint:
+            taints[name] = taint if held is None else held | taint
 
 
 # Values an assignment may hold a check's answer from (``_answer_held``).

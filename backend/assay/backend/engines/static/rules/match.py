@@ -36,8 +36,18 @@ class Patterns:
         self.headless = tuple(p for p in wild if _affix(p) is None and not _head(p))
         self.heads = tuple(_head(p) for p in self.headed)
         self.needles = _needles(self.headless)
+        # Each name's answer: the same few hundred names (keywords, callees) are tried on a pattern set
+        # at every call site of a tree, and a probe costs less than the affix tests.
+        self._memo: dict[str, bool] = {}
 
     def matches(self, name: str) -> bool:
+        try:
+            return self._memo[name]
+        except KeyError:
+            found = self._memo[name] = self._matches(name)
+            return found
+
+    def _matches(self, name: str) -> bool:
         return (
             name in self.exact
             or name.startswith(self.prefixes)
