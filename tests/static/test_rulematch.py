@@ -90,3 +90,20 @@ def test_classify_skips_only_names_no_rule_can_match() -> None:
     assert answers["console.log"] is NOTHING
     assert answers["fs.writeFileSync"].action is not None
     assert answers["twilio.messages.send"].command
+
+
+def test_star_only_patterns_match_what_fnmatch_matches_without_a_regex() -> None:
+    # Patterns whose only wildcard is ``*`` are matched by their texts: the answers are fnmatch's, also
+    # where the texts overlap, repeat or are empty, and where a name holds a text more than once.
+    patterns = ["a*a", "ab*ba", "a*b*a", "a**b", "x.*.y.*.z", "*a*b*", "*.run*run", "aa*aa*aa", "a*", "*a",
+                "a*ab*b", "*.objects.*.delete", "\n*\n", "é*ü"]  # fmt: skip
+    names = ["a", "aa", "aaa", "aba", "abba", "ababa", "ab", "ba", "abab", "x.y.z", "x.1.y.2.z", "x..y..z", "",
+             "aaaa", "aaaaa", "aaaaaa", "aaaaaaa", "b", "q.run", "q.runrun", "a.run.x.run", "aab", "aabb", "abb",
+             "m.objects.all.delete", "\n\n", "\n", "éxü", "éü", "é"]  # fmt: skip
+    for pattern in patterns:
+        one = Patterns([pattern])
+        union = Patterns.union([Patterns([pattern]), Patterns(["never.*.this"])])
+        for name in names:
+            expected = fnmatch.fnmatchcase(name, pattern)
+            assert one.matches(name) == expected, (pattern, name)
+            assert union.matches(name) == expected, (pattern, name)

@@ -17,13 +17,13 @@ class Patterns:
     """A rule's name patterns (``*`` matches any characters). Each is matched in the cheapest form that
     matches exactly the names ``fnmatch.translate`` of it does: exact names in a set; patterns whose
     one ``*`` leads, trails or both (``*.unlink``, ``os.exec*``, ``*approval*``) as suffixes, prefixes
-    and infixes, tested with ``str.endswith``, ``str.startswith`` and ``in``; the rest in two regexes,
-    one for those that start with text (``stripe.*.create``, tried only on names starting with one of
-    those texts) and one for those that start with a wildcard. A regex alternative that starts with
-    ``.*`` scans the whole name and backtracks over it for every name tried: the forms keep that to
-    the few patterns that need it, and the wildcard-led regex is tried only on names holding one of
-    its patterns' texts (``needles``: the longest text between the ``*`` of each, which every name the
-    pattern matches contains), when no pattern of it has another wildcard (``?``, ``[``)."""
+    and infixes, tested with ``str.endswith``, ``str.startswith`` and ``in``; the rest by the text they
+    start with (``stripe.*.create``, tried only on names starting with that text) or, those that start
+    with a wildcard, only on names holding one of their texts (``needles``: the longest text between the
+    ``*`` of each, which every name the pattern matches contains, when no pattern has another wildcard,
+    ``?`` or ``[``). A pattern whose only wildcard is ``*`` is matched by its texts (``_glob_matches``),
+    without a regex: compiling the regexes of a rule pack's hundreds of such patterns cost more than
+    every name tried on them. The few with ``?`` or ``[`` go to one regex per text they start with."""
 
     def __init__(self, patterns: Iterable[str]) -> None:
         items = list(patterns)
@@ -53,30 +53,47 @@ class Patterns:
             or name.startswith(self.prefixes)
             or name.endswith(self.suffixes)
             or any(map(name.__contains__, self.infixes))
-            or (bool(self.headed) and name.startswith(self.heads) and self.headed_regex.match(name) is not None)
+            or (bool(self.headed) and name.startswith(self.heads) and self._headed_match(name))
             or (
                 bool(self.headless)
                 and (self.needles is None or any(map(name.__contains__, self.needles)))
-                and self.headless_regex.match(name) is not None
+                and _group_matches(self.headless_group, name)
             )
         )
 
-    # The regexes are compiled when a name first needs them: most rules' own patterns are only ever tried
-    # on the few names their table's union matches, and a union's parts never on their own.
+    # Grouped when a name first needs them: most rules' own patterns are only ever tried on the few names
+    # their table's union matches, and a union's parts never on their own.
     @functools.cached_property
-    def headed_regex(self) -> re.Pattern[str]:
-        return _regex(self.headed)
+    def headed_groups(self) -> tuple[tuple[int, ...], dict[str, _Group]]:
+        """The patterns that start with text, by that text, and the lengths of those texts, shortest first."""
+        by_head: dict[str, list[str]] = {}
+        for head, pattern in zip(self.heads, self.headed, strict=True):
+            by_head.setdefault(head, []).append(pattern)
+        return tuple(sorted({len(head) for head in by_head})), {head: _group(group) for head, group in by_head.items()}
 
     @functools.cached_property
-    def headless_regex(self) -> re.Pattern[str]:
-        return _regex(self.headless)
+    def headless_group(self) -> _Group:
+        return _group(self.headless)
+
+    def _headed_match(self, name: str) -> bool:
+        """Whether a pattern that starts with text matches ``name``: only those starting with a text that
+        ``name`` starts with can."""
+        lengths, groups = self.headed_groups
+        for length in lengths:
+            if length > len(name):
+                break
+            group = groups.get(name[:length])
+            if group is not None and _group_matches(group, name):
+                return True
+        return False
 
     def compile(self) -> None:
-        """Compile the regexes now (before worker processes fork, so that they inherit them)."""
-        if self.headed:
-            self.headed_regex  # noqa: B018 - computed and kept
-        if self.headless:
-            self.headless_regex  # noqa: B018 - computed and kept
+        """Group the patterns and compile the regexes of those with ``?`` or ``[`` now (before worker
+        processes fork, so that they inherit them)."""
+        groups = [*self.headed_groups[1].values(), self.headless_group]
+        for _, _, others in groups:
+            if others:
+                _regex(others)
 
     def wildcards(self) -> Patterns:
         """The same patterns without the exact names."""
@@ -85,8 +102,9 @@ class Patterns:
     @classmethod
     def union(cls, many: Iterable[Patterns]) -> Patterns:
         """One set of patterns matching every name any of ``many`` matches: a name it does not match is
-        known, at the cost of one probe, three affix tests and at most two regexes, to match none of them.
-        Its regexes are compiled at once: a union is what is tried on every name."""
+        known, at the cost of one probe, three affix tests and, for the few names starting with one of its
+        texts or holding one, a test of the patterns that could match them, to match none of them. It is
+        made ready at once (``compile``): a union is what is tried on every name."""
         merged = cls._merged(many, exact=True)
         merged.compile()
         return merged
@@ -141,6 +159,42 @@ def _needles(patterns: Sequence[str]) -> tuple[str, ...] | None:
 @functools.cache
 def _regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(fnmatch.translate(p) for p in patterns))
+
+
+# Patterns matched alike: the last texts of those whose only wildcard is ``*`` (every name one of them
+# matches ends with its last text), those patterns as their texts between the ``*``, and the rest.
+_Group = tuple[tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...]]
+
+
+def _group(patterns: Sequence[str]) -> _Group:
+    globs = tuple(tuple(p.split("*")) for p in patterns if "?" not in p and "[" not in p)
+    others = tuple(p for p in patterns if "?" in p or "[" in p)
+    return tuple(texts[-1] for texts in globs), globs, others
+
+
+def _group_matches(group: _Group, name: str) -> bool:
+    lasts, globs, others = group
+    if name.endswith(lasts) and any(_glob_matches(texts, name) for texts in globs):
+        return True
+    return bool(others) and _regex(others).match(name) is not None
+
+
+def _glob_matches(texts: tuple[str, ...], name: str) -> bool:
+    """Whether ``name`` matches the pattern ``"*".join(texts)`` (two texts at least; ``*`` matches any
+    characters, newlines included, as in ``fnmatch.translate``): it starts with the first text, ends
+    with the last where the first ends or after, and holds the others in order between them. Taking each
+    middle text where it first occurs leaves the most room for the rest, so it finds a match if any."""
+    first, last = texts[0], texts[-1]
+    end = len(name) - len(last)
+    if end < len(first) or not name.startswith(first) or not name.endswith(last):
+        return False
+    at = len(first)
+    for text in texts[1:-1]:
+        found = name.find(text, at, end)
+        if found < 0:
+            return False
+        at = found + len(text)
+    return True
 
 
 def first_match(rules: Sequence[tuple[Rule, Patterns]], name: str) -> Rule | None:
