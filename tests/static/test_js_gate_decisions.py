@@ -375,10 +375,10 @@ SECURE = {
 def test_checks_returned_through_validators_gate_the_command(tmp_path: Path) -> None:
     files = {**SECURE, "validate.ts": SECURE["validate.ts"].replace("{skip}", "")}
     gates = _gates_over(scan_files(tmp_path, files))
-    # The directory helper is named as a permission check and checks a root by prefix: both; the
-    # validators' lookup of each part in the list reaches the handler's test of isValid.
+    # The directory helper is named as a permission check and its body checks a root by prefix: one check,
+    # of the kind its body shows (the name was a guess); the validators' lookup of each part in the list
+    # reaches the handler's test of isValid.
     assert gates == {
-        ("permission_check", "server.ts", 8),
         ("path_containment", "server.ts", 8),
         ("allowlist", "server.ts", 10),
     }

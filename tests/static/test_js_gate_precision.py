@@ -36,7 +36,7 @@ SERVER = (
     'const server = new McpServer({ name: "s", version: "1" });\n'
     'server.tool("run", "Run", { type: z.string(), command: z.string() }, async ({ type, command }) => {\n'
     '  if (type !== "status") throw new Error("only status commands");\n'
-    "  return { content: [{ type: 'text', text: execSync(command).toString() }] };\n"
+    "  return { content: [{ type: 'text', text: execSync(`${type} ${command}`).toString() }] };\n"
     "});\n"
 )
 

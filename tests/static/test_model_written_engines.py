@@ -84,13 +84,17 @@ def test_a_negated_prefix_test_gates_the_else_branch_only() -> None:
         "def answer(db, engine, prompt):\n"
         "    sql = NLSQLTableQueryEngine(sql_database=db).query(prompt).metadata['sql_query']\n"
         "    if not sql.upper().startswith('SELECT'):\n"
-        "        pd.read_sql_query(sql, engine)\n"
+        "        pd.read_sql_query('SELECT 1', engine)\n"
         "    else:\n"
         "        pd.read_sql_query(sql, engine)\n"
     )
     linked = analyse({"app.py": code})
     assert _gates_at(linked, 7) == set()
     assert _gates_at(linked, 9) == {"allowlist"}
+    # Both branches running the tested SQL: the test chooses nothing about whether it runs, no gate.
+    both = analyse({"app.py": code.replace("pd.read_sql_query('SELECT 1', engine)", "pd.read_sql_query(sql, engine)")})
+    assert _gates_at(both, 7) == set()
+    assert _gates_at(both, 9) == set()
 
 
 def test_a_langchain_sql_database_chain_runs_the_sql_its_model_writes() -> None:

@@ -100,11 +100,11 @@ def test_a_helper_that_returns_data_is_not_a_check() -> None:
 
 
 HOSTS = (
-    "import requests\nfrom fastmcp import FastMCP\n\nmcp = FastMCP('web')\n"
+    "import requests\nfrom urllib.parse import urlparse\nfrom fastmcp import FastMCP\n\nmcp = FastMCP('web')\n"
     "ALLOW_HOSTS = ['example.com']\n\n"
     "def is_host_allowed(host: str) -> bool:\n"
     "    return any(host == h or host.endswith('.' + h) for h in ALLOW_HOSTS)\n\n"
-    "@mcp.tool()\ndef fetch(url: str, host: str) -> str:\n"
+    "@mcp.tool()\ndef fetch(url: str) -> str:\n    host = urlparse(url).hostname or ''\n"
 )
 
 

@@ -32,7 +32,7 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "16"
+FACTS_VERSION = "17"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
@@ -152,6 +152,13 @@ class GateSite(_Facts):
     ruleId: str
     location: Location
     detail: str | None = None
+    values: tuple[str, ...] = Field(
+        default=(),
+        exclude_if=lambda values: not values,
+        description="The strings of the literal list a membership check tests a value against, when the code "
+        "writes them out (``VALID = ['query', 'insert']`` ... ``VALID.includes(name)``): a list of the tree's "
+        "tool names is a dispatch on which tool runs (``link/gates.py``), not an allow-list.",
+    )
 
 
 class ActionSite(_Facts):

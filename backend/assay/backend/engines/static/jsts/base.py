@@ -121,6 +121,11 @@ class AnalyzerBase:
         self.module_consts: dict[str, str] = {}
         # Top-level arrays of string literals (``const OPS = ["query", "count"] as const``), read once.
         self.string_lists: dict[str, frozenset[str]] | None = None
+        # Checks that text starts with a read-only statement keyword (``q.startsWith("select")``): refusing
+        # what passes them is no check (``StmtLogic.denied``).
+        self.read_prefixes: set[str] = set()
+        # Functions whose every ``return`` gives one of several string literals (a classifier), by node id.
+        self.classifiers: dict[int, bool] = {}
         # Dispatch branches labelled by another file's constant: qualname -> ``<other>#Name.member``.
         self.case_refs: dict[str, str] = {}
         self.module_fallbacks: dict[str, str] = {}
@@ -556,11 +561,11 @@ class AnalyzerBase:
             node = unwrap(node.child_by_field_id(self.fields.object))
         return node is not None and node.type == "this"
 
-    def gate_site(self, scope: Scope, rule: Rule, node: Node, detail: str) -> str:
+    def gate_site(self, scope: Scope, rule: Rule, node: Node, detail: str, values: tuple[str, ...] = ()) -> str:
         """A check's gate site (held while the scope is ``holding``: see ``Scope.check_site``)."""
-        return scope.check_site(self.make_gate(rule, node, detail))
+        return scope.check_site(self.make_gate(rule, node, detail, values))
 
-    def make_gate(self, rule: Rule, node: Node, detail: str) -> GateSite:
+    def make_gate(self, rule: Rule, node: Node, detail: str, values: tuple[str, ...] = ()) -> GateSite:
         location = self.loc(node)
         return GateSite(
             id=short_id("gate", self.path, location.line, location.column, rule.gateKind, detail),
@@ -568,6 +573,7 @@ class AnalyzerBase:
             ruleId=rule.id,
             location=location,
             detail=detail,
+            values=values,
         )
 
     def too_deep(self, node: Node) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from assay.backend.engines.static.checked import reached
 from assay.backend.engines.static.facts import AFTER, PARAM, ArgTaint, CallFact, TaintOrigin
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.rules import NOTHING, classify
@@ -165,6 +166,9 @@ class CallLogic(SiteLogic):
             self.dispatch(inner_func, node, scope)
         if not name:
             return all_args | returned
+        if scope.checked and active:
+            # A check of a value gates what this call does only when that value reaches it.
+            active = reached(active, all_args, scope.checked, scope.given)
         if facts is NOTHING:  # most calls: the rules say nothing about them
             client = self.rules.client_rule
             if client is not None and resolved and "#" not in name and self.client_call(node, name):
@@ -374,6 +378,8 @@ class CallLogic(SiteLogic):
             )
             if not resolved and self.imports.unresolvable:  # through a path alias: the linker may find it
                 self.unresolved(func, name, resolved, node, scope)
+            if all_args and scope.checked:
+                scope.given[callee] = scope.given.get(callee, EMPTY) | all_args
             return call_return_taint(callee) | receiver | returned
         head, dot, rest = name.partition(".")
         if (

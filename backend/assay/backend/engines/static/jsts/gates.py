@@ -209,10 +209,12 @@ class GateLogic(AnalyzerBase):
             self.code.text(a) for a in (args.named_children if args is not None else []) if a.type == "identifier"
         )
         holder = self.code.text(receiver)
+        listing = method in (b"includes", b"has")
         if method != b"test":
             rule = self.rules.allowlist(holder)
             if rule is not None:
-                return Cond(t=frozenset({self.gate_site(scope, rule, node, holder)}), t_clean=checked)
+                values = self.literal_values(receiver) if listing else ()
+                return Cond(t=frozenset({self.gate_site(scope, rule, node, holder, values)}), t_clean=checked)
         if method in _LOOKUPS:
             return NO_COND  # a lookup in any other table is no check
         rule = self.rules.value_check
@@ -223,8 +225,58 @@ class GateLogic(AnalyzerBase):
             return NO_COND
         if not self.model_chosen(first, scope):
             return NO_COND
-        gate = self.gate_site(scope, rule, node, snippet(f"{holder}.{method.decode()}"))
+        values = self.literal_values(receiver) if listing else ()
+        gate = self.gate_site(scope, rule, node, snippet(f"{holder}.{method.decode()}"), values)
         return Cond(t=frozenset({gate}), t_clean=checked)
+
+    def listed_strings(self, holder: Node | None) -> frozenset[str] | None:
+        """The strings of the top-level ``const NAME = ["a", "b"]`` that ``holder`` names."""
+        if self.string_lists is None:
+            self.string_lists = {}
+            for stmt in self.root.named_children:
+                decl = stmt.child_by_field_id(self.fields.declaration) if stmt.type == "export_statement" else stmt
+                if decl is None or decl.type not in ("lexical_declaration", "variable_declaration"):
+                    continue
+                for item in decl.named_children:
+                    value = unwrap(item.child_by_field_id(self.fields.value))
+                    name = item.child_by_field_id(self.fields.name)
+                    if value is None or name is None or value.type != "array" or name.type != "identifier":
+                        continue
+                    texts = [self.code.string_value(e) if e.type == "string" else None for e in value.named_children]
+                    if texts and all(texts):
+                        self.string_lists[self.code.text(name)] = frozenset(t for t in texts if t)
+        inner = unwrap(holder)
+        return self.string_lists.get(self.code.text(inner)) if inner is not None else None
+
+    def literal_values(self, holder: Node | None) -> tuple[str, ...]:
+        """The strings of the literal array a membership check tests against: written in place, a top-level
+        ``const``, or a ``const`` of an enclosing function (``const validOperations = ["query", ...]``);
+        empty for anything else."""
+        inner = unwrap(holder)
+        if inner is None:
+            return ()
+        if inner.type == "array":
+            return _strings(self, inner)
+        if inner.type != "identifier":
+            return ()
+        found = self.listed_strings(inner)
+        if found:
+            return tuple(sorted(found))
+        name = self.code.text(inner)
+        block = inner.parent
+        for _ in range(64):
+            if block is None or block.type == "program":
+                return ()
+            if block.type == "statement_block":
+                for stmt in block.named_children:
+                    if stmt.type != "lexical_declaration":
+                        continue
+                    for item in stmt.named_children:
+                        value = unwrap(item.child_by_field_id(self.fields.value))
+                        if self.code.text(item.child_by_field_id(self.fields.name)) == name and value is not None:
+                            return _strings(self, value) if value.type == "array" else ()
+            block = block.parent
+        return ()
 
     def each_check(self, node: Node, func: Node, scope: Scope) -> Cond:
         """``FORBIDDEN.some((word) => lowered.includes(word))`` / ``PREFIXES.some((p) => cmd.startsWith(p))``:
@@ -336,7 +388,10 @@ class GateLogic(AnalyzerBase):
         rule = self.rules.value_check
         if rule is None:
             return NO_COND
-        return Cond(t=frozenset({self.gate_site(scope, rule, node, snippet(self.code.text(node)))}))
+        checked = self.gate_site(scope, rule, node, snippet(self.code.text(node)))
+        if literal.strip().lower() in self.rules.read_only_prefixes:
+            self.read_prefixes.add(checked)
+        return Cond(t=frozenset({checked}))
 
     def model_chosen(self, node: Node | None, scope: Scope) -> bool:
         """Whether a checked value may carry model-chosen data (its root variable is tainted)."""
@@ -525,3 +580,11 @@ class GateLogic(AnalyzerBase):
                 return node
             node = inner
         return node
+
+
+def _strings(logic: GateLogic, array: Node) -> tuple[str, ...]:
+    """The strings of an array literal made only of string literals, sorted; empty otherwise."""
+    texts = [logic.code.string_value(e) if e.type == "string" else None for e in array.named_children]
+    if not texts or not all(texts):
+        return ()
+    return tuple(sorted({t for t in texts if t}))

@@ -150,6 +150,10 @@ class JsRules:
         self.reply_kinds: frozenset[str] = frozenset(
             self.value_check.match.get("reply_kind_members", []) if self.value_check is not None else []
         )
+        # Statement keywords that only read (``select``): a test refusing text that starts with one admits writes.
+        self.read_only_prefixes: frozenset[str] = frozenset(
+            w.lower() for w in (self.value_check.match.get("read_only_prefixes", []) if self.value_check else [])
+        )
         self.path_check = next((r for r in gates if r.match.get("prefix_checks")), None)
         self.readonly_check = next((r for r in gates if r.match.get("readonly_flags")), None)
         self.readonly_flags = (

@@ -97,6 +97,13 @@ class Scope:
     actions: list[ActionSite] = field(default_factory=list)
     gates: list[GateSite] = field(default_factory=list)
     gate_ids: set[str] = field(default_factory=set)
+    # What the value a check of a value tests may carry (``if (!ALLOWED.includes(cmd)) throw``): allow-list
+    # and path containment gate id -> the taint of the names its condition reads (``checked.reached``).
+    checked: dict[str, Taint] = field(default_factory=dict)
+    # What the function gave each call of the tree whose result is a ``call_return`` origin (its arguments'
+    # and receiver's taint, over every call of it here, from the function's first check of a value on): what
+    # that result may be made of.
+    given: dict[str, Taint] = field(default_factory=dict)
     # Checks met while ``holding`` (a value bound to a name, a ternary's condition): their sites wait here
     # until the check decides a path (``if (!ok) return``), and are never reported otherwise.
     pending: dict[str, GateSite] = field(default_factory=dict)
@@ -174,6 +181,8 @@ class Scope:
             actions=self.actions,
             gates=self.gates,
             gate_ids=self.gate_ids,
+            checked=self.checked,
+            given=self.given,
             pending=self.pending,
             reported=self.reported,
             field_writes=self.field_writes,
@@ -202,6 +211,8 @@ class Scope:
             assembled=set() if fresh else set(self.assembled),
             fixed=set() if fresh else set(self.fixed),
             text_maps=set() if fresh else set(self.text_maps),
+            checked=dict(self.checked),
+            given=dict(self.given),
         )
 
     def declared(self, name: str) -> bool:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 
 from tree_sitter import Node
 
+from assay.backend.engines.static.checked import VALUE_CHECKS, branch_dispatches, start_checks, without
 from assay.backend.engines.static.facts import AFTER, NEVER, ArgTaint, CallFact
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.expressions import ExprLogic
@@ -456,7 +457,44 @@ class StmtLogic(ExprLogic):
         if last.type != "return_statement":
             return False
         value = unwrap(last.named_children[0]) if last.named_children else None
+        if value is not None and value.type == "string" and self.classifier(last):
+            return False  # ``if (ext === ".svg") return "svg"``: an answer of a classifier, not a refusal
         return value is None or value.type in (*LITERALS, "object", "template_string", "new_expression")
+
+    def classifier(self, returned: Node) -> bool:
+        """Whether the function a ``return`` is in answers with one of at least three string literals at every
+        ``return`` (``detectFileType`` giving ``"text"``, ``"svg"``, ``"image"``...): its tests choose the
+        answer, none of them refuses anything."""
+        function = returned.parent
+        while function is not None and function.type not in FUNCTIONS and function.type != "method_definition":
+            function = function.parent
+        if function is None:
+            return False
+        found = self.classifiers.get(function.id)
+        if found is None:
+            texts: set[str] = set()
+            found = True
+            pending = [function.child_by_field_id(self.fields.body)]
+            for _ in range(4096):
+                if not pending:
+                    break
+                node = pending.pop()
+                if node is None or node.type in FUNCTIONS or node.type == "class_declaration":
+                    continue
+                if node.type == "return_statement":
+                    value = unwrap(node.named_children[0]) if node.named_children else None
+                    text = self.code.string_value(value) if value is not None and value.type == "string" else None
+                    if text is None:
+                        found = False
+                        break
+                    texts.add(text)
+                    continue
+                pending.extend(node.named_children)
+            else:
+                found = False
+            found = found and len(texts) >= 3
+            self.classifiers[function.id] = found
+        return found
 
     def denied(self, cond: Cond, scope: Scope) -> frozenset[str]:
         """``if (name.startsWith("system.")) throw ...`` / ``if (BLOCKED.includes(cmd)) return``: a
@@ -466,8 +504,11 @@ class StmtLogic(ExprLogic):
         if not cond.t or cond.f:
             return frozenset()
         readonly = self.rules.readonly_check.id if self.rules.readonly_check is not None else None
+        # (``if (q.startsWith("select")) throw`` refuses reads and admits every write: no check.)
         return frozenset(
-            g.id for g in scope.gates if g.id in cond.t and (g.kind == "allowlist" or g.ruleId == readonly)
+            g.id
+            for g in scope.gates
+            if g.id in cond.t and (g.kind == "allowlist" or g.ruleId == readonly) and g.id not in self.read_prefixes
         )
 
     def if_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
@@ -477,8 +518,12 @@ class StmtLogic(ExprLogic):
         other = alternative.named_children[0] if alternative is not None and alternative.named_children else None
         self.expr(condition, scope, active)
         cond = self.cond(condition, scope)
+        if (cond.t or cond.f) and not (cond.t_clean or cond.f_clean):
+            # (A check that allow-lists the names it tests stops their taint: where they go is not followed.)
+            self.note_checked(condition, cond.t | cond.f, scope)
         then_ends, else_ends = self.code.terminates(consequence), self.code.terminates(other)
         before = len(scope.calls)
+        actions_before = len(scope.actions)
         paused = len(scope.pause_log)
         # A name assigned in one branch keeps, after the ``if``, what it held on the other path too
         # (``let x = reply; if (c) { x = "" }``): each branch starts from what names held before it.
@@ -499,7 +544,12 @@ class StmtLogic(ExprLogic):
         paused = len(scope.pause_log)
         after_then_taint = self.restart(scope, held)
         if other is not None:
+            middle = (len(scope.calls), len(scope.actions))
             after_else = self.branch(other, scope, active | cond.f, cond.f_clean, keep=then_ends and not else_ends)
+            if not then_ends and not else_ends and scope.checked and (cond.t | cond.f) & scope.checked.keys():
+                dropped = self.dispatched(cond.t | cond.f, scope, (before, actions_before), middle)
+                if dropped:
+                    after_then, after_else = after_then - dropped, after_else - dropped
         else:
             after_else = (
                 active | cond.f | (self.denied(cond, scope) if then_ends and self.refuses(consequence) else frozenset())
@@ -525,6 +575,45 @@ class StmtLogic(ExprLogic):
                 return (after_then & after_else) | {f"{NEVER}{callee}|{g}" for g in cond.f - active}
         return after_then & after_else
 
+    def note_checked(self, condition: Node | None, ids: frozenset[str], scope: Scope) -> None:
+        """``if (!ALLOWED.includes(cmd)) throw``: the allow-list and path containment gates among ``ids`` test
+        the value the condition reads; what it may carry (the taint of the names it reads) is what the check
+        is about (``checked.reached``). Not recorded when the condition reads a check's answer held in a name
+        (``if (!ok)``) or nothing that carries taint."""
+        if condition is None:
+            return
+        names = self.identifiers(condition)
+        if any(n in scope.gate_vars for n in names):
+            return
+        origins = EMPTY.union(*(scope.taint_of(n) for n in names))
+        if not origins:
+            return
+        for gate in scope.gates:
+            if gate.id in ids and gate.kind in VALUE_CHECKS:
+                if not scope.checked:
+                    start_checks(scope.given, (c.callee for c in scope.calls))
+                scope.checked[gate.id] = scope.checked.get(gate.id, EMPTY) | origins
+
+    def dispatched(
+        self, ids: frozenset[str], scope: Scope, start: tuple[int, int], middle: tuple[int, int]
+    ) -> frozenset[str]:
+        """The checks of ``ids`` after which both branches of an ``if`` (their calls and actions from ``start``
+        to ``middle``, and on) hand the tested value to the same call (``checked.branch_dispatches``), taken
+        out of what dominates the branches' calls and actions."""
+        calls, actions = scope.calls, scope.actions
+
+        def sites(c0: int, c1: int, a0: int, a1: int) -> list[tuple[str, Taint]]:
+            made = [(c.callee, EMPTY.union(*(frozenset(a.origins) for a in c.args))) for c in calls[c0:c1]]
+            return made + [(a.target, frozenset(a.taint)) for a in actions[a0:a1]]
+
+        first = sites(start[0], middle[0], start[1], middle[1])
+        second = sites(middle[0], len(calls), middle[1], len(actions))
+        dropped = branch_dispatches(ids, first, second, scope.checked, scope.given)
+        if dropped:
+            calls[start[0] :] = without(calls[start[0] :], dropped)
+            actions[start[1] :] = without(actions[start[1] :], dropped)
+        return dropped
+
     def keyed_branch(self, condition: Node | None, gates: frozenset[str], scope: Scope) -> None:
         """``if (COLLECTION_OPERATIONS.includes(operation)) { ...; validateCollection(c) }`` with the list
         written in the file: what the branch made hold, holds wherever ``operation`` is one of the
@@ -542,25 +631,6 @@ class StmtLogic(ExprLogic):
         values = self.listed_strings(func.child_by_field_id(self.fields.object))
         if values and checked.type == "identifier":
             scope.keyed.append((self.code.text(checked), values, gates))
-
-    def listed_strings(self, holder: Node | None) -> frozenset[str] | None:
-        """The strings of the top-level ``const NAME = ["a", "b"]`` that ``holder`` names."""
-        if self.string_lists is None:
-            self.string_lists = {}
-            for stmt in self.root.named_children:
-                decl = stmt.child_by_field_id(self.fields.declaration) if stmt.type == "export_statement" else stmt
-                if decl is None or decl.type not in ("lexical_declaration", "variable_declaration"):
-                    continue
-                for item in decl.named_children:
-                    value = unwrap(item.child_by_field_id(self.fields.value))
-                    name = item.child_by_field_id(self.fields.name)
-                    if value is None or name is None or value.type != "array" or name.type != "identifier":
-                        continue
-                    texts = [self.code.string_value(e) if e.type == "string" else None for e in value.named_children]
-                    if texts and all(texts):
-                        self.string_lists[self.code.text(name)] = frozenset(t for t in texts if t)
-        inner = unwrap(holder)
-        return self.string_lists.get(self.code.text(inner)) if inner is not None else None
 
     def last_call(self, branch: Node | None, scope: Scope, before: int) -> str | None:
         """The function of the tree a branch's last statement calls (``fail(...)``), if it is a call."""

@@ -106,11 +106,19 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
 
     def expand(fn: Fn, ids: Iterable[str], depth: int) -> set[str]:
         out: set[str] = set()
+        # ``if (!isDirectoryAllowed(dir)) throw``: a function named as a check (a gate of its name's kind at
+        # the call) whose body is seen to check something of another kind is a check of that kind; its name
+        # was a guess, and one check is not reported twice at one place.
+        named: set[tuple[int, int, str]] = set()
         for gate in ids:
             if gate.startswith((RESULT, PRESENT)):
                 made = result_gate(fn, gate, depth)
                 if made is not None:
                     out.add(made)
+                    if gate.startswith(PRESENT):
+                        _, line, column, besides = checked_call(gate[len(PRESENT) :])
+                        if besides is not None:
+                            named.add((line, column, besides))
                 continue
             if gate.startswith(ANSWER):
                 made = answer_gate(fn, gate)
@@ -129,6 +137,14 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
             target = target_of(fn, gate[len(AFTER) :])
             if target is not None and target in exits and depth < MAX_DEPTH:
                 out |= expand(functions[target], exits[target], depth + 1)
+        if named:
+            out = {
+                g
+                for g in out
+                if g not in sites
+                or sites[g].location.path != fn.path
+                or (sites[g].location.line, sites[g].location.column, sites[g].kind) not in named
+            }
         return out
 
     def changed(ids: list[str]) -> bool:
@@ -146,6 +162,40 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
             fn.actions = [
                 a.model_copy(update={"dominatingGates": sorted(expand(fn, a.dominatingGates, 0))})
                 if changed(a.dominatingGates)
+                else a
+                for a in fn.actions
+            ]
+
+
+def tool_name_dispatches(functions: dict[str, Fn], tool_names: frozenset[str]) -> None:
+    """``if (!validOperations.includes(operation)) throw`` with ``validOperations`` the names of the tree's
+    tools, ``if name in TOOLS:`` over a table keyed by them: a check whether a name is one of the tools' names
+    decides which tool runs, not whether an effect happens on a value, so it gates nothing (its site stays a
+    gate of the bundle, tied to no action). Only allow-list checks whose literal list (``GateSite.values``) is
+    made of tool names count."""
+    dispatch = {
+        g.id
+        for fn in functions.values()
+        for g in fn.gates
+        if g.values and g.kind == "allowlist" and tool_names.issuperset(g.values)
+    }
+    if not dispatch:
+        return
+    for fn in functions.values():
+        if any(dispatch.intersection(c.dominatingGates) for c in fn.calls):
+            # The calls are also held by the function's edges and by callee: each is replaced there too.
+            kept = {
+                id(c): c.model_copy(update={"dominatingGates": [g for g in c.dominatingGates if g not in dispatch]})
+                for c in fn.calls
+                if dispatch.intersection(c.dominatingGates)
+            }
+            fn.calls = [kept.get(id(c), c) for c in fn.calls]
+            fn.edges = [(target, kept.get(id(c), c)) for target, c in fn.edges]
+            fn.by_callee = {name: [kept.get(id(c), c) for c in calls] for name, calls in fn.by_callee.items()}
+        if any(dispatch.intersection(a.dominatingGates) for a in fn.actions):
+            fn.actions = [
+                a.model_copy(update={"dominatingGates": [g for g in a.dominatingGates if g not in dispatch]})
+                if dispatch.intersection(a.dominatingGates)
                 else a
                 for a in fn.actions
             ]

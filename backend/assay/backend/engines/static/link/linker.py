@@ -41,7 +41,7 @@ from assay.backend.engines.static.facts import (
     SqlKind,
     ToolDef,
 )
-from assay.backend.engines.static.link.gates import gates_after_calls
+from assay.backend.engines.static.link.gates import gates_after_calls, tool_name_dispatches
 from assay.backend.engines.static.link.graph import (
     MAX_DEPTH,
     NON_TOOL_PARAMS,
@@ -151,6 +151,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     offered = join_messages(plugin_names([t for f in ordered for t in f.tools], resolver.py_reexported), ordered, rules)
     joined, tool_frontier = bind_tools(offered, resolver.origins)
     tools, tool_fn, opaque, unlisted = _tools(ordered, resolver, modules, rules, joined)
+    tool_name_dispatches(functions, frozenset(t.name for t in tools))
 
     sql = SqlContexts(functions, resolver.every, rules)
     reach, reached = _reach(functions, tools, tool_fn, sql)

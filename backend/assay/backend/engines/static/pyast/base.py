@@ -60,6 +60,7 @@ class AnalyzerBase:
         # Module string constants and class string attributes, read when a tool's name needs them.
         self._constants: dict[str, str] | None = None
         self._collections: dict[str, bool] | None = None  # module names bound to literal collections
+        self._listed: dict[str, tuple[str, ...]] = {}  # the strings of those collections, once read
         # Gates each function of the file holds on return (``_exit_gates``), and its functions by qualname.
         self._summaries: dict[str, tuple[GateSite, ...]] = {}
         # Gates met in each function of the file that answers yes or no (``_verdict_sites``).

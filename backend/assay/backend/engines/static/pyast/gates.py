@@ -6,8 +6,10 @@ import ast
 import re
 
 from assay.backend.canonical import short_id
+from assay.backend.engines.static.checked import VALUE_CHECKS, start_checks
 from assay.backend.engines.static.facts import (
     GateSite,
+    TaintOrigin,
 )
 from assay.backend.engines.static.pyast.base import AnalyzerBase
 from assay.backend.engines.static.pyast.conditions import NOTHING, Condition, gate_when
@@ -38,8 +40,9 @@ class GateLogic(AnalyzerBase):
     """Gate calls, gate variables, allowlist membership, spend ceilings and human answers, composed
     through ``not``, ``and`` and ``or``."""
 
-    def _gate(self, scope: Scope, rule: Rule, node: ast.expr, detail: str) -> str:
-        """The id of the gate ``rule`` finds at ``node``, recorded in ``scope`` the first time."""
+    def _gate(self, scope: Scope, rule: Rule, node: ast.expr, detail: str, values: tuple[str, ...] = ()) -> str:
+        """The id of the gate ``rule`` finds at ``node``, recorded in ``scope`` the first time (with the strings
+        of the literal list a membership check tests against, ``values``)."""
         location = self.loc(node)
         gate_id = short_id("gate", self.path, location.line, location.column, rule.gateKind, detail)
         if gate_id not in scope.gate_ids:
@@ -52,9 +55,28 @@ class GateLogic(AnalyzerBase):
                     ruleId=rule.id,
                     location=location,
                     detail=detail,
+                    values=values,
                 )
             )
         return gate_id
+
+    def _note_checked(self, tested: ast.expr, ids: frozenset[str], scope: Scope) -> None:
+        """``if agg not in {"sum", "mean"}: return``: the allow-list and path containment gates among ``ids``
+        test the value ``tested`` reads; what that value may carry (the taint of the names it reads) is
+        what the check is about. Not recorded when the test reads a check's answer (``if not ok:``, the
+        value checked is elsewhere) or nothing that carries taint (a check of a constant or of state)."""
+        names = [n.id for n in ast.walk(tested) if type(n) is ast.Name]
+        if any(n in scope.verdict_vars or n in scope.gate_vars for n in names):
+            return
+        origins: frozenset[TaintOrigin] = frozenset().union(*(scope.taint.get(n, frozenset()) for n in names))
+        if not origins:
+            return
+        kinds = {g.id: g.kind for g in scope.gates if g.id in ids}
+        for gate in ids:
+            if kinds.get(gate) in VALUE_CHECKS:
+                if not scope.checked:
+                    start_checks(scope.given, (c.callee for c in scope.calls))
+                scope.checked[gate] = scope.checked.get(gate, frozenset()) | origins
 
     def _gate_of_expr(self, node: ast.expr, scope: Scope, compared: bool = False) -> str | None:
         """The id of the gate a call is (approval, permission, limit check, sandbox), if it is one.
@@ -397,7 +419,9 @@ class GateLogic(AnalyzerBase):
         else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], ast.Return | ast.Raise)
         if body_ends == else_ends:
             return NOTHING
-        gate = self._gate(scope, rule, test, f"{ast.unparse(test.left)} in {ast.unparse(test.comparators[0])}")
+        listed = test.comparators[0]
+        values = self._listed_values(listed, scope)
+        gate = self._gate(scope, rule, test, f"{ast.unparse(test.left)} in {ast.unparse(listed)}", values)
         return gate_when(gate, _MEMBERSHIP[type(test.ops[0])])
 
     def _statement_check(self, stmt: ast.If, scope: Scope) -> Condition:
@@ -431,18 +455,22 @@ class GateLogic(AnalyzerBase):
         if not allowed:
             return NOTHING
         words_text = ", ".join(words)
+        negations = 0
+        inner: ast.expr = stmt.test
+        while isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.Not):
+            negations, inner = negations + 1, inner.operand
+        passes = negations % 2 == 0
         if body_ends != else_ends:
+            if test.func.attr == "startswith" and body_ends == passes:
+                # ``if sql.upper().startswith("SELECT"): raise``: refusing the read-only statements admits
+                # every write, no check.
+                return NOTHING
             # ``if not text.startswith(...)`` ending the path passes when the test is false.
             gate = self._gate(scope, rule, stmt.test, f"{test.func.attr}({words_text})")
             return gate_when(gate, not body_ends)
         # ``if sql.lower().startswith("select"): pd.read_sql_query(sql, engine)``: the tested text, passed
         # to a call inside the branch the test allows, is passed only for those statements (none of it
         # holds after the ``if``). A test whose branch does not use the text it tested gates nothing.
-        negations = 0
-        inner: ast.expr = stmt.test
-        while isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.Not):
-            negations, inner = negations + 1, inner.operand
-        passes = negations % 2 == 0
         tested = {n.id for n in ast.walk(test.func.value) if isinstance(n, ast.Name)}
         allowed_branch = stmt.body if passes else stmt.orelse
         used = (
@@ -475,6 +503,19 @@ class GateLogic(AnalyzerBase):
                     return []
                 out.append(text)
         return out
+
+    def _listed_values(self, node: ast.expr, scope: Scope) -> tuple[str, ...]:
+        """The strings a membership check tests against, sorted: a literal list, tuple or set of strings, or the
+        keys of a literal dict (``TOOLS = {"search": search, ...}``), in place or bound to a module name; empty
+        for anything else."""
+        if isinstance(node, ast.Name):
+            # A module constant: its strings are read once per file.
+            found = self._listed.get(node.id)
+            if found is None:
+                module = module_bindings(self.tree, node.id) if node.id in self._literal_collections() else []
+                found = self._listed[node.id] = _strings_of(module[0]) if len(module) == 1 else ()
+            return found
+        return _strings_of(node)
 
     def _attribute_gate(self, node: ast.expr, scope: Scope) -> str | None:
         """``if not credentials.valid: return``: a credential's or session's validity, tested."""
@@ -547,7 +588,7 @@ class GateLogic(AnalyzerBase):
             ref = name_text(right)
             rule = (self.rules.allowlist.first(ref) if ref else None) or self._collection_gate(right, scope)
             if rule is not None:
-                gate = self._gate(scope, rule, node, ref or "allowlist")
+                gate = self._gate(scope, rule, node, ref or "allowlist", self._listed_values(right, scope))
                 condition = gate_when(gate, passes)
                 if isinstance(node.left, ast.Name):
                     clean = frozenset({node.left.id})
@@ -661,3 +702,25 @@ def _status(exc: ast.expr) -> int | None:
         if isinstance(value, ast.Constant) and isinstance(value.value, int) and not isinstance(value.value, bool):
             return value.value
     return None
+
+
+def _strings_of(value: ast.expr | None) -> tuple[str, ...]:
+    """The strings of a literal list, tuple or set of strings, or the keys of a literal dict, sorted (also under
+    ``frozenset(...)`` and the like); empty for anything else."""
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id in ("frozenset", "set", "tuple", "list", "dict")
+        and len(value.args) == 1
+    ):
+        value = value.args[0]
+    if isinstance(value, ast.Dict):
+        elements: list[ast.expr | None] = list(value.keys)
+    elif isinstance(value, ast.List | ast.Tuple | ast.Set):
+        elements = list(value.elts)
+    else:
+        return ()
+    texts = [literal_str(e) if e is not None else None for e in elements]
+    if not texts or any(t is None for t in texts):
+        return ()
+    return tuple(sorted({t for t in texts if t is not None}))

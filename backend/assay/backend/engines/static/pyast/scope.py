@@ -45,6 +45,13 @@ class Scope:
     # Gates that hold from the point they are reached, even when their result is only assigned.
     unconditional: set[str] = field(default_factory=set)
     gate_ids: set[str] = field(default_factory=set)
+    # What the value a check of a value tests may carry (``if agg not in {...}: return``): allow-list and
+    # path containment gate id -> the taint origins of the names its test reads (``GateLogic._note_checked``).
+    checked: dict[str, frozenset[TaintOrigin]] = field(default_factory=dict)
+    # What the function gave each callee whose result is a ``call_return`` origin (its arguments' and
+    # receiver's taint, over every call of it here, from the function's first check of a value on): what that
+    # result may be made of (``checked.reached``).
+    given: dict[str, frozenset[TaintOrigin]] = field(default_factory=dict)
     # Gates that hold once the current statement is done, met inside an expression (``interrupt(...)["ok"]``).
     pending: set[str] = field(default_factory=set)
     # What held at each ``return`` of a value, recorded only while a helper is summarised (``_exit_gates``).

@@ -6,6 +6,7 @@ import ast
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from assay.backend.engines.static.checked import branch_dispatches, without
 from assay.backend.engines.static.facts import (
     GateSite,
     TaintOrigin,
@@ -87,7 +88,9 @@ class StatementLogic(ExpressionLogic):
                         scope.gates.append(site)
                     # Also where the caller is held by it: the call is this path's check.
                     detail = f"{short}(...) raises unless: {site.detail}"
-                    active = active | {site.id, self._resited(site, call, scope, detail)}
+                    ids = frozenset({site.id, self._resited(site, call, scope, detail)})
+                    self._note_checked(call, ids, scope)
+                    active = active | ids
         return active
 
     def _exit_gates(self, qualname: str) -> tuple[GateSite, ...]:
@@ -340,6 +343,8 @@ class StatementLogic(ExpressionLogic):
     def _assert(self, stmt: ast.Assert, scope: Scope, active: frozenset[str]) -> Outcome:
         self._expr(stmt.test, scope, active)
         condition = self._condition(stmt.test, scope)
+        if not condition.clean_true:
+            self._note_checked(stmt.test, condition.when_true, scope)
         self._clean(condition.clean_true, scope)
         return active | condition.when_true
 
@@ -466,6 +471,9 @@ class StatementLogic(ExpressionLogic):
                 if any(condition):
                     break
         before = dict(scope.taint)
+        if any(condition) and not (condition.clean_true or condition.clean_false):
+            # (A check that allow-lists the names it tests stops their taint: where they go is not followed.)
+            self._note_checked(stmt.test, condition.when_true | condition.when_false, scope)
         if not any(condition):
             # Most tests prove nothing: both branches start from what held before.
             after_body = self._walk_block(stmt.body, scope, active)
@@ -486,15 +494,42 @@ class StatementLogic(ExpressionLogic):
         self._restore(saved, scope)
         body_taint = self._branch_start(before, scope)
         saved = self._clean(condition.clean_false, scope)
+        middle = (len(scope.calls), len(scope.actions))
         after_else = self._walk_block(stmt.orelse, scope, active | condition.when_false)
         self._restore(saved, scope)
         self._branch_join(body_taint, scope)
+        if stmt.orelse and after_body is not None and after_else is not None and scope.checked:
+            dropped = self._dispatched(condition.when_true | condition.when_false, scope, start, middle)
+            after_body, after_else = after_body - dropped, after_else - dropped
         # A branch that never falls through leaves what the other branch proved for the code after.
         if after_body is None and after_else is not None:
             self._clean(condition.clean_false, scope)
         elif after_else is None and after_body is not None:
             self._clean(condition.clean_true, scope)
         return meet(after_body, after_else)
+
+    @staticmethod
+    def _dispatched(
+        ids: frozenset[str], scope: Scope, start: tuple[int, int], middle: tuple[int, int]
+    ) -> frozenset[str]:
+        """The checks of ``ids`` after which both branches of an ``if`` (their calls and actions from ``start``
+        to ``middle``, and on) hand the tested value to the same call (``checked.branch_dispatches``), taken
+        out of what dominates the branches' calls and actions."""
+        if not ids & scope.checked.keys():
+            return frozenset()
+        calls, actions = scope.calls, scope.actions
+
+        def sites(c0: int, c1: int, a0: int, a1: int) -> list[tuple[str, frozenset[TaintOrigin]]]:
+            made = [(c.callee, NO_TAINT.union(*(frozenset(a.origins) for a in c.args))) for c in calls[c0:c1]]
+            return made + [(a.target, frozenset(a.taint)) for a in actions[a0:a1]]
+
+        first = sites(start[0], middle[0], start[1], middle[1])
+        second = sites(middle[0], len(calls), middle[1], len(actions))
+        dropped = branch_dispatches(ids, first, second, scope.checked, scope.given)
+        if dropped:
+            calls[start[0] :] = without(calls[start[0] :], dropped)
+            actions[start[1] :] = without(actions[start[1] :], dropped)
+        return dropped
 
     @staticmethod
     def _branch_start(before: dict[str, frozenset[TaintOrigin]], scope: Scope) -> dict[str, frozenset[TaintOrigin]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
+from assay.backend.engines.static.checked import reached
 from assay.backend.engines.static.facts import (
     ArgTaint,
     CallFact,
@@ -294,6 +295,9 @@ class ExpressionLogic(DispatchLogic):
             and self.roles.client_rule is not None
         ):
             action_rule = self._client_call(name, resolved)
+        if scope.checked and active:
+            # A check of a value gates what this call does only when that value reaches it.
+            active = reached(active, all_args | receiver_taint, scope.checked, scope.given)
         if (
             action_rule is None
             and self.rules.library_tools
@@ -324,6 +328,8 @@ class ExpressionLogic(DispatchLogic):
                     client=not profile.actions and self._client_receiver(name, resolved),
                 )
             )
+            if scope.checked and (all_args or receiver_taint):
+                scope.given[name] = scope.given.get(name, NO_TAINT) | all_args | receiver_taint
             return call_return(name) | receiver_taint
         return all_args | receiver_taint
 
