@@ -232,12 +232,13 @@ def test_action_classes(code: str, action_class: str) -> None:
         ("import sqlite3\nc = sqlite3.connect('x')\nc.execute('SELECT 1')\n", ["db.read"]),
         ("import os\nos.environ.get('HOME')\n", []),
         ("import os\nos.environ.get('GITHUB_TOKEN')\nos.environ['OPENAI_API_KEY']\n", ["credential.read"] * 2),
-        ("import boto3\ns3 = boto3.client('s3')\ns3.get_object(Bucket='b', Key='k')\n", []),
+        ("import boto3\ns3 = boto3.client('s3')\ns3.get_object(Bucket='b', Key='k')\n", ["network.egress"]),
     ],
 )
 def test_reads_have_their_own_classes(code: str, classes: list[str]) -> None:
-    """File, database and credential reads are actions of their own (low or medium impact); other
-    reads (an environment variable that holds no credential, an object download) are not actions."""
+    """File, database and credential reads are actions of their own (low or medium impact); an object
+    fetched from a store's API is data through an API (network.egress); an environment variable that
+    holds no credential is no action."""
     assert [a.actionClass for a in analyse({"m.py": code}).actions] == classes
 
 

@@ -41,6 +41,9 @@ class CallProfile:
     # A method of an agent or engine that runs what its model writes (``NLSQLTableQueryEngine(...).query``):
     # its answer is model output.
     model_answer: bool = False
+    # Action rules marked ``alongside``: what the call also does besides its first action (boto3's
+    # ``upload_file`` sends a file and reads it from the local disk), each reported at the call too.
+    alongside: tuple[Rule, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -188,6 +191,9 @@ class CompiledRules:
             parent = self.actions.all(display.rsplit(".", 1)[0])
             kept = tuple(r for r in actions if not (r.match.get("response_local") and any(p is r for p in parent)))
             response, actions = len(kept) < len(actions), kept
+        alongside = tuple(r for r in actions if r.match.get("alongside"))
+        if alongside:
+            actions = tuple(r for r in actions if not r.match.get("alongside"))
         action_gate = gate if gate is not None and not actions else None
         owner = display.rpartition(".")[0]
         model_answer = bool(owner) and any(r.match.get("model_written") for r in self.actions.all(owner))
@@ -207,6 +213,7 @@ class CompiledRules:
             held=action_gate is not None and self.assigned_gates.matches(name),
             response=response,
             model_answer=model_answer,
+            alongside=alongside,
         )
 
 

@@ -312,6 +312,8 @@ class ExpressionLogic(DispatchLogic):
                 # The SQL text is what runs verbatim; bound parameters are values, not code.
                 sink = next((t for i, k, t in arg_taints if i == 0 or k in _SQL_KEYWORDS), NO_TAINT)
             self._action(node, name, profile, action_rule, sink, scope, active)
+            for also in profile.alongside:
+                self._action(node, name, profile, also, tainted, scope, active)
             return tainted
         if self._user_callee(name, resolved):
             scope.calls.append(
