@@ -94,6 +94,10 @@ class CallLogic(SiteLogic):
             cls = name.rpartition("#")[2]
             if "." not in cls and self.rules.object_tool(cls) is not None:
                 self.tool_recognizer.tool_call(node, cls, args, scope)
+        elif len(args) > 1 and name and "#" in name and name.partition("#")[0] == self.module:
+            # ``registerTool(server, 'read_note', ...)``: a call of a function of this file, a tool when that
+            # function turns out to be a tool factory (one given a name chosen at run time keeps it unknown).
+            self.tool_recognizer.note_factory_call(node, name, args, scope)
         if self.rules.auth_middleware is not None and name and len(args) > 1:
             self.middleware_gates(name, args, scope)
 

@@ -75,6 +75,11 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
         # Tools whose name option is the name the model sees wherever they are kept (``agent.asTool({
         # toolName })``: the SDK takes tools in a list, so a key of an object holding one names nothing).
         self.final_names: set[int] = set()
+        # Tool factories of this file (``function registerTool(server, name, ...) { server.tool(name, ...) }``):
+        # function qualname -> (position of the parameter naming the tool, the registration's rule), and the
+        # calls of this file's functions, kept until their callee is known to be one.
+        self.factories: dict[str, tuple[int, Rule]] = {}
+        self.factory_calls: dict[str, list[tuple[Node, list[Node], Scope]]] = {}
 
     def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None:
         """Parameter names of a schema: ``z.object({...})`` (also chained, ``.describe()``), a zod raw shape
@@ -681,6 +686,8 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
                 )
             )
             return
+        if scope is not None and self.factory_named(node, name, rule, scope):
+            return
         dispatch = self.a.rules.dispatch_rule
         if dispatch is None:
             return
@@ -696,6 +703,70 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
                 ruleId=dispatch.id,
             )
         )
+
+    def factory_named(self, node: Node, name: Node | None, rule: Rule, scope: Scope) -> bool:
+        """A registration named by a parameter of the function it is in (``function registerTool(server,
+        name, description, schema, handler) { server.tool(name, ...) }``): the function is a tool factory,
+        and each call of it in this file given a literal at that position is the tool of that name, run by
+        the function the call is given. True when every call of it names its tool so (then no frontier
+        item: nothing is left unknown); a factory never called, or called with a name chosen at run time,
+        stays a frontier item."""
+        inner = unwrap(name)
+        if inner is None or inner.type != "identifier" or scope.is_module or scope.inner_params is not None:
+            return False
+        function = node.parent
+        while function is not None and function.type not in FUNCTIONS:
+            function = function.parent
+        if function is None:
+            return False
+        position = self.param_position(function, self.a.code.text(inner))
+        if position is None:
+            return False
+        self.factories[scope.qualname] = (position, rule)
+        calls = self.factory_calls.pop(scope.qualname, [])
+        named = [self.factory_call(call, scope.qualname, args, outer) for call, args, outer in calls]
+        # An exported factory may be called from files this one cannot see: its frontier item stays.
+        return bool(named) and all(named) and not self.exported(function)
+
+    @staticmethod
+    def exported(function: Node) -> bool:
+        """``export function f(...)``, ``export const f = (...) => ...``."""
+        holder = function.parent
+        if holder is not None and holder.type == "variable_declarator":
+            holder = holder.parent.parent if holder.parent is not None else None
+        return holder is not None and holder.type == "export_statement"
+
+    def param_position(self, function: Node, param: str) -> int | None:
+        """The position of the plain parameter ``param`` among ``function``'s formal parameters."""
+        params = function.child_by_field_id(self.a.fields.parameters)
+        if params is None:
+            return None
+        for index, child in enumerate(c for c in params.named_children if c.type != "comment"):
+            target = child.child_by_field_id(self.a.fields.pattern) if child.type != "identifier" else child
+            if target is not None and target.type == "identifier" and self.a.code.text(target) == param:
+                return index
+        return None
+
+    def note_factory_call(self, node: Node, callee: str, args: list[Node], scope: Scope) -> None:
+        """A call of a function of this file: a tool when the callee is (or turns out to be, once its body
+        is analysed) a tool factory."""
+        if callee in self.factories:
+            self.factory_call(node, callee, args, scope)
+        else:
+            self.factory_calls.setdefault(callee, []).append((node, args, scope))
+
+    def factory_call(self, node: Node, factory: str, args: list[Node], scope: Scope) -> bool:
+        """``registerTool(server, 'read_note', 'Read one note.', schema, async ({ path }) => ...)``: the tool
+        named by the literal at the factory's name position, run by the one function the call is given."""
+        position, rule = self.factories[factory]
+        if position >= len(args):
+            return False
+        tool_name = self.a.constant(args[position], scope)
+        if not tool_name:
+            return False
+        handlers = [a for a in args if (unwrap(a) or a).type in FUNCTIONS]
+        self.register(rule, node, tool_name, None, handlers[0] if len(handlers) == 1 else None, {}, None, outer=scope)
+        return True
 
     def record_field(self, name: Node | None, scope: Scope | None) -> tuple[str, str] | None:
         """``("src/tools#tools", "method")`` for ``tool.method``, ``tool`` an element of that list."""
