@@ -189,6 +189,59 @@ def test_a_method_of_a_third_party_client_object_is_network_egress_naming_the_pa
     assert _reached(linked, "archive") == {("network.egress", 9)}
 
 
+_LATEX_SERVICE = (
+    "import subprocess\n\n"
+    "class LatexService:\n"
+    "    def render(self, name: str) -> bytes:\n"
+    "        subprocess.run(['xelatex', name])\n"
+    "        with open(name, 'rb') as f:\n"
+    "            return f.read()\n"
+)
+_CV_PLUGIN = (
+    "from semantic_kernel.functions import kernel_function\n"
+    "from {module} import LatexService\n\n"
+    "class CvPlugin:\n"
+    "    @kernel_function(description='Export the CV')\n"
+    "    def export_cv(self, file_name: str) -> bytes:\n"
+    "        latex = LatexService()\n"
+    "        return latex.render(file_name)\n"
+)
+
+
+def test_a_service_class_of_the_tree_re_exported_by_its_package_is_followed_not_taken_for_a_client() -> None:
+    # ``services/__init__.py`` re-exports the class; the tool imports it from the package by an absolute name.
+    for module in ("services", "services.latex_service"):
+        files = {
+            "services/__init__.py": "from .latex_service import LatexService\n\n__all__ = ['LatexService']\n",
+            "services/latex_service.py": _LATEX_SERVICE,
+            "plugins/cv_plugin.py": _CV_PLUGIN.format(module=module),
+        }
+        linked = analyse(files)
+        assert _reached(linked, "CvPlugin-export_cv") == {("shell.exec", 5), ("file.read", 6)}, module
+        assert not [a for a in linked.actions if a.actionClass == "network.egress"], module
+        assert [(f.sink.path, f.sink.line) for f in linked.taintFlows if f.actionClass == "shell.exec"] == [
+            ("services/latex_service.py", 5)
+        ]
+
+
+def test_a_packages_service_class_no_module_of_the_tree_defines_stays_network_egress() -> None:
+    files = {
+        "services/__init__.py": "from .latex_service import LatexService\n",
+        "services/latex_service.py": _LATEX_SERVICE,
+        "plugins/cv_plugin.py": _CV_PLUGIN.format(module="acme_render")
+        + "\n    @kernel_function(description='Store it')\n"
+        "    def store(self, file_name: str) -> str:\n"
+        "        from acme_storage import StorageService\n"
+        "        return StorageService(api_key='k').upload(file_name)\n",
+    }
+    linked = analyse(files)
+    # ``acme_render.LatexService`` is a package's class of the same name as the tree's: its service's egress.
+    (rendered,) = [a for a in linked.actions if a.location.path == "plugins/cv_plugin.py" and a.location.line == 8]
+    assert rendered.actionClass == "network.egress" and rendered.target.startswith("acme_render.")
+    assert _reached(linked, "CvPlugin-export_cv") == {("network.egress", 8)}
+    assert _reached(linked, "CvPlugin-store") == {("network.egress", 13)}
+
+
 def test_tool_classes_named_in_their_constructor_and_agents_given_as_tools() -> None:
     code = (
         "import os\n"

@@ -38,27 +38,26 @@ class RoleLogic(AgentRoles):
 
     # --- clients of network services -----------------------------------------------------------
 
-    def _client_call(self, name: str, resolved: bool) -> Rule | None:
+    def _client_call(self, name: str, resolved: bool) -> bool:
         """``client.list_models(...)`` with ``client = bigquery.Client()``: a method of an object built
-        from a package's client class, which no other rule names, talks to that package's service."""
+        from a package's client class, which no other rule names, talks to that package's service. Whether
+        the class is a package's (not one of the tree's modules imported by an absolute name, which the
+        file alone cannot tell) is the linker's to say (``CallFact.client``)."""
         roles = self.roles
-        rule = roles.client_rule
-        if rule is None or not resolved or "." not in name:
-            return None
+        if roles.client_rule is None or not resolved or "." not in name:
+            return False
         parts = name.split(".")
         head = parts[0]
         if parts[-1] in roles.client_lifecycle:
-            return None  # closing a client sends nothing the tool asked for
+            return False  # closing a client sends nothing the tool asked for
         if head in STDLIB or head in roles.client_excluded or head == self.module.split(".", 1)[0]:
-            return None
+            return False
         if self.of_tree(name) or head in self.local_defs:
-            return None
+            return False
         # A client class followed by at least one method: ``pkg.Client.method`` or ``pkg.Client.sub.method``.
-        for index in range(1, len(parts) - 1):
-            segment = parts[index]
-            if segment[:1].isupper() and roles.client_classes.matches(segment):
-                return rule
-        return None
+        return any(
+            segment[:1].isupper() and roles.client_classes.matches(segment) for segment in parts[1 : len(parts) - 1]
+        )
 
     def _client_receiver(self, name: str, resolved: bool) -> bool:
         """``client.send_message(m)`` with ``client = create_client(...)`` (a function named as a client

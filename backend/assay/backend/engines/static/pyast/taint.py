@@ -287,19 +287,24 @@ class ExpressionLogic(DispatchLogic):
         # ``draft(...)`` with ``draft = GmailCreateDraft(...)``: an instance is called, not its class.
         instance = func_kind is ast.Name and (func.id in scope.types or func.id in self.module_types)  # type: ignore[attr-defined]
         action_rule = self._action_rule(node, profile, scope) if profile.actions and not instance else None
-        if (
+        # ``svc.render(x)`` with ``svc = LatexService()``: a method of a client class (``*Service``, ``*Client``)
+        # is a package's network egress unless the class is the tree's own, imported however (``from services
+        # import LatexService`` with ``services/__init__.py`` re-exporting it), which only the linker can tell:
+        # the call is recorded as a client call (``CallFact.client``) for it to resolve or report.
+        client_class = (
             action_rule is None
             and not profile.actions
             and not profile.model
             and not profile.response
             and self.roles.client_rule is not None
-        ):
-            action_rule = self._client_call(name, resolved)
+            and self._client_call(name, resolved)
+        )
         if scope.checked and active:
             # A check of a value gates what this call does only when that value reaches it.
             active = reached(active, all_args | receiver_taint, scope.checked, scope.given)
         if (
             action_rule is None
+            and not client_class
             and self.rules.library_tools
             and instance
             and self._library_run(node, name, scope, all_args | receiver_taint, active)
@@ -315,7 +320,7 @@ class ExpressionLogic(DispatchLogic):
             for also in profile.alongside:
                 self._action(node, name, profile, also, tainted, scope, active)
             return tainted
-        if self._user_callee(name, resolved):
+        if client_class or self._user_callee(name, resolved):
             scope.calls.append(
                 trusted(
                     CallFact,
@@ -327,11 +332,14 @@ class ExpressionLogic(DispatchLogic):
                         trusted(ArgTaint, index=i, keyword=k, origins=sorted(t, key=origin_key), text=None, whole=False)
                         for i, k, t in arg_taints
                     ],
-                    client=not profile.actions and self._client_receiver(name, resolved),
+                    client=client_class or (not profile.actions and self._client_receiver(name, resolved)),
                 )
             )
             if scope.checked and (all_args or receiver_taint):
                 scope.given[name] = scope.given.get(name, NO_TAINT) | all_args | receiver_taint
+            if client_class:
+                # A package's answer carries what it was sent; a method of the tree's class its own return.
+                return call_return(name) | all_args | receiver_taint
             return call_return(name) | receiver_taint
         return all_args | receiver_taint
 
