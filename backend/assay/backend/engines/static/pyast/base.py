@@ -19,6 +19,7 @@ from assay.backend.engines.static.pyast.literals import (
 )
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import BUILTINS, STDLIB_HEADS, module_name
+from assay.backend.engines.static.pyast.role_rules import compile_roles
 from assay.backend.engines.static.pyast.rules import compile_rules
 from assay.backend.engines.static.pyast.scope import NO_CALLEE, Branch, Scope, definitions
 from assay.backend.engines.static.pyast.syntax import (
@@ -39,6 +40,9 @@ class AnalyzerBase:
         self.is_package = path.endswith("__init__.py")
         self.tree = tree
         self.rules = compile_rules(rules)
+        # ``aioboto3`` -> ``boto3``: an asynchronous twin of a package is read as that package, its clients and
+        # their calls the same effects (awaited).
+        self._twins = compile_roles(rules).async_twins
         self.aliases: dict[str, str] = {}
         self.reexports: dict[str, list[str]] = {}
         self.local_defs: dict[str, str] = {}
@@ -112,16 +116,23 @@ class AnalyzerBase:
         line = node.lineno
         return trusted(Location, path=self.path, line=line, column=node.col_offset + 1, endLine=node.end_lineno or line)
 
+    def _twin(self, name: str) -> str:
+        """An imported name, with an asynchronous twin's package read as the package it mirrors."""
+        for source, target in self._twins:
+            if name == source or name.startswith(source + "."):
+                return target + name[len(source) :]
+        return name
+
     def _collect_imports(self, nodes: Iterable[ast.Import | ast.ImportFrom]) -> None:
         package = self.module if self.is_package else self.module.rpartition(".")[0]
         for node in nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
-                        self.aliases[alias.asname] = alias.name
+                        self.aliases[alias.asname] = self._twin(alias.name)
                     else:
                         head = alias.name.split(".")[0]
-                        self.aliases[head] = head
+                        self.aliases[head] = self._twin(head)
                     # ``import pexpect`` here, ``from toolkits.shell_toolkit import pexpect`` in another module:
                     # ``toolkits.shell_toolkit.pexpect`` is that module (a re-export the linker follows).
                     bound = alias.asname or alias.name.split(".")[0]
@@ -139,7 +150,9 @@ class AnalyzerBase:
                     if alias.name == "*":
                         self.star_import = True
                     else:
-                        self.aliases[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+                        self.aliases[alias.asname or alias.name] = self._twin(
+                            f"{base}.{alias.name}" if base else alias.name
+                        )
                         if self.is_package and (node.level or base.startswith(f"{self.module}.")):
                             # ``from .agent import root_agent`` (or ``from pkg.agent import root_agent``) in
                             # ``pkg/__init__.py``: ``pkg.root_agent`` is that name of ``pkg.agent`` (a re-export

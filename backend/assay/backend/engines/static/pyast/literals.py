@@ -75,10 +75,11 @@ def is_literal(node: ast.expr) -> bool:
 
 
 def constructed_type(call: ast.Call, callee: str | None) -> str | None:
-    """The type a call's value has: the callee's, but a boto3 client or resource by its service."""
-    if callee is None or not callee.startswith("boto3"):
+    """The type a call's value has: the callee's, but a boto3 client or resource by its service (a botocore
+    session's ``create_client`` makes the same client)."""
+    if callee is None or not callee.startswith(("boto3", "botocore")):
         return callee
-    if callee == "boto3.client" or callee.endswith(".client"):
+    if callee == "boto3.client" or callee.endswith((".client", ".create_client")):
         service = literal_str(call.args[0]) if call.args else kwarg_str(call, "service_name")
         return f"boto3.client:{service}" if service else "boto3.client:*"
     if callee.endswith(".resource"):

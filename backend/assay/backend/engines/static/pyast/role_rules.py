@@ -90,6 +90,8 @@ class Roles:
     client_factories: Patterns = field(default_factory=lambda: Patterns(()))
     network_kwargs: frozenset[str] = frozenset()
     client_lifecycle: frozenset[str] = frozenset()
+    # Asynchronous twins of packages (``aioboto3`` -> ``boto3``, ``redis.asyncio`` -> ``redis``), longest first.
+    async_twins: tuple[tuple[str, str], ...] = ()
     library_functions: dict[str, tuple[str | None, str | None, bool]] = field(default_factory=dict)
     library_toolkits: dict[str, tuple[tuple[str, str | None, str | None], ...]] = field(default_factory=dict)
     confirm_tools_kwargs: frozenset[str] = frozenset()
@@ -237,6 +239,7 @@ def compile_roles(pack: RulePack) -> Roles:
         client_factories=Patterns(cm.get("client_factories", ())),
         network_kwargs=frozenset(cm.get("network_kwargs", ())),
         client_lifecycle=frozenset(cm.get("lifecycle_methods", ())),
+        async_twins=tuple(sorted(cm.get("async_twins", {}).items(), key=lambda kv: -len(kv[0]))),
         library_functions={
             name: (spec[0], spec[1], bool(spec[2]) if len(spec) > 2 else False)
             for name, spec in pm.get("library_functions", {}).items()
