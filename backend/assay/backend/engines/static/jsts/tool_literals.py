@@ -73,7 +73,7 @@ class LiteralTools:
             schema: Node | None = None
             annotations: dict[str, bool] = {}
             if kind == "mcp_tool" and "inputSchema" in fields:
-                if self.definition_options(node):
+                if self.definition_options(node) or self.tool_call_options(node, scope):
                     continue
                 name = self.a.constant(fields["name"], scope)
                 if "execute" in fields:
@@ -150,6 +150,28 @@ class LiteralTools:
         ):
             return None
         return value
+
+    def tool_call_options(self, node: Node, scope: Scope) -> bool:
+        """``new DynamicTool({ name, description, inputSchema, handler })``: the literal is the options of a
+        call a tool-call rule recognises, which makes the tool from it; the literal is not a second one."""
+        arguments = node.parent
+        while arguments is not None and arguments.type in (
+            "as_expression",
+            "satisfies_expression",
+            "parenthesized_expression",
+        ):
+            arguments = arguments.parent
+        call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+        if call is None or call.type not in ("call_expression", "new_expression"):
+            return False
+        first = next(iter(arguments.named_children), None) if arguments is not None else None
+        if first is None or (unwrap(first) or first) != node:
+            return False
+        func = call.child_by_field_id(
+            self.a.fields.constructor if call.type == "new_expression" else self.a.fields.function
+        )
+        name = self.a.dotted(func, scope)[0] if func is not None else None
+        return name is not None and self.a.rules.object_tool(name) is not None
 
     def definition_options(self, node: Node) -> bool:
         """``ai.defineFlow({ name, inputSchema }, async (input) => ...)``: the literal is the options of a

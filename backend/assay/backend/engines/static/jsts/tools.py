@@ -793,6 +793,20 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
             return scope.qualname
         return None
 
+    @staticmethod
+    def role_class_handler(rule: Rule, base: str, fields: dict[str, Node], methods: set[str]) -> str | None:
+        """The method a class of a package's tool base runs its tool in, when the class has a tool's shape:
+        a base named as a tool (``extends Tool``), or a description and an input schema of its own
+        (``inputSchema()``, ``schema = z.object(...)``), and a method such frameworks call (``_run``,
+        ``_call``, ``execute``...). ``class AppError extends Error { name = "AppError" }`` has neither."""
+        spec = rule.match["class_tools"]
+        shaped = base.rpartition(".")[2].endswith(tuple(spec["base_suffixes"])) or (
+            "description" in fields and any(k in fields or k in methods for k in spec["schemas"])
+        )
+        if not shaped:
+            return None
+        return next((m for m in spec["methods"] if m in methods), None)
+
     def class_tool(self, node: Node, cls: str, body: Node) -> None:
         """LangChain JS ``class X extends StructuredTool { name = "..."; description = "..."; _call() }``."""
         heritage = next((c for c in node.named_children if c.type == "class_heritage"), None)
@@ -809,9 +823,11 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
         for base in base_nodes:
             base_name, _ = self.a.dotted(base, None)
             rule = self.a.rules.class_tool(base_name) if base_name else None
-            if rule is None:
+            role = self.a.rules.role_class_tool
+            if rule is None and (role is None or not base_name or "#" in base_name):
                 continue
             fields: dict[str, Node] = {}
+            methods: set[str] = set()
             for member in body.named_children:
                 if member.type == "public_field_definition":
                     value = member.child_by_field_id(self.a.fields.value)
@@ -820,11 +836,20 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
                     )
                     if value is not None:
                         fields[key] = value
+                elif member.type == "method_definition":
+                    methods.add(self.a.code.text(member.child_by_field_id(self.a.fields.name)))
             name = self.a.code.string_value(unwrap(fields.get("name")))
             if not name:
                 return
+            if rule is not None:
+                handler = rule.match.get("handler", "_call")
+            elif role is not None and base_name:
+                rule, handler = role, self.role_class_handler(role, base_name, fields, methods) or ""
+                if not handler:
+                    continue
+            else:
+                continue
             location = self.a.loc(node)
-            handler = rule.match.get("handler", "_call")
             self.a.tools.append(
                 ToolDef.found(
                     rule,

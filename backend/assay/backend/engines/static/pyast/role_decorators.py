@@ -63,17 +63,17 @@ class DecoratorRoles(SourceLogic):
         if rule is None or not third_party(name, resolved):
             return False
         last = name.rsplit(".", 1)[-1]
+        call = dec if isinstance(dec, ast.Call) else None
         if isinstance(target, ast.Attribute):
             receiver = name.rsplit(".", 1)[0]
             # ``@mcp.tool()`` on a server object, ``@tools.action()`` on a registry: an attribute of an
             # object built from a package; ``@module.tool`` (a decorator function of a module) too.
-            if last not in roles.decorator_attrs and last not in roles.decorators:
+            if last not in roles.decorator_attrs and last not in roles.decorators and not self._describes(call):
                 return False
             if receiver.startswith(self.module_prefix):
                 return False
-        elif last not in roles.decorators:
+        elif last not in roles.decorators and not self._describes(call):
             return False
-        call = dec if isinstance(dec, ast.Call) else None
         tool_name = fn.name
         description = docstring(fn)
         if call is not None:
@@ -84,7 +84,7 @@ class DecoratorRoles(SourceLogic):
             elif positional and last in roles.positional_name:
                 tool_name = positional
             description = kwarg_str(call, "description") or (positional if last not in roles.positional_name else None)
-            description = description or docstring(fn)
+            description = description or _config_description(call) or docstring(fn)
         separator = roles.plugin_qualified.get(last)
         if separator is not None and self._class is not None and tool_name == fn.name:
             tool_name = f"{self._class}{separator}{fn.name}"
@@ -104,6 +104,24 @@ class DecoratorRoles(SourceLogic):
             )
         )
         return True
+
+    def _describes(self, call: ast.Call | None) -> bool:
+        """A decorator call handing over what a model is shown of a function, its description and its input
+        schema (``@activity(config={"description": ..., "schema": Schema(...)})``, ``@x(description=...,
+        parameters={...})``): the function is a tool, whatever the decorator is called. Either alone is not
+        (a route's ``description=``, a validator's schema)."""
+        if call is None or not (call.args or call.keywords):
+            return False
+        keys: set[str] = set()
+        for kw in call.keywords:
+            if kw.arg is not None:
+                keys.add(kw.arg)
+            if isinstance(kw.value, ast.Dict):
+                keys.update(k.value for k in kw.value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
+        for arg in call.args:
+            if isinstance(arg, ast.Dict):
+                keys.update(k.value for k in arg.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
+        return "description" in keys and not keys.isdisjoint(self.roles.schema_keys)
 
     def _module_value(self, name: str) -> ast.expr | None:
         """The value a module-level ``name = value`` binds (the last one)."""
@@ -757,4 +775,14 @@ def _argument(node: ast.Call, keys: list[str | int]) -> ast.expr | None:
         value = kwarg(node, key) if isinstance(key, str) else (node.args[key] if key < len(node.args) else None)
         if value is not None:
             return value
+    return None
+
+
+def _config_description(call: ast.Call) -> str | None:
+    """The ``"description"`` literal of a dict a decorator call is handed (``config={"description": ...}``)."""
+    for value in (*call.args, *(kw.value for kw in call.keywords)):
+        if isinstance(value, ast.Dict):
+            for key, item in zip(value.keys, value.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value == "description":
+                    return literal_str(item)
     return None

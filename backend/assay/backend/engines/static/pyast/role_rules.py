@@ -21,6 +21,9 @@ class Roles:
     positional_name: frozenset[str] = frozenset()
     name_kwargs: tuple[str, ...] = ()
     plugin_qualified: dict[str, str] = field(default_factory=dict)
+    # Keys (keywords, or keys of a dict a decorator call is handed) that hand a function's input schema to a
+    # model: with a description beside them, the decorated function is a tool.
+    schema_keys: frozenset[str] = frozenset()
     plugin_registrations: dict[str, dict[str, list[str | int]]] = field(default_factory=dict)
     pre_hooks: frozenset[str] = frozenset()
     allow_kwargs: frozenset[str] = frozenset()
@@ -89,6 +92,7 @@ class Roles:
     client_excluded: frozenset[str] = frozenset()
     client_factories: Patterns = field(default_factory=lambda: Patterns(()))
     network_kwargs: frozenset[str] = frozenset()
+    network_kwarg_suffixes: tuple[str, ...] = ()
     client_lifecycle: frozenset[str] = frozenset()
     # Asynchronous twins of packages (``aioboto3`` -> ``boto3``, ``redis.asyncio`` -> ``redis``), longest first.
     async_twins: tuple[tuple[str, str], ...] = ()
@@ -165,6 +169,7 @@ def compile_roles(pack: RulePack) -> Roles:
         positional_name=frozenset(dm.get("positional_name", ())),
         name_kwargs=tuple(dm.get("name_kwargs", ())),
         plugin_qualified=dict(dm.get("plugin_qualified", {})),
+        schema_keys=frozenset(dm.get("describing_schema_keys", ())),
         plugin_registrations=dict(dm.get("plugin_registrations", {})),
         pre_hooks=frozenset(dm.get("pre_hook_kwargs", ())),
         allow_kwargs=frozenset(dm.get("allow_kwargs", ())),
@@ -238,6 +243,7 @@ def compile_roles(pack: RulePack) -> Roles:
         client_excluded=frozenset(cm.get("exclude_heads", ())),
         client_factories=Patterns(cm.get("client_factories", ())),
         network_kwargs=frozenset(cm.get("network_kwargs", ())),
+        network_kwarg_suffixes=tuple(cm.get("network_kwarg_suffixes", ())),
         client_lifecycle=frozenset(cm.get("lifecycle_methods", ())),
         async_twins=tuple(sorted(cm.get("async_twins", {}).items(), key=lambda kv: -len(kv[0]))),
         library_functions={

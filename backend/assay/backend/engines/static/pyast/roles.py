@@ -77,8 +77,9 @@ class RoleLogic(AgentRoles):
         return receiver in self.network_built or (factory[:1].islower() and roles.client_factories.matches(factory))
 
     def _network_built(self, node: ast.Call, name: str, resolved: bool) -> None:
-        """``A2ACardResolver(httpx_client=c, base_url=URL)``: a package's object handed where to connect
-        (a URL, an endpoint, an HTTP client) is a client of a network service; its methods are reach."""
+        """``A2ACardResolver(httpx_client=c, base_url=URL)``, ``EmailLoader(imap_url=u, ...)``: a package's object
+        handed where to connect (a URL, an endpoint, a host, an HTTP client; a keyword named so, or ending as
+        one does: ``imap_url``, ``smtp_host``) is a client of a network service; its methods are reach."""
         kwargs = self.roles.network_kwargs
         if (
             kwargs
@@ -87,7 +88,9 @@ class RoleLogic(AgentRoles):
             and name.split(".", 1)[0] not in self.roles.client_excluded
             and not self.of_tree(name)
             and name.split(".", 1)[0] not in self.local_defs
-            and any(kw.arg in kwargs for kw in node.keywords)
+            and any(
+                kw.arg in kwargs or kw.arg.endswith(self.roles.network_kwarg_suffixes) for kw in node.keywords if kw.arg
+            )
         ):
             self.network_built.add(name)
 
