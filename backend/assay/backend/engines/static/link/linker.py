@@ -41,6 +41,7 @@ from assay.backend.engines.static.facts import (
     SqlKind,
     ToolDef,
 )
+from assay.backend.engines.static.held_gates import held_on_every_listing
 from assay.backend.engines.static.link.gates import gates_after_calls, tool_name_dispatches
 from assay.backend.engines.static.link.graph import (
     MAX_DEPTH,
@@ -349,17 +350,19 @@ def _tools(
     defining = {tool_fn[t.id] for t in defined if t.ruleId not in listed_rules and not t.byFunction}
     # The gates a before-tool hook holds over a function on every listing of it (``Agent(tools=[f],
     # before_tool_callback=check)``): they hold over its tool only when every agent given it runs them.
-    hooked: dict[str, frozenset[str]] = {}
     # ``llm.bind_tools(tools)`` only gives the model the schemas: what runs the calls (an agent with its
     # gates) is another listing of the same functions.
     binds_only = {r.id for r in rules.rules if r.kind == "tool" and r.match.get("binds_only")}
+    listings: dict[str, list[frozenset[str]]] = {}
     for tool in defined:
         fid = tool_fn[tool.id]
         if tool.ruleId in binds_only:
             continue
         if (tool.ruleId in listed_rules or tool.byFunction) and fid is not None:
-            gates = frozenset(tool.hookGates)
-            hooked[fid] = hooked[fid] & gates if fid in hooked else gates
+            listings.setdefault(fid, []).append(frozenset(tool.hookGates))
+    shared = any(len(held) > 1 and all(held) for held in listings.values())
+    kinds = {g.id: g.kind for f in files for fn in f.functions for g in fn.gates} if shared else {}
+    hooked = {fid: held_on_every_listing(held, kinds.get) for fid, held in listings.items()}
     kept: list[ToolDef] = []
     listed: set[str | None] = set()
     holders = _tool_holders(files, rules)

@@ -11,6 +11,7 @@ from assay.backend.engines.static.facts import (
     FunctionFacts,
     ToolDef,
 )
+from assay.backend.engines.static.held_gates import held_on_every_listing
 from assay.backend.engines.static.pyast.literals import kwarg, literal_str
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import (
@@ -73,13 +74,19 @@ class FileAnalyzer(StatementLogic):
         # hold, and its listing is the one kept.
         binds_only = {r.id for r, _, _ in self.rules.tool_lists if r.match.get("binds_only")}
         listed = sorted(self._listed_tools, key=lambda t: t.ruleId in binds_only)
-        hooked: dict[str | None, frozenset[str]] = {}
+        listings: dict[str | None, list[frozenset[str]]] = {}
+        bound: dict[str | None, frozenset[str]] = {}
         for tool in listed:
             gates = frozenset(tool.hookGates)
             if tool.ruleId in binds_only:
-                hooked.setdefault(tool.function, gates)
+                bound.setdefault(tool.function, gates)
                 continue
-            hooked[tool.function] = hooked[tool.function] & gates if tool.function in hooked else gates
+            listings.setdefault(tool.function, []).append(gates)
+        shared = any(len(held) > 1 and all(held) for held in listings.values())
+        kinds = {g.id: g.kind for fn in self.functions for g in fn.gates} if shared else {}
+        hooked = {fn: held_on_every_listing(held, kinds.get) for fn, held in listings.items()}
+        for fn, gates in bound.items():
+            hooked.setdefault(fn, gates)
         decorated = {t.function for t in self.tools if t.function}
         for tool in listed:
             if tool.function not in defined or (tool.function in decorated and any(hooked.values())):
@@ -241,6 +248,8 @@ class FileAnalyzer(StatementLogic):
         if isinstance(node, ast.Module) and not (scope.calls or scope.actions or scope.gates):
             return
         location = self.loc(node) if not isinstance(node, ast.Module) else Location(path=self.path, line=1, column=1)
+        if scope.step_checks:
+            _subsume_step_checks(scope)
         facts = trusted(
             FunctionFacts,
             id=short_id("fn", self.path, scope.qualname),
@@ -264,6 +273,27 @@ class FileAnalyzer(StatementLogic):
         self._keep_branches(scope, facts)
 
 
+def _subsume_step_checks(scope: Scope) -> None:
+    """A test for ``..`` in a path holds as path containment over what no other containment check of the
+    function holds over too: beside a resolved path tested against its root it decides nothing more."""
+    containment = {g.id for g in scope.gates if g.kind == "path_containment"} - scope.step_checks
+
+    def kept(gates: list[str]) -> list[str]:
+        held = set(gates)
+        if held & scope.step_checks and held & containment:
+            return [g for g in gates if g not in scope.step_checks]
+        return gates
+
+    scope.actions = [
+        a.model_copy(update={"dominatingGates": kept(a.dominatingGates)}) if a.dominatingGates else a
+        for a in scope.actions
+    ]
+    scope.calls = [
+        c.model_copy(update={"dominatingGates": kept(c.dominatingGates)}) if c.dominatingGates else c
+        for c in scope.calls
+    ]
+
+
 def _one_type(types: set[str | None]) -> str | None:
     """The package class every ``return`` of a value constructs, when they agree (a factory)."""
     return next(iter(types)) if len(types) == 1 else None
@@ -278,12 +308,15 @@ def _candidates(types: set[str | None], items: set[str]) -> list[str] | None:
 
 
 def _module_assignments(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The module's statements, with those of its ``try:`` and ``if`` blocks (``try: settings = Settings()``
-    binds a module name too; the ``except`` handlers, which run only on failure, are left out)."""
+    """The module's statements, with those of its ``try:``, ``if``, loop and ``with`` blocks (``try: settings =
+    Settings()`` binds a module name too, as does a model chosen in ``while choice not in (0, 1):``; the
+    ``except`` handlers, which run only on failure, are left out)."""
     out: list[ast.stmt] = []
     for stmt in body:
-        if isinstance(stmt, ast.Try | ast.If):
+        if isinstance(stmt, ast.Try | ast.If | ast.While | ast.For | ast.AsyncFor):
             out.extend(_module_assignments([*stmt.body, *stmt.orelse]))
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            out.extend(_module_assignments(stmt.body))
         else:
             out.append(stmt)
     return out

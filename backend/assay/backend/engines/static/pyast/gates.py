@@ -584,6 +584,14 @@ class GateLogic(AnalyzerBase):
         op = type(node.ops[0])
         right = node.comparators[0]
         passes = _MEMBERSHIP.get(op)
+        traversal = self.rules.traversal_markers
+        step = _climbing_step(node.left, traversal[1]) if passes is not None and traversal is not None else None
+        if step is not None and traversal is not None and not is_literal(right):
+            # ``if ".." in filepath: return``: a path that climbs out of its directory is refused (passed when
+            # it holds no such step).
+            gate = self._gate(scope, traversal[0], node, f"{step!r} in the path")
+            scope.step_checks.add(gate)
+            return gate_when(gate, not passes)
         if passes is not None:
             ref = name_text(right)
             rule = (self.rules.allowlist.first(ref) if ref else None) or self._collection_gate(right, scope)
@@ -724,3 +732,10 @@ def _strings_of(value: ast.expr | None) -> tuple[str, ...]:
     if not texts or any(t is None for t in texts):
         return ()
     return tuple(sorted({t for t in texts if t is not None}))
+
+
+def _climbing_step(node: ast.expr, markers: frozenset[str]) -> str | None:
+    """``".."`` (or ``"../"``): a literal step out of a directory, tested for in a path."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in markers:
+        return node.value
+    return None

@@ -120,6 +120,8 @@ class CompiledRules:
     denial_statuses: dict[int, Rule]
     # Calls giving the common path of a root and a path (``os.path.commonpath``), compared with the root.
     common_paths: tuple[Rule, frozenset[str]] | None
+    # ``if ".." in path: return``: substrings that climb out of a directory, a path refused when it holds one.
+    traversal_markers: tuple[Rule, frozenset[str]] | None
     # ``for p in PATTERNS: if re.search(p, text): return``: searches that make a literal list of patterns a deny list.
     deny_searches: tuple[Rule, frozenset[str]] | None
     statement_prefixes: tuple[Rule, frozenset[str]] | None  # ``startswith("SELECT")`` tests: statement kinds
@@ -424,6 +426,9 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         denial_statuses={status: r for r in gates for status in r.match.get("denial_statuses", ())},
         common_paths=next(
             ((r, frozenset(r.match["common_path_calls"])) for r in gates if "common_path_calls" in r.match), None
+        ),
+        traversal_markers=next(
+            ((r, frozenset(r.match["traversal_markers"])) for r in gates if "traversal_markers" in r.match), None
         ),
         kind_checks=next(((r, Patterns(r.match["kind_checks"])) for r in gates if "kind_checks" in r.match), None),
         deny_searches=next(

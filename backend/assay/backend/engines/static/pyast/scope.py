@@ -45,6 +45,9 @@ class Scope:
     # Gates that hold from the point they are reached, even when their result is only assigned.
     unconditional: set[str] = field(default_factory=set)
     gate_ids: set[str] = field(default_factory=set)
+    # ``if ".." in path: return``: path containment only where no other containment check of the function
+    # holds as well (beside ``resolved.is_relative_to(root)`` the step test decides nothing more).
+    step_checks: set[str] = field(default_factory=set)
     # What the value a check of a value tests may carry (``if agg not in {...}: return``): allow-list and
     # path containment gate id -> the taint origins of the names its test reads (``GateLogic._note_checked``).
     checked: dict[str, frozenset[TaintOrigin]] = field(default_factory=dict)

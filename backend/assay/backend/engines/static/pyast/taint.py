@@ -186,6 +186,14 @@ class ExpressionLogic(DispatchLogic):
             self._message_registration(node, func.attr, scope)  # type: ignore[attr-defined]
         if not name:
             return all_args | receiver_taint
+        if (
+            func_kind is ast.Attribute
+            and len(node.args) == 1
+            and not node.keywords
+            and type(node.args[0]) is ast.Name
+            and node.args[0].id in self.local_defs
+        ):
+            self._decorator_called(node, name)
         profile = self.rules.profile(name)
         if profile.model_answer and resolved:
             # ``query_engine.query(prompt)`` on an ``NLSQLTableQueryEngine``: the answer (the SQL in its

@@ -312,8 +312,27 @@ class ToolLogic(MessageTools):
         if not tool_name:
             return
         self._call_site_tool(inner, tool_name, rule, self.loc(node), function)
+        update: dict[str, object] = {}
         if tool_name == own:
-            self.tools[-1] = self.tools[-1].model_copy(update={"byFunction": True})
+            update["byFunction"] = True
+        # ``agent.tool_plain(requires_approval=True)(f)``: the approval the decorator's arguments ask for
+        # holds before every call of the tool this registration makes, wherever ``f`` is defined.
+        approval: set[str] = set()
+        self._approval_flags(inner, approval, scope)
+        if approval:
+            update["hookGates"] = tuple(sorted(approval))
+        if update:
+            self.tools[-1] = self.tools[-1].model_copy(update=update)
+
+    def _decorator_called(self, node: ast.Call, name: str) -> None:
+        """A tool decorator called on a function of the file, ``agent.tool_plain(f)``, registers ``f`` as
+        ``@agent.tool_plain`` does: ``f``'s tool, at its def."""
+        arg = node.args[0]
+        rule = self.rules.decorator(name)[0]
+        if rule is None or not isinstance(arg, ast.Name):
+            return
+        self._call_site_tool(node, arg.id, rule, self.loc(node), self.local_defs[arg.id])
+        self.tools[-1] = self.tools[-1].model_copy(update={"byFunction": True})
 
     def _call_site_tool(self, node: ast.Call, name: str, rule: Rule, location: Location, function: str | None) -> None:
         """A tool made by the call ``node`` (its ``description=`` read there), reported at ``location``."""
