@@ -412,6 +412,13 @@ class FileFacts(_Facts):
         "``<callee>#arg<i>`` (or ``#kw:<name>``) -> the ids of gates of this module.",
     )
     lists: dict[str, list[str]] = Field(default_factory=dict)
+    alternatives: dict[str, list[str]] = Field(
+        default_factory=dict,
+        exclude_if=lambda alternatives: not alternatives,
+        description="(Python) Module names bound to a conditional choice (``Store = PostgresStore if settings.pg else "
+        "SqliteStore``, ``client = A() if x else B()``): ``<module>.<name>`` -> what each branch names or builds. A call "
+        "on the name, or on what it builds, is a call on each of them.",
+    )
     partialLists: list[str] = Field(
         default_factory=list,
         description="Keys of ``lists`` (function results) whose list also holds what analysis cannot name "

@@ -52,6 +52,13 @@ class Fn:
     model_calls: dict[str, Location] = field(default_factory=dict)
     # Those calls as model uses (a model call through a helper's client is a model use where it is made).
     models: list[ModelSite] = field(default_factory=list)
+    # Calls on a parameter that every call of the function in the tree gives one known type (``client.put_object``
+    # with ``helper(s3, key)`` the only call, ``s3 = boto3.client("s3")``): read as calls on that type, no longer
+    # unresolved (see ``returned``).
+    typed: set[str] = field(default_factory=set)
+    # Calls on a name bound to a conditional choice (``store.save`` with ``Store = A if x else B``): callee ->
+    # the functions of the tree each alternative's call is (the first is ``targets``' own).
+    also: dict[str, list[str]] = field(default_factory=dict)
 
 
 def function_graph(files: Sequence[FileFacts]) -> dict[str, Fn]:

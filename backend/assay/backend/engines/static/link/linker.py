@@ -53,7 +53,7 @@ from assay.backend.engines.static.link.graph import (
 )
 from assay.backend.engines.static.link.message_tools import join_messages
 from assay.backend.engines.static.link.plugins import plugin_names
-from assay.backend.engines.static.link.returned import through_returns
+from assay.backend.engines.static.link.returned import chosen_calls, through_returns
 from assay.backend.engines.static.link.settings import settle_models
 from assay.backend.engines.static.link.sources import (
     NameIndex,
@@ -129,6 +129,9 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                     # ``new Runner(command)``: the class's constructor runs (and may store what it is given).
                     target = resolver.exact.get(f"{call.callee}.constructor")
                 fn.targets[call.callee] = target
+    alternatives = {k: v for f in ordered if f.language == "python" for k, v in f.alternatives.items()}
+    if alternatives:
+        chosen_calls(functions, alternatives, resolver.resolve, rules)
     through_returns(functions, resolver.resolve, rules, _module_values(ordered, resolver), resolver.reexports)
     found_aliases = {
         short_id("fr", "unresolved_call", fn.path, fn.facts.qualname, callee)
@@ -142,6 +145,8 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
             target = fn.targets[call.callee]
             if target is not None:
                 for each in resolver.every.get(functions[target].facts.qualname, (target,)):
+                    fn.edges.append((each, call))
+                for each in fn.also.get(call.callee, ()):
                     fn.edges.append((each, call))
             fn.by_callee.setdefault(call.callee, []).append(call)
         for origin in (*fn.returns, *(o for a in fn.actions for o in a.taint)):
@@ -711,6 +716,8 @@ def _unresolved(functions: dict[str, Fn], reached: set[str], rules: RulePack) ->
             if callee.startswith(PARAM):  # a parameter's member: the analyzer names such calls no other way
                 continue
             if not untyped or fn.targets.get(callee) is not None or callee in seen or "." not in callee:
+                continue
+            if callee in fn.typed:
                 continue
             seen.add(callee)
             if callee.rsplit(".", 1)[1] in skip:

@@ -66,9 +66,10 @@ def through_returns(
         _passed_types(functions) if any(c.callee.startswith(PARAM) for f in functions.values() for c in f.calls) else {}
     )
     _field_objects(functions, resolve)
+    param_types = _python_passed(functions)
     for fn in functions.values():
         if fn.language == "python":
-            _python_returns(fn, resolve, returns, candidates, rules, reexports or {})
+            _python_returns(fn, resolve, returns, candidates, rules, reexports or {}, param_types)
             continue
         if fn.language not in _JS:
             continue
@@ -190,6 +191,80 @@ def _passed_types(functions: dict[str, Fn]) -> dict[tuple[str, int], str]:
             by_index = {a.index: a.valueType for a in call.args if a.index is not None}
             for index in range(len(functions[target].params)):
                 seen.setdefault((target, index), set()).add(by_index.get(index))
+    return {key: next(iter(types)) for key, types in seen.items() if len(types) == 1 and None not in types}  # type: ignore[misc]
+
+
+def chosen_calls(
+    functions: dict[str, Fn],
+    alternatives: dict[str, list[str]],
+    resolve: Callable[[str, str], str | None],
+    rules: RulePack,
+) -> None:
+    """Python calls on a name bound to a conditional choice (``FileFacts.alternatives``: ``Store = PostgresStore if
+    settings.pg else SqliteStore``, then ``Store(dsn).save(...)`` anywhere in the tree): a call on each alternative.
+    A function of the tree becomes a target (the first in ``fn.targets``, the others in ``fn.also``); a package's
+    call the rules name becomes an action of the calling function, as ``_python_returns`` reads one."""
+    py = compile_py_rules(rules)
+    roles = compile_roles(rules)
+    for fn in functions.values():
+        if fn.language != "python":
+            continue
+        for callee, target in list(fn.targets.items()):
+            if target is not None:
+                continue
+            key, rest = callee, ""
+            while key not in alternatives and "." in key:
+                key, _, last = key.rpartition(".")
+                rest = f".{last}{rest}"
+            chosen = alternatives.get(key)
+            if chosen is None:
+                continue
+            found: list[str] = []
+            for alternative in chosen:
+                name = alternative + rest
+                tree = resolve(name, fn.facts.qualname) or (
+                    resolve(f"{name}.__init__", fn.facts.qualname) if not rest else None
+                )
+                if tree is not None:
+                    if tree not in found:
+                        found.append(tree)
+                    continue
+                profile = py.profile(name)
+                rule = _python_action(name, profile.actions, roles)
+                if rule is not None and not _in_tree(name, fn, resolve):
+                    for site in _calls_of(fn.calls, callee):
+                        _add_action(fn, site, rule, name, None, "sandbox")
+            if found:
+                fn.targets[callee] = found[0]
+                fn.also[callee] = found[1:]
+
+
+def _python_passed(functions: dict[str, Fn]) -> dict[tuple[str, str], str]:
+    """(function id, parameter) -> what every call of the Python function in the tree gives that parameter, when
+    each call says what it gives (``ArgTaint.valueType``) and all agree; only for functions that call a method
+    of a parameter the analyzer could not type (``client.put_object`` in ``def helper(client, key)``)."""
+    wanted: set[str] = set()
+    for fid, fn in functions.items():
+        if fn.language != "python":
+            continue
+        params = fn.params
+        if params and any(not c.resolved and c.callee.partition(".")[0] in params for c in fn.calls):
+            wanted.add(fid)
+    if not wanted:
+        return {}
+    seen: dict[tuple[str, str], set[str | None]] = {}
+    for fn in functions.values():
+        if fn.language != "python":
+            continue
+        for call in fn.calls:
+            target = fn.targets.get(call.callee)
+            if target is None or target not in wanted:
+                continue
+            callee = functions[target]
+            bound = {param_for(callee, arg): arg.valueType for arg in call.args}
+            for name in callee.params:
+                if name not in ("self", "cls"):
+                    seen.setdefault((target, name), set()).add(bound.get(name))
     return {key: next(iter(types)) for key, types in seen.items() if len(types) == 1 and None not in types}  # type: ignore[misc]
 
 
@@ -323,6 +398,7 @@ def _python_returns(
     candidates: dict[str, list[str]],
     rules: RulePack,
     reexports: dict[str, list[str]],
+    given: dict[tuple[str, str], str],
 ) -> None:
     py = compile_py_rules(rules)
     roles = compile_roles(rules)
@@ -344,6 +420,13 @@ def _python_returns(
         )
         if name is None and reexports:
             name = _imported_library(callee, reexports, fn, resolve)
+        if name is None and given and not call.resolved:
+            head, _, rest = callee.partition(".")
+            passed = given.get((fn.id, head)) if rest else None
+            if passed is not None:
+                # ``client.put_object`` with every caller giving ``client`` a ``boto3.client:s3``.
+                name = f"{passed}.{rest}"
+                fn.typed.add(callee)
         if name is None and call.client and roles.client_rule is not None and not _in_tree(callee, fn, resolve):
             # ``create_client(...).send_message``, ``Resolver(base_url=...).get_agent_card`` of a package.
             for site in _calls_of(fn.calls, callee):
@@ -363,6 +446,15 @@ def _python_returns(
             continue
         rule = _python_action(name, profile.actions, roles)
         sites = _calls_of(fn.calls, callee)
+        if rule is None and callee in fn.typed:
+            sql = next((r for r in profile.actions if r.match.get("sql_write")), None)
+            if sql is not None:
+                # Raw SQL on a parameter typed by its callers: classed by its text, as the analyzer classes it.
+                for site in sites:
+                    by_text = _sql_by_text(site, sql, py.db_read, py.sql_exec)
+                    if by_text is not None:
+                        _add_action(fn, site, by_text, name, None, "sandbox")
+                continue
         if rule is None:
             # ``db.run(sql_query)``: a rule for text not written in the code holds where the text carries a
             # value from elsewhere (it is then no literal).
@@ -373,6 +465,17 @@ def _python_returns(
         sandbox = py.sandbox_rule if rule.match.get("sandboxed") else None
         for site in sites:
             _add_action(fn, site, rule, name, sandbox, "sandbox")
+
+
+def _sql_by_text(site: CallFact, write: Rule, read: Rule | None, dynamic: Rule | None) -> Rule | None:
+    """The rule of a raw SQL call by its first argument: text fixed in the code that writes or reads (``text``),
+    or text carrying a value from elsewhere, run verbatim (``sql.exec``); None when neither is known."""
+    first = next((a for a in site.args if a.index == 0), None)
+    if first is None:
+        return None
+    if first.origins:
+        return dynamic
+    return write if first.text == "write" else read if first.text == "read" else None
 
 
 def _imported_library(

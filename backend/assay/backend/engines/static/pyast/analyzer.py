@@ -34,6 +34,24 @@ from assay.backend.scans.bundle import Location
 class FileAnalyzer(StatementLogic):
     """Every function of the file, its tools, models and frontier, gathered by ``run``."""
 
+    def _chosen(self, name: str, value: ast.IfExp) -> None:
+        """``Store = PostgresStore if settings.pg else SqliteStore`` (or ``A() if x else B()``) at module level: the
+        name is its own type, ``<module>.<name>``, and what each branch names or builds its alternatives, which
+        the linker calls in its place (``FileFacts.alternatives``). Branches giving nothing known (``None``) are
+        left out; one known branch is simply that type."""
+        chosen: list[str] = []
+        for branch in _branches(value):
+            if isinstance(branch, ast.Name | ast.Attribute | ast.Call):
+                typed, resolved = self.dotted(branch, None)
+                if typed and resolved and typed not in chosen:
+                    chosen.append(typed)
+        if len(chosen) == 1:
+            self.module_types[name] = chosen[0]
+        elif chosen:
+            own = f"{self.module}.{name}"
+            self.module_types[name] = own
+            self.alternatives[own] = sorted(chosen)
+
     def run(self) -> None:
         # Imports are statements: reading the statements alone finds them all, in ``ast.walk`` order.
         self._collect_imports(imports_breadth_first(self.tree))
@@ -47,6 +65,8 @@ class FileAnalyzer(StatementLogic):
                     name, _ = self.dotted(stmt.value, None)
                     if name:
                         self.module_types[target.id] = name
+                elif isinstance(target, ast.Name) and isinstance(stmt.value, ast.IfExp):
+                    self._chosen(target.id, stmt.value)
         self._collect_bindings()
         # Instance attributes and fields of the module's classes, so any function sees ``deps.client``.
         for stmt in self.module_defs:
@@ -305,6 +325,19 @@ def _candidates(types: set[str | None], items: set[str]) -> list[str] | None:
     if _one_type(types) is not None:
         return None
     return sorted({t for t in types if t} | items) or None
+
+
+def _branches(node: ast.expr) -> list[ast.expr]:
+    """The values a conditional expression may give, nested conditionals read through."""
+    out: list[ast.expr] = []
+    pending = [node]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, ast.IfExp):
+            pending.extend((value.orelse, value.body))
+        else:
+            out.append(value)
+    return out
 
 
 def _module_assignments(body: list[ast.stmt]) -> list[ast.stmt]:

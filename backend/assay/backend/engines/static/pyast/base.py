@@ -50,6 +50,8 @@ class AnalyzerBase:
         # when the importing file sits at the scan root and shares no package prefix with them.
         self.tree_modules: set[str] = set()
         self.module_types: dict[str, str] = {}
+        # Module names bound to a conditional choice, by ``<module>.<name>``: what each branch names or builds.
+        self.alternatives: dict[str, list[str]] = {}
         # Package calls handed where to connect (``Resolver(base_url=...)``): their objects are clients.
         self.network_built: set[str] = set()
         self.class_attr_types: dict[str, dict[str, str]] = {}

@@ -97,6 +97,7 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
         serverGates=dict(sorted(analyzer.server_gates.items())),
         constants=dict(sorted(analyzer.class_fields()[0].items())),
         lists=analyzer.lists,
+        alternatives=dict(sorted(analyzer.alternatives.items())),
         partialLists=sorted(key for key in analyzer.unnamed_returns if key in analyzer.lists),
         records=analyzer.records,
         tables=analyzer.tables,

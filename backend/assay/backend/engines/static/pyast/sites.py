@@ -425,6 +425,17 @@ class SiteLogic(GateLogic, ModelValueLogic):
             return self.rules.db_read
         return None
 
+    def _sql_text_kind(self, node: ast.expr, scope: Scope) -> Literal["read", "write"] | None:
+        """Whether SQL text fixed in the code reads or writes (a literal, or text assembled only from pieces the
+        code spells out); None for text chosen at run time or that is no statement of either kind."""
+        sql = string_text(node)
+        if sql is None or (type(node) is ast.JoinedStr and any(type(v) is ast.FormattedValue for v in node.values)):
+            sql = self._fixed_sql(node, scope)
+        kind = _statement_kind(sql) if sql is not None else None
+        if kind == "read":
+            return "read"
+        return "write" if kind == "write" else None
+
     def _fixed_sql(self, node: ast.expr, scope: Scope) -> str | None:
         """The leading text of SQL assembled only from pieces fixed in the code, when every value it
         may take starts with the same kind of statement; None otherwise."""

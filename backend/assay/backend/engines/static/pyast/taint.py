@@ -336,13 +336,21 @@ class ExpressionLogic(DispatchLogic):
                     callee=name,
                     resolved=resolved,
                     dominatingGates=sorted(active),
-                    args=[
-                        trusted(ArgTaint, index=i, keyword=k, origins=sorted(t, key=origin_key), text=None, whole=False)
-                        for i, k, t in arg_taints
-                    ],
+                    args=self._typed_args(
+                        node,
+                        scope,
+                        [
+                            trusted(
+                                ArgTaint, index=i, keyword=k, origins=sorted(t, key=origin_key), text=None, whole=False
+                            )
+                            for i, k, t in arg_taints
+                        ],
+                    ),
                     client=client_class or (not profile.actions and self._client_receiver(name, resolved)),
                 )
             )
+            if not resolved and node.args and name.partition(".")[0] in scope.params:
+                self._param_sql_text(node, scope)
             if scope.checked and (all_args or receiver_taint):
                 scope.given[name] = scope.given.get(name, NO_TAINT) | all_args | receiver_taint
             if client_class:
@@ -419,6 +427,56 @@ class ExpressionLogic(DispatchLogic):
             scope.calls.append(
                 trusted(CallFact, location=location, callee=ref, resolved=True, dominatingGates=gates, args=given)
             )
+
+    def _typed_args(self, node: ast.Call, scope: Scope, args: list[ArgTaint]) -> list[ArgTaint]:
+        """A call of the tree's function with what each argument is, where a name it is given has a known type
+        (``helper(s3, key)`` with ``s3 = boto3.client("s3")``, ``save(store)`` with ``store = SqliteStore()``,
+        ``self._put(self.client)``): the linker types the callee's parameter so when every caller agrees
+        (``ArgTaint.valueType``). Only names and ``self`` fields are read, by dictionary lookups."""
+        given: list[tuple[int | None, str | None, ast.expr]] = [(i, None, v) for i, v in enumerate(node.args)]
+        given += [(None, kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
+        out = args
+        for index, keyword, value in given:
+            kind = type(value)
+            if kind is ast.Name:
+                name = value.id  # type: ignore[attr-defined]
+                typed = scope.types.get(name) or self.module_types.get(name)
+            elif (
+                kind is ast.Attribute
+                and self._class is not None
+                and type(held := value.value) is ast.Name  # type: ignore[attr-defined]
+                and held.id == "self"
+            ):
+                typed = self.class_attr_types.get(self._class, {}).get(value.attr)  # type: ignore[attr-defined]
+            else:
+                continue
+            if not typed:
+                continue
+            if out is args:
+                out = list(args)
+            at = next((n for n, a in enumerate(out) if a.index == index and a.keyword == keyword), None)
+            if at is None:
+                out.append(
+                    trusted(ArgTaint, index=index, keyword=keyword, origins=[], text=None, whole=False, valueType=typed)
+                )
+            else:
+                out[at] = out[at].model_copy(update={"valueType": typed})
+        return out
+
+    def _param_sql_text(self, node: ast.Call, scope: Scope) -> None:
+        """``conn.execute("INSERT ...", v)`` on an untyped parameter ``conn``: whether its first argument is SQL fixed
+        in the code that reads or writes (``ArgTaint.text``), for the linker to class the call when it learns what
+        every caller gives ``conn``."""
+        kind = self._sql_text_kind(node.args[0], scope)
+        if kind is None:
+            return
+        call = scope.calls[-1]
+        args = [a for a in call.args if a.index != 0]
+        first = next((a for a in call.args if a.index == 0), None)
+        if first is not None and first.origins:
+            return
+        args.append(trusted(ArgTaint, index=0, keyword=None, origins=[], text=kind, whole=False))
+        scope.calls[-1] = call.model_copy(update={"args": args})
 
     def _user_callee(self, name: str, resolved: bool) -> bool:
         """``is_user_callee``, memoised for the file: most calls in a file repeat a few names."""
