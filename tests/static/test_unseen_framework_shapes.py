@@ -205,3 +205,51 @@ def test_the_options_object_of_a_tool_building_call_is_that_tool_not_a_second_on
 def test_a_tool_definition_literal_outside_any_tool_call_is_still_a_tool(tmp_path: Path) -> None:
     bundle = scan_files(tmp_path, {"defs.ts": REGISTRY})
     assert [t[0] for t in _ts_tools(bundle)] == ["run"]
+
+
+# --- Python: a package's decorators read on a module object, and decorator calls that name a model -----------
+
+
+def test_a_tool_decorator_of_a_package_module_object_makes_a_tool_when_the_tree_has_no_such_module() -> None:
+    code = (
+        "import subprocess\n"  # 1
+        "from acme_llm import llm\n"  # 2
+        "\n"  # 3
+        "@llm.tool\n"  # 4
+        "def shell(cmd: str) -> str:\n"  # 5
+        "    return subprocess.run(cmd, shell=True).stdout\n"  # 6
+    )
+    linked = analyse({"m.py": code})
+    assert _py_tools(linked) == [("shell", 5)]
+    assert ("shell.exec", 6) in _py_reached(linked, "shell")
+
+
+def test_the_same_decorator_on_an_object_the_tree_binds_to_no_tool_registry_makes_no_tool() -> None:
+    files = {
+        "app.py": "from acme import Registry\nregistry = Registry()\n",
+        "m.py": "import subprocess\nfrom app import registry\n\n@registry.tool\ndef f(c: str):\n    return subprocess.run(c)\n",
+    }
+    assert _py_tools(analyse(files)) == []
+
+
+def test_a_decorator_call_naming_a_vendor_model_and_listing_tools_is_a_model_use_handing_over_those_tools() -> None:
+    code = (
+        "import subprocess\n"  # 1
+        "from acme_llm import llm\n"  # 2
+        "\n"  # 3
+        "def shell(cmd: str) -> str:\n"  # 4
+        "    return subprocess.run(cmd, shell=True).stdout\n"  # 5
+        "\n"  # 6
+        "@llm.call('openai/gpt-5-mini', tools=[shell])\n"  # 7
+        "def assistant(q: str) -> str:\n"  # 8
+        "    return q\n"  # 9
+    )
+    linked = analyse({"m.py": code})
+    assert [(m.provider, m.model, m.location.line) for m in linked.models] == [("openai", "gpt-5-mini", 7)]
+    assert _py_tools(linked) == [("shell", 4)]
+    assert ("shell.exec", 5) in _py_reached(linked, "shell")
+
+
+def test_a_vendor_slash_string_in_an_ordinary_call_is_a_hub_repository_not_a_model_use() -> None:
+    code = "from transformers import AutoModel\nm = AutoModel.from_pretrained('openai/whisper-large-v3')\n"
+    assert analyse({"m.py": code}).models == []

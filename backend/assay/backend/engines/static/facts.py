@@ -248,6 +248,9 @@ class ToolSource(_Facts):
       dispatch table maps its name to;
     - ``receiver``: a decorator on an object of another module (``@server.tool()``): a tool only when
       ``ref`` is bound there to one of ``types``;
+    - ``package``: the same decorator read as a package's (``@llm.tool`` with ``from mirascope import llm``):
+      a tool by the role rules only when ``ref`` names nothing the tree binds and its first segment is no
+      module of the tree, i.e. when no ``receiver`` candidate can be the one;
     - ``template``: a tool class whose name is left empty (``name: str = ""``), named where it is
       constructed; ``ref`` is the class. A ``records`` tool built with it (``types`` names the class it
       constructs) takes its place.
@@ -268,7 +271,7 @@ class ToolSource(_Facts):
       class) among the tool classes of the tree; none when the class is no tool class.
     """
 
-    kind: Literal["records", "receiver", "template", "imported", "agent", "plugin", "renamed", "constant"]
+    kind: Literal["records", "receiver", "package", "template", "imported", "agent", "plugin", "renamed", "constant"]
     ref: str
     key: str | None = None
     types: list[str] = Field(default_factory=list)

@@ -166,8 +166,9 @@ def _flattened(ref: str, lists: dict[str, list[str]], index: NameIndex, depth: i
 
 def settle_receivers(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
     """Keeps a candidate tool made on a receiver of another module only when that module binds the
-    receiver to one of the classes the candidate's rule decorates."""
-    if not any(t.source is not None and t.source.kind == "receiver" for t in defined):
+    receiver to one of the classes the candidate's rule decorates; the role reading of the same decorator
+    (``package``) only when the receiver is nothing of the tree's."""
+    if not any(t.source is not None and t.source.kind in ("receiver", "package") for t in defined):
         return defined
     bindings = {name: kind for f in files for name, kind in f.bindings.items()}
     index = NameIndex(bindings, module_heads(files))
@@ -175,6 +176,11 @@ def settle_receivers(defined: list[ToolDef], files: Sequence[FileFacts]) -> list
     out: list[ToolDef] = []
     for tool in defined:
         source = tool.source
+        if source is not None and source.kind == "package":
+            # The role reading of the decorator: kept when the receiver is nothing of the tree's (a package's).
+            if index.find(source.ref) is None and source.ref.split(".", 1)[0] not in index.heads:
+                out.append(tool.model_copy(update={"source": None}))
+            continue
         if source is None or source.kind != "receiver":
             out.append(tool)
             continue

@@ -49,8 +49,10 @@ class DecoratorRoles(SourceLogic):
         qualname: str,
         entry: set[str],
         scope: Scope,
+        source: ToolSource | None = None,
     ) -> bool:
-        """``@tool``, ``@tools.registry.action('...')``, ``@kernel_function(...)`` from a package: a tool."""
+        """``@tool``, ``@tools.registry.action('...')``, ``@kernel_function(...)`` from a package: a tool
+        (``source``: the linker's to keep, when the decorator may be an object of the tree's)."""
         roles = self.roles
         rule = roles.decorator_rule
         target = dec.func if isinstance(dec, ast.Call) else dec
@@ -101,6 +103,7 @@ class DecoratorRoles(SourceLogic):
                 location=self.loc(fn),
                 function=qualname,
                 parameters=params,
+                source=source,
             )
         )
         return True

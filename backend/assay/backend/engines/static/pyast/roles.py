@@ -179,7 +179,7 @@ class RoleLogic(AgentRoles):
         model_class = constructor and (roles.model_classes.matches(cls) or vendor_module is not None)
         return excluded, constructor, cls.lower() if constructor else "", vendor_module, model_class
 
-    def _role_model(self, node: ast.Call, name: str) -> bool:
+    def _role_model(self, node: ast.Call, name: str, decorator: bool = False) -> bool:
         """``ChatOpenAI(model="gpt-4.1-mini")`` from any package, ``BedrockModel(model_id=...)``,
         ``dspy.LM("openai/gpt-4o-mini")``, ``LlmAgent(model=MODEL)``, ``client.agents.create(model="openai/gpt-4o")``:
         a model client, or an agent or call naming its model, recorded there (no rule names it). Nothing is recorded when neither the class,
@@ -208,8 +208,11 @@ class RoleLogic(AgentRoles):
         if model is None and given is None and node.args:
             # ``create_agent("ollama:qwen3:4b", tools=[...])``, ``ModelFallbackMiddleware("openai:gpt-4o")``:
             # a string naming a vendor and its model, whatever the call's name.
+            # A decorator handed ``"vendor/model"`` (``@llm.call("openai/gpt-5-mini")``) runs the function with that
+            # model; elsewhere the slash form is also a hub's repository (``from_pretrained("openai/whisper-...")``).
             first = self.constant_str(node.args[0])
-            if first is not None and first.partition(":")[0] in self.rules.vendors and ":" in first:
+            colon = first is not None and ":" in first and first.partition(":")[0] in self.rules.vendors
+            if first is not None and (colon or (decorator and self.rules.vendor_split(first) is not None)):
                 model = first
         # ``Agent(model=configs.agent_settings.model)``: a settings field's default, here or in another module.
         ref = self.settings_ref(given) if model is None else None

@@ -77,9 +77,33 @@ class ToolLogic(MessageTools):
                 self._wrapped_by(dec, name, scope)
             if len(self.tools) > tools_before:
                 self._server_gates(target, entry, scope)
+            elif (
+                isinstance(dec, ast.Call)
+                and (dec.args or dec.keywords)
+                and resolved
+                and rule is None
+                and not gate_rules
+            ):
+                self._decorator_call_roles(dec, name, scope)
             for gate_rule in gate_rules:
                 entry.add(self._gate(scope, gate_rule, dec, name))
         return frozenset(entry)
+
+    def _decorator_call_roles(self, dec: ast.Call, name: str, scope: Scope) -> None:
+        """``@llm.call("openai/gpt-5-mini", tools=[sqrt_tool])``, ``@prompt("...", functions=[f])``: a package's
+        decorator call is a call like another, naming the model it runs the function with and handing the model
+        the tools it lists (the role rules read it as they read ``Agent(model=..., tools=[...])``)."""
+        roles = self.roles
+        if name.startswith(self.module_prefix) or roles.model_rule is None:
+            return
+        first = dec.args[0] if dec.args else None
+        keys = {kw.arg for kw in dec.keywords}
+        if (isinstance(first, ast.Constant) and isinstance(first.value, str)) or not keys.isdisjoint(
+            roles.model_id_kwargs
+        ):
+            self._role_model(dec, name, decorator=True)
+        if not keys.isdisjoint(roles.params):
+            self._role_tool_params(dec, name, True, scope)
 
     def _receiver_tool(
         self,
@@ -103,6 +127,11 @@ class ToolLogic(MessageTools):
         for rule, types in self.rules.receiver_attrs[target.attr]:
             source = ToolSource(kind="receiver", ref=receiver, types=list(types))
             self._add_tool(rule, fn, qualname, dec if isinstance(dec, ast.Call) else None, entry, scope, source)
+        # ``@llm.tool`` with ``from mirascope import llm``: the file alone cannot tell a module of the tree from a
+        # package's; the role reading stands too, kept by the linker when the receiver is no name of the tree.
+        name, named = self.dotted(target, None)
+        if name:
+            self._role_decorator(dec, name, named, fn, qualname, entry, scope, ToolSource(kind="package", ref=receiver))
         return True
 
     def _add_tool(
