@@ -24,7 +24,6 @@ from assay.backend.engines.static.pyast.scope import (
 )
 from assay.backend.engines.static.pyast.statements import StatementLogic
 from assay.backend.engines.static.pyast.syntax import (
-    breadth_first,
     imports_breadth_first,
     statements_breadth_first,
 )
@@ -183,11 +182,7 @@ class FileAnalyzer(StatementLogic):
         if not servers:
             return
         keys = {under for under, _ in self.roles.mounted_servers.values()}
-        mounts = [
-            node
-            for node in breadth_first(self.tree, (ast.Call,))
-            if isinstance(node, ast.Call) and any(kw.arg in keys for kw in node.keywords)
-        ]
+        mounts = [node for node in self.tree_calls if any(kw.arg in keys for kw in node.keywords)]
         named: dict[str, str] = {}
         mounted: set[str] = set()
         for call in mounts:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 
 from assay.backend.engines.static.facts import (
     FrontierSite,
@@ -23,8 +24,10 @@ from assay.backend.engines.static.pyast.role_rules import compile_roles
 from assay.backend.engines.static.pyast.rules import compile_rules
 from assay.backend.engines.static.pyast.scope import NO_CALLEE, Branch, Scope, definitions
 from assay.backend.engines.static.pyast.syntax import (
+    breadth_first,
     child_nodes,
     statements_breadth_first,
+    walk,
 )
 from assay.backend.engines.static.rules.pack import Rule, RulePack
 from assay.backend.scans.bundle import Location
@@ -113,6 +116,16 @@ class AnalyzerBase:
         return name.startswith(self.module_prefix) or any(
             name == module or name.startswith(module + ".") for module in self.tree_modules
         )
+
+    @cached_property
+    def tree_calls(self) -> list[ast.Call]:
+        """Every call of the file, in ``ast.walk`` order (read once, for the lookups that scan them all)."""
+        return breadth_first(self.tree, (ast.Call,))  # type: ignore[return-value]
+
+    @cached_property
+    def tree_functions(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """Every function of the file, nested ones included, in ``ast.walk`` order."""
+        return breadth_first(self.tree, (ast.FunctionDef, ast.AsyncFunctionDef))  # type: ignore[return-value]
 
     def loc(self, node: ast.expr | ast.stmt) -> Location:
         line = node.lineno
@@ -291,7 +304,7 @@ class AnalyzerBase:
             return self._built_and_returned(fn)
         if not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list):
             return None
-        for node in ast.walk(fn):
+        for node in walk(fn):
             if (
                 isinstance(node, ast.Return)
                 and isinstance(node.value, ast.Call)

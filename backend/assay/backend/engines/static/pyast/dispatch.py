@@ -33,7 +33,7 @@ from assay.backend.engines.static.pyast.literals import (
 )
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import STDLIB_HEADS
-from assay.backend.engines.static.pyast.schema_uses import only_shapes_data, parents_of
+from assay.backend.engines.static.pyast.schema_uses import Loads, only_shapes_data, parents_of
 from assay.backend.engines.static.pyast.scope import Branch, Scope
 from assay.backend.engines.static.pyast.syntax import breadth_first
 from assay.backend.engines.static.pyast.tools import ToolLogic
@@ -309,11 +309,12 @@ class DispatchLogic(ToolLogic):
             name, _ = self.dotted(func, None)
             return name
 
+        loads: Loads = {}
         self._literal_tools = [
             t
             for t in self._literal_tools
             if (node := self._literal_nodes.get(t.id)) is None
-            or not only_shapes_data(node, self.tree, parents, callee, kwargs, calls)
+            or not only_shapes_data(node, self.tree, parents, callee, kwargs, calls, loads)
         ]
 
     # ----- branches ------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import ast
 import functools
 from collections.abc import Callable
 
-from assay.backend.engines.static.pyast.syntax import child_nodes
+from assay.backend.engines.static.pyast.syntax import child_nodes, walk
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 # Methods that add to a list in place, and string methods whose result is as fixed as their parts.
@@ -28,7 +28,7 @@ def _bindings(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[tup
     """Each local's values, as (value, whether it replaces the name's value rather than adds to it);
     None when something other than an assignment of a value binds it (a parameter, a loop target...)."""
     found: dict[str, list[tuple[ast.expr, bool]] | None] = {
-        a.arg: None for a in ast.walk(fn.args) if isinstance(a, ast.arg)
+        a.arg: None for a in walk(fn.args) if isinstance(a, ast.arg)
     }
 
     def add(name: str, value: ast.expr | None, replaces: bool = True) -> None:
@@ -90,7 +90,7 @@ def bound_values(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> tuple
 
 
 def _unbind(target: ast.expr, add: Callable[[str, ast.expr | None], None]) -> None:
-    for node in ast.walk(target):
+    for node in walk(target):
         if isinstance(node, ast.Name):
             add(node.id, None)
 

@@ -22,6 +22,7 @@ from assay.backend.engines.static.pyast.literals import (
 )
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import Scope
+from assay.backend.engines.static.pyast.syntax import walk
 from assay.backend.engines.static.rules.pack import Rule
 
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}")
@@ -65,7 +66,7 @@ class GateLogic(AnalyzerBase):
         test the value ``tested`` reads; what that value may carry (the taint of the names it reads) is
         what the check is about. Not recorded when the test reads a check's answer (``if not ok:``, the
         value checked is elsewhere) or nothing that carries taint (a check of a constant or of state)."""
-        names = [n.id for n in ast.walk(tested) if type(n) is ast.Name]
+        names = [n.id for n in walk(tested) if type(n) is ast.Name]
         if any(n in scope.verdict_vars or n in scope.gate_vars for n in names):
             return
         origins: frozenset[TaintOrigin] = frozenset().union(*(scope.taint.get(n, frozenset()) for n in names))
@@ -314,7 +315,7 @@ class GateLogic(AnalyzerBase):
         if not name or not patterns.matches(name.rsplit(".", 1)[-1]):
             return NOTHING
         values = (*test.args, *(k.value for k in test.keywords))
-        if not any(isinstance(n, ast.Name) and scope.taint.get(n.id) for v in values for n in ast.walk(v)):
+        if not any(isinstance(n, ast.Name) and scope.taint.get(n.id) for v in values for n in walk(v)):
             return NOTHING  # a check of something the model does not choose
         body_ends = bool(stmt.body) and isinstance(stmt.body[-1], ast.Return | ast.Raise)
         else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], ast.Return | ast.Raise)
@@ -353,7 +354,7 @@ class GateLogic(AnalyzerBase):
         generator = test.args[0].generators[0]
         target = generator.target
         if not isinstance(target, ast.Name) or not any(
-            isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(test.args[0].elt)
+            isinstance(n, ast.Name) and n.id == target.id for n in walk(test.args[0].elt)
         ):
             return None
         ref = name_text(generator.iter)
@@ -413,7 +414,7 @@ class GateLogic(AnalyzerBase):
             or not _literal_collection(test.comparators[0])
         ):
             return NOTHING
-        if not any(isinstance(n, ast.Name) and scope.taint.get(n.id) for n in ast.walk(test.left)):
+        if not any(isinstance(n, ast.Name) and scope.taint.get(n.id) for n in walk(test.left)):
             return NOTHING  # a check of something the model does not choose
         body_ends = bool(stmt.body) and isinstance(stmt.body[-1], ast.Return | ast.Raise)
         else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], ast.Return | ast.Raise)
@@ -471,15 +472,15 @@ class GateLogic(AnalyzerBase):
         # ``if sql.lower().startswith("select"): pd.read_sql_query(sql, engine)``: the tested text, passed
         # to a call inside the branch the test allows, is passed only for those statements (none of it
         # holds after the ``if``). A test whose branch does not use the text it tested gates nothing.
-        tested = {n.id for n in ast.walk(test.func.value) if isinstance(n, ast.Name)}
+        tested = {n.id for n in walk(test.func.value) if isinstance(n, ast.Name)}
         allowed_branch = stmt.body if passes else stmt.orelse
         used = (
             n
             for s in allowed_branch
-            for call in ast.walk(s)
+            for call in walk(s)
             if isinstance(call, ast.Call)
             for argument in [*call.args, *(k.value for k in call.keywords)]
-            for n in ast.walk(argument)
+            for n in walk(argument)
         )
         if test.func.attr != "startswith" or not any(isinstance(n, ast.Name) and n.id in tested for n in used):
             return NOTHING
@@ -556,7 +557,7 @@ class GateLogic(AnalyzerBase):
         bound = local_values(scope.function)
         values = [
             ast.unparse(value)
-            for name in ast.walk(node)
+            for name in walk(node)
             if isinstance(name, ast.Name)
             for value, _ in bound.get(name.id) or ()
         ]

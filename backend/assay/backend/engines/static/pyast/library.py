@@ -15,7 +15,6 @@ from assay.backend.engines.static.pyast.literals import kwarg, literal_str
 from assay.backend.engines.static.pyast.rules import LibraryTool, Toolkit, display_name
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.pyast.sites import SiteLogic
-from assay.backend.engines.static.pyast.syntax import breadth_first
 from assay.backend.engines.static.rules.pack import Rule, RulePack
 
 
@@ -119,11 +118,7 @@ class LibraryLogic(SiteLogic):
         """The calls of the file that construct ``name`` (read once per name, only when asked)."""
         found = self._built.get(name)
         if found is None:
-            found = self._built[name] = [
-                node
-                for node in breadth_first(self.tree, (ast.Call,))
-                if isinstance(node, ast.Call) and self.dotted(node.func, None)[0] == name
-            ]
+            found = self._built[name] = [node for node in self.tree_calls if self.dotted(node.func, None)[0] == name]
         return found
 
     def _toolkit_use(self, node: ast.Call, scope: Scope) -> None:

@@ -10,6 +10,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from assay.backend.engines.static.pyast.syntax import walk
+
 _WRITE_MODES = re.compile(r"[wax+]")
 # The escapes that can put a surrogate code point in a Python string (``"\\udce4"``); the only way a
 # str from a source file that decoded as UTF-8 can hold one.
@@ -23,7 +25,7 @@ def mend_surrogates(tree: ast.AST, source: bytes) -> None:
     almost always, it has no surrogate escape."""
     if _SURROGATE_ESCAPE.search(source) is None:
         return
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             try:
                 node.value.encode("utf-8")
@@ -170,7 +172,7 @@ def base_init_calls(cls: ast.ClassDef) -> Iterator[ast.Call]:
     init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
     if init is None:
         return
-    for node in ast.walk(init):
+    for node in walk(init):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)

@@ -18,6 +18,7 @@ import ast
 
 from assay.backend.engines.static.pyast.literals import kwarg
 from assay.backend.engines.static.pyast.settings import SettingsLogic
+from assay.backend.engines.static.pyast.syntax import walk
 
 # Environment reads whose second argument (or ``default=``) is the value used when the variable is unset.
 ENV_READS = frozenset({"os.getenv", "os.environ.get", "getenv", "environ.get"})
@@ -102,7 +103,7 @@ class ModelValueLogic(SettingsLogic):
             return None
         returns = {
             self.spelled(node.value, function, depth + 1) if node.value is not None else None
-            for node in ast.walk(function)
+            for node in walk(function)
             if isinstance(node, ast.Return)
         }
         return returns.pop() if len(returns) == 1 else None
@@ -126,7 +127,7 @@ class ModelValueLogic(SettingsLogic):
         if owner is None or not (isinstance(value.value, ast.Name) and value.value.id == "self"):
             return None
         cls = next(
-            (c for c in ast.walk(self.tree) if isinstance(c, ast.ClassDef) and any(item is owner for item in c.body)),
+            (c for c in walk(self.tree) if isinstance(c, ast.ClassDef) and any(item is owner for item in c.body)),
             None,
         )
         if cls is None:
@@ -135,7 +136,7 @@ class ModelValueLogic(SettingsLogic):
             (method, assigned)
             for method in cls.body
             if isinstance(method, Function)
-            for node in ast.walk(method)
+            for node in walk(method)
             if (assigned := _self_assigned(node, value.attr)) is not None
         ]
         if len(found) != 1:
@@ -148,10 +149,7 @@ class ModelValueLogic(SettingsLogic):
         if not any(d is function for d in self.module_defs):
             return False
         name = function.name
-        return any(
-            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
-            for node in ast.walk(self.tree)
-        )
+        return any(isinstance(node.func, ast.Name) and node.func.id == name for node in self.tree_calls)
 
 
 def _bound_value(stmt: ast.AST, name: str) -> ast.expr | None:
@@ -170,12 +168,12 @@ def _bindings(function: Function, name: str) -> list[ast.expr]:
     target, an augmented assignment, ``with ... as``) is a value of its own, unknown (``None``)."""
     found: list[ast.expr] = []
     plain: set[int] = set()
-    for node in ast.walk(function):
+    for node in walk(function):
         value = _bound_value(node, name)
         if value is not None:
             found.append(value)
             plain.add(id(node.targets[0] if isinstance(node, ast.Assign) else node.target))  # type: ignore[attr-defined]
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) and id(node) not in plain:
             found.append(ast.Constant(None))
     return found

@@ -23,6 +23,7 @@ from assay.backend.engines.static.pyast.literals import (
 from assay.backend.engines.static.pyast.role_rules import compile_roles, third_party
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.pyast.sources import SourceLogic
+from assay.backend.engines.static.pyast.syntax import walk
 from assay.backend.engines.static.rules.match import Patterns
 from assay.backend.engines.static.rules.pack import RulePack
 
@@ -187,7 +188,7 @@ class DecoratorRoles(SourceLogic):
 
     def _name_location(self, cls: ast.ClassDef, name: str) -> Any:
         """Where a class writes its tool's name (the literal), else the class."""
-        for node in ast.walk(cls):
+        for node in walk(cls):
             if isinstance(node, ast.Constant) and node.value == name:
                 return self.loc(node)
         return self.loc(cls)
@@ -298,7 +299,7 @@ class DecoratorRoles(SourceLogic):
             if cls is None:
                 continue
             methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)}
-            for call in (n for m in methods.values() for n in ast.walk(m) if isinstance(n, ast.Call)):
+            for call in (n for m in methods.values() for n in walk(m) if isinstance(n, ast.Call)):
                 event = (name_text(call.args[0]) or "").rsplit(".", 1)[-1] if len(call.args) == 2 else ""
                 callback = call.args[1] if event in roles.hook_events else None
                 fn = methods.get(callback.attr) if isinstance(callback, ast.Attribute) else None
@@ -432,12 +433,12 @@ class DecoratorRoles(SourceLogic):
         if fn is None:
             return True
         if role in self.roles.refusal_hooks:
-            called = [n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+            called = [n.func.id for n in walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
             bodies = [fn] + [f for f in map(self._module_function, called) if f is not None and f is not fn]
-            return any(isinstance(n, ast.Raise) or self._refusal(n) for body in bodies for n in ast.walk(body))
+            return any(isinstance(n, ast.Raise) or self._refusal(n) for body in bodies for n in walk(body))
         return any(
             isinstance(n, ast.Raise) or (isinstance(n, ast.Return) and n.value is not None and not _is_none(n.value))
-            for n in ast.walk(fn)
+            for n in walk(fn)
         )
 
     def _module_function(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -590,10 +591,9 @@ class DecoratorRoles(SourceLogic):
             return False
         runs, local, local_runs, apps = found
         local_only = False
-        for node in ast.walk(self.tree):
+        for node in self.tree_calls:
             if not (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
+                isinstance(node.func, ast.Attribute)
                 and isinstance(node.func.value, ast.Name)
                 and node.func.value.id == server
             ):
@@ -654,7 +654,7 @@ class DecoratorRoles(SourceLogic):
         name = (name_text(node) or "").rsplit(".", 1)[-1]
         cls = next((d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == name), None)
         if cls is not None:
-            codes = {n.value for n in ast.walk(cls) if isinstance(n, ast.Constant) and n.value in (401, 403)}
+            codes = {n.value for n in walk(cls) if isinstance(n, ast.Constant) and n.value in (401, 403)}
             if codes:
                 return "authentication" if 401 in codes else "permission_check"
         return "authentication" if name and names.matches(name) else None
@@ -675,7 +675,7 @@ class DecoratorRoles(SourceLogic):
             )
             if fn is None:
                 continue
-            for node in ast.walk(fn):
+            for node in walk(fn):
                 if isinstance(node, ast.Call):
                     func = node.func
                     called = (
@@ -731,7 +731,7 @@ def _hook_decides(
     (``event.interrupt(...)``), ``permission_check`` when it can cancel the call (``event.cancel_tool =
     ...``), None when it does neither."""
     kind: str | None = None
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in pauses:
             return "human_approval"
         if isinstance(node, ast.Assign) and any(

@@ -14,17 +14,20 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from assay.backend.engines.static.pyast.syntax import child_nodes, walk
 from assay.backend.engines.static.rules.match import Patterns
 
 Parents = dict[int, ast.AST]
+# The names loaded in a scope (a function, or the module), by name, in ``ast.walk`` order; by the scope's ``id``.
+Loads = dict[int, dict[str, list[ast.Name]]]
 
 # Keys of a tool schema that name a part of it, never a tool (``SCHEMA["parameters"]``).
 _PARTS = frozenset({"name", "description", "parameters", "input_schema", "inputSchema", "properties", "required"})
 
 
 def parents_of(tree: ast.AST) -> Parents:
-    """Each node's parent, by the child's ``id``."""
-    return {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+    """Each node's parent, by the child's ``id`` (the leaves that hold nothing, ``Load``, ``Add``..., left out)."""
+    return {id(child): parent for parent in walk(tree) for child in child_nodes(parent)}
 
 
 def only_shapes_data(
@@ -34,9 +37,11 @@ def only_shapes_data(
     callee: Callable[[ast.expr], str | None],
     kwargs: frozenset[str],
     calls: Patterns,
+    loads: Loads,
 ) -> bool:
     """Whether every use of the literal ``node`` (directly, or through the name it is assigned to) shapes a
-    reply, checks or writes data, or takes a part of it; ``False`` when it has no use in the file."""
+    reply, checks or writes data, or takes a part of it; ``False`` when it has no use in the file. ``loads``
+    keeps each scope's loaded names once read, for the file's other literals."""
     holder = _holder(node, parents, kwargs)
     if holder is None:
         return True  # under a key that shapes a reply (``{"response_format": {...}}``)
@@ -45,7 +50,7 @@ def only_shapes_data(
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         if len(targets) != 1 or not isinstance(targets[0], ast.Name):
             return False
-        uses = _loads(targets[0].id, _scope_of(parent, tree, parents))
+        uses = _loads(targets[0].id, _scope_of(parent, tree, parents), loads)
         return bool(uses) and all(_shapes_data(use, parents, callee, kwargs, calls) for use in uses)
     return _shapes_data(holder, parents, callee, kwargs, calls)
 
@@ -79,8 +84,15 @@ def _scope_of(stmt: ast.AST, tree: ast.Module, parents: Parents) -> ast.AST:
     return tree
 
 
-def _loads(name: str, scope: ast.AST) -> list[ast.Name]:
-    return [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+def _loads(name: str, scope: ast.AST, loads: Loads) -> list[ast.Name]:
+    """Where ``scope`` loads ``name``, in ``ast.walk`` order: the scope is read once for all its names."""
+    by_name = loads.get(id(scope))
+    if by_name is None:
+        by_name = loads[id(scope)] = {}
+        for n in walk(scope):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                by_name.setdefault(n.id, []).append(n)
+    return by_name.get(name, [])
 
 
 def _shapes_data(

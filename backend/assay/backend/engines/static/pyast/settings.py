@@ -18,6 +18,7 @@ import ast
 
 from assay.backend.engines.static.pyast.base import AnalyzerBase
 from assay.backend.engines.static.pyast.literals import annotation_type, kwarg
+from assay.backend.engines.static.pyast.syntax import walk
 
 # Fields followed from class to class, at most.
 HOPS = 6
@@ -114,7 +115,7 @@ class SettingsLogic(AnalyzerBase):
             return None
         found = [
             node.value
-            for node in ast.walk(function)
+            for node in walk(function)
             if isinstance(node, ast.Assign)
             and node.lineno <= getattr(at, "lineno", 0)
             and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
@@ -134,7 +135,7 @@ class SettingsLogic(AnalyzerBase):
             )
             if method is None:
                 continue
-            returns = [n.value for n in ast.walk(method) if isinstance(n, ast.Return)]
+            returns = [n.value for n in walk(method) if isinstance(n, ast.Return)]
             if len(returns) == 1 and isinstance(returns[0], ast.Dict):
                 return returns[0]
         return None
@@ -142,12 +143,8 @@ class SettingsLogic(AnalyzerBase):
     def _function_around(self, at: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         line = getattr(at, "lineno", 0)
         best: ast.FunctionDef | ast.AsyncFunctionDef | None = None
-        for node in ast.walk(self.tree):
-            if (
-                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-                and node.lineno <= line <= (node.end_lineno or node.lineno)
-                and (best is None or node.lineno >= best.lineno)
-            ):
+        for node in self.tree_functions:
+            if node.lineno <= line <= (node.end_lineno or node.lineno) and (best is None or node.lineno >= best.lineno):
                 best = node
         return best
 

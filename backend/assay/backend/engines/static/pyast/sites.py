@@ -28,7 +28,7 @@ from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import PY_BUILTINS
 from assay.backend.engines.static.pyast.rules import CallProfile, display_name
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_TAINT, Scope, local_constant, origin_key
-from assay.backend.engines.static.pyast.syntax import child_nodes
+from assay.backend.engines.static.pyast.syntax import child_nodes, walk
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
 
@@ -162,7 +162,7 @@ class SiteLogic(GateLogic, ModelValueLogic):
         """Calls of a module-level function by its name, each with the function (or module) it is in."""
         found: list[tuple[ast.Call, ast.AST]] = []
         owners: list[ast.AST] = [self.tree]
-        owners.extend(d for d in ast.walk(self.tree) if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef))
+        owners.extend(d for d in walk(self.tree) if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef))
         for owner in owners:
             stack = list(child_nodes(owner))
             while stack:
@@ -348,7 +348,7 @@ class SiteLogic(GateLogic, ModelValueLogic):
         if names and scope.function is not None:
             values += [
                 stmt.value
-                for stmt in ast.walk(scope.function)
+                for stmt in walk(scope.function)
                 if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names for t in stmt.targets)
             ]
         return any(

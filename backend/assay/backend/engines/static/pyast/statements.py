@@ -26,6 +26,7 @@ from assay.backend.engines.static.pyast.syntax import (
     child_nodes,
     node_fields,
     statements_breadth_first,
+    walk,
 )
 from assay.backend.engines.static.pyast.taint import ExpressionLogic
 
@@ -336,7 +337,7 @@ class StatementLogic(ExpressionLogic):
             target = opened.args[0]
         else:
             return
-        names = tuple(sorted({n.id for n in ast.walk(target) if isinstance(n, ast.Name)}))
+        names = tuple(sorted({n.id for n in walk(target) if isinstance(n, ast.Name)}))
         if names:
             scope.written_files[handle.id] = names
 

@@ -46,6 +46,26 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     return found
 
 
+def walk(root: ast.AST) -> list[ast.AST]:
+    """``list(ast.walk(root))`` less the leaves that hold nothing (``Load``, ``Add``, ``Eq``..., import
+    aliases): the other nodes, in the same (breadth-first) order, read without a generator per node."""
+    queue: list[ast.AST] = [root]
+    append = queue.append
+    index = 0
+    while index < len(queue):
+        node = queue[index]
+        index += 1
+        for field in node_fields(type(node)):
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        append(item)
+            elif isinstance(value, ast.AST):
+                append(value)
+    return queue
+
+
 def _statement_fields(kind: type[ast.AST]) -> tuple[str, ...]:
     fields = _STATEMENT_FIELDS.get(kind)
     if fields is None:
