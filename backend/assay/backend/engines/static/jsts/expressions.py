@@ -94,9 +94,12 @@ class ExprLogic(BindingLogic):
         while stack:
             node = stack.pop()
             if node.type == "if_statement":
-                consequence = node.child_by_field_id(self.fields.consequence)
-                text = self.code.raw(consequence) if consequence is not None else b""
-                if b"throw " in text or any(w in text for w in (b'"deny"', b"'deny'", b'"block"', b"'block'")):
+                # The refusal on either branch: ``if (decision === "allow") return allow; else return deny``.
+                branches = (
+                    node.child_by_field_id(self.fields.consequence),
+                    node.child_by_field_id(self.fields.alternative),
+                )
+                if any(branch is not None and _refuses(self.code.raw(branch)) for branch in branches):
                     made.append(self.gate_site(scope, rule, node, f"{key.decode()} refuses some tool calls"))
                     continue
             if node.type not in FUNCTIONS or node is body:
@@ -382,3 +385,8 @@ _EXPR_HANDLERS: dict[str, Callable[[ExprLogic, Node, Scope, frozenset[str]], Tai
     "yield_expression": ExprLogic.yielded,
     **dict.fromkeys(FUNCTIONS, ExprLogic.anonymous),
 }
+
+
+def _refuses(text: bytes) -> bool:
+    """A branch of a before-tool hook that refuses the call: a ``throw``, or a deny / block decision."""
+    return b"throw " in text or any(w in text for w in (b'"deny"', b"'deny'", b'"block"', b"'block'"))

@@ -629,7 +629,27 @@ class GateLogic(AnalyzerBase):
                     answer = self._gate_in_chain(side, scope)
                     if answer is not None:
                         return gate_when(self._decided_at(answer, node, scope), positive)
+            decision = self._decision(node, scope)
+            if decision is not None:
+                gate, allows = decision
+                return gate_when(gate, positive is allows)
         return NOTHING
+
+    def _decision(self, node: ast.Compare, scope: Scope) -> tuple[str, bool] | None:
+        """``if decision != "APPROVED": return``: a value compared with a word that decides whether an action
+        may happen (a reviewer's verdict, a policy's answer, an approval record's state) is a check of it,
+        whoever decided; passed when it is the allowing word (``"APPROVED"``) or not the refusing one
+        (``"BLOCKED"``). The id of its gate, and whether the word allows."""
+        found = self.rules.decision_words
+        if found is None:
+            return None
+        rule, allowing, refusing = found
+        for side, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+            if isinstance(side, ast.Constant) and isinstance(side.value, str) and not is_literal(other):
+                word = side.value.upper()
+                if word in allowing or word in refusing:
+                    return self._gate(scope, rule, node, f"compared with {side.value!r}"), word in allowing
+        return None
 
     def _common_path(self, node: ast.Compare, scope: Scope) -> str | None:
         """``os.path.commonpath([root, full]) == root``: the longest path a root and a path share is the root

@@ -122,6 +122,8 @@ class CompiledRules:
     common_paths: tuple[Rule, frozenset[str]] | None
     # ``if ".." in path: return``: substrings that climb out of a directory, a path refused when it holds one.
     traversal_markers: tuple[Rule, frozenset[str]] | None
+    # ``if decision != "APPROVED": return``: words a decision is compared with (allowing, refusing), upper case.
+    decision_words: tuple[Rule, frozenset[str], frozenset[str]] | None
     # ``for p in PATTERNS: if re.search(p, text): return``: searches that make a literal list of patterns a deny list.
     deny_searches: tuple[Rule, frozenset[str]] | None
     statement_prefixes: tuple[Rule, frozenset[str]] | None  # ``startswith("SELECT")`` tests: statement kinds
@@ -426,6 +428,18 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         denial_statuses={status: r for r in gates for status in r.match.get("denial_statuses", ())},
         common_paths=next(
             ((r, frozenset(r.match["common_path_calls"])) for r in gates if "common_path_calls" in r.match), None
+        ),
+        decision_words=next(
+            (
+                (
+                    r,
+                    frozenset(w.upper() for w in r.match["decision_words"]["allowing"]),
+                    frozenset(w.upper() for w in r.match["decision_words"]["refusing"]),
+                )
+                for r in gates
+                if "decision_words" in r.match
+            ),
+            None,
         ),
         traversal_markers=next(
             ((r, frozenset(r.match["traversal_markers"])) for r in gates if "traversal_markers" in r.match), None
