@@ -163,3 +163,43 @@ def test_an_instance_chosen_in_place_and_a_single_known_branch() -> None:
     }
     # ``remember`` reaches both stores' saves; ``keep``, whose other branch is None, only SQLite's.
     assert by_line == {7: {"remember", "keep"}, 12: {"remember"}}
+
+
+REPO = "async def insert_note(conn, text):\n    await conn.execute('INSERT INTO notes(text) VALUES ($1)', text)\n"
+SERVICE = "from repo import insert_note\nasync def add(conn, text):\n    await insert_note(conn, text.strip())\n"
+
+
+def test_a_connection_handed_on_through_a_second_helper_is_typed_by_the_first_callers() -> None:
+    server = (
+        "import asyncpg\n"
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from service import add\n"
+        "mcp = FastMCP('x')\n"
+        "@mcp.tool()\n"
+        "async def note(text: str) -> str:\n"
+        "    conn = await asyncpg.connect('postgres://x')\n"
+        "    await add(conn, text)\n"
+        "    return 'ok'\n"
+    )
+    linked = analyse({"repo.py": REPO, "service.py": SERVICE, "server.py": server})
+    assert _reached(linked) == {("db.write", "repo.py", 2)}
+
+
+def test_a_parameter_handed_on_stays_unresolved_when_the_first_callers_disagree() -> None:
+    server = (
+        "import asyncpg\n"
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from service import add\n"
+        "mcp = FastMCP('x')\n"
+        "@mcp.tool()\n"
+        "async def note(text: str) -> str:\n"
+        "    await add(await asyncpg.connect('postgres://x'), text)\n"
+        "    return 'ok'\n"
+        "@mcp.tool()\n"
+        "async def other(text: str, handle: str) -> str:\n"
+        "    await add(handle, text)\n"
+        "    return 'ok'\n"
+    )
+    linked = analyse({"repo.py": REPO, "service.py": SERVICE, "server.py": server})
+    assert not _reached(linked)
+    assert "conn.execute" in _unresolved(linked)

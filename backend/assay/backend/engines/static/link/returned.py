@@ -242,7 +242,9 @@ def chosen_calls(
 def _python_passed(functions: dict[str, Fn]) -> dict[tuple[str, str], str]:
     """(function id, parameter) -> what every call of the Python function in the tree gives that parameter, when
     each call says what it gives (``ArgTaint.valueType``) and all agree; only for functions that call a method
-    of a parameter the analyzer could not type (``client.put_object`` in ``def helper(client, key)``)."""
+    of a parameter the analyzer could not type (``client.put_object`` in ``def helper(client, key)``), and the
+    functions that hand a parameter of theirs on to one (``param:<name>``: typed in turn by their callers, for a
+    few hops)."""
     wanted: set[str] = set()
     for fid, fn in functions.items():
         if fn.language != "python":
@@ -252,20 +254,47 @@ def _python_passed(functions: dict[str, Fn]) -> dict[tuple[str, str], str]:
             wanted.add(fid)
     if not wanted:
         return {}
-    seen: dict[tuple[str, str], set[str | None]] = {}
-    for fn in functions.values():
+    edges: list[tuple[str, str, CallFact]] = []  # (caller, callee) of the calls into wanted functions
+    for _ in range(_HOPS):
+        grown = False
+        for fid, fn in functions.items():
+            if fn.language != "python" or fid in wanted:
+                continue
+            if any(fn.targets.get(c.callee) in wanted and _hands_param(c) for c in fn.calls):
+                wanted.add(fid)
+                grown = True
+        if not grown:
+            break
+    for fid, fn in functions.items():
         if fn.language != "python":
             continue
         for call in fn.calls:
             target = fn.targets.get(call.callee)
-            if target is None or target not in wanted:
-                continue
+            if target is not None and target in wanted:
+                edges.append((fid, target, call))
+    found: dict[tuple[str, str], str] = {}
+    for _ in range(_HOPS):
+        seen: dict[tuple[str, str], set[str | None]] = {}
+        for caller, target, call in edges:
             callee = functions[target]
-            bound = {param_for(callee, arg): arg.valueType for arg in call.args}
+            bound: dict[str | None, str | None] = {}
+            for arg in call.args:
+                given = arg.valueType
+                if given is not None and given.startswith(PARAM):
+                    given = found.get((caller, given[len(PARAM) :]))
+                bound[param_for(callee, arg)] = given
             for name in callee.params:
                 if name not in ("self", "cls"):
                     seen.setdefault((target, name), set()).add(bound.get(name))
-    return {key: next(iter(types)) for key, types in seen.items() if len(types) == 1 and None not in types}  # type: ignore[misc]
+        typed = {key: next(iter(types)) for key, types in seen.items() if len(types) == 1 and None not in types}
+        if typed == found:
+            break
+        found = typed  # type: ignore[assignment]
+    return found
+
+
+def _hands_param(call: CallFact) -> bool:
+    return any(a.valueType is not None and a.valueType.startswith(PARAM) for a in call.args)
 
 
 def _js_named(name: str, js: JsRules) -> bool:

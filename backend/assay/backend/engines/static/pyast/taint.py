@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from assay.backend.engines.static.checked import reached
 from assay.backend.engines.static.facts import (
+    PARAM,
     ArgTaint,
     CallFact,
     TaintOrigin,
@@ -432,7 +433,8 @@ class ExpressionLogic(DispatchLogic):
         """A call of the tree's function with what each argument is, where a name it is given has a known type
         (``helper(s3, key)`` with ``s3 = boto3.client("s3")``, ``save(store)`` with ``store = SqliteStore()``,
         ``self._put(self.client)``): the linker types the callee's parameter so when every caller agrees
-        (``ArgTaint.valueType``). Only names and ``self`` fields are read, by dictionary lookups."""
+        (``ArgTaint.valueType``; ``param:<name>`` for the caller's own parameter handed on). Only names and ``self``
+        fields are read, by dictionary lookups."""
         given: list[tuple[int | None, str | None, ast.expr]] = [(i, None, v) for i, v in enumerate(node.args)]
         given += [(None, kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
         out = args
@@ -441,6 +443,10 @@ class ExpressionLogic(DispatchLogic):
             if kind is ast.Name:
                 name = value.id  # type: ignore[attr-defined]
                 typed = scope.types.get(name) or self.module_types.get(name)
+                if typed is None and name in scope.params and name not in ("self", "cls"):
+                    # The caller's own parameter handed on (``def save(conn, x): insert(conn, x)``): typed, in
+                    # turn, by what the caller's callers give it (``link/returned._python_passed``).
+                    typed = f"{PARAM}{name}"
             elif (
                 kind is ast.Attribute
                 and self._class is not None
