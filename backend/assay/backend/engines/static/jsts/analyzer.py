@@ -17,6 +17,7 @@ from tree_sitter import Node
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import EXIT, OK_EXIT, VALUE_EXIT, CallFact, FieldWrite, FunctionFacts, GateSite
 from assay.backend.engines.static.jsts.base import origin_key
+from assay.backend.engines.static.jsts.graph_state import GraphStateLogic
 from assay.backend.engines.static.jsts.names import Imports
 from assay.backend.engines.static.jsts.rules import JsRules
 from assay.backend.engines.static.jsts.scope import Pending, Scope, param_taint
@@ -27,7 +28,7 @@ from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.scans.bundle import Location
 
 
-class FileAnalyzer(StmtLogic):
+class FileAnalyzer(StmtLogic, GraphStateLogic):
     """Analyses one parsed file into functions, models, tools and frontier sites."""
 
     def __init__(self, path: str, code: Code, root: Node, rules: JsRules, imports: Imports) -> None:
@@ -82,6 +83,7 @@ class FileAnalyzer(StmtLogic):
         if item.types:  # a closure: the enclosing function's typed names, unless a parameter shadows them
             types = {**{k: v for k, v in item.types.items() if k not in params}, **types}
         scope = Scope(qualname=item.qualname, params=params, cls=item.cls, types=types)
+        scope.state = self.state_param(item.node)
         scope.opaque_params = self.opaque_params(item.node)
         self.param_defaults(item.node, scope)
         if item.locals:  # a closure calls the functions declared around it (``validatePath`` in a factory)
@@ -103,7 +105,7 @@ class FileAnalyzer(StmtLogic):
                 if scope.value_exits is not None and scope.value_exits - entry and scope.value_exits != exits:
                     self.exit_gates(scope, item.node, scope.value_exits, VALUE_EXIT)
             elif body is not None:  # an arrow function's expression body is its return value
-                taint = self.expr(body, scope, entry)
+                taint = self.return_value(body, scope, entry)
                 self.value_exit(body, scope, entry)
                 if scope.value_exits is not None and scope.value_exits - entry:
                     self.exit_gates(scope, item.node, scope.value_exits, VALUE_EXIT)

@@ -10,6 +10,7 @@ from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import ArgTaint, CallFact, FrontierSite, FunctionFacts, TaintOrigin
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.bindings import BindingLogic
+from assay.backend.engines.static.jsts.graph_state import state_origin
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint
 from assay.backend.engines.static.jsts.scope import param_taint as own_param
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
@@ -41,6 +42,9 @@ class ExprLogic(BindingLogic):
             name = self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
             if member and name == "process":
                 self.env_read(node, scope, active)
+            if member and scope.state is not None and name == scope.state[0]:
+                # ``state.query`` in a graph node: what the graph's nodes write under the key.
+                return scope.taint_of(name) | state_origin(scope.state[1], self.field_name(whole))
             return scope.taint_of(name)
         handler = _EXPR_HANDLERS.get(kind)
         if handler is not None:
@@ -225,9 +229,17 @@ class ExprLogic(BindingLogic):
             return frozenset(sub.returns | sub.settled.pop(resolver))
         return frozenset(sub.returns)
 
-    def object(self, node: Node, scope: Scope, active: frozenset[str], owner: str | None = None) -> Taint:
+    def object(
+        self,
+        node: Node,
+        scope: Scope,
+        active: frozenset[str],
+        owner: str | None = None,
+        keys: dict[str, Taint] | None = None,
+    ) -> Taint:
         """An object literal: tool definitions in it, and functions in it (named ``owner.key`` when the
-        object is bound at the top level, so ``handlers.run(x)`` calls ``<module>#handlers.run``)."""
+        object is bound at the top level, so ``handlers.run(x)`` calls ``<module>#handlers.run``). With
+        ``keys``, what each plain key's value carries is kept there (a graph node's state update)."""
         recognizer = self.tool_recognizer
         before = len(self.tools)
         recognizer.literal_tool(node, scope)
@@ -301,7 +313,10 @@ class ExprLogic(BindingLogic):
                     taint |= self.expr(value, scope, active)
                     continue
                 made = len(self.tools)
-                taint |= self.expr(value, scope, active)
+                found = self.expr(value, scope, active)
+                taint |= found
+                if keys is not None and found and key is not None:
+                    keys[self.code.key_name(key)] = found
                 # Placed unless the value defines a tool itself; the uses its own arguments' keys make
                 # (``createDocument({ session, dataStream })``) are not the tool the key places.
                 if inner_kind in ("call_expression", "member_expression") and all(
@@ -318,7 +333,10 @@ class ExprLogic(BindingLogic):
                     target, _ = self.resolve_name(name, scope)
                     if target is not None and "#" in target:
                         self.forward(f"{owner}{sep}{name}", target, child)
-                taint |= self.expr(child, scope, active)
+                found = self.expr(child, scope, active)
+                taint |= found
+                if keys is not None and found:
+                    keys[name] = found
             elif kind == "method_definition":
                 method = self.code.text(child.child_by_field_id(self.fields.name))
                 if owner is not None and child.id not in self.claimed:

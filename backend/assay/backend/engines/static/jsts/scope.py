@@ -115,6 +115,9 @@ class Scope:
     returns: set[TaintOrigin] = field(default_factory=set)
     # Tainted values stored in the instance's fields (``this.command = command``): field key -> taint.
     field_writes: dict[str, Taint] = field(default_factory=dict)
+    # A graph node's state parameter and its state type (``(state: typeof StateAnnotation.State)``), else
+    # None (``graph_state.py``): the keys it reads and returns are fields of that state.
+    state: tuple[str, str] | None = None
     # A promise executor's resolve parameter -> what the executor passes it (the promise's value); shared
     # with the callbacks inside it (``stream.on("end", () => resolve(data))``).
     settled: dict[str, set[TaintOrigin]] = field(default_factory=dict)

@@ -10,6 +10,7 @@ from assay.backend.engines.static.checked import VALUE_CHECKS, branch_dispatches
 from assay.backend.engines.static.facts import AFTER, NEVER, ArgTaint, CallFact
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.expressions import ExprLogic
+from assay.backend.engines.static.jsts.graph_state import returned_object, state_field
 from assay.backend.engines.static.jsts.scope import EMPTY, Cond, Scope, Taint, call_return_taint, param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
@@ -139,7 +140,7 @@ class StmtLogic(ExprLogic):
     def return_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         value = stmt.named_children[0] if stmt.named_children else None
         for child in stmt.named_children:
-            taint = self.expr(child, scope, active)
+            taint = self.return_value(child, scope, active)
             scope.returns |= taint
             self.note_return(value, taint, scope)
             self.returned_type(child, scope)
@@ -151,6 +152,20 @@ class StmtLogic(ExprLogic):
             scope.ok_exits = active if scope.ok_exits is None else scope.ok_exits & active
         self.value_exit(value, scope, active)
         return active
+
+    def return_value(self, value: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        """What a returned value carries; in a graph node, an object returned is its update of the graph's
+        state, each key written from what its value carries (``graph_state.py``)."""
+        update = returned_object(value) if scope.state is not None else None
+        if update is None:
+            return self.expr(value, scope, active)
+        keys: dict[str, Taint] = {}
+        taint = self.object(update, scope, active, keys=keys)
+        state_type = scope.state[1]  # type: ignore[index]
+        for key, found in keys.items():
+            field_key = state_field(state_type, key)
+            scope.field_writes[field_key] = scope.field_writes.get(field_key, EMPTY) | found
+        return taint
 
     def value_exit(self, value: Node | None, scope: Scope, active: frozenset[str]) -> None:
         """A return of a value (not ``null``, ``undefined``, ``false`` or nothing) and the gates that hold

@@ -108,6 +108,7 @@ class AnalyzerBase:
         self.star_import = False
         self.module_defs = definitions(tree.body)
         self._user_callees: dict[tuple[str, bool], bool] = {}
+        self._module_models: dict[str, bool] = {}
         # The call ``_call`` resolved last, with its scope and callee (see ``_callee``).
         self._last_callee: tuple[ast.Call | None, Scope | None, str | None, bool] = NO_CALLEE
 

@@ -77,6 +77,9 @@ class Scope:
     loop_items: dict[str, ast.expr] = field(default_factory=dict)
     # Tainted values stored in the instance's fields (``self.command = command``): field key -> origins.
     field_writes: dict[str, frozenset[TaintOrigin]] = field(default_factory=dict)
+    # A graph node's state parameter and its state class (``def node(state: State)``), else None
+    # (``graph_state.py``): its keys read and written are fields of that class.
+    state: tuple[str, str] | None = None
     # What each ``return`` of a value gives, as a package class it constructs (None: something else).
     return_types: set[str | None] = field(default_factory=set)
     # The package classes the items of a returned tuple construct (``return chain, db``).

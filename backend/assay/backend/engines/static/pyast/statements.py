@@ -12,6 +12,7 @@ from assay.backend.engines.static.facts import (
     TaintOrigin,
 )
 from assay.backend.engines.static.pyast.conditions import Outcome, meet
+from assay.backend.engines.static.pyast.graph_state import state_field, state_param, state_update
 from assay.backend.engines.static.pyast.literals import annotation_type, is_literal, opens_for_writing
 from assay.backend.engines.static.pyast.scope import (
     DEFINITION_KINDS,
@@ -217,6 +218,8 @@ class StatementLogic(ExpressionLogic):
         if hooked is not None and params and params[0] not in scope.types:
             # ``create_pool(init=init)``: ``init(conn)`` is called with a connection.
             scope.types[params[0]] = hooked
+        if scope.types:
+            scope.state = state_param(params, scope.types)
         return scope
 
     def _context_param(self, name: str, annotation: ast.Subscript, scope: Scope) -> None:
@@ -239,7 +242,11 @@ class StatementLogic(ExpressionLogic):
 
     def _return(self, stmt: ast.Return, scope: Scope, active: frozenset[str]) -> Outcome:
         if stmt.value is not None:
-            scope.returns |= self._expr(stmt.value, scope, active)
+            if scope.state is not None and type(stmt.value) is ast.Dict:
+                # ``return {"query": result.query}``: a node's update of its graph's state.
+                scope.returns |= self._state_update(stmt.value, scope.state[1], scope, active)
+            else:
+                scope.returns |= self._expr(stmt.value, scope, active)
             scope.return_types.add(self._constructed(stmt.value, scope))
             if type(stmt.value) is ast.Tuple:
                 # ``return chain, db``: a caller unpacking it calls methods of each item's class.
@@ -253,6 +260,26 @@ class StatementLogic(ExpressionLogic):
                 scope.exits.append(active)
                 self._answer_checks(stmt.value, scope)
         return None
+
+    def _state_update(
+        self, value: ast.Dict, state_type: str, scope: Scope, active: frozenset[str]
+    ) -> frozenset[TaintOrigin]:
+        """A dict literal returned by a node (``_expr`` of it, every call recorded once): each string key of
+        the update is written from what its value carries."""
+        self._dict_tool(value, scope)
+        self._name_table(value)
+        written = {id(item): key for key, item in state_update(value)}
+        taint = NO_TAINT
+        for key_node, item in zip(value.keys, value.values, strict=True):
+            if key_node is not None and type(key_node) is not ast.Constant:
+                taint = taint | self._expr(key_node, scope, active)
+            found = self._expr(item, scope, active)
+            key = written.get(id(item))
+            if found and key is not None:
+                field_key = state_field(state_type, key)
+                scope.field_writes[field_key] = scope.field_writes.get(field_key, NO_TAINT) | found
+            taint = taint | found
+        return taint
 
     def _constructed(self, value: ast.expr, scope: Scope) -> str | None:
         """The package class ``value`` constructs (``return TavilyClient(api_key=key)``), also through a

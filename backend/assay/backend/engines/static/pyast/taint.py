@@ -14,6 +14,7 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.dispatch import DispatchLogic
+from assay.backend.engines.static.pyast.graph_state import state_get, state_read, state_target
 from assay.backend.engines.static.pyast.literals import bound_names, kwarg
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_CALLEE, NO_TAINT, Scope, call_return, origin_key
@@ -82,8 +83,12 @@ class ExpressionLogic(DispatchLogic):
         elif kind is ast.List or kind is ast.Tuple:
             if self.rules.library_tools:
                 self._listed_library_tools(node, scope)  # type: ignore[arg-type]
-        elif kind is ast.Subscript and type(node.value) is ast.Attribute and node.value.attr == "environ":  # type: ignore[attr-defined]
-            self._env_read(node, scope, active)  # type: ignore[arg-type]
+        elif kind is ast.Subscript:
+            if type(node.value) is ast.Attribute and node.value.attr == "environ":  # type: ignore[attr-defined]
+                self._env_read(node, scope, active)  # type: ignore[arg-type]
+            elif scope.state is not None and (read := state_read(node, scope.state)) is not None:  # type: ignore[arg-type]
+                # ``state["query"]`` in a graph node: what the graph's nodes write under the key.
+                return scope.taint.get(scope.state[0], NO_TAINT) | {read}
         # Children in ``_fields`` order, as ``ast.iter_child_nodes`` gives them; names and constants
         # (half of all children) are read here rather than through a call each.
         taint = NO_TAINT
@@ -136,6 +141,12 @@ class ExpressionLogic(DispatchLogic):
     def _call(self, node: ast.Call, scope: Scope, active: frozenset[str]) -> frozenset[TaintOrigin]:
         func = node.func
         func_kind = type(func)
+        if scope.state is not None and (got := state_get(node, scope.state)) is not None:
+            # ``state.get("query")`` in a graph node: what the graph's nodes write under the key (and the default).
+            found = scope.taint.get(scope.state[0], NO_TAINT) | {got}
+            for extra in node.args[1:]:
+                found = found | self._expr(extra, scope, active)
+            return found
         receiver_taint = NO_TAINT
         if func_kind is ast.Attribute:
             receiver_taint = self._expr(func.value, scope, active)  # type: ignore[attr-defined]
@@ -183,6 +194,17 @@ class ExpressionLogic(DispatchLogic):
             self._write_to_file(func, all_args, scope)  # type: ignore[arg-type]
         name, resolved = self.dotted(func, scope)
         self._last_callee = (node, scope, name, resolved)
+        if (
+            func_kind is ast.Attribute
+            and type(receiver := func.value) is ast.Name  # type: ignore[attr-defined]
+            and receiver.id not in names
+            and (held := self.module_types.get(receiver.id)) is not None
+            and self._module_model(held)
+        ):
+            # ``llm.invoke(q)`` in a function, ``llm = ChatOpenAI(...)`` (or ``llm.with_structured_output(...)``)
+            # bound at the module's top level: what a chat model answers is model output, as it is where the
+            # model is built in the function itself.
+            receiver_taint = receiver_taint | {TaintOrigin(kind="model_output", location=self.loc(node))}
         if func_kind is ast.Attribute and func.attr in self.rules.message_registers:  # type: ignore[attr-defined]
             self._message_registration(node, func.attr, scope)  # type: ignore[attr-defined]
         if not name:
@@ -484,6 +506,24 @@ class ExpressionLogic(DispatchLogic):
         args.append(trusted(ArgTaint, index=0, keyword=None, origins=[], text=kind, whole=False))
         scope.calls[-1] = call.model_copy(update={"args": args})
 
+    def _module_model(self, type_name: str) -> bool:
+        """Whether a top-level value of the module is a chat model or what one of its methods made: its type
+        (``langchain_openai.ChatOpenAI``, ``langchain_openai.ChatOpenAI.with_structured_output``) is, or
+        starts with, a package's model a rule names whose calls answer as a model (not a client or agent
+        constructor, whose own methods the rules name)."""
+        found = self._module_models.get(type_name)
+        if found is None:
+            found = False
+            if not type_name.startswith(self.module_prefix):
+                parts = type_name.split(".")
+                for end in range(2, len(parts) + 1):
+                    model = self.rules.profile(".".join(parts[:end])).model
+                    if model is not None and not model.match.get("constructors"):
+                        found = True
+                        break
+            self._module_models[type_name] = found
+        return found
+
     def _user_callee(self, name: str, resolved: bool) -> bool:
         """``is_user_callee``, memoised for the file: most calls in a file repeat a few names."""
         key = (name, resolved)
@@ -530,6 +570,11 @@ class ExpressionLogic(DispatchLogic):
             key = self._field_key(target)
             if key is not None:
                 scope.field_writes[key] = scope.field_writes.get(key, NO_TAINT) | taint
+        elif isinstance(target, ast.Subscript) and taint and scope.state is not None:
+            # ``state["query"] = answer`` in a graph node: a write of that key.
+            written = state_target(target, scope.state)
+            if written is not None:
+                scope.field_writes[written] = scope.field_writes.get(written, NO_TAINT) | taint
 
     def _field_key(self, node: ast.Attribute) -> str | None:
         """``self.command`` in a method: the field ``<module>.<Class>.command``, else None."""
