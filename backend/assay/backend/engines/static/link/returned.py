@@ -169,14 +169,29 @@ def _field_objects(functions: dict[str, Fn], resolve: Callable[[str, str], str |
         else:
             if len(kinds) == 1:
                 held[field] = kinds.pop()
+    if not held:
+        return
     for fn in functions.values():
+        if fn.language != "python":
+            continue
         for call in fn.calls:
             callee = call.callee
-            if fn.language != "python" or fn.targets.get(callee) is not None:
+            if fn.targets.get(callee) is not None:
                 continue
-            found = next((f for f in sorted(held) if callee.startswith(f + ".")), None)
+            found = _held_prefix(callee, held)
             if found is not None:
                 fn.targets[callee] = resolve(held[found] + callee[len(found) :], fn.facts.qualname)
+
+
+def _held_prefix(callee: str, held: dict[str, str]) -> str | None:
+    """The shortest field of ``held`` that ``callee`` is a member of (``field.rest``), if any: the first such
+    field in sorted order, since a field that is a prefix of another sorts before it."""
+    end = callee.find(".")
+    while end != -1:
+        if callee[:end] in held:
+            return callee[:end]
+        end = callee.find(".", end + 1)
+    return None
 
 
 def _passed_types(functions: dict[str, Fn]) -> dict[tuple[str, int], str]:
