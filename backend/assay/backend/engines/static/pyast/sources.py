@@ -26,7 +26,7 @@ from assay.backend.engines.static.pyast.literals import kwarg, literal_dict, lit
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.rules import CallProfile
 from assay.backend.engines.static.pyast.scope import Scope
-from assay.backend.engines.static.pyast.syntax import breadth_first
+from assay.backend.engines.static.pyast.syntax import statements_breadth_first
 from assay.backend.engines.static.rules.pack import Rule, RulePack
 
 # Methods that add to a list in place, and where the added elements are: ``append(x)``,
@@ -507,8 +507,10 @@ class SourceLogic(LibraryLogic):
         by_name = self._assignments.get(fn)
         if by_name is None:
             by_name = self._assignments[fn] = {}
-            for node in breadth_first(fn, (ast.Assign,)):
-                assert isinstance(node, ast.Assign)
+            # Assignments are statements: reading the statements alone meets them in the same order.
+            for node in statements_breadth_first(fn):
+                if type(node) is not ast.Assign:
+                    continue
                 for target_name in dict.fromkeys(t.id for t in node.targets if isinstance(t, ast.Name)):
                     by_name.setdefault(target_name, []).append(node.value)
         return by_name.get(name, [])
