@@ -371,10 +371,20 @@ def _tools(
     kept: list[ToolDef] = []
     listed: set[str | None] = set()
     holders = _tool_holders(files, rules)
+    registering = {r.id for r in rules.rules if r.kind == "tool" and "function_args" in r.match}
+    built = _built_tools(files, rules) if any(t.ruleId in registering for t in defined) else None
     for tool in defined:
         fid = tool_fn[tool.id]
         if tool.ruleId in listed_rules and fid is None and tool.function and holders.find(tool.function):
             continue  # ``tools=[available]``, ``available = types.Tool(function_declarations=[...])`` elsewhere
+        if (
+            built is not None
+            and tool.ruleId in registering
+            and fid is None
+            and tool.function
+            and built.find(tool.function)
+        ):
+            continue  # ``mcp.add_tool(soma)``, ``soma = Tool.from_function(...)`` elsewhere: that call is the tool
         if (tool.ruleId in listed_rules or tool.byFunction) and fid is not None:
             if fid in defining or fid in listed:
                 continue
@@ -450,6 +460,17 @@ def _tool_holders(files: Sequence[FileFacts], rules: RulePack) -> NameIndex:
         for name in (*r.match.get("objects", ()), *r.match.get("containers", ()))
     )
     names = [name for f in files for name, typed in f.bindings.items() if kinds.matches(typed)]
+    return NameIndex(names, module_heads(files))
+
+
+def _built_tools(files: Sequence[FileFacts], rules: RulePack) -> NameIndex:
+    """Module-level Python names of the tree bound to what a tool-building call returns (``soma =
+    Tool.from_function(_soma, name="soma")``): registered elsewhere (``mcp.add_tool(soma)``), they stand
+    for the tool that call builds, which is a tool where it is written."""
+    calls = Patterns(name for r in rules.rules if r.kind == "tool" for name in r.match.get("calls", ()))
+    names = [
+        name for f in files if f.language == "python" for name, typed in f.bindings.items() if calls.matches(typed)
+    ]
     return NameIndex(names, module_heads(files))
 
 

@@ -382,6 +382,10 @@ class ToolLogic(MessageTools):
             if func_node is not None:
                 break
         function = self.dotted(func_node, scope)[0] if func_node is not None else None
+        if function and isinstance(func_node, ast.Call | ast.Name) and self.rules.profile(function).tool_call:
+            # ``mcp.add_tool(Tool.from_function(f, name="x"))``, or the same object through a variable: what
+            # is registered is a tool a known tool constructor builds, the tool that constructor's call is.
+            return
         metadata = kwarg(node, "metadata")  # LlamaIndex ``FunctionTool(fn=f, metadata=ToolMetadata(name=...))``
         named = next((k.value for k in node.keywords if k.arg in ("name", "tool_name")), None)
         if named is not None and self.constant_str(named) is None:
