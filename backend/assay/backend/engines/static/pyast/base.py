@@ -74,6 +74,9 @@ class AnalyzerBase:
         self._summaries: dict[str, tuple[GateSite, ...]] = {}
         # Gates met in each function of the file that answers yes or no (``_verdict_sites``).
         self._verdicts: dict[str, tuple[GateSite, ...]] = {}
+        # Functions of the file that hand back a value or refuse: gates held at their returns of a value, and
+        # the constants they refuse with (``_refusing_sites``).
+        self._refusing: dict[str, tuple[tuple[GateSite, ...], frozenset[object]]] = {}
         self._defs: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]] | None = None
         self._returns: dict[str, str] | None = None  # what functions of the file return (``_return_types``)
         self._functions: frozenset[str] | None = None  # names of the file's module-level functions

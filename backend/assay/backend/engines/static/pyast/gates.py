@@ -191,6 +191,8 @@ class GateLogic(AnalyzerBase):
             return self._condition(test.operand, scope).negate()
         if isinstance(test, ast.BoolOp):
             parts = [self._condition(value, scope) for value in test.values]
+            if self.rules.parent_lists is not None and any(part.when_true or part.when_false for part in parts):
+                _root_equality(test.values, parts, self.rules.parent_lists[1])
             combined = parts[0]
             for part in parts[1:]:
                 combined = combined.both(part) if isinstance(test.op, ast.And) else combined.either(part)
@@ -224,10 +226,13 @@ class GateLogic(AnalyzerBase):
         name, resolved = self._callee(node, scope)
         if not (name and resolved and name.startswith(self.module_prefix)):
             return frozenset()
+        sites = self._verdict_sites(name)
+        if not sites:
+            return self._handed_back(name, scope)
         short = name.rsplit(".", 1)[-1]
         ids: set[str] = set()
         kinds: set[str] = set()
-        for site in self._verdict_sites(name):
+        for site in sites:
             if site.kind not in kinds:
                 kinds.add(site.kind)
                 ids.add(self._resited(site, node, scope, f"{short}(...) answers yes only past {site.detail}"))
@@ -236,6 +241,40 @@ class GateLogic(AnalyzerBase):
     def _verdict_sites(self, qualname: str) -> tuple[GateSite, ...]:
         """The gates met in a function of this file that answers yes or no (``StatementLogic`` reads it)."""
         return ()
+
+    def _handed_back(self, qualname: str, scope: Scope) -> frozenset[str]:
+        """``path = resolve_path(p)`` ... ``if path is None: return``: a function of this file that hands back
+        the value it checked, or refuses with ``None`` / ``False`` (``_refusing_sites``), is a check of what
+        it tests on the way; the caller's test of its answer decides it. The ids of the gates that hold at
+        each of its returns of a value, recorded where they stand in it (``scope`` learns them)."""
+        ids: set[str] = set()
+        for site in self._refusing_sites(qualname)[0]:
+            if site.id not in scope.gate_ids:
+                scope.gate_ids.add(site.id)
+                scope.gates.append(site)
+            ids.add(site.id)
+        return frozenset(ids)
+
+    def _refusing_sites(self, qualname: str) -> tuple[tuple[GateSite, ...], frozenset[object]]:
+        """The gates a function of this file that hands back a value or refuses holds at each return of a
+        value, and the constants it refuses with (``StatementLogic`` reads it)."""
+        return (), frozenset()
+
+    def _refused(self, node: ast.expr, constant: object, scope: Scope) -> frozenset[str]:
+        """``path is None`` (``== None``, ``is False``): the gates a helper's answer held in ``node`` (a name
+        bound to it or the call) passed when it is not ``constant``, the helper refusing with nothing else."""
+        if type(node) is ast.Name:
+            ids = scope.verdict_vars.get(node.id)
+            return ids if ids and scope.refusals.get(node.id) == frozenset({constant}) else frozenset()
+        call = node.value if isinstance(node, ast.Await) else node
+        if not isinstance(call, ast.Call):
+            return frozenset()
+        name, resolved = self._callee(call, scope)
+        if not (name and resolved and name.startswith(self.module_prefix)):
+            return frozenset()
+        if self._refusing_sites(name)[1] != frozenset({constant}):
+            return frozenset()
+        return self._handed_back(name, scope)
 
     def _denial(self, stmt: ast.If, scope: Scope) -> Condition:
         """``if role != "admin": raise PermissionError(...)``: a test whose one branch ends by raising an
@@ -593,6 +632,10 @@ class GateLogic(AnalyzerBase):
             gate = self._gate(scope, traversal[0], node, f"{step!r} in the path")
             scope.step_checks.add(gate)
             return gate_when(gate, not passes)
+        parents = self.rules.parent_lists
+        if passes is not None and parents is not None and _parent_list(right, parents[1]) and not is_literal(node.left):
+            # ``if root not in path.parents: return None``: a path whose parents hold the root lies under it.
+            return gate_when(self._gate(scope, parents[0], node, f"in {name_text(right) or 'parents'}"), passes)
         if passes is not None:
             ref = name_text(right)
             rule = (self.rules.allowlist.first(ref) if ref else None) or self._collection_gate(right, scope)
@@ -618,6 +661,11 @@ class GateLogic(AnalyzerBase):
                     # ``amount > MAX`` is the failure test; ``amount <= MAX`` the passing one.
                     return gate_when(self._gate(scope, rule, node, ref or "limit"), not side_over)
         positive = _EQUALITY.get(op)
+        if positive is not None and type(right) is ast.Constant and (right.value is None or right.value is False):
+            # ``if path is None: return "outside"``: a helper's refusal tested.
+            refused = self._refused(node.left, right.value, scope)
+            if refused:
+                return Condition(when_false=refused) if positive else Condition(when_true=refused)
         common = self._common_path(node, scope) if positive is not None else None
         if common is not None:
             return gate_when(common, positive is True)
@@ -713,6 +761,31 @@ def _literal_collection(value: ast.expr | None) -> bool:
     if isinstance(value, ast.Dict):
         return bool(value.keys) and all(isinstance(k, ast.Constant) for k in value.keys)
     return False
+
+
+def _parent_list(node: ast.expr, attrs: frozenset[str]) -> bool:
+    """``path.parents``: the directories a path lies under."""
+    return type(node) is ast.Attribute and node.attr in attrs
+
+
+def _root_equality(values: list[ast.expr], parts: list[Condition], attrs: frozenset[str]) -> None:
+    """``root not in path.parents and path != root``: beside a test of a root among a path's parents, the
+    path compared with that root is the same containment check (a path is in its root as well as under it);
+    its part of ``parts`` takes the parents test's gates."""
+    tested: dict[frozenset[str], frozenset[str]] = {}
+    for value, part in zip(values, parts, strict=True):
+        if type(value) is ast.Compare and len(value.ops) == 1 and type(value.ops[0]) in _MEMBERSHIP:
+            listed = value.comparators[0]
+            if _parent_list(listed, attrs):
+                pair = frozenset({ast.unparse(value.left), ast.unparse(listed.value)})  # type: ignore[attr-defined]
+                tested[pair] = part.when_true | part.when_false
+    if not tested:
+        return
+    for index, value in enumerate(values):
+        if type(value) is ast.Compare and len(value.ops) == 1 and type(value.ops[0]) in (ast.Eq, ast.NotEq):
+            ids = tested.get(frozenset({ast.unparse(value.left), ast.unparse(value.comparators[0])}))
+            if ids:
+                parts[index] = Condition(when_true=ids) if type(value.ops[0]) is ast.Eq else Condition(when_false=ids)
 
 
 def _is_length(node: ast.expr) -> bool:

@@ -120,6 +120,8 @@ class CompiledRules:
     denial_statuses: dict[int, Rule]
     # Calls giving the common path of a root and a path (``os.path.commonpath``), compared with the root.
     common_paths: tuple[Rule, frozenset[str]] | None
+    # Attributes listing a path's parent directories (``root in p.parents``): a containment test.
+    parent_lists: tuple[Rule, frozenset[str]] | None
     # ``if ".." in path: return``: substrings that climb out of a directory, a path refused when it holds one.
     traversal_markers: tuple[Rule, frozenset[str]] | None
     # ``if decision != "APPROVED": return``: words a decision is compared with (allowing, refusing), upper case.
@@ -429,6 +431,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         common_paths=next(
             ((r, frozenset(r.match["common_path_calls"])) for r in gates if "common_path_calls" in r.match), None
         ),
+        parent_lists=next(((r, frozenset(r.match["parent_lists"])) for r in gates if "parent_lists" in r.match), None),
         decision_words=next(
             (
                 (

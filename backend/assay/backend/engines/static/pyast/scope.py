@@ -42,6 +42,9 @@ class Scope:
     # Names holding the yes/no answer of a check of this file (``ok, why = is_safe(cmd)``): the gates
     # that hold when the answer is yes (``GateLogic._verdict``).
     verdict_vars: dict[str, frozenset[str]] = field(default_factory=dict)
+    # What the helper whose answer a verdict name holds refuses with (``path is None``), when it hands back a
+    # value or refuses (``GateLogic._refused``); empty for a yes/no answer.
+    refusals: dict[str, frozenset[object]] = field(default_factory=dict)
     # Gates that hold from the point they are reached, even when their result is only assigned.
     unconditional: set[str] = field(default_factory=set)
     gate_ids: set[str] = field(default_factory=set)

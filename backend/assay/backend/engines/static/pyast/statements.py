@@ -127,6 +127,27 @@ class StatementLogic(ExpressionLogic):
         scope, _ = self._summary_walk(fn, qualname, cls)
         return tuple(g for g in scope.gates if g.kind != "sandbox")
 
+    def _refusing_sites(self, qualname: str) -> tuple[tuple[GateSite, ...], frozenset[object]]:
+        """``def resolve_path(p): ...; if root not in path.parents: return None; return path``: a function of
+        this file that refuses with ``None`` or ``False`` on some path and hands back a value on the others
+        (``_refusals``): the gates that hold at each of its returns of a value (a refusal, falling off the
+        end included, holds none), and the constants it refuses with. Read once per function; sandboxes are
+        not carried."""
+        found = self._refusing.get(qualname)
+        if found is not None:
+            return found
+        self._refusing[qualname] = found = ((), frozenset())  # a recursive call sees no summary
+        entry = self._function_defs().get(qualname)
+        refused = _refusals(entry[0]) if entry is not None else None
+        if entry is None or not refused:
+            return found
+        scope, _ = self._summary_walk(entry[0], qualname, entry[1])
+        held = meet(*scope.exits) if scope.exits else None
+        if held:
+            sites = tuple(g for g in scope.gates if g.id in held and g.kind != "sandbox")
+            self._refusing[qualname] = found = (sites, refused) if sites else found
+        return found
+
     def _summarised(
         self,
         summaries: dict[str, tuple[GateSite, ...]],
@@ -456,6 +477,9 @@ class StatementLogic(ExpressionLogic):
             verdict = self._verdict(value, scope)
             if verdict:
                 scope.verdict_vars[target.id] = verdict
+                call = value.value if isinstance(value, ast.Await) else value
+                name = self._callee(call, scope)[0] if isinstance(call, ast.Call) else None
+                scope.refusals[target.id] = self._refusing_sites(name)[1] if name else frozenset()
 
     def _library_instance(self, value: ast.expr, scope: Scope) -> tuple[ast.Call, str] | None:
         """``search = SerperDevTool()``: a library tool instance a tools list may name later."""
@@ -664,6 +688,42 @@ def _answers(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[bool | str | Non
 
 
 _TEST = "test"
+
+# Values a function hands back that are not the value it checked: a literal, a test, a container made in place.
+_NOT_HANDED_BACK = (
+    ast.Constant, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Dict, ast.List, ast.Tuple, ast.Set, ast.JoinedStr,
+    ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda,
+)  # fmt: skip
+
+
+def _refusals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[object]:
+    """What a function that hands back a value or refuses refuses with: ``None`` (a bare ``return``, ``return
+    None``, falling off the end) and ``False``, when its other returns all hand back a value (a name, a call,
+    an attribute: ``return path``, ``return str(full)``), at least one of them; empty for any other function
+    (one answering yes or no, returning data it builds, a message or another constant)."""
+    refused: set[object] = set()
+    values = False
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind in DEFINITION_KINDS or kind is ast.Lambda:
+            continue
+        if kind is ast.Return:
+            value = node.value  # type: ignore[attr-defined]
+            if value is None or (type(value) is ast.Constant and (value.value is None or value.value is False)):
+                refused.add(None if value is None else value.value)
+            elif isinstance(value, _NOT_HANDED_BACK) or (
+                type(value) is ast.Call and isinstance(value.func, ast.Name) and value.func.id in ("any", "all", "bool")
+            ):
+                return frozenset()
+            else:
+                values = True
+        elif not isinstance(node, ast.expr):
+            stack.extend(ast.iter_child_nodes(node))
+    if not fn.body or type(fn.body[-1]) not in (ast.Return, ast.Raise):
+        refused.add(None)
+    return frozenset(refused) if values and refused else frozenset()
 
 
 def _is_test(node: ast.expr) -> bool:
