@@ -1,14 +1,12 @@
 """One source file's facts, computed in this process or by worker processes.
 
 Files are analysed independently of each other, so a large tree can be analysed by several
-processes (``analyse_in_workers``): this one and worker processes, one fewer than the analysers asked
-for, all taking tasks from one list. This process analyses between reading what the workers finish
-(no core waits on a parent that only reads results, and its own files' facts are neither encoded nor
-decoded). Workers return each file's facts as the JSON the facts cache stores, validated back into
-``FileFacts`` here, which gives the same facts as analysing in process (the cache already relies on
-that round trip). Each result comes with its source's position, and the caller puts it in its place:
-the scan stays deterministic whatever the number of workers. The largest files are handed out first
-(``_chunks``), so that the analysers finish together.
+processes (``analyse_in_workers``). Workers return each file's facts as the JSON the facts cache
+stores; the caller validates it back into ``FileFacts``, which gives the same facts as analysing in
+process (the cache already relies on that round trip). Each result comes back with its source's
+position, as workers finish them, and the caller puts it in its place: the scan stays deterministic
+whatever the number of workers. The largest files are handed out first (``_chunks``), so that the
+workers finish together.
 
 Workers are forked when the calling process runs a single thread (the command line, benchmarks) and
 spawned otherwise: forking a process that runs other threads can copy a lock another thread holds.
@@ -23,12 +21,10 @@ import gc
 import logging
 import multiprocessing
 import threading
-from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
-from assay.backend.collector import collect_young
 from assay.backend.engines.static.facts import FileFacts
 from assay.backend.engines.static.rules.pack import RulePack
 from assay.backend.engines.static.walk import SourceFile
@@ -72,51 +68,30 @@ def prepare_analyzers(languages: Iterable[Language], rules: RulePack) -> None:
         prepare_javascript(scripts, rules)
 
 
-def analyse_in_workers(
-    sources: Sequence[SourceFile], rules: RulePack, workers: int
-) -> Iterator[tuple[int, FileFacts, bytes | None]]:
-    """The facts of each source, with its position in ``sources``, as they are made (every source once, in
-    no set order), by ``workers`` analysers: this process and ``workers - 1`` worker processes, all taking
-    tasks from the same list, largest files first. A worker's facts come with the JSON they were sent as
-    (which the facts cache stores), this process's with None. If the pool breaks (a worker killed), the
-    remaining files are analysed in this process, so the result is the same."""
+def analyse_in_workers(sources: Sequence[SourceFile], rules: RulePack, workers: int) -> Iterator[tuple[int, bytes]]:
+    """The facts of each source as ``FileFacts`` JSON, with the source's position in ``sources``, as
+    ``workers`` processes finish them (every source once, in no set order). If the pool breaks (a worker
+    killed), the remaining files are analysed in this process, so the result is the same."""
     fork = threading.active_count() == 1
     context = multiprocessing.get_context("fork" if fork else "spawn")
     if fork:
         prepare_analyzers({src.language for src in sources}, rules)
-    tasks = deque(_chunks(sources, workers))
     done: set[int] = set()
     try:
-        with ProcessPoolExecutor(workers - 1, mp_context=context, initializer=_start_worker, initargs=(rules,)) as pool:
-            running: dict[Future[list[bytes]], list[int]] = {}
-
-            def collect(finished: Iterable[Future[list[bytes]]]) -> Iterator[tuple[int, FileFacts, bytes | None]]:
-                for task in list(finished):
-                    # Popped, so that a task's results are freed once read.
-                    for position, data in zip(running.pop(task), task.result(), strict=True):
-                        done.add(position)
-                        yield position, FileFacts.model_validate_json(data), data
-                # Each worker keeps a task queued behind the one it runs, so it never waits for this process.
-                while tasks and len(running) < 2 * (workers - 1):
-                    chunk = tasks.popleft()
-                    running[pool.submit(_analyse_chunk, [sources[i] for i in chunk])] = chunk
-
-            yield from collect(())
-            while tasks:
-                # This process takes the next task itself, collecting what the workers finish after each file.
-                for position in tasks.popleft():
-                    facts = analyse_source(sources[position], rules)
-                    collect_young()
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(rules,)) as pool:
+            tasks = {
+                pool.submit(_analyse_chunk, [sources[i] for i in chunk]): chunk for chunk in _chunks(sources, workers)
+            }
+            for task in as_completed(list(tasks)):
+                # Popped, so that a task's results are freed once read.
+                for position, data in zip(tasks.pop(task), task.result(), strict=True):
                     done.add(position)
-                    yield position, facts, None
-                    yield from collect(task for task in running if task.done())
-            while running:
-                yield from collect(wait(running, return_when=FIRST_COMPLETED).done)
+                    yield position, data
     except BrokenProcessPool:
         remaining = [position for position in range(len(sources)) if position not in done]
         logger.warning("analysis worker pool broke; analysing the remaining %d file(s) in process", len(remaining))
         for position in remaining:
-            yield position, analyse_source(sources[position], rules), None
+            yield position, analyse_source(sources[position], rules).model_dump_json().encode("utf-8")
 
 
 def _chunks(sources: Sequence[SourceFile], workers: int) -> list[list[int]]:

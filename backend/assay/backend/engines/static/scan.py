@@ -134,7 +134,7 @@ def scan_tree(
     """Scan ``root`` and return its Evidence Bundle. Raises ``WalkError`` only when root is unusable, and
     ``ExcludeError`` for a bad pattern.
 
-    ``workers`` > 1 analyses the files in this process and ``workers`` - 1 worker processes when at least
+    ``workers`` > 1 analyses the files in that many worker processes when at least
     ``PARALLEL_MIN_FILES`` need analysing; the bundle is the same byte for byte. Paths matching the
     declaration's ``exclude`` patterns, then ``exclude`` (gitignore syntax), are left out and recorded. Test
     code (testcode.py) is recorded and not analysed, unless ``include_tests`` or the declaration's
@@ -275,11 +275,12 @@ def _all_facts(
     found: list[FileFacts | None] = [_cached_facts(key, cache) for key in keys]
     missing = [index for index, facts in enumerate(found) if facts is None]
     if workers > 1 and len(missing) >= PARALLEL_MIN_FILES:
-        for position, facts, data in analyse_in_workers([sources[index] for index in missing], rules, workers):
+        # Facts validated from JSON hold no reference cycles: nothing here for a collection to free.
+        for position, data in analyse_in_workers([sources[index] for index in missing], rules, workers):
             index = missing[position]
-            found[index] = facts
+            found[index] = FileFacts.model_validate_json(data)
             if cache is not None:
-                cache.put("facts", keys[index], data if data is not None else facts.model_dump_json().encode("utf-8"))
+                cache.put("facts", keys[index], data)
     else:
         for index in missing:
             facts = found[index] = analyse_source(sources[index], rules)
