@@ -146,3 +146,33 @@ def test_a_root_tested_among_a_path_s_parents(check: str, gated: bool) -> None:
     source = HEAD + _tool("    p = (ROOT / name).resolve()\n" + check)
     kinds = {kind for kind, _ in _gates_at(analyse({"server.py": source}), "file.read")}
     assert kinds == ({"path_containment"} if gated else set())
+
+
+WORDED = (
+    "def resolve_path(name: str) -> str:\n"
+    "    full = os.path.realpath(os.path.join(str(ROOT), name))\n"
+    "    if not full.startswith(str(ROOT) + os.sep):\n"
+    "        return f'Error: {name} is outside the workspace'\n"
+    "    return full\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("use", "gated"),
+    [
+        ("    p = resolve_path(name)\n    if p.startswith('Error'):\n        return p\n", True),
+        (
+            "    p = resolve_path(name)\n    if not p.startswith('Error: '):\n        return open(p).read()\n    return p\n",
+            True,
+        ),
+        # A message is truthy as a path is: testing the answer's truth lets the refusal through.
+        ("    p = resolve_path(name)\n    if not p:\n        return 'outside'\n", False),
+        # Words the refusal does not open with.
+        ("    p = resolve_path(name)\n    if p.startswith('Warning'):\n        return p\n", False),
+        ("    p = resolve_path(name)\n    if p.startswith('Error'):\n        print(p)\n", False),
+    ],
+)
+def test_a_helper_that_refuses_with_a_message_tested_for_its_words(use: str, gated: bool) -> None:
+    source = HEAD + WORDED + _tool(use)
+    expected = {("path_containment", _check_line(source))} if gated else set()
+    assert _gates_at(analyse({"server.py": source}), "file.read") == expected

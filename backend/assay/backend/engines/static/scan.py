@@ -64,7 +64,7 @@ from assay.backend.scans.bundle import (
 )
 
 # The engine's own version: bump it whenever analysis changes what it reports for the same input.
-ENGINE_VERSION = "1.92.0"
+ENGINE_VERSION = "1.93.0"
 
 # Items of a bundle list serialised and re-encoded together when the content hash is computed.
 _HASH_CHUNK = 256

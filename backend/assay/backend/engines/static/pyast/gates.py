@@ -199,7 +199,7 @@ class GateLogic(AnalyzerBase):
             return combined
         if isinstance(test, ast.Name):
             verdict = scope.verdict_vars.get(test.id)
-            if verdict:
+            if verdict and not _in_words(scope.refusals.get(test.id)):
                 return Condition(when_true=verdict)
             found = scope.gate_vars.get(test.id)
             if found is None or found[1] == "compared":
@@ -207,6 +207,10 @@ class GateLogic(AnalyzerBase):
             return gate_when(found[0], found[1] == "positive")
         if isinstance(test, ast.Compare) and len(test.ops) == 1:
             return self._comparison(test, scope)
+        if scope.refusals and type(test) is ast.Call:
+            refused = self._refusal_words(test, scope)
+            if refused:
+                return Condition(when_false=refused)
         gate = self._gate_of_expr(test, scope) or self._prefix_gate(test, scope) or self._attribute_gate(test, scope)
         if gate is not None:
             return gate_when(gate, True)
@@ -242,13 +246,18 @@ class GateLogic(AnalyzerBase):
         """The gates met in a function of this file that answers yes or no (``StatementLogic`` reads it)."""
         return ()
 
-    def _handed_back(self, qualname: str, scope: Scope) -> frozenset[str]:
+    def _handed_back(self, qualname: str, scope: Scope, words: bool = False) -> frozenset[str]:
         """``path = resolve_path(p)`` ... ``if path is None: return``: a function of this file that hands back
         the value it checked, or refuses with ``None`` / ``False`` (``_refusing_sites``), is a check of what
         it tests on the way; the caller's test of its answer decides it. The ids of the gates that hold at
-        each of its returns of a value, recorded where they stand in it (``scope`` learns them)."""
+        each of its returns of a value, recorded where they stand in it (``scope`` learns them); none for a
+        helper that refuses with a message (truthy as a value is) unless ``words`` (its answer is kept to be
+        tested for the message's opening words, ``_refusal_words``)."""
+        sites, refused = self._refusing_sites(qualname)
+        if not words and _in_words(refused):
+            return frozenset()
         ids: set[str] = set()
-        for site in self._refusing_sites(qualname)[0]:
+        for site in sites:
             if site.id not in scope.gate_ids:
                 scope.gate_ids.add(site.id)
                 scope.gates.append(site)
@@ -259,6 +268,25 @@ class GateLogic(AnalyzerBase):
         """The gates a function of this file that hands back a value or refuses holds at each return of a
         value, and the constants it refuses with (``StatementLogic`` reads it)."""
         return (), frozenset()
+
+    def _refusal_words(self, test: ast.Call, scope: Scope) -> frozenset[str]:
+        """``if path.startswith("Error"): return path``: the answer of a helper that refuses with messages, each
+        opening with the literal words tested: the gates it held, passed when the test is false."""
+        func = test.func
+        if not (
+            type(func) is ast.Attribute
+            and func.attr == "startswith"
+            and type(func.value) is ast.Name
+            and len(test.args) == 1
+            and not test.keywords
+        ):
+            return frozenset()
+        opening = literal_str(test.args[0])
+        held = scope.verdict_vars.get(func.value.id)
+        refused = scope.refusals.get(func.value.id)
+        if not (opening and held and refused):
+            return frozenset()
+        return held if all(type(c) is str and c.startswith(opening) for c in refused) else frozenset()
 
     def _refused(self, node: ast.expr, constant: object, scope: Scope) -> frozenset[str]:
         """``path is None`` (``== None``, ``is False``): the gates a helper's answer held in ``node`` (a name
@@ -761,6 +789,11 @@ def _literal_collection(value: ast.expr | None) -> bool:
     if isinstance(value, ast.Dict):
         return bool(value.keys) and all(isinstance(k, ast.Constant) for k in value.keys)
     return False
+
+
+def _in_words(refused: frozenset[object] | None) -> bool:
+    """Whether a helper refuses with a message (the literal words each of its refusals opens with)."""
+    return bool(refused) and any(type(c) is str for c in refused)  # type: ignore[union-attr]
 
 
 def _parent_list(node: ast.expr, attrs: frozenset[str]) -> bool:

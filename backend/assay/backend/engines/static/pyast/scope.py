@@ -61,7 +61,9 @@ class Scope:
     # Gates that hold once the current statement is done, met inside an expression (``interrupt(...)["ok"]``).
     pending: set[str] = field(default_factory=set)
     # What held at each ``return`` of a value, recorded only while a helper is summarised (``_exit_gates``).
-    exits: list[frozenset[str]] | None = None
+    # Each with whether the return is a message (``return f"Error: {p}"``), a refusal to a helper that hands
+    # back a value (``_refusing_sites``).
+    exits: list[tuple[frozenset[str], bool]] | None = None
     # Names bound in enclosing functions (closures), and bare callees already reported unresolved.
     outer: frozenset[str] = frozenset()
     reported: set[str] = field(default_factory=set)

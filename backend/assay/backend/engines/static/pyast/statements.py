@@ -142,7 +142,8 @@ class StatementLogic(ExpressionLogic):
         if entry is None or not refused:
             return found
         scope, _ = self._summary_walk(entry[0], qualname, entry[1])
-        held = meet(*scope.exits) if scope.exits else None
+        handed = [active for active, message in scope.exits or () if not message]
+        held = meet(*handed) if handed else None
         if held:
             sites = tuple(g for g in scope.gates if g.id in held and g.kind != "sandbox")
             self._refusing[qualname] = found = (sites, refused) if sites else found
@@ -185,7 +186,7 @@ class StatementLogic(ExpressionLogic):
         scope = self._function_scope(fn, qualname, frozenset())
         scope.exits = []
         try:
-            outcome = meet(self._walk_block(fn.body, scope, frozenset()), *scope.exits)
+            outcome = meet(self._walk_block(fn.body, scope, frozenset()), *(active for active, _ in scope.exits))
         finally:
             self._class = enclosing
             self._last_callee = NO_CALLEE
@@ -278,7 +279,7 @@ class StatementLogic(ExpressionLogic):
             if scope.list_vars or type(stmt.value) is ast.List:
                 self._returned_list(stmt.value, scope)
             if scope.exits is not None and not is_literal(stmt.value):
-                scope.exits.append(active)
+                scope.exits.append((active, type(stmt.value) is ast.JoinedStr))
                 self._answer_checks(stmt.value, scope)
         return None
 
@@ -474,12 +475,24 @@ class StatementLogic(ExpressionLogic):
         if isinstance(target, ast.Tuple | ast.List) and target.elts:
             target = target.elts[0]
         if isinstance(target, ast.Name):
-            verdict = self._verdict(value, scope)
+            verdict = self._verdict(value, scope) or self._worded_refusal(value, scope)
             if verdict:
                 scope.verdict_vars[target.id] = verdict
                 call = value.value if isinstance(value, ast.Await) else value
                 name = self._callee(call, scope)[0] if isinstance(call, ast.Call) else None
                 scope.refusals[target.id] = self._refusing_sites(name)[1] if name else frozenset()
+
+    def _worded_refusal(self, value: ast.expr, scope: Scope) -> frozenset[str]:
+        """``path = resolve_path(p)`` of a helper of this file that refuses with a message (``return "Error:
+        outside"``) and hands back the checked value otherwise: the gates it held, kept for a test of the
+        message's words (``GateLogic._refusal_words``)."""
+        call = value.value if isinstance(value, ast.Await) else value
+        if not isinstance(call, ast.Call):
+            return frozenset()
+        name, resolved = self._callee(call, scope)
+        if not (name and resolved and name.startswith(self.module_prefix)):
+            return frozenset()
+        return self._handed_back(name, scope, words=True)
 
     def _library_instance(self, value: ast.expr, scope: Scope) -> tuple[ast.Call, str] | None:
         """``search = SerperDevTool()``: a library tool instance a tools list may name later."""
@@ -696,11 +709,19 @@ _NOT_HANDED_BACK = (
 )  # fmt: skip
 
 
+def _opening_words(value: ast.expr) -> str:
+    """The literal text a string or f-string opens with (``f"Error: {p}"``: ``"Error: "``); empty if none."""
+    if type(value) is ast.JoinedStr:
+        value = value.values[0] if value.values else value
+    return value.value if type(value) is ast.Constant and type(value.value) is str else ""
+
+
 def _refusals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[object]:
     """What a function that hands back a value or refuses refuses with: ``None`` (a bare ``return``, ``return
-    None``, falling off the end) and ``False``, when its other returns all hand back a value (a name, a call,
-    an attribute: ``return path``, ``return str(full)``), at least one of them; empty for any other function
-    (one answering yes or no, returning data it builds, a message or another constant)."""
+    None``, falling off the end), ``False``, and messages (``return "Error: outside"``, recorded as the literal
+    words they open with), when its other returns all hand back a value (a name, a call, an attribute:
+    ``return path``, ``return str(full)``), at least one of them; empty for any other function (one answering
+    yes or no, returning data it builds, a message opening with no literal words or another constant)."""
     refused: set[object] = set()
     values = False
     stack: list[ast.AST] = list(fn.body)
@@ -713,6 +734,12 @@ def _refusals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[object]:
             value = node.value  # type: ignore[attr-defined]
             if value is None or (type(value) is ast.Constant and (value.value is None or value.value is False)):
                 refused.add(None if value is None else value.value)
+            elif (type(value) is ast.Constant and type(value.value) is str) or type(value) is ast.JoinedStr:
+                # ``return f"Error: {name} is outside"``: a message, known by the literal words it opens with.
+                words = _opening_words(value)
+                if not words:
+                    return frozenset()
+                refused.add(words)
             elif isinstance(value, _NOT_HANDED_BACK) or (
                 type(value) is ast.Call and isinstance(value.func, ast.Name) and value.func.id in ("any", "all", "bool")
             ):
