@@ -10,6 +10,7 @@ from bench.gen_tree import generate
 
 from assay.backend.engines.static import analyse
 from assay.backend.engines.static.cache import MemoryCache
+from assay.backend.engines.static.jsts.workspace import Workspace
 from assay.backend.engines.static.rules.pack import RulePack
 from assay.backend.engines.static.scan import PARALLEL_MIN_FILES, scan_tree
 from assay.backend.engines.static.walk import SourceFile
@@ -38,9 +39,9 @@ def test_workers_are_used_for_large_trees_only(tree: Path, monkeypatch: pytest.M
     calls: list[int] = []
     real = analyse.analyse_in_workers
 
-    def spy(sources: list[SourceFile], rules: RulePack, workers: int) -> object:
+    def spy(sources: list[SourceFile], rules: RulePack, workers: int, workspace: Workspace | None) -> object:
         calls.append(len(sources))
-        return real(sources, rules, workers)
+        return real(sources, rules, workers, workspace)
 
     monkeypatch.setattr("assay.backend.engines.static.scan.analyse_in_workers", spy)
     scan_tree(tree, workers=2)

@@ -24,11 +24,15 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
 
 from assay.backend.engines.static.facts import FileFacts
 from assay.backend.engines.static.rules.pack import RulePack
 from assay.backend.engines.static.walk import SourceFile
 from assay.backend.scans.bundle import Language
+
+if TYPE_CHECKING:
+    from assay.backend.engines.static.jsts.workspace import Workspace
 
 logger = logging.getLogger(__name__)
 
@@ -38,10 +42,11 @@ _MAX_CHUNK = 24
 _TASKS_PER_WORKER = 16
 
 _worker_rules: RulePack | None = None
+_worker_workspace: Workspace | None = None
 
 
-def analyse_source(src: SourceFile, rules: RulePack) -> FileFacts:
-    """The facts of one source file, by its language's analyzer."""
+def analyse_source(src: SourceFile, rules: RulePack, workspace: Workspace | None = None) -> FileFacts:
+    """The facts of one source file, by its language's analyzer (JS/TS: with the tree's own packages)."""
     # Each analyzer is imported when a file of its language is not in the facts cache: a rescan of a
     # Python tree loads neither, a first scan only Python's (start-up of `assay scan`, issue 21).
     if src.language == "python":
@@ -50,7 +55,7 @@ def analyse_source(src: SourceFile, rules: RulePack) -> FileFacts:
         return analyze_python(src.path, src.data, src.digest, rules)
     from assay.backend.engines.static.jsts.frontend import analyze_javascript
 
-    return analyze_javascript(src.path, src.data, src.digest, src.language, rules)
+    return analyze_javascript(src.path, src.data, src.digest, src.language, rules, workspace)
 
 
 def prepare_analyzers(languages: Iterable[Language], rules: RulePack) -> None:
@@ -68,7 +73,9 @@ def prepare_analyzers(languages: Iterable[Language], rules: RulePack) -> None:
         prepare_javascript(scripts, rules)
 
 
-def analyse_in_workers(sources: Sequence[SourceFile], rules: RulePack, workers: int) -> Iterator[tuple[int, bytes]]:
+def analyse_in_workers(
+    sources: Sequence[SourceFile], rules: RulePack, workers: int, workspace: Workspace | None = None
+) -> Iterator[tuple[int, bytes]]:
     """The facts of each source as ``FileFacts`` JSON, with the source's position in ``sources``, as
     ``workers`` processes finish them (every source once, in no set order). If the pool breaks (a worker
     killed), the remaining files are analysed in this process, so the result is the same."""
@@ -78,7 +85,9 @@ def analyse_in_workers(sources: Sequence[SourceFile], rules: RulePack, workers: 
         prepare_analyzers({src.language for src in sources}, rules)
     done: set[int] = set()
     try:
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(rules,)) as pool:
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_start_worker, initargs=(rules, workspace)
+        ) as pool:
             tasks = {
                 pool.submit(_analyse_chunk, [sources[i] for i in chunk]): chunk for chunk in _chunks(sources, workers)
             }
@@ -91,7 +100,7 @@ def analyse_in_workers(sources: Sequence[SourceFile], rules: RulePack, workers: 
         remaining = [position for position in range(len(sources)) if position not in done]
         logger.warning("analysis worker pool broke; analysing the remaining %d file(s) in process", len(remaining))
         for position in remaining:
-            yield position, analyse_source(sources[position], rules).model_dump_json().encode("utf-8")
+            yield position, analyse_source(sources[position], rules, workspace).model_dump_json().encode("utf-8")
 
 
 def _chunks(sources: Sequence[SourceFile], workers: int) -> list[list[int]]:
@@ -114,9 +123,10 @@ def _chunks(sources: Sequence[SourceFile], workers: int) -> list[list[int]]:
     return chunks
 
 
-def _start_worker(rules: RulePack) -> None:
-    global _worker_rules
+def _start_worker(rules: RulePack, workspace: Workspace | None) -> None:
+    global _worker_rules, _worker_workspace
     _worker_rules = rules
+    _worker_workspace = workspace
     # As in the scan itself: no automatic full collections; each file's cycles are collected young.
     gc.disable()
 
@@ -127,6 +137,6 @@ def _analyse_chunk(chunk: list[SourceFile]) -> list[bytes]:
         raise RuntimeError("analysis worker used before it was started")
     out: list[bytes] = []
     for src in chunk:
-        out.append(analyse_source(src, rules).model_dump_json().encode("utf-8"))
+        out.append(analyse_source(src, rules, _worker_workspace).model_dump_json().encode("utf-8"))
         gc.collect(0)
     return out

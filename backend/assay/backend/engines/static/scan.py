@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import to_json
@@ -63,8 +63,11 @@ from assay.backend.scans.bundle import (
     SourceIdentity,
 )
 
+if TYPE_CHECKING:
+    from assay.backend.engines.static.jsts.workspace import Workspace
+
 # The engine's own version: bump it whenever analysis changes what it reports for the same input.
-ENGINE_VERSION = "1.93.0"
+ENGINE_VERSION = "1.94.0"
 
 # Items of a bundle list serialised and re-encoded together when the content hash is computed.
 _HASH_CHUNK = 256
@@ -183,7 +186,8 @@ def _scan(
         exclude=[*declared_exclusions(root), *exclude],
         include_tests=include_tests or declared_include_tests(root),
     )
-    keys = [_facts_key(src, rules) for src in walk.sources]
+    workspace = _own_packages(walk)
+    keys = [_facts_key(src, rules, workspace) for src in walk.sources]
     tree_key = digest_json([ENGINE_VERSION, rules.digest, sorted(keys)])
     git = git_identity(walk.root)
     bundle_key = _bundle_key(walk, tree_key, git, rules)
@@ -196,7 +200,7 @@ def _scan(
                 pass
             else:
                 return cached, canonical_bytes_of_json(hit) if canonical else None
-    files, linked = _analyse(walk.sources, keys, tree_key, rules, cache, max(1, workers))
+    files, linked = _analyse(walk.sources, keys, tree_key, rules, cache, max(1, workers), workspace)
     parts = bundle_parts(walk, files, linked, rules, git=git)
     encoded: bytes | None = None
     if canonical:
@@ -239,6 +243,7 @@ def _analyse(
     rules: RulePack,
     cache: FactsCache | None,
     workers: int,
+    workspace: Workspace | None = None,
 ) -> tuple[Sequence[AnalysedFileFacts], Linked]:
     """Per-file facts and their link, or the cached link of the same set of files."""
     if cache is not None:
@@ -250,7 +255,7 @@ def _analyse(
                 pass
             else:
                 return tree.files, tree.linked
-    facts = _all_facts(sources, keys, rules, cache, workers)
+    facts = _all_facts(sources, keys, rules, cache, workers, workspace)
     linked = link(facts, rules)
     files = [
         FileSummary(path=f.path, language=f.language, digest=f.digest, lines=f.lines, parseError=f.parseError)
@@ -264,26 +269,45 @@ def _analyse(
     return files, linked
 
 
-def _facts_key(src: SourceFile, rules: RulePack) -> str:
-    return digest_json([ENGINE_VERSION, FACTS_VERSION, rules.digest, src.path, src.language, src.digest])
+def _own_packages(walk: Walk) -> Workspace | None:
+    """The tree's own JS/TS packages (``package.json`` names), read once per scan; None without any."""
+    scripts = [src.path for src in walk.sources if src.language != "python"]
+    if not walk.manifests or not scripts:
+        return None
+    from assay.backend.engines.static.jsts.workspace import own_packages
+
+    found = own_packages(walk.manifests, scripts)
+    return found if found.packages else None
+
+
+def _facts_key(src: SourceFile, rules: RulePack, workspace: Workspace | None = None) -> str:
+    parts = [ENGINE_VERSION, FACTS_VERSION, rules.digest, src.path, src.language, src.digest]
+    if workspace is not None and workspace.digest is not None and src.language != "python":
+        parts.append(workspace.digest)
+    return digest_json(parts)
 
 
 def _all_facts(
-    sources: Sequence[SourceFile], keys: Sequence[str], rules: RulePack, cache: FactsCache | None, workers: int
+    sources: Sequence[SourceFile],
+    keys: Sequence[str],
+    rules: RulePack,
+    cache: FactsCache | None,
+    workers: int,
+    workspace: Workspace | None = None,
 ) -> list[FileFacts]:
     """Every file's facts, in order: from the cache, else analysed here or by ``workers`` processes."""
     found: list[FileFacts | None] = [_cached_facts(key, cache) for key in keys]
     missing = [index for index, facts in enumerate(found) if facts is None]
     if workers > 1 and len(missing) >= PARALLEL_MIN_FILES:
         # Facts validated from JSON hold no reference cycles: nothing here for a collection to free.
-        for position, data in analyse_in_workers([sources[index] for index in missing], rules, workers):
+        for position, data in analyse_in_workers([sources[index] for index in missing], rules, workers, workspace):
             index = missing[position]
             found[index] = FileFacts.model_validate_json(data)
             if cache is not None:
                 cache.put("facts", keys[index], data)
     else:
         for index in missing:
-            facts = found[index] = analyse_source(sources[index], rules)
+            facts = found[index] = analyse_source(sources[index], rules, workspace)
             if cache is not None:
                 cache.put("facts", keys[index], facts.model_dump_json().encode("utf-8"))
             collect_young()

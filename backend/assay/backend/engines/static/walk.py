@@ -148,6 +148,8 @@ class Walk:
     skipped: list[Skipped] = field(default_factory=list)
     # Every regular file read in the tree (code or not), for the workspace digest: (path, digest).
     workspace: list[tuple[str, str]] = field(default_factory=list)
+    # The ``package.json`` files read, (path, bytes): the tree's own JS/TS packages (jsts/workspace.py).
+    manifests: list[tuple[str, bytes]] = field(default_factory=list)
     unsupported: dict[str, int] = field(default_factory=dict)
     declaration: tuple[str, bytes] | None = None
     # The exclude patterns in effect, as given (order kept: in gitignore syntax a later one may re-include).
@@ -195,6 +197,7 @@ def walk_tree(
     walk.sources.sort(key=lambda s: s.path)
     walk.skipped.sort(key=lambda s: (s.path, s.reason))
     walk.workspace.sort()
+    walk.manifests.sort()
     return walk
 
 
@@ -309,6 +312,8 @@ def _read_file(walk: Walk, path: Path, rel: str, max_file_bytes: int, tests: str
     walk.workspace.append((rel, digest))
     if rel == DECLARATION_FILENAME:
         walk.declaration = (rel, data)
+    if rel.rsplit("/", 1)[-1] == "package.json":
+        walk.manifests.append((rel, data))
     if language is None:
         unsupported = UNSUPPORTED_BY_SUFFIX.get(suffix)
         if unsupported is not None:

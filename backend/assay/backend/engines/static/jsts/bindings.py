@@ -87,6 +87,11 @@ class BindingLogic(CallLogic):
             self.note_fixed(name_text, inner, scope)
         if inner is None:
             return
+        if kind == "binary_expression" and self.code.operator_of(inner) in ("??", "||"):
+            # ``globalThis.prisma ?? new PrismaClient()``: a cached instance or a new one, of the fallback's type.
+            made = unwrap(inner.child_by_field_id(self.fields.right))
+            if made is not None and made.type in ("call_expression", "new_expression"):
+                inner, kind = made, made.type
         if self.declared_type(name_text, decl, scope):
             pass
         elif kind in ("call_expression", "new_expression", "identifier", "member_expression"):

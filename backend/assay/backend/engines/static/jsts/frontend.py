@@ -33,6 +33,7 @@ from assay.backend.engines.static.jsts.names import canonical_module, collect_im
 from assay.backend.engines.static.jsts.records import collect_records
 from assay.backend.engines.static.jsts.rules import compile_rules
 from assay.backend.engines.static.jsts.syntax import Code, JsLanguage, error_bytes, field_ids, first_error, parser
+from assay.backend.engines.static.jsts.workspace import Workspace
 from assay.backend.engines.static.rules.pack import RulePack
 from assay.backend.scans.bundle import Location
 
@@ -69,9 +70,11 @@ def _minified(source: bytes, lines: int) -> str | None:
     return None
 
 
-def analyze_javascript(path: str, source: bytes, digest: str, language: JsLanguage, rules: RulePack) -> FileFacts:
-    """Analyse one JS/TS file (``path`` is POSIX, relative to the tree root). Deterministic: the same
-    bytes, path and rules always give the same facts."""
+def analyze_javascript(
+    path: str, source: bytes, digest: str, language: JsLanguage, rules: RulePack, workspace: Workspace | None = None
+) -> FileFacts:
+    """Analyse one JS/TS file (``path`` is POSIX, relative to the tree root), with the tree's own packages
+    (``workspace``). Deterministic: the same bytes, path, rules and workspace always give the same facts."""
     lines = source.count(b"\n") + (1 if source and not source.endswith(b"\n") else 0)
     minified = _minified(source, lines)
     if minified is not None:
@@ -96,7 +99,9 @@ def analyze_javascript(path: str, source: bytes, digest: str, language: JsLangua
     root = parser(language).parse(source).root_node
     module = canonical_module(path)
     code = Code(source, field_ids(language))
-    analyzer = FileAnalyzer(path, code, root, compile_rules(rules), collect_imports(root, path, module, code))
+    analyzer = FileAnalyzer(
+        path, code, root, compile_rules(rules), collect_imports(root, path, module, code, workspace)
+    )
     parse_error: str | None = None
     if root.has_error:
         error = first_error(root)

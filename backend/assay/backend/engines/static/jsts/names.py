@@ -6,6 +6,8 @@
 - Functions in the tree are ``<module>#<exported or local name>``; a default export is ``<module>#default``.
 - Library members are ``<package>.<member...>``: ``node:`` dropped, and a subpath's extension dropped
   (``@modelcontextprotocol/sdk/server/mcp.js`` is ``@modelcontextprotocol/sdk/server/mcp``).
+- Bare specifiers naming one of the tree's own packages (``@acme/db``: ``workspace.py``) are files of the
+  tree, resolved as a relative import of the package's entry would be.
 - Specifiers that are project aliases (``@/``, ``~/``, ``#``: tsconfig ``paths`` or package ``imports``)
   cannot be resolved from one file; their names keep the specifier and are marked unresolvable.
 """
@@ -14,10 +16,14 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, Code, unwrap
+
+if TYPE_CHECKING:
+    from assay.backend.engines.static.jsts.workspace import Workspace
 
 EXTENSIONS = (".d.ts", ".tsx", ".ts", ".mts", ".cts", ".jsx", ".js", ".mjs", ".cjs")
 PROJECT_ALIAS_PREFIXES = ("@/", "~/", "#")
@@ -76,6 +82,8 @@ class Imports:
     shapes: dict[str, Node] = field(default_factory=dict)
     # Third-party packages the file imports (``@octokit/rest``, ``dockerode``), by the name calls use.
     packages: set[str] = field(default_factory=set)
+    # The tree's own packages, by the names their ``package.json`` files give.
+    workspace: Workspace | None = None
 
     def resolve_spec(self, spec: str) -> tuple[str, bool]:
         """A module specifier -> (name prefix, is a file of the tree)."""
@@ -84,6 +92,9 @@ class Imports:
             return canonical_module(joined), True
         if spec.startswith(TREE_ALIAS_PREFIXES):  # ``~/utils/x``: a module of the tree the linker finds
             return canonical_module(spec), True
+        own = self.workspace.resolve(spec) if self.workspace is not None else None
+        if own is not None:
+            return own, True
         return package_name(spec), False
 
     def member(self, spec: str, name: str) -> str:
@@ -97,7 +108,7 @@ class Imports:
 
     def bind(self, local: str, name: str, spec: str) -> None:
         self.aliases[local] = name
-        if not spec.startswith((".", *TREE_ALIAS_PREFIXES, *PROJECT_ALIAS_PREFIXES)):
+        if not spec.startswith((".", *TREE_ALIAS_PREFIXES, *PROJECT_ALIAS_PREFIXES)) and "#" not in name:
             self.packages.add(package_name(spec))
         if spec.startswith(PROJECT_ALIAS_PREFIXES):
             self.unresolvable.add(local)
@@ -105,9 +116,9 @@ class Imports:
             self.json_imports.setdefault(local, 0)
 
 
-def collect_imports(root: Node, path: str, module: str, code: Code) -> Imports:
+def collect_imports(root: Node, path: str, module: str, code: Code, workspace: Workspace | None = None) -> Imports:
     """The top level's imports, requires and definitions (hoisted: they are known before any use)."""
-    imports = Imports(module=module, path=path)
+    imports = Imports(module=module, path=path, workspace=workspace)
     renames: dict[str, str] = {}
     for node in root.named_children:
         target = node
