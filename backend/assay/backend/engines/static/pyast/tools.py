@@ -261,8 +261,10 @@ class ToolLogic(MessageTools):
                 if owner is not None:
                     # The implementation is inherited from a base class of this file.
                     function = f"{self.module}.{owner}.{method}"
-                elif impl is None and cls.name in self.extended:
-                    return  # an abstract intermediate base: its subclasses are the tools
+                elif impl is None and (cls.name in self.extended or _declared_abstract(cls, bases)):
+                    # An abstract intermediate base (extended here, or ``ABC``: extended elsewhere, never
+                    # instantiated): its subclasses are the tools.
+                    return
                 params = []
                 if impl is not None:
                     params = [a.arg for a in impl.args.args if a.arg not in NON_TOOL_PARAMS]
@@ -558,3 +560,15 @@ def _class_value(cls: ast.ClassDef, attr: str) -> ast.expr | None:
             if any(isinstance(t, ast.Name) and t.id == attr for t in targets):
                 return stmt.value
     return None
+
+
+def _declared_abstract(cls: ast.ClassDef, bases: set[str | None]) -> bool:
+    """``class Base(BaseTool, ABC)`` / ``metaclass=ABCMeta``: declared abstract, a base for tools, not one."""
+    if "abc.ABC" in bases:
+        return True
+    for kw in cls.keywords:
+        if kw.arg == "metaclass":
+            meta = kw.value.attr if isinstance(kw.value, ast.Attribute) else getattr(kw.value, "id", None)
+            if meta == "ABCMeta":
+                return True
+    return False
