@@ -573,6 +573,35 @@ def test_a_listed_name_holding_a_package_functions_result_is_no_tool_named_after
     ]
 
 
+def test_what_a_call_gives_handed_to_a_tool_class_or_builder_is_no_tool_named_after_the_function_called() -> None:
+    files = {
+        "db.py": ("import pyodbc\n\nclass Connector:\n    def connect(self):\n        return pyodbc.connect('dsn')\n"),
+        "server.py": (
+            "import pyodbc\n"
+            "from db import Connector\n"
+            "from reports import ReportTool\n"
+            "from framework import Bot\n\n"
+            "conn = pyodbc.connect('dsn')\n"
+            "bot = Bot()\n"
+            "bot.add_tool(conn)\n\n"
+            "class Server:\n"
+            "    def setup(self):\n"
+            "        self.db = Connector().connect()\n"
+            "        self.report = ReportTool(self.db)\n\n"
+            "def ping() -> str:\n"
+            "    return 'ok'\n\n"
+            "def build():\n"
+            "    c = pyodbc.connect('dsn')\n"
+            "    bot.add_tool(ping)\n"
+            "    return ReportTool(c)\n"
+        ),
+    }
+    linked = analyse(files)
+    # A connection (what ``connect`` gives) is an object handed over, not ``connect`` itself; a function
+    # handed over is still a tool.
+    assert _tools(linked) == [("ping", 15)]
+
+
 def test_an_agent_tool_is_named_after_its_agents_name_whatever_spells_it() -> None:
     files = {
         "sub_agents.py": (

@@ -221,7 +221,11 @@ class ParamRoles(DecoratorRoles):
             expanded = [e for value in given for e in self._loop_functions(value, scope)]
             looped, given = expanded != given, expanded
         for value in given:
-            if not isinstance(value, ast.Name | ast.Attribute) or self._is_variable(value, scope):
+            if (
+                not isinstance(value, ast.Name | ast.Attribute)
+                or self._is_variable(value, scope)
+                or self._holds_value(value, scope)
+            ):
                 continue
             function, ok = self.dotted(value, scope)
             if not (function and ok and is_user_callee(function, ok, self) and self._defined_function(function)):
@@ -237,6 +241,23 @@ class ParamRoles(DecoratorRoles):
                 )
             if not looped:
                 return
+
+    def _holds_value(self, value: ast.Name | ast.Attribute, scope: Scope) -> bool:
+        """A name or ``self`` field bound to what a call gives (``conn = pyodbc.connect(dsn)``,
+        ``self.db = Connector().connect()``): an object, typed by the call, not the function called, so never
+        a function handed over as a tool (a nested ``def`` is a function: its name is its own type)."""
+        if isinstance(value, ast.Name):
+            typed = scope.types.get(value.id)
+            if typed is not None:
+                return typed != f"{scope.qualname}.{value.id}"
+            return value.id in self.module_types
+        held = value.value
+        return (
+            isinstance(held, ast.Name)
+            and held.id == "self"
+            and self._class is not None
+            and value.attr in self.class_attr_types.get(self._class, {})
+        )
 
     def _instance_tool(self, node: ast.Call, rule: Rule, scope: Scope) -> bool:
         """``ComponentTool(component=Fetcher(), name="get_fact")``: a tool constructor given an object (not a
