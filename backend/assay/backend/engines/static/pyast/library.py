@@ -34,15 +34,20 @@ class LibraryLogic(SiteLogic):
         scope: Scope,
         gates: dict[str, str] | None = None,
         taken: ast.expr | None = None,
+        checks_off: str | None = None,
     ) -> None:
         """Each tool a function of its own at the constructor, holding the action the library's tool
         performs behind the gates it brings (its own, like a sandbox, and those the constructor's
         keywords ask for, like ``root_dir=``). Taken later in the file (``spec.to_tool_list()`` after
-        ``spec = Spec()``), the tools span from the constructor to where they are taken."""
+        ``spec = Spec()``), the tools span from the constructor to where they are taken. The tools' own
+        checks stand unless the constructor's ``checks_off`` keyword is anything but absent or ``True``
+        (``safe_mode=False``, or a value the file does not settle)."""
         location = self.loc(node)
         if taken is not None and (taken.end_lineno or taken.lineno) > (location.endLine or location.line):
             location = location.model_copy(update={"endLine": taken.end_lineno or taken.lineno})
         kwarg_gates = [(key, kind) for key, kind in sorted((gates or {}).items()) if kwarg(node, key) is not None]
+        switch = kwarg(node, checks_off) if checks_off else None
+        own = switch is None or (isinstance(switch, ast.Constant) and switch.value is True)
         for spec in specs:
             name = spec.name
             qualname = f"{self.module}#library:{location.line}:{location.column}:{name}"
@@ -50,7 +55,7 @@ class LibraryLogic(SiteLogic):
                 continue
             self._library_done.add(qualname)
             sites: list[GateSite] = []
-            for detail, kind in ([(name, spec.gate)] if spec.gate else []) + kwarg_gates:
+            for detail, kind in ([(name, g) for g in spec.gates] if own else []) + kwarg_gates:
                 gate_rule = self.rules.gate_by_kind.get(kind)
                 if gate_rule is not None:
                     sites.append(
@@ -61,7 +66,9 @@ class LibraryLogic(SiteLogic):
                             location=location,
                             detail=f"{display_name(self.dotted(node.func, scope)[0] or name)}({detail}=...)"
                             if detail != name
-                            else f"{name} runs in a sandbox",
+                            else f"{name} runs in a sandbox"
+                            if kind == "sandbox"
+                            else f"{name} checks what the model gives it first ({kind}), as the library does",
                         )
                     )
             actions = []
@@ -137,7 +144,7 @@ class LibraryLogic(SiteLogic):
             call, name = self._toolkit_of(value, scope)
             found = self.rules.toolkits.get(name) if name else None
             if call is not None and found is not None:
-                self._library_tools(call, found.rule, _selected(call, found), scope, found.gates, node)
+                self._library_tools(call, found.rule, _selected(call, found), scope, found.gates, node, found.switch)
             elif taken and value is given[0]:
                 self._unknown_toolkit(node, value, scope)
 

@@ -111,6 +111,8 @@ class Roles:
     model_class_kwargs: tuple[str, ...] = ()
     model_modules: frozenset[str] = frozenset()
     model_id_kwargs: tuple[str, ...] = ()
+    # ``AgentTeam(manager_llm="gpt-4o-mini")``, ``Crew(planning_llm=...)``: a keyword naming the model of a role.
+    model_role_kwarg_suffixes: tuple[str, ...] = ()
     model_choice_kwargs: tuple[str, ...] = ()
     # A package's enums of model ids: package -> enum class -> member -> model id.
     model_enums: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
@@ -232,6 +234,7 @@ def compile_roles(pack: RulePack) -> Roles:
         model_class_kwargs=tuple(mm.get("model_class_kwargs", ())),
         model_modules=frozenset(mm.get("model_modules", ())),
         model_id_kwargs=tuple(mm.get("model_id_kwargs", ())),
+        model_role_kwarg_suffixes=tuple(mm.get("model_role_kwarg_suffixes", ())),
         model_choice_kwargs=tuple(mm.get("model_choice_kwargs", ())),
         model_enums=dict(mm.get("model_enums", {})),
         model_excluded=tuple(mm.get("excluded_words", ())),

@@ -202,6 +202,10 @@ class RoleLogic(AgentRoles):
             return False
         keys = roles.model_class_kwargs if model_class else roles.model_id_kwargs
         given = next((keywords[key] for key in keys if key in keywords), None)
+        if given is None and not model_class and keywords and roles.model_role_kwarg_suffixes:
+            # ``AgentTeam(manager_llm="gpt-4o-mini")``: the model a role of the team runs on, named as a model id.
+            suffixes = roles.model_role_kwarg_suffixes
+            given = next((value for key, value in keywords.items() if key.endswith(suffixes)), None)
         model = self.constant_str(given) if given is not None else None
         if model is None and model_class and node.args:
             model = self.constant_str(node.args[0])  # ``LM("openai/gpt-4o-mini")``, ``OpenAIModel("gpt-4o")``

@@ -482,22 +482,26 @@ class LibraryTool:
     name: str
     action_class: str | None
     impact: str | None
-    gate: str | None = None
+    gates: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Toolkit:
     """A library toolkit or tool spec: the tools it gives, the keyword that selects some of them
-    (``selected_tools=[...]``) and keywords whose presence puts a gate on every tool (``root_dir=``)."""
+    (``selected_tools=[...]``), keywords whose presence puts a gate on every tool (``root_dir=``) and the
+    keyword that, given literally false, switches the tools' own checks off (``safe_mode=False``)."""
 
     rule: Rule
     tools: tuple[LibraryTool, ...]
     select: str | None
     gates: dict[str, str]
+    switch: str | None = None
 
 
 def _library_tool(spec: list[Any]) -> LibraryTool:
-    return LibraryTool(spec[0], spec[1], spec[2], spec[3] if len(spec) > 3 else None)
+    """``[name, class, impact]`` and the gate kind, or kinds, the library's tool checks itself."""
+    gate = spec[3] if len(spec) > 3 else None
+    return LibraryTool(spec[0], spec[1], spec[2], tuple([gate] if isinstance(gate, str) else gate or ()))
 
 
 def _toolkits(tools: list[Rule]) -> dict[str, Toolkit]:
@@ -508,7 +512,11 @@ def _toolkits(tools: list[Rule]) -> dict[str, Toolkit]:
         for call, specs in rule.match.get("toolkits", {}).items():
             option = options.get(call, {})
             out[call] = Toolkit(
-                rule, tuple(_library_tool(s) for s in specs), option.get("select"), dict(option.get("gates", {}))
+                rule,
+                tuple(_library_tool(s) for s in specs),
+                option.get("select"),
+                dict(option.get("gates", {})),
+                option.get("checks_off"),
             )
         for alias, call in rule.match.get("aliases", {}).items():
             out[alias] = out[call]
