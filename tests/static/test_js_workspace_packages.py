@@ -117,3 +117,40 @@ def test_worker_processes_resolve_the_trees_own_packages_as_this_one_does(tmp_pa
     alone = scan_tree(root, workers=1)
     assert scan_tree(root, workers=2).contentHash == alone.contentHash
     assert {a.actionClass for a in alone.actions} == {"db.read", "db.write"}
+
+
+def test_a_copy_of_a_library_the_rules_know_stays_that_library(tmp_path: Path) -> None:
+    """A tree holding a package named as one the rules model (the framework's own repository, a vendored
+    SDK) is read through the rules: its users' tools and models are still found, not lost in its internals."""
+    files = {
+        "packages/ai/package.json": json.dumps({"name": "ai", "main": "./dist/index.js"}),
+        "packages/ai/src/index.ts": "export function generateText(options: unknown) { return options; }\n"
+        "export function tool(spec: unknown) { return spec; }\n",
+        "examples/app.ts": """import { generateText, tool } from "ai";
+import { openai } from "@ai-sdk/openai";
+import { z } from "zod";
+import { execSync } from "node:child_process";
+export async function main(prompt: string) {
+  return generateText({
+    model: openai("gpt-4o"),
+    prompt,
+    tools: {
+      run: tool({
+        description: "Run a shell command",
+        parameters: z.object({ command: z.string() }),
+        execute: async ({ command }) => execSync(command).toString(),
+      }),
+    },
+  });
+}
+""",
+    }
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    bundle = scan_tree(tmp_path)
+    assert [t.name for t in bundle.tools] == ["run"]
+    assert {(a.actionClass, a.location.path) for a in bundle.actions if a.reachedFrom} == {
+        ("shell.exec", "examples/app.ts")
+    }

@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.workspace import Workspace
 
 # The engine's own version: bump it whenever analysis changes what it reports for the same input.
-ENGINE_VERSION = "1.97.0"
+ENGINE_VERSION = "1.98.0"
 
 # Items of a bundle list serialised and re-encoded together when the content hash is computed.
 _HASH_CHUNK = 256
@@ -186,7 +186,7 @@ def _scan(
         exclude=[*declared_exclusions(root), *exclude],
         include_tests=include_tests or declared_include_tests(root),
     )
-    workspace = _own_packages(walk)
+    workspace = _own_packages(walk, rules)
     keys = [_facts_key(src, rules, workspace) for src in walk.sources]
     tree_key = digest_json([ENGINE_VERSION, rules.digest, sorted(keys)])
     git = git_identity(walk.root)
@@ -269,14 +269,16 @@ def _analyse(
     return files, linked
 
 
-def _own_packages(walk: Walk) -> Workspace | None:
-    """The tree's own JS/TS packages (``package.json`` names), read once per scan; None without any."""
+def _own_packages(walk: Walk, rules: RulePack) -> Workspace | None:
+    """The tree's own JS/TS packages (``package.json`` names), read once per scan; None without any. A
+    package some rule models stays that package (``JsRules.modelled_package``)."""
     scripts = [src.path for src in walk.sources if src.language != "python"]
     if not walk.manifests or not scripts:
         return None
+    from assay.backend.engines.static.jsts.rules import compile_rules
     from assay.backend.engines.static.jsts.workspace import own_packages
 
-    found = own_packages(walk.manifests, scripts)
+    found = own_packages(walk.manifests, scripts, compile_rules(rules).modelled_package)
     return found if found.packages else None
 
 

@@ -7,7 +7,7 @@ by name: rule matching then costs one dict probe per call site.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from assay.backend.engines.static.rules.js_globals import javascript_globals
@@ -265,6 +265,8 @@ class JsRules:
         self.local_memo: dict[str, bool] = {}
         # Packages some rule already models: their other calls (a pool's ``getConnection``, a sandbox's
         # ``kill``) are plumbing around the calls that rule names, not a service nobody listed.
+        self._pack_rules = pack.rules
+        self._modelled: frozenset[str] | None = None
         self.known_packages = frozenset(
             _package_of(pattern)
             for rule in pack.rules
@@ -333,6 +335,22 @@ class JsRules:
         ``Decision.Deny``), by the constant's last name upper-cased without underscores."""
         return self.refusing_level(constant.rpartition(".")[2].replace("_", "").upper())
 
+    def modelled_package(self, package: str) -> bool:
+        """Whether some JavaScript rule names ``package`` in any of its patterns: itself, or a family it
+        belongs to (``@langchain/``, ``@aws-sdk/client-``). Read broadly (every string of every rule's
+        match): a name taken for a package here only keeps the reading every import of it had before."""
+        if self._modelled is None:
+            self._modelled = frozenset(
+                _package_of(text)
+                for rule in self._pack_rules
+                if rule.language == "javascript"
+                for text in _strings(rule.match)
+                if text and not text.startswith("*")
+            )
+        if package in self._modelled:
+            return True
+        return any(known.endswith(("/", "-")) and package.startswith(known) for known in self._modelled)
+
     def local_package(self, package: str) -> bool:
         """Whether calls into ``package`` stay in the process (Node built-ins, validation, formatting,
         the agent frameworks whose calls are model uses), by the general rule's list, or are modelled
@@ -341,6 +359,19 @@ class JsRules:
         if found is None:
             found = self.local_memo[package] = package in self.known_packages or self.local_packages.matches(package)
         return found
+
+
+def _strings(value: object) -> Iterator[str]:
+    """Every string in a rule's match data (lists, objects, nested)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
 
 
 def _package_of(name: str) -> str:

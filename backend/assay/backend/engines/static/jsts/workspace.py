@@ -9,6 +9,9 @@ scanned tree gives (``import { prisma } from "@acme/db"`` with ``packages/db/pac
 - ``<name>/<sub>`` is the target ``exports["./<sub>"]`` declares (found as the entry is), else
   ``<folder>/<sub>``, as a relative import would be.
 - A name two ``package.json`` files of the tree give is nobody's: imports of it stay a package's.
+- A name a rule of the pack models (``ai``, ``@modelcontextprotocol/sdk``, any ``@langchain/...``) stays
+  that package: a tree that holds a copy of a library the rules know (the framework's own repository, a
+  vendored SDK) is read through the rules, as its users' code is, not through the library's internals.
 - Everything is decided once per scan from the manifests' bytes and the tree's module names, so a
   file's facts depend only on its own bytes and the ``Workspace`` (whose ``digest`` keys them).
 """
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,8 +72,13 @@ class Workspace:
         return declared if declared is not None else canonical_module(posixpath.join(found.folder, sub))
 
 
-def own_packages(manifests: Sequence[tuple[str, bytes]], source_paths: Iterable[str]) -> Workspace:
-    """The packages the tree's ``package.json`` files name, resolved against its JS/TS modules."""
+def own_packages(
+    manifests: Sequence[tuple[str, bytes]],
+    source_paths: Iterable[str],
+    modelled: Callable[[str], bool] | None = None,
+) -> Workspace:
+    """The packages the tree's ``package.json`` files name, resolved against its JS/TS modules; a name
+    ``modelled`` says a rule knows is left to the rules."""
     if not manifests:
         return Workspace()
     modules = {canonical_module(path) for path in source_paths}
@@ -79,6 +87,8 @@ def own_packages(manifests: Sequence[tuple[str, bytes]], source_paths: Iterable[
         manifest = _load(data)
         name = manifest.get("name") if manifest is not None else None
         if manifest is None or not isinstance(name, str) or not _is_package_name(name):
+            continue
+        if modelled is not None and modelled(name):
             continue
         folder = posixpath.dirname(path)
         named.setdefault(name, []).append(_package(folder, manifest, modules))
