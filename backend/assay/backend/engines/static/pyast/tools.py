@@ -16,6 +16,7 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.fixed_text import bound_values
+from assay.backend.engines.static.pyast.literal_loops import Binding, enclosing_loop, unrolled
 from assay.backend.engines.static.pyast.literals import (
     base_init_calls,
     class_attr_str,
@@ -334,15 +335,84 @@ class ToolLogic(MessageTools):
             return
         name = self.dotted(inner.func, scope)[0]
         rule = self.rules.decorator(name)[0] if name else None
+        if rule is None:
+            return
+        named = kwarg(inner, "name")
+        if named is None and inner.args and isinstance(inner.args[0], ast.Name | ast.Constant):
+            named = inner.args[0]  # ``mcp.tool("query")(f)``: the decorator's positional name
+        if isinstance(arg, ast.Name) and (arg.id in scope.iterables or arg.id in scope.loop_items):
+            # ``for name, f in {"query": q}.items(): mcp.tool(name)(f)``: each function of the literal the
+            # loop walks, under the name it gives; a loop over anything else registers what analysis cannot see.
+            iterations = self._literal_iterations(node)
+            if iterations is None:
+                self._registered_unseen(node, arg.id)
+            for binding in iterations or ():
+                given = binding.get(arg.id)
+                if isinstance(given, ast.Name | ast.Attribute):
+                    label = binding.get(named.id, named) if isinstance(named, ast.Name) else named
+                    # The model sees the name where the literal spells it: the tool is there.
+                    at = self.loc(label) if label is not named and label is not None else self.loc(node)
+                    self._decorator_applied_to(node, inner, given, label, rule, scope, at)
+            return
+        self._decorator_applied_to(node, inner, arg, named, rule, scope, self.loc(node))
+
+    def _registered_unseen(self, node: ast.Call, variable: str) -> None:
+        """``for f in handlers: mcp.tool()(f)`` over what is not a literal: tools registered at run time."""
+        rule = self.roles.frontier_rule
+        if rule is None:
+            return
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "runtime_registered_tools", self.path, location.line, location.column, variable),
+                kind="runtime_registered_tools",
+                detail=f"tools registered in a loop over {variable!r} the analysis cannot enumerate; their names "
+                "and reach are not visible",
+                location=location,
+                ruleId=rule.id,
+            )
+        )
+
+    def _literal_iterations(self, node: ast.Call) -> list[Binding] | None:
+        """The iterations of the ``for`` over a literal holding ``node``, in the innermost function (or the
+        module) around it, the literal bound where it is written, in the function, its class or the module."""
+        function = None
+        for candidate in self.tree_functions:
+            if candidate.lineno <= node.lineno <= (candidate.end_lineno or candidate.lineno) and (
+                function is None or candidate.lineno >= function.lineno
+            ):
+                function = candidate
+        owner = next(
+            (
+                c
+                for c in self.tree.body
+                if isinstance(c, ast.ClassDef) and c.lineno <= node.lineno <= (c.end_lineno or c.lineno)
+            ),
+            None,
+        )
+        bodies = [b for b in (function.body if function else None, owner.body if owner else None) if b]
+        bodies.append(self.tree.body)
+        loop = enclosing_loop(bodies[0], node)
+        return unrolled(loop, bodies) if loop is not None else None
+
+    def _decorator_applied_to(
+        self,
+        node: ast.Call,
+        inner: ast.Call,
+        arg: ast.Name | ast.Attribute,
+        named: ast.expr | None,
+        rule: Rule,
+        scope: Scope,
+        location: Location,
+    ) -> None:
         function = self.dotted(arg, scope)[0]
-        if rule is None or not function:
+        if not function:
             return
         own = function.rsplit(".", 1)[-1]
-        named = kwarg(inner, "name")
         tool_name = self.constant_str(named) if named is not None else own
         if not tool_name:
             return
-        self._call_site_tool(inner, tool_name, rule, self.loc(node), function)
+        self._call_site_tool(inner, tool_name, rule, location, function)
         update: dict[str, object] = {}
         if tool_name == own:
             update["byFunction"] = True
