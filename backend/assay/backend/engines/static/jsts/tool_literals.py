@@ -154,13 +154,7 @@ class LiteralTools:
     def tool_call_options(self, node: Node, scope: Scope) -> bool:
         """``new DynamicTool({ name, description, inputSchema, handler })``: the literal is the options of a
         call a tool-call rule recognises, which makes the tool from it; the literal is not a second one."""
-        arguments = node.parent
-        while arguments is not None and arguments.type in (
-            "as_expression",
-            "satisfies_expression",
-            "parenthesized_expression",
-        ):
-            arguments = arguments.parent
+        arguments = _unwrapped_parent(node)
         call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
         if call is None or call.type not in ("call_expression", "new_expression"):
             return False
@@ -178,13 +172,7 @@ class LiteralTools:
         call that defines something with the function given beside it (a flow, a prompt, a retriever, an
         action). That is a tool only when the call says so (``defineTool``, ``registerTool``), which the
         tool-call rules recognise by its name; any other definition is not handed to a model."""
-        arguments = node.parent
-        while arguments is not None and arguments.type in (
-            "as_expression",
-            "satisfies_expression",
-            "parenthesized_expression",
-        ):
-            arguments = arguments.parent
+        arguments = _unwrapped_parent(node)
         if arguments is None or arguments.type != "arguments":
             return False
         if not any((unwrap(a) or a).type in FUNCTIONS for a in arguments.named_children if a is not node):
@@ -343,3 +331,12 @@ class LiteralTools:
             self.a.tools = [t for i, t in enumerate(self.a.tools) if i not in dropped]
         if resolved:
             self.a.frontier = [f for f in self.a.frontier if f.id not in resolved]
+
+
+def _unwrapped_parent(node: Node) -> Node | None:
+    """What holds ``node`` once the wrappers that leave its value alone (``as``, ``satisfies``,
+    parentheses) are climbed out of."""
+    parent = node.parent
+    while parent is not None and parent.type in ("as_expression", "satisfies_expression", "parenthesized_expression"):
+        parent = parent.parent
+    return parent

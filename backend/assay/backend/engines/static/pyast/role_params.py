@@ -526,32 +526,31 @@ class ParamRoles(DecoratorRoles):
         return
 
     def _unenumerated(self, node: ast.expr, callee: str, param: str, unseen: list[str]) -> None:
-        rule = self.roles.frontier_rule
-        if rule is None:
-            return
-        location = self.loc(node)
         shown = ", ".join(unseen[:3]) + (" ..." if len(unseen) > 3 else "")
-        self.frontier.append(
-            FrontierSite(
-                id=short_id("fr", "runtime_registered_tools", self.path, location.line, location.column, param),
-                kind="runtime_registered_tools",
-                detail=f"{callee.rsplit('.', 1)[-1]}({param}=...) gives the model tools the analysis cannot "
-                f"enumerate ({shown}); their names and reach are not visible",
-                location=location,
-                ruleId=rule.id,
-            )
+        self._runtime_tools(
+            node,
+            param,
+            f"{callee.rsplit('.', 1)[-1]}({param}=...) gives the model tools the analysis cannot "
+            f"enumerate ({shown}); their names and reach are not visible",
         )
 
     def _unenumerated_tool(self, node: ast.expr, tool: str, callee: str) -> None:
+        self._runtime_tools(
+            node, tool, f"tool {tool!r} given to {callee.rsplit('.', 1)[-1]} is the SDK's own: its reach is not visible"
+        )
+
+    def _runtime_tools(self, node: ast.expr, key: str, detail: str) -> None:
+        """A ``runtime_registered_tools`` frontier item at ``node``: tools a model is given that the
+        analysis cannot enumerate (``key`` tells apart items at one place)."""
         rule = self.roles.frontier_rule
         if rule is None:
             return
         location = self.loc(node)
         self.frontier.append(
             FrontierSite(
-                id=short_id("fr", "runtime_registered_tools", self.path, location.line, location.column, tool),
+                id=short_id("fr", "runtime_registered_tools", self.path, location.line, location.column, key),
                 kind="runtime_registered_tools",
-                detail=f"tool {tool!r} given to {callee.rsplit('.', 1)[-1]} is the SDK's own: its reach is not visible",
+                detail=detail,
                 location=location,
                 ruleId=rule.id,
             )

@@ -358,19 +358,11 @@ class ToolLogic(MessageTools):
 
     def _registered_unseen(self, node: ast.Call, variable: str) -> None:
         """``for f in handlers: mcp.tool()(f)`` over what is not a literal: tools registered at run time."""
-        rule = self.roles.frontier_rule
-        if rule is None:
-            return
-        location = self.loc(node)
-        self.frontier.append(
-            FrontierSite(
-                id=short_id("fr", "runtime_registered_tools", self.path, location.line, location.column, variable),
-                kind="runtime_registered_tools",
-                detail=f"tools registered in a loop over {variable!r} the analysis cannot enumerate; their names "
-                "and reach are not visible",
-                location=location,
-                ruleId=rule.id,
-            )
+        self._runtime_tools(
+            node,
+            variable,
+            f"tools registered in a loop over {variable!r} the analysis cannot enumerate; their names "
+            "and reach are not visible",
         )
 
     def _literal_iterations(self, node: ast.Call) -> list[Binding] | None:
