@@ -63,6 +63,8 @@ class BindingLogic(CallLogic):
             for name in self.code.pattern_names(name_node):
                 scope.taint[name] = taint
                 scope.assembled.add(name)
+            if inner is not None and kind == "call_expression" and name_node.type == "object_pattern":
+                self.destructured_result(name_node, inner, scope)
             if kind == "identifier" and name_node.type == "object_pattern":  # const { sandbox } = ctx
                 holder = self.code.text(inner)
                 for part in name_node.named_children:
@@ -156,6 +158,26 @@ class BindingLogic(CallLogic):
             scope.assembled.discard(name)
         else:
             scope.assembled.add(name)
+
+    def destructured_result(self, pattern: Node, call: Node, scope: Scope) -> None:
+        """``const { resolvePath } = createResolver(root)``, ``createResolver`` a function of the tree: each
+        name taken out of its result is that member of the result (``<module>#createResolver.resolvePath``),
+        the function a factory returning an object of functions makes of it (``StmtLogic.returned_methods``)."""
+        made, _ = self.dotted(call, scope)
+        if made is None or "#" not in made or made.endswith("#"):
+            return
+        for part in pattern.named_children:
+            if part.type == "shorthand_property_identifier_pattern":
+                key = local = self.code.text(part)
+            elif part.type == "pair_pattern" and (v := part.child_by_field_id(self.fields.value)) is not None:
+                if v.type != "identifier":
+                    continue
+                key, local = self.code.key_name(part.child_by_field_id(self.fields.key)), self.code.text(v)
+            else:
+                continue
+            scope.types[local] = f"{made}.{key}"
+            if scope.is_module:
+                self.module_types[local] = f"{made}.{key}"
 
     def declared_type(self, name: str, decl: Node, scope: Scope) -> bool:
         """Binds ``name`` to the class or interface of its TypeScript annotation (``let db: DbAdapter | null``)."""

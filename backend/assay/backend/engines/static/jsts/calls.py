@@ -320,6 +320,11 @@ class CallLogic(SiteLogic):
             if inner is not None and inner.type == "identifier":  # what the argument is, when known
                 named = self.code.text(inner)
                 value_type = scope.types.get(named) or self.module_types.get(named)
+                if value_type is None and named not in scope.taint:
+                    # a package's module handed over (``collect(fs, root)`` with ``fs`` node:fs/promises)
+                    imported = self.imports.aliases.get(named)
+                    if imported is not None and "#" not in imported:
+                        value_type = imported
             if taint or text is not None or value_type is not None:
                 # Validated: an argument's keyword is left unset (as the facts have always had it).
                 out.append(

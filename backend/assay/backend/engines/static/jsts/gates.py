@@ -84,6 +84,8 @@ class GateLogic(AnalyzerBase):
         if kind == "binary_expression":
             operator = self.code.operator_of(node)
             left, right = node.child_by_field_id(self.fields.left), node.child_by_field_id(self.fields.right)
+            if operator in ("&&", "||") and self.root_itself(left, right, equal=operator == "||"):
+                return self.cond(right, scope)
             if operator == "&&":
                 first, second = self.cond(left, scope), self.cond(right, scope)
                 if not first.f and self.guards(left, right):
@@ -356,6 +358,39 @@ class GateLogic(AnalyzerBase):
             and self.code.raw(inner.child_by_field_id(self.fields.property)) == b"startsWith"
             and first is not None
             and first.type not in ("string", "template_string")
+        )
+
+    def root_itself(self, comparison: Node | None, check: Node | None, *, equal: bool) -> bool:
+        """``p !== root && !p.startsWith(root + sep)`` (refused) / ``p === root || p.startsWith(root + sep)``
+        (allowed): a path that is the root itself lies inside it, so the comparison beside a containment
+        check of the same path against that root only widens it to the root; the check decides alone."""
+        comparison, check = unwrap(comparison), unwrap(check)
+        if comparison is None or check is None or comparison.type != "binary_expression":
+            return False
+        if self.code.operator_of(comparison) not in (("===", "==") if equal else ("!==", "!=")):
+            return False
+        if not equal:
+            if check.type != "unary_expression" or self.code.operator_of(check) != "!":
+                return False
+            check = unwrap(check.child_by_field_id(self.fields.argument))
+        if check is None or check.type != "call_expression":
+            return False
+        function = check.child_by_field_id(self.fields.function)
+        args = check.child_by_field_id(self.fields.arguments)
+        if function is None or args is None or not args.named_children:
+            return False
+        if self.code.raw(function.child_by_field_id(self.fields.property)) != b"startsWith":
+            return False
+        receiver = self.code.text(function.child_by_field_id(self.fields.object))
+        sides = [
+            self.code.text(comparison.child_by_field_id(self.fields.left)),
+            self.code.text(comparison.child_by_field_id(self.fields.right)),
+        ]
+        if receiver not in sides:
+            return False
+        sides.remove(receiver)
+        return sides[0] in self.identifiers(args.named_children[0]) or sides[0] == self.code.text(
+            args.named_children[0]
         )
 
     def identifiers(self, node: Node) -> set[str]:

@@ -19,6 +19,8 @@ _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_
 _EQUALITY = frozenset({"===", "==", "!==", "!="})
 # Returned expressions that may be checks (``return ALLOWED.has(x)``, ``return !re.test(x)``).
 _CHECK_VALUES = frozenset({"call_expression", "unary_expression", "binary_expression"})
+# Calls that give back the object they are handed, sealed (``return Object.freeze({ ... })``).
+_FROZEN = frozenset({b"Object.freeze", b"Object.seal"})
 
 
 class StmtLogic(ExprLogic):
@@ -158,6 +160,9 @@ class StmtLogic(ExprLogic):
         state, each key written from what its value carries (``graph_state.py``)."""
         update = returned_object(value) if scope.state is not None else None
         if update is None:
+            methods = self.returned_methods(value, scope)
+            if methods is not None:
+                return self.object(methods, scope, active, owner=scope.qualname)
             return self.expr(value, scope, active)
         keys: dict[str, Taint] = {}
         taint = self.object(update, scope, active, keys=keys)
@@ -166,6 +171,35 @@ class StmtLogic(ExprLogic):
             field_key = state_field(state_type, key)
             scope.field_writes[field_key] = scope.field_writes.get(field_key, EMPTY) | found
         return taint
+
+    def returned_methods(self, value: Node, scope: Scope) -> Node | None:
+        """The object literal of functions a factory returns (``return { async readNote(p) {...} }``,
+        ``return Object.freeze({ ... })``): its methods are functions of their own, named as a member of
+        the factory's result (``<factory>.readNote``), the name a call on that result has
+        (``const notes = createService(); notes.readNote(p)``). Not in a callback walked in place, whose
+        result is not the function's."""
+        if scope.is_module or scope.inner_params is not None:
+            return None
+        inner = unwrap(value)
+        if (
+            inner is not None
+            and inner.type == "call_expression"
+            and self.code.raw(inner.child_by_field_id(self.fields.function)) in _FROZEN
+        ):
+            args = inner.child_by_field_id(self.fields.arguments)
+            inner = unwrap(args.named_children[0]) if args is not None and args.named_children else None
+        if inner is None or inner.type != "object":
+            return None
+        for child in inner.named_children:
+            if child.type == "method_definition":
+                return inner
+            if (
+                child.type == "pair"
+                and (v := unwrap(child.child_by_field_id(self.fields.value))) is not None
+                and v.type in FUNCTIONS
+            ):
+                return inner
+        return None
 
     def value_exit(self, value: Node | None, scope: Scope, active: frozenset[str]) -> None:
         """A return of a value (not ``null``, ``undefined``, ``false`` or nothing) and the gates that hold
