@@ -375,12 +375,14 @@ class AnalyzerBase:
         if node.type in ("type_identifier", "identifier"):
             name = self.code.text(node)
             found = self.imports.aliases.get(name) or self.imports.local_defs.get(name)
+            if found:
+                return self.rules.client_types.get(found, found)
             # Platform types no import names (Cloudflare ``SqlStorage``, ``D1Database``...), by the rules.
-            return found or (name if name in self.rules.global_types else None)
+            return name if name in self.rules.global_types else None
         if node.type == "nested_type_identifier":
             head, _, rest = self.code.text(node).partition(".")
             base = self.imports.aliases.get(head)
-            return f"{base}.{rest}" if base else None
+            return self.rules.client_types.get(f"{base}.{rest}", f"{base}.{rest}") if base else None
         return None
 
     def returned_type(self, node: Node | None, scope: Scope) -> None:

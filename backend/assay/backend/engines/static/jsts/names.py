@@ -120,6 +120,7 @@ def collect_imports(root: Node, path: str, module: str, code: Code, workspace: W
     """The top level's imports, requires and definitions (hoisted: they are known before any use)."""
     imports = Imports(module=module, path=path, workspace=workspace)
     renames: dict[str, str] = {}
+    results: dict[str, str] = {}  # type aliases naming a function's result, by the function's local name
     for node in root.named_children:
         target = node
         if node.type == "export_statement":
@@ -152,12 +153,35 @@ def collect_imports(root: Node, path: str, module: str, code: Code, workspace: W
             name = code.text(target.child_by_field_id(code.fields.name))
             if shape is not None and name:
                 imports.shapes.setdefault(name, shape)
+                made = _returned_by(shape, code)
+                if made:
+                    results[name] = made
+    for name, made in results.items():
+        # ``type SlackClient = ReturnType<typeof createSlackClient>``: a value of that type is what the
+        # function returns, named by the function (as ``ReturnType<typeof f>`` written in place is), here
+        # and in the modules importing the type.
+        built = imports.local_defs.get(made)
+        if built is not None:
+            imports.local_defs.setdefault(name, built)
+            imports.reexports.setdefault(f"{module}#{name}", []).append(built)
     for local, exported in renames.items():
         if local in imports.local_defs:
             imports.local_defs[local] = f"{module}#{exported}"
         elif "#" in imports.aliases.get(local, ""):  # import { X } from "./x"; export { X as Y }
             imports.reexports.setdefault(f"{module}#{exported}", []).append(imports.aliases[local])
     return imports
+
+
+def _returned_by(shape: Node, code: Code) -> str | None:
+    """The function a ``ReturnType<typeof f>`` type names (``f``), else None."""
+    if shape.type != "generic_type" or code.text(shape.child_by_field_id(code.fields.name)) != "ReturnType":
+        return None
+    arguments = next((c for c in shape.named_children if c.type == "type_arguments"), None)
+    query = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    if query is None or query.type != "type_query" or not query.named_children:
+        return None
+    named = query.named_children[0]
+    return code.text(named) if named.type == "identifier" else None
 
 
 def _import(node: Node, imports: Imports, code: Code) -> None:

@@ -288,6 +288,14 @@ class JsRules:
         self.global_types = frozenset(
             t for r in pack.rules if r.language == "javascript" for t in r.match.get("global_types", ())
         )
+        # A package's client type named where no value is built (``apiClient: AxiosInstance``), by what
+        # builds such a client (``axios.create``): a value so typed is that call's result.
+        self.client_types: dict[str, str] = {
+            typ: built
+            for r in pack.rules
+            if r.language == "javascript"
+            for typ, built in r.match.get("client_types", {}).items()
+        }
         self.by_id = {r.id: r for r in actions}
         self.message_hosts = [(r, tuple(r.match["http_hosts"])) for r in actions if "http_hosts" in r.match]
         # HTTP calls whose URL names an endpoint of a class of its own (a payment API's capture or refund).

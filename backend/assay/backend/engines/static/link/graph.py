@@ -7,7 +7,7 @@ callee names the analyzers record into function ids (see ``link.py`` for the rul
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from assay.backend.engines.static.facts import (
@@ -96,6 +96,7 @@ class Resolver:
         heads: frozenset[str] = frozenset(),
         reexports: dict[str, list[str]] | None = None,
         typed: dict[str, str] | None = None,
+        values: Iterable[str] = (),
     ) -> None:
         self.heads = heads
         self.reexports = reexports or {}
@@ -118,9 +119,13 @@ class Resolver:
             for start in range(1, len(parts) - 1):
                 self.suffix.setdefault(".".join(parts[start:]), []).append(fid)
         self.functions = functions
-        # Modules of the tree (JS/TS), for names imported through a project path alias (``~/utils/x``).
+        # Modules of the tree (JS/TS), for names imported through a project path alias (``~/utils/x``):
+        # those defining functions, re-exporting, or holding top-level values (``values``: ``export const
+        # db = new PrismaClient()`` alone in ``src/utils/db``).
         self.modules = sorted(
-            {q.partition("#")[0] for q in self.exact if "#" in q} | {n.partition("#")[0] for n in self.reexports}
+            {q.partition("#")[0] for q in self.exact if "#" in q}
+            | {n.partition("#")[0] for n in self.reexports}
+            | {n.partition("#")[0] for n in values if "#" in n}
         )
         self._aliased: dict[str, str | None] = {}
         # ``resolve``'s answers that hold from any caller, by (callee, depth); ``_ranked`` counts the

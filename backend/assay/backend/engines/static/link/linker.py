@@ -116,6 +116,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         module_heads(ordered),
         {k: v for f in ordered for k, v in f.reexports.items()},
         {k: v for f in ordered if f.language == "python" for k, v in f.bindings.items()},
+        [k for f in ordered if f.language != "python" for k in f.bindings],
     )
     for fn in functions.values():
         for call in fn.calls:
