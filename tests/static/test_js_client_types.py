@@ -213,3 +213,31 @@ def test_exceljs_writes_a_file_and_its_buffers_stay_in_the_process(tmp_path: Pat
     )
     bundle = scan_files(tmp_path, {"export.ts": EXPORT, "agent.ts": agent})
     assert actions_reached(bundle, "exportRows") == {("file.write", "export.ts", 13)}
+
+
+def _mailer(param_type: str) -> str:
+    return f"""
+import {{ McpServer }} from "@modelcontextprotocol/sdk/server/mcp.js";
+import nodemailer, {{ type {param_type} }} from "nodemailer";
+import {{ createClient, type SupabaseClient }} from "@supabase/supabase-js";
+import {{ z }} from "zod";
+export function registerMail(server: McpServer, transporter: {param_type}, supabase: SupabaseClient) {{
+  server.tool("send_mail", "Send a mail", {{ to: z.string(), text: z.string() }}, async ({{ to, text }}) => {{
+    await transporter.sendMail({{ to, text }});
+    await supabase.from("sent").insert({{ to }});
+    return {{ content: [{{ type: "text", text: "sent" }}] }};
+  }});
+}}
+const server = new McpServer({{ name: "mail", version: "1.0.0" }});
+registerMail(server, nodemailer.createTransport({{}}), createClient("u", "k"));
+"""
+
+
+def test_client_types_of_mail_and_database_packages(tmp_path: Path) -> None:
+    bundle = scan_files(tmp_path, {"mail.ts": _mailer("Transporter")})
+    assert actions_reached(bundle, "send_mail") == {("message.send", "mail.ts", 8), ("db.write", "mail.ts", 9)}
+
+
+def test_a_mail_options_type_is_no_transport(tmp_path: Path) -> None:
+    bundle = scan_files(tmp_path, {"mail.ts": _mailer("SendMailOptions")})
+    assert actions_reached(bundle, "send_mail") == {("db.write", "mail.ts", 9)}
