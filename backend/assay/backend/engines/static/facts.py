@@ -269,9 +269,27 @@ class ToolSource(_Facts):
     - ``renamed``: an instance of a tool class renamed by assignment (``google = SearchTool(); google.name =
       "google_search"``): a tool of that name, run as the class's tool is, once the linker finds ``ref`` (the
       class) among the tool classes of the tree; none when the class is no tool class.
+    - ``factory``: a function returning a tool definition whose name is its parameter (``function
+      defineTool(name, description, schema) { return { name, description, inputSchema } }``); ``ref`` is the
+      function, ``key`` the parameter's position. No tool itself: it names the ``made`` tools of its calls.
+    - ``made``: a string a call of a function of the tree is given (``export const listTool =
+      defineTool('list_things', ...)``), ``ref`` the callee and ``key`` the argument's position: the tool of
+      that name when the callee is a ``factory`` naming its tool by that position; nothing otherwise (JS/TS).
     """
 
-    kind: Literal["records", "receiver", "package", "template", "imported", "agent", "plugin", "renamed", "constant"]
+    kind: Literal[
+        "records",
+        "receiver",
+        "package",
+        "template",
+        "imported",
+        "agent",
+        "plugin",
+        "renamed",
+        "constant",
+        "factory",
+        "made",
+    ]
     ref: str
     key: str | None = None
     types: list[str] = Field(default_factory=list)

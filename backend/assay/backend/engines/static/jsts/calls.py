@@ -98,6 +98,8 @@ class CallLogic(SiteLogic):
             # ``registerTool(server, 'read_note', ...)``: a call of a function of this file, a tool when that
             # function turns out to be a tool factory (one given a name chosen at run time keeps it unknown).
             self.tool_recognizer.note_factory_call(node, name, args, scope)
+        if name and "#" in name and args and facts is NOTHING:
+            self.tool_recognizer.made_tools(node, name, args, scope)
         if self.rules.auth_middleware is not None and name and len(args) > 1:
             self.middleware_gates(name, args, scope)
 

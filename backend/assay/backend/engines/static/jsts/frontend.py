@@ -133,7 +133,7 @@ def analyze_javascript(
         parseError=parse_error,
         functions=sorted(analyzer.functions, key=lambda f: (f.location.line, f.location.column, f.qualname)),
         models=sorted({m.id: m for m in analyzer.models}.values(), key=key),
-        tools=sorted({t.id: t for t in analyzer.tools}.values(), key=key),
+        tools=sorted({t.id: t for t in (*analyzer.tools, *analyzer.tool_recognizer.made)}.values(), key=key),
         frontier=sorted(
             {f.id: f for f in analyzer.frontier}.values(),
             key=lambda f: (f.location.line if f.location else 0, f.location.column if f.location else 0, f.id),

@@ -15,13 +15,17 @@ from tree_sitter import Node
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import FrontierSite, ToolDef, ToolSource
 from assay.backend.engines.static.jsts.schema_uses import only_shapes_data
-from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
 from assay.backend.scans.bundle import Location
 
 if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
     from assay.backend.engines.static.jsts.scope import Scope
     from assay.backend.engines.static.rules.pack import Rule
+
+
+# Where a call's result is kept (``const t = f(...)``, ``[f(...)]``, ``{ k: f(...) }``, ``return f(...)``).
+_HELD = frozenset({"variable_declarator", "array", "pair", "return_statement", "arrow_function"})
 
 
 class LiteralTools:
@@ -32,12 +36,17 @@ class LiteralTools:
         # Literal tools (index in the tools list) and their dispatch frontier item.
         literal_tools: list[tuple[int, str | None]]
         literal_nodes: dict[int, Node]
+        made: list[ToolDef]
 
         def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None: ...
 
         def annotations(self, node: Node | None) -> dict[str, bool]: ...
 
         def unnamed_tool(self, node: Node, name: Node | None, rule: Rule, scope: Scope | None = None) -> None: ...
+
+        def factory_of(self, node: Node, scope: Scope) -> str | None: ...
+
+        def param_position(self, function: Node, param: str) -> int | None: ...
 
         def register(
             self,
@@ -104,6 +113,7 @@ class LiteralTools:
                         "member_expression",
                         "shorthand_property_identifier",
                     ):  # (not a schema: ``name: z.string()``)
+                        self.definition_factory(node, fields, rule, scope)
                         self.unnamed_tool(node, fields["name"], rule, scope)
                     return
             if kind == "openai_function" and self.a.code.string_value(unwrap(fields.get("type"))) == "function":
@@ -217,6 +227,63 @@ class LiteralTools:
             )
         )
         self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
+
+    def definition_factory(self, node: Node, fields: dict[str, Node], rule: Rule, scope: Scope) -> None:
+        """``function defineTool(name, description, schema) { return { name, description, inputSchema } }``:
+        a function returning a tool definition named by its parameter is a definition factory; each call
+        of it given a string at that position (in any file) is the tool of that name (``ToolSource``
+        ``factory``, settled by the linker against the calls' ``made`` candidates)."""
+        held = unwrap(fields["name"])
+        factory = self.factory_of(node, scope)
+        if held is None or factory is None or held.type not in ("identifier", "shorthand_property_identifier"):
+            return
+        function = node.parent
+        while function is not None and function.type not in FUNCTIONS:
+            function = function.parent
+        position = self.param_position(function, self.a.code.text(held)) if function is not None else None
+        if position is None:
+            return
+        location = self.a.loc(node)
+        self.made.append(
+            ToolDef(
+                id=short_id("tool", self.a.path, location.line, location.column, factory, "factory"),
+                name=f"{factory}({position})",
+                framework=rule.framework or "unknown",
+                ruleId=rule.id,
+                location=location,
+                parameters=self.schema_keys(fields.get("inputSchema")) or [],
+                source=ToolSource(kind="factory", ref=factory, key=str(position)),
+            )
+        )
+
+    def made_tools(self, node: Node, callee: str, args: list[Node], scope: Scope) -> None:
+        """``export const listTool = defineTool('list_things', 'List things.', schema)``: a call of a function
+        of the tree whose result is kept, given strings: each string is the tool of that name if the callee
+        turns out to be a definition factory naming its tool by that argument (``ToolSource`` ``made``; the
+        linker keeps only those)."""
+        parent = node.parent
+        while parent is not None and parent.type in WRAPPERS:
+            parent = parent.parent
+        if parent is None or parent.type not in _HELD:
+            return
+        for position, arg in enumerate(args):
+            inner = unwrap(arg)
+            if inner is None or inner.type != "string":
+                continue
+            name = self.a.code.string_value(inner)
+            if not name:
+                continue
+            location = self.a.loc(inner)
+            self.made.append(
+                ToolDef(
+                    id=short_id("tool", self.a.path, location.line, location.column, name, callee, "made"),
+                    name=name,
+                    framework="unknown",
+                    ruleId="",
+                    location=location,
+                    source=ToolSource(kind="made", ref=callee, key=str(position)),
+                )
+            )
 
     def unread_binding(self, node: Node, scope: Scope) -> ToolSource | None:
         """A tool literal bound to a top-level name its file never reads (``export const X = {...} as

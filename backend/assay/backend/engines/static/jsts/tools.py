@@ -80,6 +80,10 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
         # calls of this file's functions, kept until their callee is known to be one.
         self.factories: dict[str, tuple[int, Rule]] = {}
         self.factory_calls: dict[str, list[tuple[Node, list[Node], Scope]]] = {}
+        # Definition factories of this file and the strings calls of the tree's functions are given
+        # (``ToolSource`` ``factory`` / ``made``): settled by the linker, kept apart from the file's tools
+        # (which the recognisers count as they go).
+        self.made: list[ToolDef] = []
 
     def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None:
         """Parameter names of a schema: ``z.object({...})`` (also chained, ``.describe()``), a zod raw shape

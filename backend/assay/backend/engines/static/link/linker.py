@@ -61,6 +61,7 @@ from assay.backend.engines.static.link.sources import (
     expand_records,
     module_heads,
     settle_constants,
+    settle_factories,
     settle_imported,
     settle_receivers,
     settle_renamed,
@@ -155,7 +156,11 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                 fn.targets[origin.callee] = resolver.resolve(origin.callee, fn.facts.qualname)
 
     modules = {f.path: f.module for f in ordered}
-    offered = join_messages(plugin_names([t for f in ordered for t in f.tools], resolver.py_reexported), ordered, rules)
+    offered = join_messages(
+        plugin_names(settle_factories([t for f in ordered for t in f.tools], ordered), resolver.py_reexported),
+        ordered,
+        rules,
+    )
     joined, tool_frontier = bind_tools(offered, resolver.origins)
     tools, tool_fn, opaque, unlisted = _tools(ordered, resolver, modules, rules, joined)
     tool_name_dispatches(functions, frozenset(t.name for t in tools))

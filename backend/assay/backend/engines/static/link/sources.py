@@ -352,3 +352,39 @@ def settle_constants(defined: list[ToolDef], files: Sequence[FileFacts]) -> list
         if found is not None:
             out.append(tool.model_copy(update={"name": values[found], "source": None}))
     return out
+
+
+def settle_factories(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
+    """A string handed to a definition factory at the position its parameter names the tool (``made``:
+    ``defineTool('list_things', ...)`` with ``factory``: ``function defineTool(name, ...) { return { name,
+    inputSchema } }``) is the tool of that name, of the factory's rule and parameters, where the string is
+    written; every other ``made`` candidate, and the factory itself, is no tool."""
+    if not any(t.source is not None and t.source.kind in ("factory", "made") for t in defined):
+        return defined
+    factories = {t.source.ref: t for t in defined if t.source is not None and t.source.kind == "factory"}
+    index = NameIndex(factories, module_heads(files))
+    out: list[ToolDef] = []
+    for tool in defined:
+        source = tool.source
+        if source is None or source.kind not in ("factory", "made"):
+            out.append(tool)
+            continue
+        if source.kind == "factory":
+            continue
+        found = index.find(source.ref) if factories else None
+        factory = factories[found] if found is not None else None
+        if factory is None or factory.source is None or factory.source.key != source.key:
+            continue
+        at = tool.location
+        out.append(
+            tool.model_copy(
+                update={
+                    "id": short_id("tool", at.path, at.line, tool.name, factory.ruleId),
+                    "framework": factory.framework,
+                    "ruleId": factory.ruleId,
+                    "parameters": factory.parameters,
+                    "source": None,
+                }
+            )
+        )
+    return out
