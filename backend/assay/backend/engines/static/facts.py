@@ -32,7 +32,7 @@ from assay.backend.scans.bundle import (
     Location,
 )
 
-FACTS_VERSION = "17"
+FACTS_VERSION = "18"
 
 # A function's gates that hold whenever it returns normally are recorded as a call to ``EXIT`` whose
 # ``dominatingGates`` they are; a gate id ``AFTER + <callee>`` in a caller stands for the gates that
@@ -459,4 +459,11 @@ class FileFacts(_Facts):
         description="Branches of a dispatch on a tool's name whose label is a constant of another file "
         "(``case ToolName.LIST:`` with ``ToolName`` imported): the branch's qualname -> ``<other>#ToolName.LIST``, "
         "named by the linker from that file's ``constants``.",
+    )
+    classBases: dict[str, list[str]] = Field(
+        default_factory=dict,
+        exclude_if=lambda bases: not bases,
+        description="Python: the bases of the module's classes, by the class's qualname, as the file's imports name "
+        "them (``s3.tools.DeleteTool`` -> ``[s3.base.S3BaseTool]``): a method a class inherits from a base of another "
+        "module (``self._get_client()``) is that base's.",
     )

@@ -97,12 +97,16 @@ class Resolver:
         reexports: dict[str, list[str]] | None = None,
         typed: dict[str, str] | None = None,
         values: Iterable[str] = (),
+        bases: dict[str, list[str]] | None = None,
     ) -> None:
         self.heads = heads
         self.reexports = reexports or {}
         # Python names and class fields of the tree by the type they hold (``pkg.db.Deps.database`` ->
         # ``pkg.db.Database``): ``deps.database.run`` of a ``Deps`` from another module is ``Database.run``.
         self.typed = typed or {}
+        # Python classes' bases by the class's qualname (``FileFacts.classBases``): a method a class does not
+        # define is looked up in its bases, in order (``pkg.tools.DeleteTool._client`` -> ``pkg.base.Base._client``).
+        self.bases = bases or {}
         self.exact: dict[str, str] = {}
         # Qualnames defined in several files: a method of an interface or base class, defined by each
         # implementing class (JS/TS), is called on all of them.
@@ -172,6 +176,11 @@ class Resolver:
                 found = self.resolve(held, caller, depth + 1)
                 if found is not None:
                     return found
+        if "#" not in callee and self.bases and depth < 8:
+            for name in self._inherited(callee):
+                found = self.resolve(name, caller, depth + 1)
+                if found is not None:
+                    return found
         if "#" not in callee and "." in callee and depth == 0:
             # A module handed over where a function is expected (Strands ``tools=[calendar.create_event]``
             # with ``calendar/create_event.py``): the module's function of its own name.
@@ -189,6 +198,18 @@ class Resolver:
                 return typed + callee[len(head) :]
             head = head.rsplit(".", 1)[0]
         return None
+
+    def _inherited(self, callee: str) -> list[str]:
+        """``pkg.tools.DeleteTool._client.put_object`` where ``DeleteTool`` extends ``pkg.base.Base``: the same
+        member of each base, in order (the longest prefix of the name that is a class with bases); a class with no
+        constructor of its own is built by its bases' (``DeleteTool()`` runs ``Base.__init__``)."""
+        head = callee
+        while "." in head:
+            bases = self.bases.get(head)
+            if bases:
+                return [base + callee[len(head) :] for base in bases]
+            head = head.rsplit(".", 1)[0]
+        return []
 
     def py_reexported(self, name: str) -> list[str]:
         """What the Python name ``name`` stands for through the packages that re-export it (none when no

@@ -118,6 +118,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         {k: v for f in ordered for k, v in f.reexports.items()},
         {k: v for f in ordered if f.language == "python" for k, v in f.bindings.items()},
         [k for f in ordered if f.language != "python" for k in f.bindings],
+        {k: v for f in ordered for k, v in f.classBases.items()},
     )
     for fn in functions.values():
         for call in fn.calls:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import PARAM, ActionSite, CallFact, GateSite, ModelSite
+from assay.backend.engines.static.facts import CALL_RESULT, PARAM, ActionSite, CallFact, GateSite, ModelSite
 from assay.backend.engines.static.jsts.rules import JsRules, compile_rules
 from assay.backend.engines.static.link.sqlflow import param_for
 from assay.backend.engines.static.pyast.role_rules import Roles, compile_roles
@@ -67,9 +67,14 @@ def through_returns(
     )
     _field_objects(functions, resolve)
     param_types = _python_passed(functions)
+
+    def constructs(fid: str) -> bool:
+        """Whether calling what resolved to ``fid`` builds an object: a class's constructor."""
+        return functions[fid].facts.name == "__init__"
+
     for fn in functions.values():
         if fn.language == "python":
-            _python_returns(fn, resolve, returns, candidates, rules, reexports or {}, param_types)
+            _python_returns(fn, resolve, returns, candidates, rules, reexports or {}, param_types, constructs)
             continue
         if fn.language not in _JS:
             continue
@@ -431,6 +436,62 @@ def _rewrite(
     return None
 
 
+def _py_result(
+    callee: str,
+    caller: str,
+    resolve: Callable[[str, str], str | None],
+    returns: dict[str, str],
+    candidates: dict[str, list[str]],
+    named: Callable[[str], bool],
+    built: Callable[[str], bool],
+    hops: int = _HOPS,
+) -> str | None:
+    """Python: ``mod.get_client.put_object`` -> ``<what get_client returns>.put_object``, the longest prefix of the
+    name that is a function of the tree with a known result deciding. A result that is another call's
+    (``<callee>()``: ``return pool.get_client(profile)``) is followed to what that call returns, for a few hops (a
+    class of the tree built there is that class); a function whose returns differ (``candidates``) leads to the
+    first of them, in order, that names a call the rules know or a function of the tree. None when nothing is
+    known."""
+    parts = callee.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        fid = resolve(".".join(parts[:cut]), caller)
+        if fid is None:
+            continue
+        rest = parts[cut:]
+        returned = returns.get(fid)
+        if returned is not None:
+            return _py_follow(returned, rest, caller, resolve, returns, candidates, named, built, hops)
+        for typed in candidates.get(fid, ()):
+            name = _py_follow(typed, rest, caller, resolve, returns, candidates, named, built, hops)
+            if name is not None and (named(name) or (typed.endswith(CALL_RESULT) and resolve(name, caller))):
+                return name
+        return None
+    return None
+
+
+def _py_follow(
+    typed: str,
+    rest: list[str],
+    caller: str,
+    resolve: Callable[[str, str], str | None],
+    returns: dict[str, str],
+    candidates: dict[str, list[str]],
+    named: Callable[[str], bool],
+    built: Callable[[str], bool],
+    hops: int,
+) -> str | None:
+    """``rest`` read on what a function returns (``typed``: a type, or ``<callee>()``, another call's result)."""
+    if not typed.endswith(CALL_RESULT):
+        return ".".join([typed, *rest])
+    inner = typed[: -len(CALL_RESULT)]
+    fid = resolve(inner, caller) if hops > 0 else None
+    if fid is None:
+        return None
+    if built(fid):
+        return ".".join([inner, *rest])
+    return _py_result(".".join([inner, *rest]), caller, resolve, returns, candidates, named, built, hops - 1)
+
+
 # Python rule keys that decide on a call's arguments, which the linker does not see.
 _ARGUMENT_KEYS = ("write_mode", "read_mode", "nonliteral_arg", "key_names", "without_kwargs", "sql_write")
 
@@ -443,6 +504,7 @@ def _python_returns(
     rules: RulePack,
     reexports: dict[str, list[str]],
     given: dict[tuple[str, str], str],
+    built: Callable[[str], bool],
 ) -> None:
     py = compile_py_rules(rules)
     roles = compile_roles(rules)
@@ -458,18 +520,23 @@ def _python_returns(
             continue
         done.add(callee)
         name = (
-            _rewrite(callee, fn.facts.qualname, resolve, returns, candidates=candidates, named=named)
+            _py_result(callee, fn.facts.qualname, resolve, returns, candidates, named, built)
             if returns or candidates
             else None
         )
         if name is None and reexports:
             name = _imported_library(callee, reexports, fn, resolve)
-        if name is None and given and not call.resolved:
+        if name is None and given:
             head, _, rest = callee.partition(".")
-            passed = given.get((fn.id, head)) if rest else None
+            # (A local bound to a call on the parameter is named after it: ``paginator = client.get_paginator(...)``
+            # makes ``paginator.paginate`` ``client.get_paginator.paginate``, which the analyzer counts resolved.)
+            passed = given.get((fn.id, head)) if rest and (not call.resolved or head in fn.params) else None
             if passed is not None:
-                # ``client.put_object`` with every caller giving ``client`` a ``boto3.client:s3``.
+                # ``client.put_object`` with every caller giving ``client`` a ``boto3.client:s3`` (or what a function
+                # of the tree returns: ``self._get_client()``).
                 name = f"{passed}.{rest}"
+                if returns or candidates:
+                    name = _py_result(name, fn.facts.qualname, resolve, returns, candidates, named, built) or name
                 fn.typed.add(callee)
         if name is None and call.client and roles.client_rule is not None and not _in_tree(callee, fn, resolve):
             # ``create_client(...).send_message``, ``Resolver(base_url=...).get_agent_card`` of a package.
@@ -487,6 +554,7 @@ def _python_returns(
             # ``get_client().chat.completions.create(...)`` with ``get_client`` returning a model client: its
             # result is model output.
             _model_calls(fn, callee, profile.model, name)
+            fn.typed.add(callee)
             continue
         rule = _python_action(name, profile.actions, roles)
         sites = _calls_of(fn.calls, callee)
@@ -507,8 +575,14 @@ def _python_returns(
         if rule is None:
             continue
         sandbox = py.sandbox_rule if rule.match.get("sandboxed") else None
+        # What the call also does besides (boto3's ``upload_file`` reads the local file it sends).
+        also = profile.alongside if rule in profile.actions else ()
         for site in sites:
             _add_action(fn, site, rule, name, sandbox, "sandbox")
+            for each in also:
+                _add_action(fn, site, each, name, None, "sandbox")
+        if sites:
+            fn.typed.add(callee)  # its type is known now: no ``unresolved_call`` item
 
 
 def _sql_by_text(site: CallFact, write: Rule, read: Rule | None, dynamic: Rule | None) -> Rule | None:

@@ -58,6 +58,9 @@ class AnalyzerBase:
         # Package calls handed where to connect (``Resolver(base_url=...)``): their objects are clients.
         self.network_built: set[str] = set()
         self.class_attr_types: dict[str, dict[str, str]] = {}
+        # What the dict fields of the file's classes hold (``self._clients[key] = session.client("s3")``): class
+        # name -> field -> the one type every such write stores, read back by ``self._clients[key]``.
+        self.class_item_types: dict[str, dict[str, str]] = {}
         self.functions: list[FunctionFacts] = []
         self.models: list[ModelSite] = []
         # Model calls whose model id is a parameter: (where, rule, callee, function, parameter, position).
@@ -231,10 +234,37 @@ class AnalyzerBase:
         if isinstance(node, ast.Await):
             return self.dotted(node.value, scope)
         if isinstance(node, ast.Subscript):
+            item = self._held_item(node.value)
+            if item is not None:
+                return item, True
             return self.dotted(node.value, scope)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             return self.dotted(node.left, scope)
         return None, False
+
+    def _held_item(self, container: ast.expr) -> str | None:
+        """What ``self.<field>[key]`` (``cls.<field>[key]`` in a classmethod) gives when the class (or a base of
+        this file) stores one type of object under the keys of that field (``class_item_types``)."""
+        if not (
+            self.class_item_types
+            and type(container) is ast.Attribute
+            and type(container.value) is ast.Name
+            and container.value.id in ("self", "cls")
+            and self._class is not None
+        ):
+            return None
+        seen: set[str] = set()
+        stack = [self._class]
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            held = self.class_item_types.get(current, {}).get(container.attr)
+            if held is not None:
+                return held
+            stack.extend(reversed(self.classes.get(current, (frozenset(), []))[1]))
+        return None
 
     def _self_attribute(self, cls: str, attr: str) -> str:
         """What ``self.attr`` denotes in a method of ``cls``: an attribute's type, or a method."""
@@ -371,6 +401,16 @@ class AnalyzerBase:
                 self.class_bases[stmt.name] = bases
                 self.extended.update(local)
 
+    def tree_bases(self) -> dict[str, list[str]]:
+        """The bases of the module's classes that may be the tree's, by the class's qualname (``FileFacts.classBases``):
+        those the file names by a dotted path that is no standard-library one."""
+        out: dict[str, list[str]] = {}
+        for name, bases in sorted(self.class_bases.items()):
+            kept = [b for b in bases if "." in b and b.split(".", 1)[0] not in STDLIB_HEADS]
+            if kept:
+                out[f"{self.module}.{name}"] = kept
+        return out
+
     def _ancestors(self, cls: str) -> set[str]:
         """Every base of ``cls`` by dotted name, through the classes of this file."""
         out: set[str] = set()
@@ -420,8 +460,10 @@ class AnalyzerBase:
         for method in definitions(cls.body):
             if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._method_attrs(method, attrs)
+        caches = False
         for node in statements_breadth_first(cls):
             if isinstance(node, ast.Assign):
+                caches = caches or any(_stores_item(target) for target in node.targets)
                 value = node.value.value if isinstance(node.value, ast.Await) else node.value
                 if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
                     # ``self.client = client or Anthropic(...)``: what is made when nothing was given.
@@ -438,6 +480,56 @@ class AnalyzerBase:
                         if name:
                             attrs[target.attr] = name
         self.class_attr_types[cls.name] = attrs
+        items = self._item_types(cls) if caches else None
+        if items:
+            self.class_item_types[cls.name] = items
+
+    def _item_types(self, cls: ast.ClassDef) -> dict[str, str]:
+        """The dict fields of ``cls`` its methods fill with one type of object: ``self._clients[key] = X(...)``
+        (or ``cls._clients[key] = ...``, or a local built first: ``session = boto3.Session(); self._clients[key] =
+        session.client("s3")``), a client cache. A field written with different types, or with something not
+        built (a parameter, a string), holds nothing known."""
+        found: dict[str, set[str | None]] = {}
+        for method in definitions(cls.body):
+            if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            statements = list(statements_breadth_first(method))
+            writes = [
+                (target, node.value)
+                for node in statements
+                if type(node) is ast.Assign
+                for target in node.targets
+                if _stores_item(target)
+            ]
+            if not writes:
+                continue
+            local: dict[str, set[str | None]] = {}
+            for node in statements:
+                if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+                    local.setdefault(node.targets[0].id, set()).add(self._object_built(node.value, {}))
+            known = {name: next(iter(kinds)) for name, kinds in local.items() if len(kinds) == 1}
+            for target, value in writes:
+                field = target.value.attr  # type: ignore[attr-defined]
+                found.setdefault(field, set()).add(self._object_built(value, known))
+        return {field: kinds.pop() for field, kinds in found.items() if len(kinds) == 1 and None not in kinds}  # type: ignore[misc]
+
+    def _object_built(self, value: ast.expr, local: dict[str, str | None]) -> str | None:
+        """The object ``value`` builds, when it is one (``made``): a class's instance, a factory's, a boto3 client,
+        directly or through a local the method built first (``local``); else None."""
+        if type(value) is ast.Await:
+            value = value.value
+        if type(value) is ast.Name:
+            return local.get(value.id)
+        if type(value) is not ast.Call:
+            return None
+        func = value.func
+        if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in local:
+            owner = local[func.value.id]
+            callee, ok = (f"{owner}.{func.attr}", True) if owner is not None else (None, False)
+        else:
+            callee, ok = self.dotted(func, None)
+        typed = constructed_type(value, callee) if ok else None
+        return typed if typed is not None and made(typed) else None
 
     def _method_attrs(self, method: ast.FunctionDef | ast.AsyncFunctionDef, attrs: dict[str, str]) -> None:
         """Attributes a method types without constructing them: ``self.x: Session | None = None`` and
@@ -498,6 +590,32 @@ class AnalyzerBase:
             cls = next((d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == name), None)
             found = self._class_strings[name] = _string_assignments(cls.body) if cls is not None else {}
         return found
+
+
+def _stores_item(target: ast.expr) -> bool:
+    """Whether an assignment target is an item of the instance's or class's field: ``self._clients[key]``."""
+    return (
+        type(target) is ast.Subscript
+        and type(target.value) is ast.Attribute
+        and type(target.value.value) is ast.Name
+        and target.value.value.id in ("self", "cls")
+    )
+
+
+# Class methods that build an instance of their class (``SQLDatabase.from_uri(...)``, ``Sandbox.create()``).
+FACTORIES = frozenset({"create", "connect"})
+
+
+def made(name: str) -> bool:
+    """Whether a dotted type names an object something built: a class (``TavilyClient``), a class's factory
+    (``SQLDatabase.from_uri``, ``Sandbox.create``) or a boto3 client or resource of a service (``boto3.client:s3``)."""
+    if "." not in name:
+        return False
+    owner, _, last = name.rpartition(".")
+    owner = owner.rpartition(".")[2]
+    return (
+        last[:1].isupper() or ":" in last or (owner[:1].isupper() and (last.startswith("from_") or last in FACTORIES))
+    )
 
 
 def is_user_callee(name: str, resolved: bool, analyzer: AnalyzerBase) -> bool:

@@ -102,6 +102,7 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
         records=analyzer.records,
         tables=analyzer.tables,
         reexports=dict(sorted(analyzer.reexports.items())),
+        classBases=analyzer.tree_bases(),
     )
 
 

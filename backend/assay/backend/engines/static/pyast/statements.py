@@ -8,12 +8,20 @@ from typing import Any
 
 from assay.backend.engines.static.checked import branch_dispatches, without
 from assay.backend.engines.static.facts import (
+    CALL_RESULT,
     GateSite,
     TaintOrigin,
 )
+from assay.backend.engines.static.pyast.base import is_user_callee, made
 from assay.backend.engines.static.pyast.conditions import Outcome, meet
 from assay.backend.engines.static.pyast.graph_state import state_field, state_param, state_update
-from assay.backend.engines.static.pyast.literals import annotation_type, is_literal, opens_for_writing
+from assay.backend.engines.static.pyast.literals import (
+    annotation_type,
+    constructed_type,
+    is_literal,
+    opens_for_writing,
+)
+from assay.backend.engines.static.pyast.names import BUILTINS
 from assay.backend.engines.static.pyast.scope import (
     DEFINITION_KINDS,
     MODULE_PARAMS,
@@ -305,7 +313,10 @@ class StatementLogic(ExpressionLogic):
 
     def _constructed(self, value: ast.expr, scope: Scope) -> str | None:
         """The package class ``value`` constructs (``return TavilyClient(api_key=key)``), also through a
-        local it was bound to (``executor = LocalCommandLineCodeExecutor(...); return executor``), else None."""
+        local it was bound to (``executor = LocalCommandLineCodeExecutor(...); return executor``) or a field or
+        cache it is held in (``return self._clients[key]``, ``return self.client``); else, for a call of a function
+        that may be the tree's, what that call returns (``<callee>()``, followed by the linker: ``return
+        pool.get_client(profile)``); else None."""
         if isinstance(value, ast.Await):
             value = value.value
         name: str | None
@@ -314,14 +325,25 @@ class StatementLogic(ExpressionLogic):
             resolved = name is not None
         elif isinstance(value, ast.Call):
             name, resolved = self.dotted(value.func, scope)
+            if resolved and name:
+                typed = constructed_type(value, name)
+                if typed != name:
+                    return typed  # ``boto3.client("s3")``: the service's client
+        elif isinstance(value, ast.Subscript | ast.Attribute):
+            name, resolved = self.dotted(value, scope)
         else:
             return None
-        if not name or not resolved or name.startswith(self.module_prefix) or "." not in name:
+        if not name or not resolved or "." not in name:
             return None
-        # A class (``TavilyClient(...)``) or a class's factory (``SQLDatabase.from_uri(...)``, ``Sandbox.create()``).
-        last, owner = name.rsplit(".", 1)[-1], name.rsplit(".", 2)[-2]
-        made = last[:1].isupper() or (owner[:1].isupper() and (last.startswith("from_") or last in _FACTORIES))
-        return name if made and name.split(".", 1)[0] not in self.local_defs else None
+        if name.startswith(self.module_prefix) or not made(name):
+            if (
+                isinstance(value, ast.Call)
+                and is_user_callee(name, resolved, self)
+                and name.split(".", 1)[0] not in BUILTINS
+            ):
+                return name + CALL_RESULT
+            return None
+        return name if name.split(".", 1)[0] not in self.local_defs else None
 
     def _raise(self, stmt: ast.Raise, scope: Scope, active: frozenset[str]) -> Outcome:
         for part in (stmt.exc, stmt.cause):
@@ -664,8 +686,6 @@ def _merge_into(values: dict[str, frozenset[TaintOrigin]], scope: Scope) -> None
 _CALLISH = frozenset({ast.Call, ast.Await})
 
 # Values an assignment may make a tools list of (``_list_assigned``).
-# Class methods that build an instance of their class (``SQLDatabase.from_uri(...)``, ``Sandbox.create()``).
-_FACTORIES = frozenset({"create", "connect"})
 # Modules whose parameterised classes are containers or special forms, not the class of the value.
 _GENERIC_CONTAINERS = frozenset({"typing", "typing_extensions", "collections", "builtins", "types", "abc"})
 _LISTISH = frozenset({ast.List, ast.Tuple, ast.BinOp, ast.Call, ast.ListComp})
