@@ -347,6 +347,13 @@ class ToolDef(_Facts):
         description="A use in a model's tool list (``tools: [weatherTool]``): names nothing itself; joined with "
         "the definition it refers to, or a frontier item when analysis cannot see it.",
     )
+    heldBy: str | None = Field(
+        default=None,
+        exclude_if=lambda held: held is None,
+        description="The top-level name a tool literal is bound to (``mod#definition`` for ``export const "
+        "definition = { name, inputSchema }``): with a lookup by name over tool objects somewhere in the tree "
+        "(``FileFacts.nameLookups``), the function that lookup calls beside it implements the tool.",
+    )
     byFunction: bool = Field(
         default=False,
         exclude_if=lambda flag: not flag,
@@ -447,6 +454,14 @@ class FileFacts(_Facts):
     )
     records: dict[str, list[dict[str, RecordField]]] = Field(default_factory=dict)
     tables: dict[str, str] = Field(default_factory=dict)
+    nameLookups: dict[str, list[str]] = Field(
+        default_factory=dict,
+        exclude_if=lambda lookups: not lookups,
+        description="Lookups by tool name over tool objects (JS/TS ``tools.find((t) => t.definition.name === "
+        "name).handler(args)``, a ``Map`` keyed by ``t.name``): the path from an element to the field holding "
+        "the name (``definition``; empty for the element's own ``name``) -> the members called on the element "
+        "found (``handler``). Each element's function of that name runs the tool the model asked for.",
+    )
     constants: dict[str, str] = Field(
         default_factory=dict,
         description="Strings the module's top level names (JS/TS): a ``const`` bound to a string, a string enum "

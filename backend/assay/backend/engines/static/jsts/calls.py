@@ -417,7 +417,11 @@ class CallLogic(SiteLogic):
 
 
 def _awaited(node: Node) -> bool:
-    """Whether a call's value is awaited (a call that waits on a service, as the general client rule reads it)."""
+    """Whether a call's value is awaited (a call that waits on a service, as the general client rule reads it);
+    the grammar puts the ``await`` of a generic call inside its callee (``await client.get<T>(url)``)."""
+    func = node.child_by_field_name("function")
+    if func is not None and func.type == "await_expression":
+        return True
     parent = node.parent
     while parent is not None and parent.type == "parenthesized_expression":
         parent = parent.parent

@@ -29,10 +29,20 @@ from typing import Any
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import FileFacts, FrontierSite
 from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
+from assay.backend.engines.static.jsts.name_lookups import name_lookups
 from assay.backend.engines.static.jsts.names import canonical_module, collect_imports
 from assay.backend.engines.static.jsts.records import collect_records
 from assay.backend.engines.static.jsts.rules import compile_rules
-from assay.backend.engines.static.jsts.syntax import Code, JsLanguage, error_bytes, field_ids, first_error, parser
+from assay.backend.engines.static.jsts.syntax import (
+    Code,
+    JsLanguage,
+    blank,
+    error_bytes,
+    field_ids,
+    first_error,
+    generic_tag_arguments,
+    parser,
+)
 from assay.backend.engines.static.jsts.workspace import Workspace
 from assay.backend.engines.static.rules.pack import RulePack
 from assay.backend.scans.bundle import Location
@@ -97,15 +107,20 @@ def analyze_javascript(
             ],
         )
     root = parser(language).parse(source).root_node
+    if language != "javascript":
+        generic = generic_tag_arguments(root, source)
+        if generic:  # ``prisma.$queryRaw<Row[]>`SELECT ...```: read again as the call it is
+            source = blank(source, generic)
+            root = parser(language).parse(source).root_node
     module = canonical_module(path)
     code = Code(source, field_ids(language))
     analyzer = FileAnalyzer(
         path, code, root, compile_rules(rules), collect_imports(root, path, module, code, workspace)
     )
     parse_error: str | None = None
-    if root.has_error:
-        error = first_error(root)
-        line = (error.start_point[0] + 1) if error is not None else 1
+    error = first_error(root) if root.has_error else None
+    if error is not None:
+        line = error.start_point[0] + 1
         if error_bytes(root) * 2 > max(len(source.strip()), 1):
             parse_error = f"syntax error at line {line}; most of the file could not be parsed"
         analyzer.frontier.append(
@@ -145,6 +160,7 @@ def analyze_javascript(
         caseRefs=dict(sorted(analyzer.case_refs.items())),
         records=collect_records(code, root, module),
         tables=_tables(analyzer),
+        nameLookups=name_lookups(code, root),
     )
 
 

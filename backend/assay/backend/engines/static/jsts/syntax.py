@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 from functools import cache
 from typing import Literal
@@ -35,6 +36,8 @@ WRAPPERS = frozenset(
         "non_null_expression",
         "satisfies_expression",
         "type_assertion",
+        # ``f<T>`` (a generic function named with its type arguments): the value is ``f``.
+        "instantiation_expression",
     }
 )
 # Nodes that hold no call, function or assignment: the walk skips them.
@@ -367,3 +370,54 @@ def error_bytes(node: Node) -> int:
         elif current.has_error:
             stack.extend(current.children)
     return total
+
+
+# A ``>`` right before a template's backtick: a tagged template whose tag may carry type arguments.
+_GENERIC_TAG = re.compile(rb"(?<!=)>\s*`")
+
+
+def generic_tag_arguments(root: Node, src: bytes) -> list[tuple[int, int]]:
+    """The type arguments of tagged templates whose tag is generic (``prisma.$queryRaw<Row[]>`SELECT ...```,
+    valid TypeScript), which the grammar misreads: as ``(tag<Row[]>)!`...``` with an invented ``!`` (a
+    MISSING node) on one line, as the comparisons ``(tag < Row) > `...``` when the arguments span lines.
+    Their byte spans, so the file can be read again with them blanked (offsets and lines unchanged), the
+    tag then called with its template as written."""
+    if _GENERIC_TAG.search(src) is None:
+        return []
+    spans: list[tuple[int, int]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind == "non_null_expression" and node.child_count == 2 and node.children[1].is_missing:
+            inner = node.named_children[0]
+            call = node.parent
+            template = call.child_by_field_name("arguments") if call is not None else None
+            if (
+                inner.type == "instantiation_expression"
+                and call is not None
+                and call.type == "call_expression"
+                and template is not None
+                and template.type == "template_string"
+            ):
+                arguments = inner.child_by_field_name("type_arguments") or inner.named_children[-1]
+                spans.append((arguments.start_byte, arguments.end_byte))
+        elif kind == "binary_expression" and node.child_count == 3 and node.children[1].type == ">":
+            left, right = node.children[0], node.children[2]
+            if right.type == "template_string" and left.type == "binary_expression" and left.child_count == 3:
+                less = left.children[1]
+                if less.type == "<" and unwrap(left.children[0]) is not None:
+                    spans.append((less.start_byte, node.children[1].end_byte))
+        if node.has_error or kind not in LITERALS:
+            stack.extend(node.named_children)
+    return spans
+
+
+def blank(src: bytes, spans: list[tuple[int, int]]) -> bytes:
+    """``src`` with each span's bytes turned to spaces, line breaks kept (so every offset and line holds)."""
+    out = bytearray(src)
+    for start, end in spans:
+        for index in range(start, end):
+            if out[index] not in (0x0A, 0x0D):
+                out[index] = 0x20
+    return bytes(out)

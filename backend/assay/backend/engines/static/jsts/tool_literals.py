@@ -142,7 +142,7 @@ class LiteralTools:
                     parameters=self.schema_keys(schema),
                     annotations=annotations,
                     source=self.unread_binding(node, scope),
-                )
+                ).model_copy(update={"heldBy": self.held_by(node, scope)})
             )
             self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
             self.literal_nodes[len(self.a.tools) - 1] = node
@@ -288,6 +288,21 @@ class LiteralTools:
     def unread_binding(self, node: Node, scope: Scope) -> ToolSource | None:
         """A tool literal bound to a top-level name its file never reads (``export const X = {...} as
         const`` and nothing else names ``X``): only a file that imports it can list it to a model."""
+        binding = self.top_binding(node, scope)
+        if binding is None:
+            return None
+        name = self.a.code.raw(binding)
+        if len(re.findall(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])", self.a.code.src)) != 1:
+            return None
+        return ToolSource(kind="imported", ref=f"{self.a.module}#{name.decode()}")
+
+    def held_by(self, node: Node, scope: Scope) -> str | None:
+        """The top-level name a tool literal is bound to, as other files name it (``mod#definition``)."""
+        binding = self.top_binding(node, scope)
+        return f"{self.a.module}#{self.a.code.text(binding)}" if binding is not None else None
+
+    def top_binding(self, node: Node, scope: Scope) -> Node | None:
+        """The name of the top-level ``const``/``let`` (exported or not) whose value is the literal."""
         if not scope.is_module:
             return None
         parent = node.parent
@@ -306,10 +321,7 @@ class LiteralTools:
         binding = parent.child_by_field_id(self.a.fields.name)
         if top is None or top.type != "program" or binding is None or binding.type != "identifier":
             return None
-        name = self.a.code.raw(binding)
-        if len(re.findall(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])", self.a.code.src)) != 1:
-            return None
-        return ToolSource(kind="imported", ref=f"{self.a.module}#{name.decode()}")
+        return binding
 
     def hosted_tool(self, node: Node, fields: dict[str, Node]) -> None:
         """``tools: [{ type: "shell", environment: {...} }]``: a hosted tool, named by its type, listed

@@ -359,6 +359,11 @@ def _tools(
                     else None
                 )
             )
+    lookups = _name_lookups(files)
+    if lookups:
+        for tool in defined:
+            if tool_fn[tool.id] is None and tool.function is None and tool.heldBy is not None:
+                tool_fn[tool.id] = _looked_up(tool.heldBy, lookups, resolver)
     defining = {tool_fn[t.id] for t in defined if t.ruleId not in listed_rules and not t.byFunction}
     # The gates a before-tool hook holds over a function on every listing of it (``Agent(tools=[f],
     # before_tool_callback=check)``): they hold over its tool only when every agent given it runs them.
@@ -499,6 +504,28 @@ def _name_tables(files: Sequence[FileFacts], resolver: Resolver) -> dict[str, se
                 name = f"{made}()"
             out.setdefault(name, set()).add(fid)
     return out
+
+
+def _name_lookups(files: Sequence[FileFacts]) -> dict[str, set[str]]:
+    """The tree's lookups by tool name over tool objects (``FileFacts.nameLookups``): the path from an
+    element to its name -> the members called on the element found."""
+    out: dict[str, set[str]] = {}
+    for f in files:
+        for path, members in f.nameLookups.items():
+            out.setdefault(path, set()).update(members)
+    return out
+
+
+def _looked_up(held_by: str, lookups: dict[str, set[str]], resolver: Resolver) -> str | None:
+    """The function that runs a tool literal held by the top-level name ``held_by`` when a lookup by name
+    finds it: a module listed as a tool object (``import * as getStats``) whose ``definition`` holds the
+    name runs its own ``handler`` (``tools.find((t) => t.definition.name === name).handler(args)``); an
+    object whose own ``name`` is looked up runs its own member (``tools.find((t) => t.name === n).run()``)."""
+    module, _, held = held_by.partition("#")
+    candidates = [f"{module}#{member}" for member in sorted(lookups.get(held, ()))]
+    candidates.extend(f"{module}#{held}.{member}" for member in sorted(lookups.get("", ())))
+    found = {fid for fid in (resolver.resolve(c, module) for c in candidates) if fid is not None}
+    return _only(found)
 
 
 def _enclosing(tool: ToolDef, functions: Sequence[tuple[str, Fn]]) -> str | None:

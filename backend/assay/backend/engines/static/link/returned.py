@@ -124,12 +124,20 @@ def through_returns(
             if rule is None:
                 continue
             if rule.match.get("sql_write"):
-                # Whether fixed SQL writes depends on text only the analyzer sees; text that carries a value
-                # from elsewhere is not fixed in the code: executed verbatim (``db.query(generatedSQL)``).
+                # Text that carries a value from elsewhere is not fixed in the code: executed verbatim
+                # (``db.query(generatedSQL)``); SQL fixed in the code (the kind the analyzer read at the call,
+                # ``ArgTaint.text``) writes (the rule) or only reads (its read rule).
                 dynamic = js.by_id.get(rule.match.get("sql_dynamic_rule", ""))
+                read = js.by_id.get(rule.match.get("sql_read_rule", ""))
                 for site in _calls_of(fn.calls, callee):
-                    if dynamic is not None and _carries(site, 0):
-                        _add_action(fn, site, dynamic, name, None, None)
+                    if _carries(site, 0):
+                        if dynamic is not None:
+                            _add_action(fn, site, dynamic, name, None, None)
+                        continue
+                    kind = next((a.text for a in site.args if a.index == 0), None)
+                    fixed = rule if kind == "write" else read if kind == "read" else None
+                    if fixed is not None:
+                        _add_action(fn, site, fixed, name, None, None)
                 continue
             sandbox = js.sandbox_target(name) if not rule.match.get("outside_sandbox") else None
             id_kind = sandbox.gateKind if sandbox is not None else None
