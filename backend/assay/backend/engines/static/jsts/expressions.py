@@ -249,8 +249,15 @@ class ExprLogic(BindingLogic):
             recognizer.definition_object(node, owner, sep)
         parent = node.parent
         toolset = parent is not None and parent.type == "pair" and recognizer.in_tool_set(node, scope)
+        paired = recognizer.paired_definition(node, scope) if owner is None and not toolset else None
         for child in node.named_children:
             kind = child.type
+            if (
+                paired is not None
+                and kind == "pair"
+                and unwrap(child.child_by_field_id(self.fields.value)) == paired[0]
+            ):
+                continue  # a record pairing a definition with its function: no placement under its key
             if kind == "pair":
                 key = child.child_by_field_id(self.fields.key)
                 value = child.child_by_field_id(self.fields.value)
@@ -345,6 +352,9 @@ class ExprLogic(BindingLogic):
                     self.inline(child, scope, active, EMPTY)
             else:
                 taint |= self.expr(child, scope, active)
+        if paired is not None:
+            # ... and the function, analysed where it is written, is also the tool's body of its own
+            self.defer(paired[1], paired[2], paired[2].rsplit("#", 1)[1], outer=scope)
         return taint
 
     def forward(self, qualname: str, target: str, node: Node) -> None:

@@ -266,6 +266,7 @@ class LiteralTools:
             parent = parent.parent
         if parent is None or parent.type not in _HELD:
             return
+        bound = self.a.code.enclosing_binding(node) if scope.is_module else None
         for position, arg in enumerate(args):
             inner = unwrap(arg)
             if inner is None or inner.type != "string":
@@ -282,6 +283,7 @@ class LiteralTools:
                     ruleId="",
                     location=location,
                     source=ToolSource(kind="made", ref=callee, key=str(position)),
+                    binding=f"{self.a.module}#{bound}" if bound else None,
                 )
             )
 

@@ -31,6 +31,7 @@ class ToolPlacements:
 
     if TYPE_CHECKING:
         a: FileAnalyzer
+        handlers: set[str]
 
         def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None: ...
 
@@ -276,6 +277,70 @@ class ToolPlacements:
                 toolset=toolset,
             )
         )
+
+    def paired_definition(self, node: Node, scope: Scope) -> tuple[Node, Node, str] | None:
+        """``{ def: listThingsToolDef, handle: (args) => handleListThings(client, args) }``: a record pairing a
+        value another file holds with the one function beside it (its only other non-literal value). A use
+        of the held value under its own name (``refName``) run by that function is recorded: the tool that
+        value defines, implemented by the function, once the linker finds a tool definition held there
+        (``candidate``: nothing otherwise, as a record pairing anything else with a callback is no tool).
+        Returns the held value's node, the function's node and the function's qualname: the object's walk
+        analyses the function where it is (as before) and then as a function of its own (``pair_function``),
+        and makes no placement of the held value under the record's key."""
+        rule = self.a.rules.placement_rule
+        if rule is None or scope.is_module:
+            return None
+        held_node: Node | None = None
+        function_node: Node | None = None
+        held: str | None = None
+        for child in node.named_children:
+            if child.type == "method_definition":
+                if function_node is not None:
+                    return None
+                function_node = child
+                continue
+            if child.type != "pair":
+                if child.type == "comment":
+                    continue
+                return None
+            value = unwrap(child.child_by_field_id(self.a.fields.value))
+            if value is None:
+                return None
+            if value.type in FUNCTIONS:
+                if function_node is not None:
+                    return None
+                function_node = value
+            elif value.type == "identifier":
+                if held_node is not None:
+                    return None
+                found, _ = self.a.resolve_name(self.a.code.text(value), scope)
+                if found is None or "#" not in found or found.startswith(f"{self.a.module}#"):
+                    return None
+                held_node, held = value, found
+            elif value.type not in ("string", "number", "true", "false", "null", "undefined"):
+                return None
+        if held_node is None or function_node is None or held is None:
+            return None
+        local = self.a.code.text(held_node)
+        function = f"{self.a.module}#tool:{local}"
+        if function in self.handlers:
+            function = f"{function}@{self.a.loc(function_node).line}"
+        self.handlers.add(function)
+        location = self.a.loc(node)
+        self.a.tools.append(
+            ToolDef(
+                id=short_id("tool", self.a.path, location.line, location.column, held, "paired"),
+                name=local,
+                framework=rule.framework or "unknown",
+                ruleId=rule.id,
+                location=location,
+                function=function,
+                ref=held,
+                refName=True,
+                candidate=True,
+            )
+        )
+        return held_node, function_node, function
 
     def definition_object(self, node: Node, owner: str, sep: str) -> None:
         """``export const getDataTool = { name: "get_data", description, handler: getData }``: a tool

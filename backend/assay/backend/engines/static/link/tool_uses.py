@@ -9,7 +9,9 @@ refers to (``ToolDef.ref``), resolved through re-exports (``export { x } from ".
   where its implementation is);
 - a registration under the definition's own name (``server.registerTool(def.name, config, handler)``,
   ``refName``): the registration's tool (its handler, annotations, description), named and located by
-  the definition.
+  the definition; a record pairing a held value with a function (``{ def: listTool, handle: (args) =>
+  ... }``, ``refName`` and ``candidate``) is such a registration when the value is a tool definition, and
+  nothing otherwise.
 
 A definition that is a tool only when used (``{ name, handler }`` objects, ``candidate``) is dropped when
 nothing uses it; a placement that names no definition is dropped too, unless it sits in a model's tool
@@ -81,7 +83,7 @@ def bind_tools(
                         f"tool {use.name} is defined outside what analysis sees ({use.ref}); what it reaches is not visible",
                     )
                 )
-            elif use.refName:
+            elif use.refName and not use.candidate:
                 frontier.append(
                     _frontier(
                         use,
@@ -103,6 +105,12 @@ def bind_tools(
                         "parameters": use.parameters or definition.parameters,
                         "ref": None,
                         "refName": False,
+                        # a record pairing the definition with its function: the definition's kind of tool
+                        **(
+                            {"framework": definition.framework, "ruleId": definition.ruleId, "candidate": False}
+                            if use.candidate
+                            else {}
+                        ),
                     }
                 )
             )
