@@ -174,3 +174,38 @@ def test_a_function_returning_a_package_call_s_result_makes_no_new_action_on_it(
     linked = analyse({"pkg/__init__.py": "", "pkg/helpers.py": helpers, "server.py": server})
     assert _reached(linked, "pkg/helpers.py") == {("network.egress", 3)}
     assert _reached(linked, "server.py") == set()
+
+
+CONNECTOR = (
+    "from fastmcp import Client\n"
+    "import httpx\n"
+    "class Remote:\n"
+    "    def __init__(self):\n"
+    "        self._clients = {}\n"
+    "    async def _connect(self, url: str) -> Client:\n"
+    "        if url not in self._clients:\n"
+    "            self._clients[url] = Client(url)\n"
+    "        return self._clients[url]\n"
+    "    async def ping(self, url: str) -> str:\n"
+    "        client = await self._connect(url)\n"
+    "        async with client:\n"  # 12
+    "            return 'ok'\n"
+    "    async def fetch(self, url: str) -> str:\n"
+    "        async with httpx.AsyncClient() as http:\n"  # 15
+    "            return 'none'\n"
+)
+
+
+def test_entering_a_fastmcp_client_s_context_connects_and_other_clients_contexts_do_not() -> None:
+    server = (
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from pkg.remote import Remote\n"
+        "mcp = FastMCP('x')\n"
+        "remote = Remote()\n"
+        "@mcp.tool()\n"
+        "async def ping(url: str) -> str:\n"
+        "    await remote.fetch(url)\n"
+        "    return await remote.ping(url)\n"
+    )
+    linked = analyse({"pkg/__init__.py": "", "pkg/remote.py": CONNECTOR, "server.py": server})
+    assert _reached(linked, "pkg/remote.py") == {("network.egress", 12)}

@@ -381,14 +381,24 @@ class StatementLogic(ExpressionLogic):
 
     def _with(self, stmt: ast.With | ast.AsyncWith, scope: Scope, active: frozenset[str]) -> Outcome:
         inside = active
+        entered = "__aenter__" if type(stmt) is ast.AsyncWith else "__enter__"
         for item in stmt.items:
             taint = self._expr(item.context_expr, scope, active)
             gate = self._gate_of_expr(item.context_expr, scope) or self._context_gate(item.context_expr, scope)
             if gate is not None:
                 # ``with Sandbox() as sbx:`` or ``with limiter:``: the body runs behind it.
                 inside = inside | {gate}
+            typed = self._type_of(item.context_expr, scope)
+            if typed and any(
+                str(call).endswith(entered)
+                for rule in self.rules.profile(f"{typed}.{entered}").actions
+                for call in rule.match.get("calls", ())
+            ):
+                # ``async with client:`` on a FastMCP client: entering its context connects (a rule names the entry
+                # itself; a pattern for every method of a client, ``httpx.AsyncClient.*``, says nothing of it).
+                self._expr(_entering(item.context_expr, entered), scope, active)
             if item.optional_vars is not None:
-                self._assign(item.optional_vars, taint, self._type_of(item.context_expr, scope), scope)
+                self._assign(item.optional_vars, taint, typed, scope)
                 self._written_file(item.context_expr, item.optional_vars, scope)
         after = self._walk_block(stmt.body, scope, inside)
         return None if after is None else active | (after - inside) | (after & inside & active)
@@ -680,6 +690,14 @@ def _merge_into(values: dict[str, frozenset[TaintOrigin]], scope: Scope) -> None
         held = taints.get(name)
         if held is not taint:
             taints[name] = taint if held is None else held | taint
+
+
+def _entering(value: ast.expr, method: str) -> ast.Call:
+    """``value.__aenter__()`` at ``value``: the call a ``with`` statement makes entering ``value``'s context."""
+    call = ast.Call(func=ast.Attribute(value=value, attr=method, ctx=ast.Load()), args=[], keywords=[])
+    ast.copy_location(call.func, value)
+    ast.copy_location(call, value)
+    return call
 
 
 # Values an assignment may hold a check's answer from (``_answer_held``).
