@@ -480,5 +480,7 @@ class FileFacts(_Facts):
         exclude_if=lambda bases: not bases,
         description="Python: the bases of the module's classes, by the class's qualname, as the file's imports name "
         "them (``s3.tools.DeleteTool`` -> ``[s3.base.S3BaseTool]``): a method a class inherits from a base of another "
-        "module (``self._get_client()``) is that base's.",
+        "module (``self._get_client()``) is that base's. JS/TS: the class of the tree a class extends "
+        "(``src/ds#default`` -> ``[src/auth#default]``): a field a base of another file declares "
+        "(``protected _apiClient: ZodiosInstance``) is the subclass's too (``link/linker.py`` ``_module_values``).",
     )

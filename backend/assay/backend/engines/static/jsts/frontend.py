@@ -156,7 +156,8 @@ def analyze_javascript(
         imports=sorted({name for name in analyzer.imports.aliases.values() if "#" in name}),
         reexports={k: sorted(v) for k, v in sorted(analyzer.imports.reexports.items())},
         constants=_constants(analyzer),
-        bindings={**_bindings(analyzer, module), **_member_types(analyzer)},
+        bindings={**_bindings(analyzer, module), **_member_types(analyzer), **_field_types(analyzer)},
+        classBases={cls: [base] for cls, base in sorted(analyzer.class_bases.items())},
         caseRefs=dict(sorted(analyzer.case_refs.items())),
         records=collect_records(code, root, module),
         tables=_tables(analyzer),
@@ -199,6 +200,13 @@ def _member_types(analyzer: FileAnalyzer) -> dict[str, str]:
             if found:
                 out[f"{analyzer.module}#{name}.{analyzer.code.text(member.child_by_field_id(fields.name))}"] = found
     return dict(sorted(out.items()))
+
+
+def _field_types(analyzer: FileAnalyzer) -> dict[str, str]:
+    """The typed fields of the file's classes (``protected _apiClient: ZodiosInstance<T>``, ``this.db = new
+    Pool()``, ``constructor(private api: Api)``), for the calls a subclass in another file makes on them."""
+    own = f"{analyzer.module}#"
+    return {name: typed for name, typed in sorted(analyzer.field_types.items()) if name.startswith(own)}
 
 
 def _json_tool_imports(analyzer: FileAnalyzer) -> None:

@@ -277,7 +277,12 @@ def _export(node: Node, imports: Imports, renames: dict[str, str], code: Code) -
         target = decl if decl is not None else value
         if target is not None and target.type in ("identifier",):
             renames[code.text(target)] = "default"
-        elif target is not None and target.type in ("function_declaration", "class_declaration", "function_expression"):
+        elif target is not None and target.type in (
+            "function_declaration",
+            "class_declaration",
+            "abstract_class_declaration",
+            "function_expression",
+        ):
             name = code.text(target.child_by_field_id(code.fields.name))
             if name:
                 renames[name] = "default"

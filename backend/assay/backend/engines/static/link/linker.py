@@ -413,16 +413,30 @@ def _tools(
     return kept, {t.id: tool_fn[t.id] for t in kept}, opaque, unlisted
 
 
+_BASE_HOPS = 6
+
+
 def _module_values(files: Sequence[FileFacts], resolver: Resolver) -> Callable[[str], str | None]:
     """The type of a JS/TS module's top-level value (``FileFacts.bindings``), named as an importer names it:
     exactly, through a path alias or through the modules that re-export it."""
     values = {name: typed for f in files if f.language != "python" for name, typed in f.bindings.items() if "#" in name}
+    bases = {cls: found[0] for f in files if f.language != "python" for cls, found in f.classBases.items() if found}
 
     def value_of(name: str) -> str | None:
-        for candidate in (name, *resolver.origins(name)):
-            found = values.get(candidate)
-            if found is not None:
-                return found
+        for _ in range(_BASE_HOPS):
+            for candidate in (name, *resolver.origins(name)):
+                found = values.get(candidate)
+                if found is not None:
+                    return found
+            # A field a base class of another file declares (``this._apiClient`` in ``class Ds extends Auth``,
+            # ``Auth extends Methods``, ``Methods`` typing ``_apiClient``): the subclass's field too.
+            cls, dot, field = name.rpartition(".")
+            base = bases.get(cls) if dot and "#" in cls else None
+            if base is None:
+                base = next((bases[o] for o in resolver.origins(cls) if o in bases), None) if dot else None
+            if base is None:
+                return None
+            name = f"{base}.{field}"
         return None
 
     return value_of
