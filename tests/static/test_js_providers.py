@@ -5,7 +5,7 @@ calls with a constant, Agents SDK agents (a named model or the SDK default), Lan
 
 from __future__ import annotations
 
-from jsfix import fixture
+from jsfix import facts_of, fixture
 
 
 def test_every_model_use_names_its_provider_and_model() -> None:
@@ -20,4 +20,33 @@ def test_every_model_use_names_its_provider_and_model() -> None:
         (20, "openai", "gpt-5.4"),
         (21, "openai", "gpt-4o"),
         (22, "anthropic", "claude-3-5-haiku-latest"),
+    ]
+
+
+def test_an_openai_embedding_is_a_model_call_also_on_a_client_a_helper_returns() -> None:
+    """``embeddings.create`` on an OpenAI client is a call to the provider's model, as in Python; on a
+    client a lazy getter returns (``getOpenAI(): OpenAI``) too. An object of the tree with the same method
+    names calls no model."""
+    code = b"""import OpenAI from "openai";
+let openai: OpenAI | null = null;
+function getOpenAI(): OpenAI {
+  if (!openai) openai = new OpenAI({ apiKey: process.env.OPENAI_API_KEY });
+  return openai;
+}
+export async function embed(text: string) {
+  return (await getOpenAI().embeddings.create({ model: "text-embedding-3-small", input: text })).data;
+}
+export async function direct(text: string) {
+  const client = new OpenAI();
+  return client.embeddings.create({ model: "text-embedding-3-large", input: text });
+}
+class Local { embeddings = { create: async (o: unknown) => o }; }
+export async function local(text: string) {
+  return new Local().embeddings.create({ model: "m", input: text });
+}
+"""
+    facts = facts_of("embed.ts", code)
+    assert [(m.location.line, m.provider, m.model) for m in facts.models] == [
+        (8, "openai", "text-embedding-3-small"),
+        (12, "openai", "text-embedding-3-large"),
     ]
