@@ -280,10 +280,14 @@ class AnalyzerBase:
             joined = f"{base}{prop}" if base.endswith("#") else f"{base}.{prop}"
             return self.field_types.get(joined, joined), ok
         if kind == "call_expression":
-            spec = require_spec(node, self.code)
-            if spec is not None:  # require("fs").promises
-                return self.imports.namespace(spec), True
-            name, known = self.callee(node, self.fields.function, scope, record)
+            func = node.child_by_field_id(self.fields.function)
+            if func is not None and (func.type == "import" or self.code.raw(func) == b"require"):
+                spec = require_spec(node, self.code)
+                if spec is not None:  # require("fs").promises
+                    return self.imports.namespace(spec), True
+            name, known = self.dotted(func, scope, record)  # ``callee``, with the function node read once
+            if record is not None:
+                record[node.id] = (scope, name, known)
             # As a value: the handler of the tool the call makes (``queryTool.invoke(input)`` runs it), or
             # what a function of this file returns, by its declared type (``(): Promise<Pool>``).
             handler = self.tool_recognizer.handler_of.get(node.id)

@@ -21,9 +21,10 @@ _CONDITIONS = frozenset({"unary_expression", "identifier", "call_expression", "b
 class BindingLogic(CallLogic):
     """``const``/``let``/``var`` declarations, assignments, CommonJS exports, class bodies and fields."""
 
-    def declare(self, decl: Node, scope: Scope, active: frozenset[str]) -> None:
-        name_node = decl.child_by_field_id(self.fields.name)
-        value = decl.child_by_field_id(self.fields.value)
+    def declare(
+        self, decl: Node, scope: Scope, active: frozenset[str], name_node: Node | None, value: Node | None
+    ) -> None:
+        """One declarator (``decl``) with its name (or pattern) and value nodes, as its statement read them."""
         if name_node is None:
             return
         if value is None:

@@ -55,20 +55,32 @@ class CallLogic(SiteLogic):
         return self.dotted(func, scope, self.known_callees)
 
     def call(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        fields = self.fields
+        rules = self.rules
         is_new = node.type == "new_expression"
-        func = node.child_by_field_id(self.fields.constructor if is_new else self.fields.function)
-        args_node = node.child_by_field_id(self.fields.arguments)
+        func = node.child_by_field_id(fields.constructor if is_new else fields.function)
+        args_node = node.child_by_field_id(fields.arguments)
         if args_node is None:
             args: list[Node] = []
+            kinds: list[str] = []
         elif args_node.type == "template_string":  # a tagged template: $`ls ${dir}`
             args = [args_node]
+            kinds = ["template_string"]
         else:
             args = args_node.named_children  # a fresh list each time, never changed here
-            if any(a.type == "comment" for a in args):  # tool(// the implementation\n fn, {...})
-                args = [a for a in args if a.type != "comment"]
-        name, resolved = self.callee_name(node, func, scope)
-        self.note_push(func, args, scope)
-        facts = classify(self.rules, name) if name else NOTHING
+            kinds = [a.type for a in args]  # each argument's node type, read once
+            if "comment" in kinds:  # tool(// the implementation\n fn, {...})
+                args = [a for a, k in zip(args, kinds, strict=True) if k != "comment"]
+                kinds = [k for k in kinds if k != "comment"]
+        node_id = node.id
+        known = self.known_callees.pop(node_id, None)  # ``callee_name``, inlined: this runs for every call
+        if known is not None and known[0] is scope:
+            name, resolved = known[1], known[2]
+        else:
+            name, resolved = self.dotted(func, scope, self.known_callees)
+        if scope.fixed:
+            self.note_push(func, args, scope)
+        facts = (rules.classified.get(name) or classify(rules, name)) if name else NOTHING
         if name and "#" in name:
             # ``sandbox.exec(...)`` on a class of the tree that extends a library's (``class Sandbox
             # extends BaseSandbox``) without defining ``exec``: the library's method runs (``this.tool(...)``
@@ -79,10 +91,10 @@ class CallLogic(SiteLogic):
             if library is not None and method not in self.class_methods.get(cls, ()):
                 base = f"{library}.{method}"
             if base != name and "#" not in base:
-                name, facts = base, classify(self.rules, base)
-        gate_rule = facts.gate if facts.gate is not None else self.choice_prompt(name, args)
+                name, facts = base, classify(rules, base)
+        gate_rule = facts.gate if facts.gate is not None else self.choice_prompt(name, args) if name and args else None
         gate_id = scope.add_gate(self.make_gate(gate_rule, node, name)) if gate_rule is not None and name else None
-        self.call_gates[node.id] = gate_id
+        self.call_gates[node_id] = gate_id
         if gate_id is not None and gate_rule is not None and gate_rule.match.get("pauses"):
             scope.pauses.append(gate_id)
             scope.pause_log.append(gate_id)
@@ -100,16 +112,16 @@ class CallLogic(SiteLogic):
             self.tool_recognizer.note_factory_call(node, name, args, scope)
         if name and "#" in name and args and facts is NOTHING:
             self.tool_recognizer.made_tools(node, name, args, scope)
-        if self.rules.auth_middleware is not None and name and len(args) > 1:
+        if rules.auth_middleware is not None and name and len(args) > 1:
             self.middleware_gates(name, args, scope)
 
         receiver = EMPTY
         keyed = False  # f[k](...) or f[k].m(...): a callee looked up by key
         inner_func = unwrap(func)
+        func_kind = inner_func.type if inner_func is not None else ""
         if inner_func is not None:
-            func_kind = inner_func.type
             if func_kind == "member_expression":
-                obj = inner_func.child_by_field_id(self.fields.object)
+                obj = inner_func.child_by_field_id(fields.object)
                 receiver = self.expr(obj, scope, active)
                 inner_obj = unwrap(obj)
                 keyed = inner_obj is not None and inner_obj.type == "subscript_expression"
@@ -130,11 +142,15 @@ class CallLogic(SiteLogic):
         # A request handler's callbacks receive what the model sends, also through a wrapper that is the
         # handler call's argument (``setRequestHandler(S, withTelemetry(async (request) => ...))``).
         wrapped = self.handler_args
-        callbacks_own = name is not None and self.rules.request_handler(name) is not None
+        callbacks_own = name is not None and rules.request_handler(name) is not None
         self.handler_args = callbacks_own
         for index, arg in enumerate(args):
-            inner = unwrap(arg) if arg.type in WRAPPERS else arg
-            if inner is not None and inner.type in FUNCTIONS:
+            kind = kinds[index]
+            inner: Node | None = arg
+            if kind in WRAPPERS:
+                inner = unwrap(arg)
+                kind = inner.type if inner is not None else ""
+            if inner is not None and kind in FUNCTIONS:
                 callbacks.append(inner)
                 callback_at.append(index)
             else:
@@ -144,13 +160,13 @@ class CallLogic(SiteLogic):
                     all_args = all_args | taint if all_args else taint
         if len(scope.calls) > before:
             active = self.after_args(args, scope, before, active)
-        if all_args is not receiver and inner_func is not None and inner_func.type == "identifier":
+        if all_args is not receiver and func_kind == "identifier":
             self.param_callback_args(self.code.text(inner_func), arg_taints, scope)
-        if scope.settled and inner_func is not None and inner_func.type == "identifier":
+        if scope.settled and func_kind == "identifier":
             settled = scope.settled.get(self.code.text(inner_func))
             if settled is not None:
                 settled.update(all_args)  # ``resolve(data)``: the promise's value
-        if all_args is not receiver and inner_func is not None and inner_func.type == "member_expression":
+        if all_args is not receiver and func_kind == "member_expression" and inner_func is not None:
             self.mutated(inner_func, all_args, scope)
         self.handler_args = False
         callback_active = active | {gate_id} if gate_id is not None else active
@@ -176,7 +192,7 @@ class CallLogic(SiteLogic):
             # A check of a value gates what this call does only when that value reaches it.
             active = reached(active, all_args, scope.checked, scope.given)
         if facts is NOTHING:  # most calls: the rules say nothing about them
-            client = self.rules.client_rule
+            client = rules.client_rule
             if client is not None and resolved and "#" not in name and self.client_call(node, name):
                 # An awaited call into a third-party package nobody wrote a rule for (``await
                 # notion.pages.create(...)``): it talks to a service, network.egress naming the package.

@@ -34,7 +34,8 @@ class StmtLogic(ExprLogic):
                     name = self.code.text(stmt.child_by_field_id(self.fields.name))
                     scope.locals[name] = self.nested_qualname(scope, name)
         for index, stmt in enumerate(statements):
-            if stmt.type == "switch_statement" and index + 1 < len(statements):
+            kind = stmt.type
+            if kind == "switch_statement" and index + 1 < len(statements):
                 rest = statements[index + 1 :]
                 if self.names_tool(stmt.child_by_field_id(self.fields.value)):
                     # ``switch (name) { case "ng_add": args = [...]; break; ... } run(cmd, args)``: what
@@ -45,7 +46,7 @@ class StmtLogic(ExprLogic):
             if scope.pauses:  # ``const answer = interrupt(...)``: what follows runs after a human answered
                 active = active | frozenset(scope.pauses)
                 scope.pauses.clear()
-            if stmt.type == "if_statement" and index + 1 < len(statements):
+            if kind == "if_statement" and index + 1 < len(statements):
                 label, ref = self.name_guard(stmt, scope)
                 if label is not None:  # ``if (name !== "mysql_query") throw ...``: the rest is its branch
                     after = self.case_function(stmt, statements[index + 1 :], label, scope, active)
@@ -118,14 +119,16 @@ class StmtLogic(ExprLogic):
         return active | {gate} if gate is not None else active
 
     def declarations(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        fields = self.fields
         for decl in stmt.named_children:
             if decl.type == "variable_declarator":
                 before = len(scope.calls)
-                target, value = decl.child_by_field_id(self.fields.name), decl.child_by_field_id(self.fields.value)
+                target, value = decl.child_by_field_id(fields.name), decl.child_by_field_id(fields.value)
                 if target is not None and target.type == "identifier" and value is not None and self.names_tool(value):
                     self.tool_name_vars.add(self.code.text(target))
-                self.declare(decl, scope, active)
-                active = self.after_call(decl.child_by_field_id(self.fields.value), scope, before, active)
+                self.declare(decl, scope, active, target, value)
+                if value is not None:
+                    active = self.after_call(value, scope, before, active)
         return active
 
     def after_call(self, value: Node | None, scope: Scope, before: int, active: frozenset[str]) -> frozenset[str]:
@@ -275,11 +278,13 @@ class StmtLogic(ExprLogic):
         pending = [body]
         while pending:
             node = pending.pop()
-            if node.type == "break_statement" or (continues and node.type == "continue_statement"):
+            kind = node.type
+            if kind == "break_statement" or (continues and kind == "continue_statement"):
                 return True
-            if node is not body and (node.type in _LOOPS or node.type == "switch_statement" or node.type in FUNCTIONS):
+            if node is not body and (kind in _LOOPS or kind == "switch_statement" or kind in FUNCTIONS):
                 continue
-            pending.extend(node.named_children)
+            if node.named_child_count:
+                pending.extend(node.named_children)
         return False
 
     def export(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
