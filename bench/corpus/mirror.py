@@ -2,16 +2,20 @@
 
 Mirrors are bare git directories that the search tool's ``fetch`` leaves under
 ``<mirrors>/<owner>+<name>/`` (``repo`` or ``repo/.git``). Only ``git ls-tree`` and ``git cat-file``
-read them: nothing fetched is run. A unit is extracted once per (commit, root, exclude); a stamp beside the directory says
-what it holds, so a changed label is extracted afresh.
+read them: nothing fetched is run. A unit is extracted once per (commit, root, exclude), into a folder named by a digest
+of those, built aside and renamed into place whole: scorers running at once (in several work trees, say) never see a
+tree half written or removed under them, and a changed label is extracted afresh beside the old one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -53,25 +57,54 @@ def materialise(unit: Unit, mirrors: Path = DEFAULT_MIRRORS, cache: Path = DEFAU
         raise NotMaterialisedError(f"no mirror of {unit.repo} under {mirrors} (fetch github:{unit.repo})")
     if _git(git_dir, "cat-file", "-e", f"{unit.commit}^{{commit}}").returncode != 0:
         raise NotMaterialisedError(f"commit {unit.commit[:12]} is not in the mirror of {unit.repo} (fetched later?)")
-    target = cache / unit.id
-    stamp = cache / f"{unit.id}.stamp.json"
     wanted = {"commit": unit.commit, "root": unit.root, "exclude": sorted(unit.exclude)}
-    if target.is_dir() and stamp.is_file():
-        try:
-            stored = json.loads(stamp.read_text(encoding="utf-8"))
-        except ValueError:
-            stored = None
-        if isinstance(stored, dict) and {k: stored.get(k) for k in wanted} == wanted:
-            return Materialised(target, tuple(stored.get("absent", [])))
-    shutil.rmtree(target, ignore_errors=True)
-    stamp.unlink(missing_ok=True)
-    target.mkdir(parents=True)
+    key = hashlib.sha256(json.dumps(wanted, sort_keys=True).encode()).hexdigest()[:16]
+    home = cache / f"{unit.id}@{key}"
+    _drop_old_layout(cache, unit.id)
+    found = _stored(home, unit.id)
+    if found is not None:
+        return found
     entries = _entries(git_dir, unit)
     if not entries:
         raise NotMaterialisedError(f"root {unit.root!r} holds no file at {unit.commit[:12]}")
-    absent = _write_entries(git_dir, entries, target)
-    stamp.write_text(json.dumps(wanted | {"absent": absent}), encoding="utf-8")
-    return Materialised(target, tuple(absent))
+    cache.mkdir(parents=True, exist_ok=True)
+    part = Path(tempfile.mkdtemp(prefix=f".{unit.id}.part-", dir=cache))
+    try:
+        (part / unit.id).mkdir()
+        absent = _write_entries(git_dir, entries, part / unit.id)
+        (part / _STAMP).write_text(json.dumps(wanted | {"absent": absent}), encoding="utf-8")
+        # Another scorer may have put the same tree in place first: its copy is read, this one dropped.
+        with contextlib.suppress(OSError):
+            part.rename(home)
+    finally:
+        shutil.rmtree(part, ignore_errors=True)
+    found = _stored(home, unit.id)
+    if found is None:
+        raise NotMaterialisedError(f"{home} could not be put in place")
+    return found
+
+
+_STAMP = "stamp.json"
+
+
+def _stored(home: Path, unit_id: str) -> Materialised | None:
+    """The tree a finished extraction left in ``home``, or None: the stamp is written before the folder is
+    renamed into place, so a stamp means a whole tree."""
+    try:
+        stored = json.loads((home / _STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(stored, dict):
+        return None
+    return Materialised(home / unit_id, tuple(stored.get("absent", [])))
+
+
+def _drop_old_layout(cache: Path, unit_id: str) -> None:
+    """Remove a tree extracted by the earlier layout (``<id>/`` beside ``<id>.stamp.json``)."""
+    old_stamp = cache / f"{unit_id}.stamp.json"
+    if old_stamp.is_file():
+        shutil.rmtree(cache / unit_id, ignore_errors=True)
+        old_stamp.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bench.corpus.labels import LabelError, check_label, load_units
+from bench.corpus.labels import LabelError, Unit, check_label, load_units
 from bench.corpus.matching import score_unit, total
 from bench.corpus.mirror import NotMaterialisedError, materialise
 from bench.corpus.score import as_json, main, run_unit
@@ -284,6 +284,13 @@ def test_a_unit_is_materialised_from_a_bare_mirror_and_scored(
     assert (root / "link.py").is_symlink() and (root / "link.py").readlink() == Path("server.py")
     assert tree.absent == ("bundle.js",)
     assert materialise(unit, mirrors, cache) == tree  # the stamp remembers what was left out
+    assert root.name == "py-demo" and not list(cache.glob(".*part*"))  # built aside, renamed in whole
+    # A changed label (another work tree's, scoring at the same time) is extracted beside the first
+    # tree, which stays whole for whoever reads it.
+    wider = load_units_from(units_dir, "py-demo", exclude=[])
+    other = materialise(wider, mirrors, cache)
+    assert other.root != root and (other.root / "tests" / "test_server.py").is_file()
+    assert (root / "server.py").is_file() and not (root / "tests").exists()
     with pytest.raises(NotMaterialisedError, match="no mirror"):
         materialise(missing, mirrors, cache)
 
@@ -346,3 +353,13 @@ def test_held_out_units_are_totalled_apart_and_their_misses_stay_hidden(
 
     with pytest.raises(LabelError, match="heldout"):
         check_label(label(heldout="yes"), tmp_path / "py-demo.json")
+
+
+def load_units_from(units_dir: Path, unit_id: str, **changes: object) -> Unit:
+    """``unit_id``'s label from ``units_dir`` with ``changes`` made to it."""
+    data = json.loads((units_dir / f"{unit_id}.json").read_text()) | changes
+    other = units_dir.parent / f"units-{unit_id}-changed"
+    other.mkdir(exist_ok=True)
+    (other / f"{unit_id}.json").write_text(json.dumps(data))
+    (unit,) = load_units(other)
+    return unit
