@@ -209,3 +209,68 @@ def test_entering_a_fastmcp_client_s_context_connects_and_other_clients_contexts
     )
     linked = analyse({"pkg/__init__.py": "", "pkg/remote.py": CONNECTOR, "server.py": server})
     assert _reached(linked, "pkg/remote.py") == {("network.egress", 12)}
+
+
+LOGS = (
+    "from dataclasses import dataclass\n"
+    "from pathlib import Path\n"
+    "class LogManager:\n"
+    "    @dataclass\n"
+    "    class _Paths:\n"
+    "        stdout: Path\n"
+    "        def __getitem__(self, item: str) -> Path:\n"
+    "            return getattr(self, item)\n"
+    "    def __init__(self, base: Path):\n"
+    "        self._dir = base\n"
+    "    def paths_for(self, prefix: str) -> _Paths:\n"
+    "        return self._Paths(stdout=self._dir / prefix)\n"
+    "    def start(self, prefix: str) -> None:\n"
+    "        paths = self.paths_for(prefix)\n"
+    "        paths.stdout.open('a')\n"  # 15
+    "    def read(self, prefix: str, stream: str) -> str:\n"
+    "        path = self.paths_for(prefix)[stream]\n"
+    "        with path.open('r') as fh:\n"  # 18
+    "            return fh.read()\n"
+    "    def names(self, table: dict, key: str) -> str:\n"
+    "        entry = table[key]\n"
+    "        return entry.open('w')\n"  # 22
+)
+
+
+def test_a_nested_class_s_fields_and_items_keep_their_types() -> None:
+    server = (
+        "from pathlib import Path\n"
+        "from mcp.server.fastmcp import FastMCP\n"
+        "from pkg.logs import LogManager\n"
+        "mcp = FastMCP('x')\n"
+        "logs = LogManager(Path('/tmp'))\n"
+        "@mcp.tool()\n"
+        "def run(prefix: str, stream: str) -> str:\n"
+        "    logs.start(prefix)\n"
+        "    logs.names({}, prefix)\n"
+        "    return logs.read(prefix, stream)\n"
+    )
+    linked = analyse({"pkg/__init__.py": "", "pkg/logs.py": LOGS, "server.py": server})
+    # Not ``entry.open('w')`` on an item of a dict nothing says anything of (22).
+    assert _reached(linked, "pkg/logs.py") == {("file.write", 15), ("file.read", 18)}
+
+
+def test_an_item_of_a_package_client_is_that_package_s_and_an_item_of_a_response_is_not() -> None:
+    server = (
+        "from pymongo import MongoClient\n"
+        "import requests\n"
+        "from mcp.server.fastmcp import FastMCP\n"
+        "mcp = FastMCP('x')\n"
+        "client = MongoClient('mongodb://x')\n"
+        "@mcp.tool()\n"
+        "def add(name: str) -> str:\n"
+        "    db = client['app']\n"
+        "    users = db['users']\n"
+        "    users.insert_one({'name': name})\n"  # 10
+        "    data = requests.get('http://x').json()\n"  # 11
+        "    item = data['k']\n"
+        "    item.get('z')\n"  # 13
+        "    return 'ok'\n"
+    )
+    linked = analyse({"server.py": server})
+    assert {line for _, line in _reached(linked, "server.py")} == {10, 11}

@@ -12,6 +12,7 @@ from assay.backend.engines.static.facts import (
     ToolDef,
 )
 from assay.backend.engines.static.held_gates import held_on_every_listing
+from assay.backend.engines.static.pyast.base import nested_classes
 from assay.backend.engines.static.pyast.literals import kwarg, literal_str
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import (
@@ -72,6 +73,8 @@ class FileAnalyzer(StatementLogic):
             if isinstance(stmt, ast.ClassDef):
                 enclosing, self._class = self._class, stmt.name
                 self._collect_class_attrs(stmt)
+                for inner in nested_classes(stmt):
+                    self._collect_class_attrs(inner, f"{stmt.name}.{inner.name}")
                 self._class = enclosing
         self._walk_block(self.tree.body, module_scope, frozenset())
         self.module_bound = frozenset(module_scope.taint)

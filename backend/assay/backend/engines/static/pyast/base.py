@@ -82,6 +82,7 @@ class AnalyzerBase:
         self._refusing: dict[str, tuple[tuple[GateSite, ...], frozenset[object]]] = {}
         self._defs: dict[str, tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]] | None = None
         self._returns: dict[str, str] | None = None  # what functions of the file return (``_return_types``)
+        self._nested: dict[str, frozenset[str]] | None = None  # classes nested in each class (``_nested_names``)
         self._functions: frozenset[str] | None = None  # names of the file's module-level functions
         # Callbacks' first parameters, typed by what the call they are passed to gives them.
         self._callback_params: dict[str, str] = {}
@@ -237,7 +238,13 @@ class AnalyzerBase:
             item = self._held_item(node.value)
             if item is not None:
                 return item, True
-            return self.dotted(node.value, scope)
+            container, ok = self.dotted(node.value, scope)
+            if ok and container and container.startswith(self.module_prefix):
+                # ``paths[stream]`` of a class of this file whose ``__getitem__`` says what it gives (``-> Path``).
+                got = self._return_types().get(f"{container}.__getitem__")
+                if got is not None:
+                    return got, True
+            return container, ok
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             return self.dotted(node.left, scope)
         return None, False
@@ -313,12 +320,15 @@ class AnalyzerBase:
             self._returns = {}
             for stmt in self.module_defs:
                 if isinstance(stmt, ast.ClassDef):
-                    owner = f"{self.module}.{stmt.name}"
-                    for method in definitions(stmt.body):
-                        if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
-                            typed = self._returned(method, owner)
-                            if typed is not None:
-                                self._returns[f"{owner}.{method.name}"] = typed
+                    classes = [(f"{self.module}.{stmt.name}", stmt)]
+                    # Classes nested in it (``class _LogManager: class _LogPaths: ...``), by their qualname.
+                    classes += [(f"{classes[0][0]}.{c.name}", c) for c in nested_classes(stmt)]
+                    for owner, cls in classes:
+                        for method in definitions(cls.body):
+                            if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                                typed = self._returned(method, owner)
+                                if typed is not None:
+                                    self._returns[f"{owner}.{method.name}"] = typed
                 else:
                     typed = self._returned(stmt, None) if not isinstance(stmt, ast.ClassDef) else None
                     if typed is not None:
@@ -327,6 +337,12 @@ class AnalyzerBase:
 
     def _returned(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, owner: str | None) -> str | None:
         annotation = annotation_type(fn.returns)
+        if type(annotation) is ast.Name and owner is not None:
+            # ``def paths_for(self) -> _LogPaths`` with ``_LogPaths`` a class nested in the method's class (or
+            # beside it, in the class the method's class is nested in).
+            for enclosing in (owner, owner.rpartition(".")[0]):
+                if annotation.id in self._nested_names().get(enclosing, ()):
+                    return f"{enclosing}.{annotation.id}"
         if annotation is not None:
             typed, ok = self.dotted(annotation, None)
             if typed in ("typing.Self", "typing_extensions.Self", "Self"):
@@ -443,11 +459,22 @@ class AnalyzerBase:
             stack.extend(reversed(bases))
         return None
 
-    def _collect_class_attrs(self, cls: ast.ClassDef) -> None:
+    def _nested_names(self) -> dict[str, frozenset[str]]:
+        """The names of the classes nested in each top-level class of the file, by the outer class's qualname."""
+        if self._nested is None:
+            self._nested = {
+                f"{self.module}.{stmt.name}": frozenset(c.name for c in nested_classes(stmt))
+                for stmt in self.module_defs
+                if isinstance(stmt, ast.ClassDef)
+            }
+        return self._nested
+
+    def _collect_class_attrs(self, cls: ast.ClassDef, key: str | None = None) -> None:
         """What ``self.x`` (or ``obj.x`` for an instance of the class) holds: the class's annotated fields
         (dataclass and pydantic fields, ``x: Client``), then what its methods assign (``self.x = X()``,
-        ``self.x = await X.create()``), which says more."""
-        if cls.name in self.class_attr_types:
+        ``self.x = await X.create()``), which says more. ``key``: a nested class's ``Outer.Inner``."""
+        key = key or cls.name
+        if key in self.class_attr_types:
             return
         attrs: dict[str, str] = {}
         for item in cls.body:
@@ -479,10 +506,10 @@ class AnalyzerBase:
                         name, _ = self.dotted(value, None)
                         if name:
                             attrs[target.attr] = name
-        self.class_attr_types[cls.name] = attrs
+        self.class_attr_types[key] = attrs
         items = self._item_types(cls) if caches else None
         if items:
-            self.class_item_types[cls.name] = items
+            self.class_item_types[key] = items
 
     def _item_types(self, cls: ast.ClassDef) -> dict[str, str]:
         """The dict fields of ``cls`` its methods fill with one type of object: ``self._clients[key] = X(...)``
@@ -590,6 +617,11 @@ class AnalyzerBase:
             cls = next((d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == name), None)
             found = self._class_strings[name] = _string_assignments(cls.body) if cls is not None else {}
         return found
+
+
+def nested_classes(cls: ast.ClassDef) -> list[ast.ClassDef]:
+    """The classes defined directly in a class's body."""
+    return [d for d in definitions(cls.body) if isinstance(d, ast.ClassDef)]
 
 
 def _stores_item(target: ast.expr) -> bool:

@@ -311,6 +311,18 @@ class StatementLogic(ExpressionLogic):
             taint = taint | found
         return taint
 
+    def _item_type(self, value: ast.Subscript, scope: Scope) -> str | None:
+        """What ``x[key]`` holds, when known: an item of a class's cache of built objects (``self._clients[k]``),
+        what a ``__getitem__`` of this file says it gives (``paths[stream]``, ``-> Path``), or, for a package's
+        object something built (``db = mongo_client["app"]``), that package's object still; else None."""
+        typed, ok = self.dotted(value, scope)
+        if not (ok and typed):
+            return None
+        container, _ = self.dotted(value.value, scope)
+        if typed != container:
+            return typed
+        return typed if made(typed) and self._package_type(typed) else None
+
     def _constructed(self, value: ast.expr, scope: Scope) -> str | None:
         """The package class ``value`` constructs (``return TavilyClient(api_key=key)``), also through a
         local it was bound to (``executor = LocalCommandLineCodeExecutor(...); return executor``) or a field or
@@ -457,6 +469,8 @@ class StatementLogic(ExpressionLogic):
             held = value.value
             owner = scope.types.get(held.id) if isinstance(held, ast.Name) else self._type_of(held, scope)
             name = f"{owner}.{value.attr}" if owner and self._package_type(owner) else None
+        elif kind is ast.Subscript:
+            name = self._item_type(value, scope)  # type: ignore[arg-type]
         else:
             name = None
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
