@@ -274,3 +274,20 @@ def test_an_item_of_a_package_client_is_that_package_s_and_an_item_of_a_response
     )
     linked = analyse({"server.py": server})
     assert {line for _, line in _reached(linked, "server.py")} == {10, 11}
+
+
+def test_a_directory_made_on_a_path_is_a_file_write_and_mkdir_on_anything_else_is_not() -> None:
+    server = (
+        "from pathlib import Path\n"
+        "from mcp.server.fastmcp import FastMCP\n"
+        "mcp = FastMCP('x')\n"
+        "@mcp.tool()\n"
+        "def save(local_path: str, remote) -> str:\n"
+        "    target = Path(local_path).expanduser()\n"
+        "    target.parent.mkdir(parents=True, exist_ok=True)\n"  # 7
+        "    Path(local_path).mkdir()\n"  # 8
+        "    remote.mkdir(local_path)\n"  # 9
+        "    return 'ok'\n"
+    )
+    linked = analyse({"server.py": server})
+    assert _reached(linked, "server.py") == {("file.write", 7), ("file.write", 8)}
