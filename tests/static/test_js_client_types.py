@@ -241,3 +241,50 @@ def test_client_types_of_mail_and_database_packages(tmp_path: Path) -> None:
 def test_a_mail_options_type_is_no_transport(tmp_path: Path) -> None:
     bundle = scan_files(tmp_path, {"mail.ts": _mailer("SendMailOptions")})
     assert actions_reached(bundle, "send_mail") == {("db.write", "mail.ts", 9)}
+
+
+def _notion(asyncness: str) -> dict[str, str]:
+    helper = f"""
+import {{ Client }} from "@notionhq/client";
+const notion = new Client({{ auth: process.env.NOTION_TOKEN }});
+export {asyncness}function createPage(title: string) {{
+  return notion.pages.create({{ parent: {{ database_id: "db" }}, properties: {{ title }} }});
+}}
+export const archive = {asyncness}(id: string) => notion.pages.update({{ page_id: id, archived: true }});
+"""
+    agent = """
+import { generateText, tool } from "ai";
+import { openai } from "@ai-sdk/openai";
+import { z } from "zod";
+import { archive, createPage } from "./notion";
+export const run = (prompt: string) =>
+  generateText({
+    model: openai("gpt-4o"),
+    prompt,
+    tools: {
+      createPage: tool({
+        description: "Create a page",
+        parameters: z.object({ title: z.string() }),
+        execute: async ({ title }) => createPage(title),
+      }),
+      archivePage: tool({
+        description: "Archive a page",
+        parameters: z.object({ id: z.string() }),
+        execute: async ({ id }) => archive(id),
+      }),
+    },
+  });
+"""
+    return {"notion.ts": helper, "agent.ts": agent}
+
+
+def test_a_package_call_an_async_function_returns_is_a_request(tmp_path: Path) -> None:
+    bundle = scan_files(tmp_path, _notion("async "))
+    assert actions_reached(bundle, "createPage") == {("network.egress", "notion.ts", 5)}
+    assert actions_reached(bundle, "archivePage") == {("network.egress", "notion.ts", 7)}
+
+
+def test_a_package_call_a_plain_function_returns_is_not_taken_for_one(tmp_path: Path) -> None:
+    bundle = scan_files(tmp_path, _notion(""))
+    assert actions_reached(bundle, "createPage") == set()
+    assert actions_reached(bundle, "archivePage") == set()

@@ -251,8 +251,9 @@ class CallLogic(SiteLogic):
             scope.field_writes[key] = scope.field_writes.get(key, EMPTY) | taint
 
     def client_call(self, node: Node, name: str) -> bool:
-        """Whether ``name`` is a method of a third-party package's client or module, awaited: the
-        general rule for SDKs the pack does not list (JS-FX-CLIENT-001)."""
+        """Whether ``name`` is a method of a third-party package's client or module, awaited, or returned by
+        an async function (``async function invite(u) { return client.conversations.invite(u) }``: its caller
+        awaits the request): the general rule for SDKs the pack does not list (JS-FX-CLIENT-001)."""
         if "." not in name:
             return False
         package = name.split(".", 1)[0]
@@ -262,9 +263,13 @@ class CallLogic(SiteLogic):
         if package not in self.imports.packages:
             return False  # a global, a local or a relative module: not a package this file imports
         parent = node.parent  # asked last: each ``parent`` makes a node
-        if parent is None or parent.type != "await_expression":
+        if parent is None:
             return False
-        return not self.rules.local_package(package)
+        if parent.type == "await_expression":
+            return not self.rules.local_package(package)
+        if parent.type not in ("return_statement", "arrow_function") or self.rules.local_package(package):
+            return False
+        return _returned_by_async(parent)
 
     def middleware_gates(self, name: str, args: list[Node], scope: Scope) -> None:
         """``app.post("/mcp", authMiddleware, handler)``: an authentication middleware in front of a
@@ -442,3 +447,12 @@ def _awaited(node: Node) -> bool:
     while parent is not None and parent.type == "parenthesized_expression":
         parent = parent.parent
     return parent is not None and parent.type == "await_expression"
+
+
+def _returned_by_async(node: Node) -> bool:
+    """Whether ``node`` (a ``return`` statement, or an arrow function whose body is the call) gives the value of
+    an ``async`` function: the nearest function around the return, or the arrow itself."""
+    current: Node | None = node
+    while current is not None and current.type not in FUNCTIONS:
+        current = current.parent
+    return current is not None and any(child.type == "async" for child in current.children)
