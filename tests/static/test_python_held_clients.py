@@ -291,3 +291,19 @@ def test_a_directory_made_on_a_path_is_a_file_write_and_mkdir_on_anything_else_i
     )
     linked = analyse({"server.py": server})
     assert _reached(linked, "server.py") == {("file.write", 7), ("file.write", 8)}
+
+
+def test_every_duckduckgo_search_is_a_request_and_another_object_s_news_is_not() -> None:
+    server = (
+        "from duckduckgo_search import DDGS\n"
+        "from mcp.server.fastmcp import FastMCP\n"
+        "mcp = FastMCP('x')\n"
+        "@mcp.tool()\n"
+        "def search(q: str, feed) -> str:\n"
+        "    DDGS().news(q, max_results=5)\n"  # 6
+        "    DDGS().images(q)\n"  # 7
+        "    feed.news(q)\n"  # 8
+        "    return 'ok'\n"
+    )
+    linked = analyse({"server.py": server})
+    assert _reached(linked, "server.py") == {("network.egress", 6), ("network.egress", 7)}
