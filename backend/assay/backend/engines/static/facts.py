@@ -200,6 +200,12 @@ class FunctionFacts(_Facts):
         exclude_if=lambda writes: not writes,
         description="Tainted values the function stores in its instance's fields.",
     )
+    servesRequests: bool = Field(
+        default=False,
+        exclude_if=lambda serves: not serves,
+        description="(JS/TS) The function hands an HTTP request to an MCP transport (``transport.handleRequest(req, "
+        "res, body)``): an HTTP route serving an MCP server.",
+    )
     returnShape: ArgTaint | None = Field(
         default=None,
         description="What every return gives, when they agree: SQL fixed in the code, or one call's result.",
@@ -353,6 +359,13 @@ class ToolDef(_Facts):
         description="The top-level name a tool literal is bound to (``mod#definition`` for ``export const "
         "definition = { name, inputSchema }``): with a lookup by name over tool objects somewhere in the tree "
         "(``FileFacts.nameLookups``), the function that lookup calls beside it implements the tool.",
+    )
+    servedBy: str | None = Field(
+        default=None,
+        exclude_if=lambda served: served is None,
+        description="(JS/TS) The function of the tree whose MCP server serves this tool: the one its definition's "
+        "paired record is written in (``createMcpServer``). The checks in front of every HTTP route that builds "
+        "that server and hands it requests hold over the tool (``link/served.py``).",
     )
     byFunction: bool = Field(
         default=False,

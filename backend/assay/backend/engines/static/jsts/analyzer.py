@@ -266,6 +266,7 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
             return scope.qualname
         location = self.loc(node) if node is not None else Location(path=self.path, line=1, column=1)
         qualname = scope.qualname
+        serves = qualname in self.request_servers
         if qualname in self.emitted:  # a getter and its setter, a redeclared function: keep both
             qualname = f"{qualname}@{location.line}:{location.column}"
         self.emitted.add(qualname)
@@ -286,6 +287,7 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
                     FieldWrite(field=key, origins=sorted(taint, key=origin_key))
                     for key, taint in sorted(scope.field_writes.items())
                 ],
+                servesRequests=serves,
                 returnShape=scope.return_shape,
                 returnType=returned,
                 returnCandidates=self.return_candidates(scope) if node is not None and returned is None else None,

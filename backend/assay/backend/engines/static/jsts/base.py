@@ -138,6 +138,9 @@ class AnalyzerBase:
         self.claimed: set[int] = set()  # function nodes analysed on their own (not inline)
         self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
         self.emitted: set[str] = set()
+        # Functions (by qualname, their callbacks walked in place included) that hand an HTTP request to an
+        # MCP transport (``transport.handleRequest(req, res, body)``): routes serving an MCP server.
+        self.request_servers: set[str] = set()
         # Hooks listed for an event before each tool call (``PreToolUse: [{ matcher, hooks }]``): the
         # matcher (None: every tool), the gates its functions make, and the hook list's node.
         self.tool_hooks: list[tuple[str | None, list[str], Node]] = []

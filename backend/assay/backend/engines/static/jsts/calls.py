@@ -23,6 +23,9 @@ _TOOL_RUNS = frozenset({"invoke", "ainvoke", "call", "func", "execute", "run", "
 # Array methods whose callback receives each element (at this position of its parameters), and methods
 # whose result holds the same elements (``tools(ctx).filter(allowed).forEach((tool) => ...)``).
 _ELEMENT_CALLBACKS = {"forEach": 0, "map": 0, "flatMap": 0, "filter": 0, "some": 0, "every": 0, "find": 0, "reduce": 1}
+# Calls that hand an HTTP request to an MCP transport (``transport.handleRequest(req, res, body)``, the SSE
+# transport's ``handlePostMessage(req, res)``): the function calling one is a route serving an MCP server.
+_HANDS_REQUEST = (".handleRequest", ".handlePostMessage")
 _SAME_ELEMENTS = frozenset({"filter", "slice", "sort", "toSorted", "reverse", "toReversed", "concat"})
 
 
@@ -114,6 +117,8 @@ class CallLogic(SiteLogic):
             self.tool_recognizer.made_tools(node, name, args, scope)
         if rules.auth_middleware is not None and name and len(args) > 1:
             self.middleware_gates(name, args, scope)
+            if name.endswith(_HANDS_REQUEST):
+                self.request_servers.add(scope.qualname)
 
         receiver = EMPTY
         keyed = False  # f[k](...) or f[k].m(...): a callee looked up by key

@@ -338,6 +338,7 @@ class ToolPlacements:
                 ref=held,
                 refName=True,
                 candidate=True,
+                servedBy=scope.qualname,
             )
         )
         return held_node, function_node, function

@@ -54,6 +54,7 @@ from assay.backend.engines.static.link.graph import (
 from assay.backend.engines.static.link.message_tools import join_messages
 from assay.backend.engines.static.link.plugins import plugin_names
 from assay.backend.engines.static.link.returned import chosen_calls, through_returns
+from assay.backend.engines.static.link.served import route_gates
 from assay.backend.engines.static.link.settings import settle_models
 from assay.backend.engines.static.link.sources import (
     NameIndex,
@@ -164,6 +165,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     )
     joined, tool_frontier = bind_tools(offered, resolver.origins)
     tools, tool_fn, opaque, unlisted = _tools(ordered, resolver, modules, rules, joined)
+    tools = route_gates(tools, functions, resolver.resolve)
     tool_name_dispatches(functions, frozenset(t.name for t in tools))
 
     sql = SqlContexts(functions, resolver.every, rules)
