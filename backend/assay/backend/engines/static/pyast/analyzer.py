@@ -13,7 +13,7 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.held_gates import held_on_every_listing
 from assay.backend.engines.static.pyast.base import nested_classes
-from assay.backend.engines.static.pyast.literals import kwarg, literal_str
+from assay.backend.engines.static.pyast.literals import annotation_type, kwarg, literal_str
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.scope import (
     DEFINITION_KINDS,
@@ -52,6 +52,52 @@ class FileAnalyzer(StatementLogic):
             self.module_types[name] = own
             self.alternatives[own] = sorted(chosen)
 
+    def _annotated_global(self, name: str, annotation: ast.expr) -> None:
+        """``pool: Optional[asyncpg.Pool] = None``: a module name declared to hold a package's object, bound later."""
+        named = annotation_type(annotation)
+        if named is None:
+            return
+        typed, resolved = self.dotted(named, None)
+        if typed and resolved and "." in typed and self._package_type(typed):
+            self.module_types[name] = typed
+
+    def _globals_bound(self) -> None:
+        """``global pool`` then ``pool = await asyncpg.create_pool(url)`` in a function of the module: the module
+        name holds what such functions bind it to, when the module itself gives it nothing known (``pool = None``)
+        and every binding that says agrees. Bindings are read in order, so ``client = MongoClient(url)`` then
+        ``db = client[name]`` types both."""
+        found: dict[str, set[str]] = {}
+        preset = frozenset(self.module_types)
+        for fn in self.module_defs:
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            declared = {n for stmt in fn.body if isinstance(stmt, ast.Global) for n in stmt.names}
+            declared -= preset
+            if not declared:
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    target, value = node.targets[0], node.value
+                    if isinstance(target, ast.Name) and target.id in declared and not _unset(value):
+                        typed = self._bound_type(value)
+                        found.setdefault(target.id, set()).add(typed or "")
+                        if typed and target.id not in self.module_types:
+                            self.module_types[target.id] = typed
+        for name, types in found.items():
+            if len(types) > 1 and name in self.module_types:
+                del self.module_types[name]
+
+    def _bound_type(self, value: ast.expr) -> str | None:
+        """The package object a module-level binding's value is (a call, awaited or not, or a member of one)."""
+        if isinstance(value, ast.Await):
+            value = value.value
+        if isinstance(value, ast.Subscript):
+            return self._member_type(value, None)
+        if not isinstance(value, ast.Call):
+            return None
+        typed, resolved = self.dotted(value, None)
+        return typed if typed and resolved and self._package_type(typed) else None
+
     def run(self) -> None:
         # Imports are statements: reading the statements alone finds them all, in ``ast.walk`` order.
         self._collect_imports(imports_breadth_first(self.tree))
@@ -67,6 +113,9 @@ class FileAnalyzer(StatementLogic):
                         self.module_types[target.id] = name
                 elif isinstance(target, ast.Name) and isinstance(stmt.value, ast.IfExp):
                     self._chosen(target.id, stmt.value)
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and _unset(stmt.value):
+                self._annotated_global(stmt.target.id, stmt.annotation)
+        self._globals_bound()
         self._collect_bindings()
         # Instance attributes and fields of the module's classes, so any function sees ``deps.client``.
         for stmt in self.module_defs:
@@ -351,3 +400,8 @@ def _module_assignments(body: list[ast.stmt]) -> list[ast.stmt]:
         else:
             out.append(stmt)
     return out
+
+
+def _unset(value: ast.expr | None) -> bool:
+    """A module name's declared value that says nothing of what it will hold: none, or ``None``."""
+    return value is None or (isinstance(value, ast.Constant) and value.value is None)

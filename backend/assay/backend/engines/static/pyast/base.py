@@ -16,6 +16,7 @@ from assay.backend.engines.static.facts import (
 from assay.backend.engines.static.pyast.literals import (
     annotation_type,
     constructed_type,
+    item_name,
     literal_str,
 )
 from assay.backend.engines.static.pyast.models import trusted
@@ -207,7 +208,7 @@ class AnalyzerBase:
             while True:
                 value = node.value
                 if isinstance(value, ast.Name) and value.id == "self" and self._class is not None:
-                    base: str | None = self._self_attribute(self._class, node.attr)
+                    base: str | None = self._self_attribute(self._class, node.attr, inherited=not attrs)
                     ok = True
                     break
                 attrs.append(node.attr)
@@ -238,6 +239,11 @@ class AnalyzerBase:
             item = self._held_item(node.value)
             if item is not None:
                 return item, True
+            # ``client[db_name]``, ``db["users"]`` on a package's object: a member of it, as ``client.users``
+            # would be (``pymongo.MongoClient.[].users.insert_one``).
+            member = self._member_type(node, scope)
+            if member is not None:
+                return member, True
             container, ok = self.dotted(node.value, scope)
             if ok and container and container.startswith(self.module_prefix):
                 # ``paths[stream]`` of a class of this file whose ``__getitem__`` says what it gives (``-> Path``).
@@ -273,13 +279,44 @@ class AnalyzerBase:
             stack.extend(reversed(self.classes.get(current, (frozenset(), []))[1]))
         return None
 
-    def _self_attribute(self, cls: str, attr: str) -> str:
-        """What ``self.attr`` denotes in a method of ``cls``: an attribute's type, or a method."""
+    def _member_type(self, node: ast.Subscript, scope: Scope | None) -> str | None:
+        """What ``node`` holds when it takes a member of a package's object (``db = client[name]``), else None."""
+        held, ok = self.dotted(node.value, scope)
+        if ok and held and self._holds_items(node.value, held, scope):
+            return f"{held}.{item_name(node.slice)}"
+        return None
+
+    def _holds_items(self, value: ast.expr, held: str, scope: Scope | None) -> bool:
+        """Whether ``value[key]`` takes an item of an object a package's call made (``client = MongoClient(url)``,
+        held by a local, a module name or ``self``), not of a module's value (``os.environ``) or one of the tree."""
+        if held.startswith(self.module_prefix) or held.split(".", 1)[0] in self.local_defs:
+            return False
+        root = value
+        while isinstance(root, ast.Attribute | ast.Subscript):
+            root = root.value
+        if isinstance(root, ast.Call):
+            # ``get_database(name)["users"]``: an item of what a call gives (a package's, or a helper's of the tree).
+            return True
+        if not isinstance(root, ast.Name):
+            return False
+        if root.id == "self":
+            return self._class is not None
+        return (scope is not None and root.id in scope.types) or root.id in self.module_types
+
+    def _self_attribute(self, cls: str, attr: str, inherited: bool = False) -> str:
+        """What ``self.attr`` denotes in a method of ``cls``: an attribute's type, or a method. With ``inherited``
+        (``self.attr`` itself called, as ``@self.tool()``), a method the class does not define is its package
+        base's; a member reached through it (``self.conn.execute``) is not: an attribute nobody assigned."""
         attrs = self.class_attr_types.get(cls, {})
         if attr in attrs:
             return attrs[attr]
-        owner = self._method_owner(cls, attr) or cls
-        return f"{self.module}.{owner}.{attr}"
+        owner = self._method_owner(cls, attr)
+        if owner is None and inherited:
+            # ``class Server(FastMCP)``: ``self.tool`` the class does not define is its package base's.
+            base = self._package_base(cls)
+            if base is not None:
+                return f"{base}.{attr}"
+        return f"{self.module}.{owner or cls}.{attr}"
 
     def _callee(self, call: ast.Call, scope: Scope) -> tuple[str | None, bool]:
         """``dotted(call.func, scope)``. Statements ask it of the call they have just walked, which
@@ -443,6 +480,15 @@ class AnalyzerBase:
                 if local != base:
                     stack.append(local)
         return out
+
+    def _package_base(self, cls: str) -> str | None:
+        """The one package class ``cls`` extends, through the classes of this file (None: none, or several)."""
+        found = {
+            base
+            for base in self._ancestors(cls)
+            if "." in base and not base.startswith(self.module_prefix) and base.split(".", 1)[0] not in self.local_defs
+        }
+        return found.pop() if len(found) == 1 else None
 
     def _method_owner(self, cls: str, method: str) -> str | None:
         """The class of this file whose ``method`` a ``cls`` instance runs: ``cls`` or a base, depth first."""

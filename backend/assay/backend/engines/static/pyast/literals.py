@@ -90,6 +90,13 @@ def constructed_type(call: ast.Call, callee: str | None) -> str | None:
     return callee
 
 
+def item_name(key: ast.expr) -> str:
+    """The member name a subscript's key gives: a string literal that is a name (``db["users"]`` -> ``users``), else
+    ``[]`` (an item chosen at run time)."""
+    value = literal_str(key)
+    return value if value is not None and value.isidentifier() else "[]"
+
+
 def literal_str(node: ast.AST | None) -> str | None:
     """The value of a string constant."""
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None

@@ -407,6 +407,11 @@ class SiteLogic(GateLogic, ModelValueLogic):
         first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in keywords), None)
         if first is None:
             return None
+        builders = rule.match.get("statement_builders")
+        if builders and type(first) is not ast.Constant:
+            built = self._statement_kind(first, builders, scope)
+            if built is not None:
+                return rule if built == "write" else self.rules.db_read
         sql = string_text(first)
         assembled = type(first) is ast.JoinedStr and any(type(v) is ast.FormattedValue for v in first.values)
         if sql is None or assembled:
@@ -423,6 +428,22 @@ class SiteLogic(GateLogic, ModelValueLogic):
             return rule
         if self.rules.db_read is not None and _SQL_READ.match(sql):
             return self.rules.db_read
+        return None
+
+    def _statement_kind(self, node: ast.expr, builders: dict[str, list[str]], scope: Scope) -> str | None:
+        """``conn.execute(select(t).limit(n))`` (or a local bound to one): a statement a library builds, no text,
+        read or written by its builder (``statement_builders`` of the rule: ``read`` / ``write``)."""
+        if type(node) is ast.Name:
+            built = scope.types.get(node.id)
+        elif type(node) is ast.Call:
+            built = self._type_of(node, scope)
+        else:
+            return None
+        if not built:
+            return None
+        for kind in ("write", "read"):
+            if any(built == head or built.startswith(head + ".") for head in builders.get(kind, ())):
+                return kind
         return None
 
     def _sql_text_kind(self, node: ast.expr, scope: Scope) -> Literal["read", "write"] | None:

@@ -341,6 +341,8 @@ class StatementLogic(ExpressionLogic):
                 typed = constructed_type(value, name)
                 if typed != name:
                     return typed  # ``boto3.client("s3")``: the service's client
+        elif isinstance(value, ast.Subscript) and (item := self._member_type(value, scope)) is not None:
+            return item  # ``return client[db_name]``: a member of a package's object, returned as it is
         elif isinstance(value, ast.Subscript | ast.Attribute):
             name, resolved = self.dotted(value, scope)
         else:
