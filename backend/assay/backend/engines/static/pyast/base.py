@@ -117,6 +117,11 @@ class AnalyzerBase:
         self.module_defs = definitions(tree.body)
         self._user_callees: dict[tuple[str, bool], bool] = {}
         self._module_models: dict[str, bool] = {}
+        # Per-file answers about a resolved callee name (``RoleLogic._client_call``, ``_client_receiver``).
+        self._client_calls: dict[str, bool] = {}
+        self._client_receivers: dict[str, tuple[str | None, bool]] = {}
+        self._agent_tool_keys: dict[str, tuple[str, ...] | None] = {}
+        self._tool_constructors: dict[str, bool | None] = {}
         # The call ``_call`` resolved last, with its scope and callee (see ``_callee``).
         self._last_callee: tuple[ast.Call | None, Scope | None, str | None, bool] = NO_CALLEE
 

@@ -124,13 +124,21 @@ class AgentRoles(ParamRoles):
             )
         )
 
+    def _agent_tool_class(self, name: str) -> tuple[str, ...] | None:
+        """The keywords naming the agent a package's agent-tool class is given (``AgentTool(agent=...)``), read
+        once per file and name; None for any other callee."""
+        keys = next((k for suffix, k in self.roles.agent_tool_classes.items() if name.endswith(suffix)), None)
+        if keys is None or not third_party(name, True) or name.startswith(self.module_prefix):
+            return None
+        return keys
+
     def _agent_tool(self, node: ast.Call, name: str, scope: Scope) -> None:
         """``AgentTool(agent=search_agent)``: the agent is a tool named after its ``name=``; it reaches
         what that agent's tools reach (the agent's module-level function, here or in another module)."""
-        roles = self.roles
-        rule = roles.decorator_rule
-        keys = next((k for suffix, k in roles.agent_tool_classes.items() if name.endswith(suffix)), None)
-        if rule is None or keys is None or not third_party(name, True) or name.startswith(self.module_prefix):
+        rule = self.roles.decorator_rule
+        known = self._agent_tool_keys
+        keys = known[name] if name in known else known.setdefault(name, self._agent_tool_class(name))
+        if rule is None or keys is None:
             return
         agent = next((value for key in keys if (value := kwarg(node, key)) is not None), None)
         if agent is None and node.args:

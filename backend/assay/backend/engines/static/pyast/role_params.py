@@ -196,19 +196,30 @@ class ParamRoles(DecoratorRoles):
             )
         )
 
+    def _tool_constructor(self, name: str) -> bool | None:
+        """For a resolved callee of a package (None for any other): whether it is a tool class built with the
+        function it runs (``FunctionTool(...)``)."""
+        if not third_party(name, True) or name.startswith(self.module_prefix):
+            return None
+        last = name.rsplit(".", 1)[-1]
+        return last[:1].isupper() and last.endswith(self.roles.tool_constructor_suffixes)
+
     def _role_builder(self, node: ast.Call, name: str, resolved: bool, scope: Scope) -> None:
         """``agent.add_tool(search)``, ``registry.register_tool(f)``, ``FunctionTool(func=f)`` on a package's
         object or class: the tree's function handed over there is a tool named after it (or ``name=``)."""
         roles = self.roles
         rule = roles.params_rule
         func = node.func
-        if rule is None or not third_party(name, resolved) or name.startswith(self.module_prefix):
+        if rule is None or not resolved:
             return
-        last = name.rsplit(".", 1)[-1]
+        # Whether ``name`` is a package's tool constructor (None: not a package's callee), once per file and name.
+        known = self._tool_constructors
+        constructor = known[name] if name in known else known.setdefault(name, self._tool_constructor(name))
+        if constructor is None:
+            return
         builder = isinstance(func, ast.Attribute) and (
             func.attr in roles.builder_methods or func.attr.endswith(roles.builder_suffixes or ("\0",))
         )
-        constructor = last[:1].isupper() and last.endswith(roles.tool_constructor_suffixes)
         if not (builder or constructor):
             return
         if constructor and roles.instance_kwargs and self._instance_tool(node, rule, scope):

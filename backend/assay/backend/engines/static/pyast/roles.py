@@ -43,8 +43,17 @@ class RoleLogic(AgentRoles):
         from a package's client class, which no other rule names, talks to that package's service. Whether
         the class is a package's (not one of the tree's modules imported by an absolute name, which the
         file alone cannot tell) is the linker's to say (``CallFact.client``)."""
+        if not resolved:
+            return False
+        found = self._client_calls.get(name)
+        if found is None:
+            found = self._client_calls[name] = self._client_method(name)
+        return found
+
+    def _client_method(self, name: str) -> bool:
+        """``_client_call`` of a resolved name, read once per file and name (the answer depends on nothing else)."""
         roles = self.roles
-        if roles.client_rule is None or not resolved or "." not in name:
+        if roles.client_rule is None or "." not in name:
             return False
         parts = name.split(".")
         head = parts[0]
@@ -64,17 +73,28 @@ class RoleLogic(AgentRoles):
         factory) or ``resolver = A2ACardResolver(base_url=...)`` (a call handed where to connect): one
         method of a package's client. Whether the package is one (not a module of the tree, which the
         file alone cannot tell) is the linker's to say (``CallFact.client``)."""
-        roles = self.roles
-        if roles.client_rule is None or not resolved or name.count(".") < 2:
+        if not resolved:
             return False
+        found = self._client_receivers.get(name)
+        if found is None:
+            found = self._client_receivers[name] = self._receiver_shape(name)
+        receiver, factory = found
+        return receiver is not None and (receiver in self.network_built or factory)
+
+    def _receiver_shape(self, name: str) -> tuple[str | None, bool]:
+        """What ``_client_receiver`` reads of a resolved name, once per file and name: the receiver whose method
+        it is (None when no client's method could be called so) and whether a client factory made it."""
+        roles = self.roles
+        if roles.client_rule is None or name.count(".") < 2:
+            return None, False
         receiver, _, method = name.rpartition(".")
         head = name.split(".", 1)[0]
         if method in roles.client_lifecycle or head in STDLIB or head in roles.client_excluded:
-            return False
+            return None, False
         if self.of_tree(name) or head in self.local_defs:
-            return False
+            return None, False
         factory = receiver.rpartition(".")[2]
-        return receiver in self.network_built or (factory[:1].islower() and roles.client_factories.matches(factory))
+        return receiver, bool(factory[:1].islower() and roles.client_factories.matches(factory))
 
     def _network_built(self, node: ast.Call, name: str, resolved: bool) -> None:
         """``A2ACardResolver(httpx_client=c, base_url=URL)``, ``EmailLoader(imap_url=u, ...)``: a package's object
@@ -190,7 +210,9 @@ class RoleLogic(AgentRoles):
         if rule is None or not third_party(name, True) or name.startswith(self.module_prefix):
             return False
         keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None} if node.keywords else {}
-        chosen = next((keywords[key] for key in roles.model_choice_kwargs if key in keywords), None)
+        chosen = (
+            next((keywords[key] for key in roles.model_choice_kwargs if key in keywords), None) if keywords else None
+        )
         if chosen is not None:
             self._model_choice(rule, node, name, chosen)
             return False  # a configuration naming the model: not the client that answers
@@ -201,7 +223,7 @@ class RoleLogic(AgentRoles):
         if excluded:
             return False
         keys = roles.model_class_kwargs if model_class else roles.model_id_kwargs
-        given = next((keywords[key] for key in keys if key in keywords), None)
+        given = next((keywords[key] for key in keys if key in keywords), None) if keywords else None
         if given is None and not model_class and keywords and roles.model_role_kwarg_suffixes:
             # ``AgentTeam(manager_llm="gpt-4o-mini")``: the model a role of the team runs on, named as a model id.
             suffixes = roles.model_role_kwarg_suffixes

@@ -33,6 +33,8 @@ from assay.backend.engines.static.rules.pack import Rule, RulePack
 # ``insert(i, x)`` add one; ``extend(xs)`` adds a list's.
 _ADDS_ONE = {"append": 0, "insert": 1}
 _LIST_KINDS = (ast.List, ast.Tuple)
+# The values ``_list_names`` reads; it finds nothing in any other.
+_LISTING = frozenset({ast.Await, ast.Call, ast.List, ast.Tuple, ast.Name})
 _CALLABLE_KINDS = frozenset({ast.Name, ast.Attribute})
 # Keywords a tool constructor is named by (``StripeTool(name=...)``, strands ``PythonAgentTool(tool_name=...)``).
 _NAME_KEYWORDS = frozenset({"name", "tool_name"})
@@ -458,12 +460,15 @@ class SourceLogic(LibraryLogic):
         tree's functions or a function's result (``ReactAgent(model, get_shell_toolkit(), config)``,
         ``toolkit = get_package_toolkit()`` then ``ReactAgent(model, toolkit, config)``): recorded under
         ``<callee>#arg<i>`` / ``#kw:<name>`` for a tools parameter of that callee (``_param_key``)."""
+        # Only these values may list anything (``_list_names``): most arguments are constants or attributes.
         for index, value in enumerate(node.args):
-            if not isinstance(value, ast.Starred) and (names := self._list_names(value, scope, 0)):
+            if type(value) in _LISTING and (names := self._list_names(value, scope, 0)):
                 self._given_list(f"{callee}{PARAM_ARG}{index}", names)
         for keyword in node.keywords:
-            if keyword.arg is not None and (names := self._list_names(keyword.value, scope, 0)):
-                self._given_list(f"{callee}{PARAM_KW}{keyword.arg}", names)
+            if keyword.arg is not None and type(keyword.value) in _LISTING:
+                names = self._list_names(keyword.value, scope, 0)
+                if names:
+                    self._given_list(f"{callee}{PARAM_KW}{keyword.arg}", names)
 
     def _given_list(self, key: str, names: list[str]) -> None:
         known = self.lists.setdefault(key, [])

@@ -523,6 +523,14 @@ class StatementLogic(ExpressionLogic):
         if isinstance(target, ast.Tuple | ast.List) and target.elts:
             target = target.elts[0]
         if isinstance(target, ast.Name):
+            # Both ``_verdict`` and ``_worded_refusal`` read only a call of this file's function: anything else
+            # is told by one resolution of the callee.
+            call = value.value if isinstance(value, ast.Await) else value
+            if not isinstance(call, ast.Call):
+                return
+            name, resolved = self._callee(call, scope)
+            if not (name and resolved and name.startswith(self.module_prefix)):
+                return
             verdict = self._verdict(value, scope) or self._worded_refusal(value, scope)
             if verdict:
                 scope.verdict_vars[target.id] = verdict
@@ -570,24 +578,32 @@ class StatementLogic(ExpressionLogic):
         names = self._branch_names(stmt.test) if type(stmt.test) is ast.Compare else None
         start = (len(scope.calls), len(scope.actions))
         condition = self._condition(stmt.test, scope)
-        if not any(condition):  # ``Condition.empty``, without a call per test
-            for check in (
-                self._denial,
-                self._pattern_denial,
-                self._quantified_check,
-                self._statement_check,
-                self._kind_check,
-                self._inline_membership,
-                self._paused_branch,
-            ):
-                condition = check(stmt, scope)
-                if any(condition):
-                    break
+        proved = any(condition)  # ``not Condition.empty``, without a call per test
+        if not proved:
+            if _ends(stmt.body) or _ends(stmt.orelse):
+                for check in (
+                    self._denial,
+                    self._pattern_denial,
+                    self._quantified_check,
+                    self._statement_check,
+                    self._kind_check,
+                    self._inline_membership,
+                    self._paused_branch,
+                ):
+                    condition = check(stmt, scope)
+                    if any(condition):
+                        proved = True
+                        break
+            else:
+                # Where neither branch ends the path, only a statement check can prove anything (each other
+                # check needs a branch that returns or raises).
+                condition = self._statement_check(stmt, scope)
+                proved = any(condition)
         before = dict(scope.taint)
-        if any(condition) and not (condition.clean_true or condition.clean_false):
+        if proved and not (condition.clean_true or condition.clean_false):
             # (A check that allow-lists the names it tests stops their taint: where they go is not followed.)
             self._note_checked(stmt.test, condition.when_true | condition.when_false, scope)
-        if not any(condition):
+        if not proved:
             # Most tests prove nothing: both branches start from what held before.
             after_body = self._walk_block(stmt.body, scope, active)
             if names:
@@ -715,6 +731,13 @@ def _entering(value: ast.expr, method: str) -> ast.Call:
     ast.copy_location(call, value)
     return call
 
+
+def _ends(block: Sequence[ast.stmt]) -> bool:
+    """Whether a block's last statement returns or raises."""
+    return bool(block) and type(block[-1]) in _ENDINGS
+
+
+_ENDINGS = frozenset({ast.Return, ast.Raise})
 
 # Values an assignment may hold a check's answer from (``_answer_held``).
 _CALLISH = frozenset({ast.Call, ast.Await})

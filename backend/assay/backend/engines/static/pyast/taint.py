@@ -275,7 +275,9 @@ class ExpressionLogic(DispatchLogic):
             function = self.dotted(handler_fn, scope)[0] if isinstance(handler_fn, ast.Name | ast.Attribute) else None
             if function:
                 self._handlers.append(function)
-        if self.rules.toolkits:
+        if self.rules.toolkits and (
+            node.keywords or (func_kind is ast.Attribute and func.attr in self.rules.toolkit_methods)  # type: ignore[attr-defined]
+        ):
             self._toolkit_use(node, scope)
         if profile.tool_object is not None:
             self._tool_object(node, profile.tool_object)
@@ -307,7 +309,8 @@ class ExpressionLogic(DispatchLogic):
             self._agent_tool(node, name, scope)
         if resolved and self.roles.plugin_registrations and func_kind is ast.Attribute:
             self._plugin_registration(node, name, scope)
-        self._agent_run(node, scope, active)
+        if scope.params is not MODULE_PARAMS and self._module_agents:
+            self._agent_run(node, scope, active)
         if node.keywords and self.roles.executor_kwargs and not profile.actions:
             self._role_code_executor(node, name, scope, active)
         if not resolved and func_kind is ast.Name:
@@ -457,39 +460,35 @@ class ExpressionLogic(DispatchLogic):
         ``self._put(self.client)``): the linker types the callee's parameter so when every caller agrees
         (``ArgTaint.valueType``; ``param:<name>`` for the caller's own parameter handed on). Only names and ``self``
         fields are read, by dictionary lookups."""
-        given: list[tuple[int | None, str | None, ast.expr]] = [(i, None, v) for i, v in enumerate(node.args)]
-        given += [(None, kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
         out = args
-        for index, keyword, value in given:
+        for index, value in enumerate(node.args):
             kind = type(value)
-            if kind is ast.Name:
-                name = value.id  # type: ignore[attr-defined]
-                typed = scope.types.get(name) or self.module_types.get(name)
-                if typed is None and name in scope.params and name not in ("self", "cls"):
-                    # The caller's own parameter handed on (``def save(conn, x): insert(conn, x)``): typed, in
-                    # turn, by what the caller's callers give it (``link/returned._python_passed``).
-                    typed = f"{PARAM}{name}"
-            elif (
-                kind is ast.Attribute
-                and self._class is not None
-                and type(held := value.value) is ast.Name  # type: ignore[attr-defined]
-                and held.id == "self"
-            ):
-                typed = self.class_attr_types.get(self._class, {}).get(value.attr)  # type: ignore[attr-defined]
-            else:
-                continue
-            if not typed:
-                continue
-            if out is args:
-                out = list(args)
-            at = next((n for n, a in enumerate(out) if a.index == index and a.keyword == keyword), None)
-            if at is None:
-                out.append(
-                    trusted(ArgTaint, index=index, keyword=keyword, origins=[], text=None, whole=False, valueType=typed)
-                )
-            else:
-                out[at] = out[at].model_copy(update={"valueType": typed})
+            if kind is ast.Name or kind is ast.Attribute:
+                typed = self._value_type(value, kind, scope)
+                if typed:
+                    out = _typed_arg(out, args, index, None, typed)
+        for kw in node.keywords:
+            value = kw.value
+            kind = type(value)
+            if kw.arg is not None and (kind is ast.Name or kind is ast.Attribute):
+                typed = self._value_type(value, kind, scope)
+                if typed:
+                    out = _typed_arg(out, args, None, kw.arg, typed)
         return out
+
+    def _value_type(self, value: ast.expr, kind: type, scope: Scope) -> str | None:
+        """What ``_typed_args`` reads of one argument (a name or an attribute): its known type, else None."""
+        if kind is ast.Name:
+            name = value.id  # type: ignore[attr-defined]
+            typed = scope.types.get(name) or self.module_types.get(name)
+            if typed is None and name in scope.params and name not in ("self", "cls"):
+                # The caller's own parameter handed on (``def save(conn, x): insert(conn, x)``): typed, in
+                # turn, by what the caller's callers give it (``link/returned._python_passed``).
+                typed = f"{PARAM}{name}"
+            return typed
+        if self._class is not None and type(held := value.value) is ast.Name and held.id == "self":  # type: ignore[attr-defined]
+            return self.class_attr_types.get(self._class, {}).get(value.attr)  # type: ignore[attr-defined]
+        return None
 
     def _param_sql_text(self, node: ast.Call, scope: Scope) -> None:
         """``conn.execute("INSERT ...", v)`` on an untyped parameter ``conn``: whether its first argument is SQL fixed
@@ -582,3 +581,27 @@ class ExpressionLogic(DispatchLogic):
         if self._class is None or type(base) is not ast.Name or base.id != "self":
             return None
         return f"{self.module}.{self._class}.{node.attr}"
+
+
+def _typed_arg(
+    out: list[ArgTaint], args: list[ArgTaint], index: int | None, keyword: str | None, typed: str
+) -> list[ArgTaint]:
+    """``out`` (a copy of ``args`` once changed) with the argument at ``index`` / ``keyword`` typed ``typed``."""
+    if out is args:
+        out = list(args)
+    at = next((n for n, a in enumerate(out) if a.index == index and a.keyword == keyword), None)
+    if at is None:
+        out.append(trusted(ArgTaint, index=index, keyword=keyword, origins=[], text=None, whole=False, valueType=typed))
+    else:
+        held = out[at]
+        # ``model_copy(update=...)`` of it, made directly (every field given, in order).
+        out[at] = trusted(
+            ArgTaint,
+            index=held.index,
+            keyword=held.keyword,
+            origins=held.origins,
+            text=held.text,
+            whole=held.whole,
+            valueType=typed,
+        )
+    return out
