@@ -136,7 +136,14 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     alternatives = {k: v for f in ordered if f.language == "python" for k, v in f.alternatives.items()}
     if alternatives:
         chosen_calls(functions, alternatives, resolver.resolve, rules)
-    through_returns(functions, resolver.resolve, rules, _module_values(ordered, resolver), resolver.reexports)
+    through_returns(
+        functions,
+        resolver.resolve,
+        rules,
+        _module_values(ordered, resolver),
+        resolver.reexports,
+        _py_module_values(ordered),
+    )
     found_aliases = {
         short_id("fr", "unresolved_call", fn.path, fn.facts.qualname, callee)
         for fn in functions.values()
@@ -440,6 +447,26 @@ def _module_values(files: Sequence[FileFacts], resolver: Resolver) -> Callable[[
                 return None
             name = f"{base}.{field}"
         return None
+
+    return value_of
+
+
+def _py_module_values(files: Sequence[FileFacts]) -> Callable[[str], str | None]:
+    """The type of a Python module's top-level value (``FileFacts.bindings``: ``llm.llm`` ->
+    ``langchain_openai.ChatOpenAI``), named as an importer names it: exactly, by a unique dotted suffix or
+    without the package's name (``NameIndex``)."""
+    values = {
+        name: typed
+        for f in files
+        if f.language == "python"
+        for name, typed in f.bindings.items()
+        if "#" not in name and "[" not in name
+    }
+    index = NameIndex(values, module_heads(files))
+
+    def value_of(name: str) -> str | None:
+        found = index.find(name)
+        return values[found] if found is not None else None
 
     return value_of
 

@@ -33,6 +33,7 @@ from assay.backend.engines.static.facts import CALL_RESULT, PARAM, ActionSite, C
 from assay.backend.engines.static.jsts.rules import JsRules, compile_rules
 from assay.backend.engines.static.link.sqlflow import param_for
 from assay.backend.engines.static.pyast.role_rules import Roles, compile_roles
+from assay.backend.engines.static.pyast.rules import CompiledRules
 from assay.backend.engines.static.pyast.rules import compile_rules as compile_py_rules
 from assay.backend.engines.static.rules.pack import Rule, RulePack
 
@@ -50,6 +51,7 @@ def through_returns(
     rules: RulePack,
     value_of: Callable[[str], str | None] = lambda _name: None,
     reexports: dict[str, list[str]] | None = None,
+    py_value_of: Callable[[str], str | None] = lambda _name: None,
 ) -> None:
     """Resolves each JS/TS call left unresolved whose callee is a member of a function's result, of
     another module's top-level value whose type is known (``value_of``; an interface's member as well:
@@ -74,7 +76,9 @@ def through_returns(
 
     for fn in functions.values():
         if fn.language == "python":
-            _python_returns(fn, resolve, returns, candidates, rules, reexports or {}, param_types, constructs)
+            _python_returns(
+                fn, resolve, returns, candidates, rules, reexports or {}, param_types, constructs, py_value_of
+            )
             continue
         if fn.language not in _JS:
             continue
@@ -513,6 +517,7 @@ def _python_returns(
     reexports: dict[str, list[str]],
     given: dict[tuple[str, str], str],
     built: Callable[[str], bool],
+    value_of: Callable[[str], str | None],
 ) -> None:
     py = compile_py_rules(rules)
     roles = compile_roles(rules)
@@ -546,6 +551,13 @@ def _python_returns(
                 if returns or candidates:
                     name = _py_result(name, fn.facts.qualname, resolve, returns, candidates, named, built) or name
                 fn.typed.add(callee)
+        if name is None and _answers_as_model(callee, value_of, py):
+            # ``llm.invoke(q)`` (also ``llm.with_structured_output(S).invoke(q)``) with ``llm = ChatOpenAI(...)``
+            # bound at the top level of another module of the tree: what a chat model answers is model output,
+            # as where the model is bound in the caller's own module.
+            fn.model_calls[callee] = _calls_of(fn.calls, callee)[0].location
+            fn.typed.add(callee)
+            continue
         if name is None and call.client and roles.client_rule is not None and not _in_tree(callee, fn, resolve):
             # ``create_client(...).send_message``, ``Resolver(base_url=...).get_agent_card`` of a package.
             for site in _calls_of(fn.calls, callee):
@@ -591,6 +603,27 @@ def _python_returns(
                 _add_action(fn, site, each, name, None, "sandbox")
         if sites:
             fn.typed.add(callee)  # its type is known now: no ``unresolved_call`` item
+
+
+def _answers_as_model(callee: str, value_of: Callable[[str], str | None], py: CompiledRules) -> bool:
+    """Whether ``callee`` is a method (or a method of what a method made) of another module's top-level value
+    whose type is a package's model a rule names whose calls answer as a model (``langchain_openai.ChatOpenAI``;
+    not a client or agent constructor, whose own methods the rules name), or a call the rules say answers with
+    the model's output on that type (an agent's ``run_sync``)."""
+    parts = callee.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        typed = value_of(".".join(parts[:end]))
+        if typed is None:
+            continue
+        if py.profile(".".join([typed, *parts[end:]])).model_answer:
+            return True  # ``agent.run_sync(q)`` with ``agent = Agent(...)`` of another module
+        kinds = typed.split(".")
+        for stop in range(2, len(kinds) + 1):
+            model = py.profile(".".join(kinds[:stop])).model
+            if model is not None and not model.match.get("constructors"):
+                return True
+        return False
+    return False
 
 
 def _sql_by_text(site: CallFact, write: Rule, read: Rule | None, dynamic: Rule | None) -> Rule | None:

@@ -145,6 +145,8 @@ class CompiledRules:
     library_messages: dict[str, dict[str, LibraryTool]]
     # Where a tool-shaped schema literal only shapes or checks data (``schema_uses``): keywords of a
     # reply's shape (``response_format=``) and calls that check or write data (``jsonschema.validate``).
+    # Calls whose result is the answer of an agent's model (pydantic-ai ``agent.run_sync(q)``, read as ``.output``).
+    answer_calls: frozenset[str] = frozenset()
     schema_only_kwargs: frozenset[str] = frozenset()
     schema_only_calls: Patterns = field(default_factory=lambda: Patterns(()))
     profiles: dict[str, CallProfile] = field(default_factory=dict)
@@ -202,7 +204,9 @@ class CompiledRules:
             actions = tuple(r for r in actions if not r.match.get("alongside"))
         action_gate = gate if gate is not None and not actions else None
         owner = display.rpartition(".")[0]
-        model_answer = bool(owner) and any(r.match.get("model_written") for r in self.actions.all(owner))
+        model_answer = display in self.answer_calls or (
+            bool(owner) and any(r.match.get("model_written") for r in self.actions.all(owner))
+        )
         return CallProfile(
             display=display,
             model=self.models.first(name),
@@ -397,6 +401,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             ),
             None,
         ),
+        answer_calls=frozenset(c for r in of("model") for c in r.match.get("answer_calls", ())),
         message_registers={
             method: (spec["offer_kwarg"], tuple(spec["handler_suffixes"]))
             for r in tools
