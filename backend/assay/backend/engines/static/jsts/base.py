@@ -121,6 +121,7 @@ class AnalyzerBase:
         self.module_consts: dict[str, str] = {}
         # Top-level arrays of string literals (``const OPS = ["query", "count"] as const``), read once.
         self.string_lists: dict[str, frozenset[str]] | None = None
+        self.declared_in_block: dict[int, dict[str, Node]] = {}  # statement block id -> ``GateLogic.block_consts``
         # Checks that text starts with a read-only statement keyword (``q.startsWith("select")``): refusing
         # what passes them is no check (``StmtLogic.denied``).
         self.read_prefixes: set[str] = set()

@@ -75,12 +75,13 @@ class ExprLogic(BindingLogic):
                 taint = taint | found if taint else found
         return taint
 
-    def run_approval(self, key: Node, value: Node, pair: Node, scope: Scope) -> None:
+    def run_approval(self, key: bytes, value: Node, pair: Node, scope: Scope) -> None:
         """``agent.stream(prompt, { requireToolApproval: true })``: the run holds each of its tool calls
-        for a person's approval, a gate where the option is written (not when it is ``false``)."""
+        for a person's approval, a gate where the option is written (not when it is ``false``). ``key``:
+        the pair's key as written."""
         rule = self.rules.run_approval
         assert rule is not None
-        name = self.code.raw(key).decode("utf-8", "replace").strip("\"'`")
+        name = key.decode("utf-8", "replace").strip("\"'`")
         if name in rule.match["run_approval_options"] and value.type != "false":
             self.gate_site(scope, rule, pair, f"{name} on this run")
 
@@ -250,40 +251,41 @@ class ExprLogic(BindingLogic):
         parent = node.parent
         toolset = parent is not None and parent.type == "pair" and recognizer.in_tool_set(node, scope)
         paired = recognizer.paired_definition(node, scope) if owner is None and not toolset else None
+        fields, rules, code = self.fields, self.rules, self.code
         for child in node.named_children:
             kind = child.type
-            if (
-                paired is not None
-                and kind == "pair"
-                and unwrap(child.child_by_field_id(self.fields.value)) == paired[0]
-            ):
-                continue  # a record pairing a definition with its function: no placement under its key
             if kind == "pair":
-                key = child.child_by_field_id(self.fields.key)
-                value = child.child_by_field_id(self.fields.value)
+                key = child.child_by_field_id(fields.key)
+                value = child.child_by_field_id(fields.value)
                 inner = unwrap(value)
+                if paired is not None and inner == paired[0]:
+                    continue  # a record pairing a definition with its function: no placement under its key
                 if inner is None:
                     continue
                 inner_kind = inner.type
-                if key is not None and self.rules.run_approval is not None:
-                    self.run_approval(key, inner, child, scope)
-                if key is not None and inner_kind in FUNCTIONS and self.rules.hook_gate is not None:
-                    self.hook_gates(self.code.raw(key), inner, scope)
-                elif key is not None and inner_kind == "array" and self.rules.hook_gate is not None:
+                key_raw = code.raw(key)  # the key as written, read once (b"" for none)
+                if key is not None and rules.run_approval is not None:
+                    self.run_approval(key_raw, inner, child, scope)
+                if key is not None and inner_kind in FUNCTIONS and rules.hook_gate is not None:
+                    self.hook_gates(key_raw, inner, scope)
+                elif (
+                    key is not None
+                    and inner_kind == "array"
+                    and rules.hook_gate is not None
+                    and key_raw.decode("utf-8", "replace") in rules.hook_gate.match["before_tool_hooks"]
+                ):
                     # ``PreToolUse: [{ matcher: "Write|Edit", hooks: [async (input) => ...] }]`` (Claude
                     # Agent SDK): the functions listed under the hook's matchers.
-                    hook = self.code.raw(key)
-                    if hook.decode("utf-8", "replace") in self.rules.hook_gate.match["before_tool_hooks"]:
-                        for entry in inner.named_children:
-                            self.matched_hook(hook, entry, scope)
-                if key is not None and inner_kind == "array" and self.rules.builtin_lists:
-                    recognizer.builtin_list(self.code.raw(key), inner, scope)
-                if key is not None and inner_kind == "array" and self.rules.subagent_tools:
-                    recognizer.subagent_tool(child, self.code.raw(key), inner, node, scope)
+                    for entry in inner.named_children:
+                        self.matched_hook(key_raw, entry, scope)
+                if key is not None and inner_kind == "array" and rules.builtin_lists:
+                    recognizer.builtin_list(key_raw, inner, scope)
+                if key is not None and inner_kind == "array" and rules.subagent_tools:
+                    recognizer.subagent_tool(child, key_raw, inner, node, scope)
                 if (
                     inner_kind != "object"
                     and key is not None
-                    and self.code.raw(key) in self.rules.tool_list_keys
+                    and key_raw in rules.tool_list_keys
                     and (call := recognizer.options_call(node, scope)) is not None
                 ):
                     recognizer.tool_list(child, inner, scope, active, call)

@@ -270,15 +270,26 @@ class GateLogic(AnalyzerBase):
             if block is None or block.type == "program":
                 return ()
             if block.type == "statement_block":
-                for stmt in block.named_children:
-                    if stmt.type != "lexical_declaration":
-                        continue
-                    for item in stmt.named_children:
-                        value = unwrap(item.child_by_field_id(self.fields.value))
-                        if self.code.text(item.child_by_field_id(self.fields.name)) == name and value is not None:
-                            return _strings(self, value) if value.type == "array" else ()
+                value = self.block_consts(block).get(name)
+                if value is not None:
+                    return _strings(self, value) if value.type == "array" else ()
             block = block.parent
         return ()
+
+    def block_consts(self, block: Node) -> dict[str, Node]:
+        """The values of a block's ``const``/``let`` declarators by name (the first of each name), each
+        unwrapped; read once per block, however many checks look a list up in it."""
+        found = self.declared_in_block.get(block.id)
+        if found is None:
+            found = self.declared_in_block[block.id] = {}
+            for stmt in block.named_children:
+                if stmt.type != "lexical_declaration":
+                    continue
+                for item in stmt.named_children:
+                    value = unwrap(item.child_by_field_id(self.fields.value))
+                    if value is not None:
+                        found.setdefault(self.code.text(item.child_by_field_id(self.fields.name)), value)
+        return found
 
     def each_check(self, node: Node, func: Node, scope: Scope) -> Cond:
         """``FORBIDDEN.some((word) => lowered.includes(word))`` / ``PREFIXES.some((p) => cmd.startsWith(p))``:
