@@ -70,3 +70,44 @@ def test_a_model_chosen_command_compared_with_a_literal_stays_a_gate(tmp_path: P
 def test_a_tool_argument_named_type_compared_with_a_literal_stays_a_gate(tmp_path: Path) -> None:
     bundle = scan_files(tmp_path, {"server.ts": SERVER})
     assert _gates_of_shell(bundle, "run") == {("allowlist", 6)}
+
+
+# A model-chosen mode compared with one literal: ``{branch}`` is the body of the ``if``, ``{rest}`` what follows it.
+MODES = (
+    'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+    'import { z } from "zod";\n'
+    'import { readFile } from "fs/promises";\n'
+    'const server = new McpServer({ name: "s", version: "1" });\n'
+    'server.tool("search", "Search", { mode: z.string(), path: z.string() }, async ({ mode, path }) => {\n'
+    '  if (mode === "fast") {\n'
+    "    {branch}\n"
+    "  }\n"
+    "  {rest}\n"
+    "});\n"
+)
+READ_FAST = 'const a = await readFile(mode + path, "utf8"); return { content: [{ type: "text", text: a }] };'
+READ_FULL = 'const b = await readFile(mode + path + ".full", "utf8"); return { content: [{ type: "text", text: b }] };'
+
+
+def _gates_of_reads(bundle: dict[str, Any]) -> dict[int, set[tuple[str, int]]]:
+    """For each file.read of the tool ``search``, by line: (kind, line) of the gates on its paths."""
+    sites = {g["id"]: g for g in bundle["gates"]}
+    reads = [a for a in bundle["actions"] if a["actionClass"] == "file.read" and a["reachedFrom"]]
+    assert reads, "the tool reads a file"
+    return {
+        a["location"]["line"]: {(sites[g]["kind"], sites[g]["location"]["line"]) for g in a["gateIds"]} for a in reads
+    }
+
+
+def test_a_comparison_choosing_between_two_ways_of_acting_is_not_a_gate(tmp_path: Path) -> None:
+    source = MODES.replace("{branch}", READ_FAST).replace("{rest}", READ_FULL)
+    assert _gates_of_reads(scan_files(tmp_path, {"server.ts": source})) == {7: set(), 9: set()}
+
+
+def test_a_comparison_whose_other_side_refuses_stays_a_gate(tmp_path: Path) -> None:
+    only_fast = MODES.replace("{branch}", READ_FAST).replace("{rest}", 'return { error: "only fast searches" };')
+    assert _gates_of_reads(scan_files(tmp_path / "a", {"server.ts": only_fast})) == {7: {("allowlist", 6)}}
+    for index, refusal in enumerate(('throw new Error("no fast");', 'return { error: "no fast searches" };')):
+        denied = MODES.replace("{branch}", refusal).replace("{rest}", READ_FULL)
+        bundle = scan_files(tmp_path / f"d{index}", {"server.ts": denied})
+        assert _gates_of_reads(bundle) == {9: {("allowlist", 6)}}

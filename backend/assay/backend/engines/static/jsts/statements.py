@@ -576,6 +576,7 @@ class StmtLogic(ExprLogic):
             # (A check that allow-lists the names it tests stops their taint: where they go is not followed.)
             self.note_checked(condition, cond.t | cond.f, scope)
         then_ends, else_ends = self.code.terminates(consequence), self.code.terminates(other)
+        choice = other is None and then_ends and self.mode_choice(stmt, condition, consequence)
         before = len(scope.calls)
         actions_before = len(scope.actions)
         paused = len(scope.pause_log)
@@ -590,8 +591,9 @@ class StmtLogic(ExprLogic):
             if ref is not None:
                 self.case_refs[self.named_impls[label]] = ref
         else:
+            chosen = frozenset() if choice else cond.t
             after_then = self.branch(
-                consequence, scope, active | cond.t, cond.t_clean, keep=else_ends and not then_ends
+                consequence, scope, active | chosen, cond.t_clean, keep=else_ends and not then_ends
             )
             self.name_case(label, scope, before)
         then_paused = frozenset(scope.pause_log[paused:])
@@ -606,7 +608,9 @@ class StmtLogic(ExprLogic):
                     after_then, after_else = after_then - dropped, after_else - dropped
         else:
             after_else = (
-                active | cond.f | (self.denied(cond, scope) if then_ends and self.refuses(consequence) else frozenset())
+                active
+                | cond.f
+                | (self.denied(cond, scope) if then_ends and not choice and self.refuses(consequence) else frozenset())
             )
             if then_ends:
                 self.clean(scope, cond.f_clean)
@@ -628,6 +632,29 @@ class StmtLogic(ExprLogic):
             if callee is not None:
                 return (after_then & after_else) | {f"{NEVER}{callee}|{g}" for g in cond.f - active}
         return after_then & after_else
+
+    def mode_choice(self, stmt: Node, condition: Node | None, consequence: Node | None) -> bool:
+        """``if (method === "semantic") { await db.query(...); return {...} } await db.find(...)``: a value
+        compared equal to one literal, whose branch awaits work of its own and ends without throwing, while the
+        code past the ``if`` goes on to await work too: both sides act, so the comparison picks between two ways
+        of acting and refuses neither (a choice, not an allowlist of one nor a deny list)."""
+        test = unwrap(condition)
+        if test is None or test.type != "binary_expression" or self.code.operator_of(test) not in ("===", "=="):
+            return False
+        sides = (unwrap(test.child_by_field_id(self.fields.left)), unwrap(test.child_by_field_id(self.fields.right)))
+        if not any(side is not None and side.type == "string" for side in sides):
+            return False
+        last = consequence
+        while last is not None and last.type == "statement_block":
+            last = last.named_children[-1] if last.named_children else None
+        if last is None or last.type == "throw_statement" or not _awaits([consequence]):
+            return False
+        rest: list[Node] = []
+        sibling = stmt.next_named_sibling
+        while sibling is not None:
+            rest.append(sibling)
+            sibling = sibling.next_named_sibling
+        return _awaits(rest)
 
     def note_checked(self, condition: Node | None, ids: frozenset[str], scope: Scope) -> None:
         """``if (!ALLOWED.includes(cmd)) throw``: the allow-list and path containment gates among ``ids`` test
@@ -774,3 +801,18 @@ _STMT_HANDLERS: dict[str, Callable[[StmtLogic, Node, Scope, frozenset[str]], fro
     "debugger_statement": lambda self, stmt, scope, active: active,
     **dict.fromkeys(_LOOPS, StmtLogic.loop_stmt),
 }
+
+
+def _awaits(nodes: Sequence[Node | None]) -> bool:
+    """Whether the statements await anything (outside the functions they define): work done on that path."""
+    pending = [n for n in nodes if n is not None]
+    for _ in range(4096):
+        if not pending:
+            return False
+        node = pending.pop()
+        if node.type in FUNCTIONS or node.type == "class_declaration":
+            continue
+        if node.type == "await_expression":
+            return True
+        pending.extend(node.named_children)
+    return False
