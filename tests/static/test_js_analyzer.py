@@ -205,6 +205,16 @@ def test_gates_that_do_not_dominate(body: str) -> None:
     assert gate_kinds(analyse({"src/a.ts": VERCEL.format(body=body)}), "shell.exec") == set()
 
 
+@pytest.mark.parametrize(
+    ("ceiling", "kinds"),
+    [("MAX_SPEND", {"spend_limit"}), ("byteLimit", set()), ("MAX_FILE_SIZE", set()), ("maxSizeBytes", set())],
+)
+def test_a_ceiling_named_for_a_size_is_no_spend_limit(ceiling: str, kinds: set[str]) -> None:
+    """``size > byteLimit`` bounds how much is read, not what is spent: no spend limit (``MAX_SPEND`` is one)."""
+    body = f'  if (cmd.size > {ceiling}) {{ throw new Error("over"); }}\n  exec("ls");'
+    assert gate_kinds(analyse({"src/a.ts": VERCEL.format(body=body)}), "shell.exec") == kinds
+
+
 def test_needs_approval_is_a_gate_and_mcp_annotations_are_not() -> None:
     code = 'import { tool } from "@openai/agents";\nimport fs from "fs";\nconst t = tool({ name: "wipe", description: "W", parameters: {}, needsApproval: true, execute: async ({ p }) => fs.rmSync(p) });\n'
     assert gate_kinds(analyse({"src/a.ts": code}), "file.delete") == {"human_approval"}

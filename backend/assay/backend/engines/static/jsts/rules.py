@@ -68,6 +68,12 @@ class _SandboxLookup:
         return "." in name and _package_of(name) in self.sdks
 
 
+def _not_a_size(rule: Rule, name: str) -> bool:
+    """A ceiling named for a size (``byteLimit``, ``MAX_FILE_SIZE``: the rule's ``size_names``) bounds how
+    much is read or kept, not what is spent."""
+    return not Patterns(rule.match.get("size_names", [])).matches(name)
+
+
 def _not_excluded(rule: Rule, name: str) -> bool:
     return not any(name.startswith(p + ".") for p in rule.match.get("exclude_packages", []))
 
@@ -136,7 +142,7 @@ class JsRules:
         # Levels of a policy table that stop the effect (``Level.FORBIDDEN``, ``Level.REQUIRES_APPROVAL``),
         # by the constant's name upper-cased without underscores.
         self.refusing_level = _Lookup(pats(gates, "refusing_levels"))
-        self.spend = _Lookup(pats(gates, "comparison_names"))
+        self.spend = _Lookup(pats(gates, "comparison_names"), _not_a_size)
         # A count of uses compared with its limit (``usage.queryCount >= usage.limit``): the rule, and the
         # names of counts and of limits.
         self.count_limits = [
