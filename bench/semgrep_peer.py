@@ -1,8 +1,9 @@
 """``assay scan`` against Semgrep running HAIEC's public AI-security rule pack, on real agent code (issue 20).
 
 The tree is the labelled corpus (``bench/corpus/units``, materialised from the fetched mirrors) copied
-side by side until it holds about ``ASSAY_BENCH_PEER_LINES`` source lines (default 120,000; lines in the
-folders the scan skips, such as ``node_modules``, not counted). The rules
+side by side, Python and TypeScript units taking turns, until it holds about ``ASSAY_BENCH_PEER_LINES``
+source lines (default 120,000; lines in the folders the scan skips, such as ``node_modules``, not counted).
+The rules
 are HAIEC's ``rules/public-core/haiec-ai-security.yml`` read from the fetched mirror of
 ``subodhkc/ai-appsec`` at a pinned commit (never copied into this repository). Semgrep is the one
 ``make bench-peers`` installs into ``.bench-semgrep-venv`` (or ``ASSAY_BENCH_SEMGREP``).
@@ -17,6 +18,7 @@ when the mirrors, the rules or Semgrep are absent (CI has none of them).
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import statistics
@@ -27,7 +29,7 @@ import time
 from pathlib import Path
 
 from assay.backend.engines.static.walk import IGNORED_DIRECTORIES
-from bench.corpus.labels import load_units
+from bench.corpus.labels import Unit, load_units
 from bench.corpus.mirror import DEFAULT_MIRRORS, NotMaterialisedError, find_mirror, materialise
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,11 +72,23 @@ def _lines(root: Path) -> tuple[int, int]:
     return files, lines
 
 
+def _by_turns(units: list[Unit]) -> list[Unit]:
+    """The units with their languages taking turns (Python, TypeScript, Python...), each language's in
+    label order: the first ``lines_wanted`` lines then mix the languages as the corpus does, rather than
+    being whichever language sorts first once the corpus outgrows the tree."""
+    by_language: dict[str, list[Unit]] = {}
+    for unit in units:
+        by_language.setdefault(unit.language, []).append(unit)
+    queues = [by_language[language] for language in sorted(by_language)]
+    return [unit for turn in itertools.zip_longest(*queues) for unit in turn if unit is not None]
+
+
 def build_tree(target: Path, lines_wanted: int) -> tuple[int, int, int]:
     """The corpus units copied side by side (``copy0/<unit>``, ``copy1/<unit>``...), unit after unit,
-    until the tree holds ``lines_wanted`` source lines; returns (units, files, lines)."""
+    languages taking turns, until the tree holds ``lines_wanted`` source lines; returns (units, files,
+    lines)."""
     units = []
-    for unit in load_units():
+    for unit in _by_turns(load_units()):
         try:
             root = materialise(unit).root
         except NotMaterialisedError:
@@ -83,14 +97,16 @@ def build_tree(target: Path, lines_wanted: int) -> tuple[int, int, int]:
     if not units or not any(unit_lines for *_, unit_lines in units):
         return 0, 0, 0
     files = lines = copy = 0
+    copied: set[str] = set()
     while lines < lines_wanted:
         for unit_id, root, unit_files, unit_lines in units:
             shutil.copytree(root, target / f"copy{copy}" / unit_id)
+            copied.add(unit_id)
             files, lines = files + unit_files, lines + unit_lines
             if lines >= lines_wanted:
                 break
         copy += 1
-    return len(units), files, lines
+    return len(copied), files, lines
 
 
 def _compile_assay(env: dict[str, str]) -> None:
