@@ -757,22 +757,28 @@ def _answers(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[bool | str | Non
     a test (``return any(...)``, ``return rp == cwd``), ``None`` for any other value; a bare ``return``
     answers nothing."""
     found: set[bool | str | None] = set()
+    for stmt in _own_returns(fn):
+        value = stmt.value
+        if value is None:
+            continue
+        first = value.elts[0] if isinstance(value, ast.Tuple) and value.elts else value
+        if isinstance(first, ast.Constant) and isinstance(first.value, bool):
+            found.add(first.value)
+        else:
+            found.add(_TEST if _is_test(first) else None)
+    return found
+
+
+def _own_returns(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Return]:
+    """The ``return`` statements of ``fn`` itself, not of the functions and classes defined in it."""
+    found: list[ast.Return] = []
     stack: list[ast.AST] = list(fn.body)
     while stack:
         node = stack.pop()
         kind = type(node)
-        if kind in DEFINITION_KINDS or kind is ast.Lambda:
-            continue
         if kind is ast.Return:
-            value = node.value  # type: ignore[attr-defined]
-            if value is None:
-                continue
-            first = value.elts[0] if isinstance(value, ast.Tuple) and value.elts else value
-            if isinstance(first, ast.Constant) and isinstance(first.value, bool):
-                found.add(first.value)
-            else:
-                found.add(_TEST if _is_test(first) else None)
-        elif not isinstance(node, ast.expr):
+            found.append(node)  # type: ignore[arg-type]
+        elif kind not in DEFINITION_KINDS and not isinstance(node, ast.expr):
             stack.extend(ast.iter_child_nodes(node))
     return found
 
@@ -801,30 +807,22 @@ def _refusals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[object]:
     yes or no, returning data it builds, a message opening with no literal words or another constant)."""
     refused: set[object] = set()
     values = False
-    stack: list[ast.AST] = list(fn.body)
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind in DEFINITION_KINDS or kind is ast.Lambda:
-            continue
-        if kind is ast.Return:
-            value = node.value  # type: ignore[attr-defined]
-            if value is None or (type(value) is ast.Constant and (value.value is None or value.value is False)):
-                refused.add(None if value is None else value.value)
-            elif (type(value) is ast.Constant and type(value.value) is str) or type(value) is ast.JoinedStr:
-                # ``return f"Error: {name} is outside"``: a message, known by the literal words it opens with.
-                words = _opening_words(value)
-                if not words:
-                    return frozenset()
-                refused.add(words)
-            elif isinstance(value, _NOT_HANDED_BACK) or (
-                type(value) is ast.Call and isinstance(value.func, ast.Name) and value.func.id in ("any", "all", "bool")
-            ):
+    for stmt in _own_returns(fn):
+        value = stmt.value
+        if value is None or (type(value) is ast.Constant and (value.value is None or value.value is False)):
+            refused.add(None if value is None else value.value)
+        elif (type(value) is ast.Constant and type(value.value) is str) or type(value) is ast.JoinedStr:
+            # ``return f"Error: {name} is outside"``: a message, known by the literal words it opens with.
+            words = _opening_words(value)
+            if not words:
                 return frozenset()
-            else:
-                values = True
-        elif not isinstance(node, ast.expr):
-            stack.extend(ast.iter_child_nodes(node))
+            refused.add(words)
+        elif isinstance(value, _NOT_HANDED_BACK) or (
+            type(value) is ast.Call and isinstance(value.func, ast.Name) and value.func.id in ("any", "all", "bool")
+        ):
+            return frozenset()
+        else:
+            values = True
     if not fn.body or type(fn.body[-1]) not in (ast.Return, ast.Raise):
         refused.add(None)
     return frozenset(refused) if values and refused else frozenset()
