@@ -28,6 +28,7 @@ PROVIDERS: frozenset[str] = frozenset(
         "google",
         "mistral",
         "cohere",
+        "groq",
         "ollama",
         "litellm",
         "langchain",
