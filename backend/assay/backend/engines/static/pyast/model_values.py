@@ -5,7 +5,7 @@ environment or a caller says otherwise, as for settings defaults (``settings.py`
 value: a local bound once (``llm = os.getenv("MODEL_CHOICE", "gpt-4o-mini")``), a module constant bound once
 (``MODEL = os.environ.get("MODEL") or "gpt-4o"``), a parameter's default (``def run(model: str =
 "gpt-4o-mini")``, ``def __init__(self, model: str = _DEFAULT_MODEL)`` kept in ``self._model``), a string
-formatted from such values (``f"ollama/{model_name}"``), or a function of the file called without arguments
+formatted or joined from such values (``f"ollama/{model_name}"``, ``"openai/" + os.getenv("MODEL", "gpt-oss")``), or a function of the file called without arguments
 whose every return spells the same id (``def get_model(): return "gpt-4.1"``). Each is read back to the
 literal it ends at, or to nothing: a value bound twice, a parameter without a default, an argument a caller
 passes. A parameter of a module-level function the file calls is left to its callers
@@ -50,14 +50,71 @@ class ModelValueLogic(SettingsLogic):
         if provider is not None and provider != "unknown" and provider not in self.rules.base_url_providers:
             return None
         for keyword in node.keywords:
+            value = keyword.value
             if keyword.arg in keys:
-                url = self.model_value(keyword.value, node)
-                if url is not None:
-                    for _, hosts in self.rules.http_hosts:
-                        found = next((p for host, p in hosts.items() if host in url), None)
+                found = self._host_provider(value, node)
+                if found is not None:
+                    return found
+            elif isinstance(value, ast.Call) and value.keywords:
+                # ``OpenAIChatModel("qwen3:1.7b", provider=OllamaProvider(base_url="http://localhost:11434/v1"))``:
+                # the connection object handed to the client says which host serves it.
+                for inner in value.keywords:
+                    if inner.arg in keys:
+                        found = self._host_provider(inner.value, node)
                         if found is not None:
                             return found
         return None
+
+    def served_by_receiver(self, node: ast.Call, provider: str | None) -> str | None:
+        """The provider of the host the client a method call is made on was pointed at when it was built
+        (``client = OpenAI(base_url="http://localhost:11434/v1")`` ... ``client.chat.completions.create(...)``):
+        the client bound once to a constructor call, as a local, a module name or ``self.<attr>``; None
+        when ``provider``'s protocol is no other host's or the constructor names no host the pack knows."""
+        if provider not in self.rules.base_url_providers or not self.rules.base_url_kwargs:
+            return None
+        receiver = node.func
+        while isinstance(receiver, ast.Attribute) and not _is_self_attr(receiver):
+            receiver = receiver.value
+        built: ast.expr | None = None
+        if isinstance(receiver, ast.Name):
+            owner = self._function_around(node)
+            bound = _bindings(owner, receiver.id) if owner is not None else []
+            if not bound and not (owner is not None and _is_param(owner, receiver.id)):
+                bound = [v for stmt in self.tree.body if (v := _bound_value(stmt, receiver.id)) is not None]
+            built = bound[0] if len(bound) == 1 else None
+        elif isinstance(receiver, ast.Attribute):
+            built = self._self_assigned_once(receiver.attr, node)
+        if isinstance(built, ast.Await):
+            built = built.value
+        return self.served_by(built, provider) if isinstance(built, ast.Call) else None
+
+    def _host_provider(self, value: ast.expr, at: ast.Call) -> str | None:
+        """The provider of the host a base-URL value names (a literal, an environment read's default...)."""
+        url = self.model_value(value, at)
+        if url is not None:
+            for _, hosts in self.rules.http_hosts:
+                found = next((p for host, p in hosts.items() if host in url), None)
+                if found is not None:
+                    return found
+        return None
+
+    def _self_assigned_once(self, attr: str, at: ast.AST) -> ast.expr | None:
+        """The one value ``self.<attr>`` is assigned in the methods of the class around ``at``."""
+        owner = self._function_around(at)
+        cls = next(
+            (c for c in walk(self.tree) if isinstance(c, ast.ClassDef) and any(item is owner for item in c.body)),
+            None,
+        )
+        if cls is None:
+            return None
+        found = [
+            assigned
+            for method in cls.body
+            if isinstance(method, Function)
+            for node in walk(method)
+            if (assigned := _self_assigned(node, attr)) is not None
+        ]
+        return found[0] if len(found) == 1 else None
 
     def spelled(self, value: ast.expr, owner: Function | None, depth: int) -> str | None:
         """The string ``value`` denotes in ``owner`` (a function, or None for the module)."""
@@ -73,6 +130,13 @@ class ModelValueLogic(SettingsLogic):
             return self.spelled(value.values[-1], owner, depth + 1)
         if isinstance(value, ast.JoinedStr):
             return self._formatted(value, owner, depth)
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+            # ``"openai/" + os.getenv("MODEL", "gpt-oss:latest")``: both sides spelled out, joined.
+            left = self.spelled(value.left, owner, depth + 1)
+            if left is None:
+                return None
+            right = self.spelled(value.right, owner, depth + 1)
+            return left + right if right is not None else None
         if isinstance(value, ast.Attribute):
             return self._self_value(value, owner, depth)
         return None
@@ -150,6 +214,10 @@ class ModelValueLogic(SettingsLogic):
             return False
         name = function.name
         return any(isinstance(node.func, ast.Name) and node.func.id == name for node in self.tree_calls)
+
+
+def _is_self_attr(node: ast.Attribute) -> bool:
+    return isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _bound_value(stmt: ast.AST, name: str) -> ast.expr | None:

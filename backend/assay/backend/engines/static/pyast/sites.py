@@ -81,6 +81,8 @@ class SiteLogic(GateLogic, ModelValueLogic):
             ref = ref if model is None else None
         provider, model = self._model_named(model_rule, name, model, vendor)
         provider = self.served_by(node, provider) or provider  # ``OpenAI(base_url="https://api.groq.com/openai/v1")``
+        if not match.get("constructors"):
+            provider = self.served_by_receiver(node, provider) or provider  # a call on such a client
         if model is None and scope is not None:
             # ``LLM(model=model)`` in ``def build(model: str)``: the callers of the file may name it.
             given = next((kwarg(node, key) for key in match.get("model_kwargs", ()) if kwarg(node, key)), None)

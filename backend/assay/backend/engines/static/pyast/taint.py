@@ -37,6 +37,8 @@ _EXPRESSION_FIELDS = {cls: node_fields(cls) for cls in _EXPRESSIONS}
 # List methods that hand a list more elements (``agent.functions.append(f)``).
 _LIST_GROWERS = frozenset({"append", "extend", "insert"})
 _SQL_KEYWORDS = frozenset({"sql", "query", "query_", "command", "statement", "text"})
+# Keywords naming the model a call uses, read on calls of objects this file cannot type (``CallFact.modelId``).
+_MODEL_KEYWORDS = frozenset({"model", "modelId", "model_id"})
 
 
 class ExpressionLogic(DispatchLogic):
@@ -373,6 +375,7 @@ class ExpressionLogic(DispatchLogic):
                         ],
                     ),
                     client=client_class or (not profile.actions and self._client_receiver(name, resolved)),
+                    modelId=self._option_model(node) if not resolved and node.keywords else None,
                 )
             )
             if not resolved and node.args and name.partition(".")[0] in scope.params:
@@ -384,6 +387,13 @@ class ExpressionLogic(DispatchLogic):
                 return call_return(name) | all_args | receiver_taint
             return call_return(name) | receiver_taint
         return all_args | receiver_taint
+
+    def _option_model(self, node: ast.Call) -> str | None:
+        """The model id a call on an object this file cannot type names (``bedrock.converse(modelId="...")``
+        on a client handed in as a parameter), kept on its ``CallFact`` for the linker, which may find the call
+        is a model call (``link.returned._model_calls``)."""
+        value = next((k.value for k in node.keywords if k.arg in _MODEL_KEYWORDS), None)
+        return self.model_value(value, node) if value is not None else None
 
     @staticmethod
     def _write_to_file(func: ast.Attribute, taint: frozenset[TaintOrigin], scope: Scope) -> None:

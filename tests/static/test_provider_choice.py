@@ -1,0 +1,117 @@
+"""Issue 20, providers and models (corpus round of provider choice): the host a client was built for decides
+the provider of the calls made on it, a connection object handed to a model class says which host serves it,
+model ids joined with ``+``, Bedrock's ``modelId``, and the model id of a call on a client handed in as a
+parameter."""
+
+from __future__ import annotations
+
+from pyfix import analyse
+
+
+def _models(files: dict[str, str]) -> dict[int, tuple[str, str | None]]:
+    return {m.location.line: (m.provider, m.model) for m in analyse(files).models}
+
+
+def test_a_call_on_a_client_built_for_ollamas_host_is_ollamas() -> None:
+    code = (
+        "import os\n"  # 1
+        "from openai import OpenAI\n"
+        "BASE_URL = os.getenv('OPENAI_BASE_URL', 'http://localhost:11434/v1')\n"
+        "client = OpenAI(base_url=BASE_URL, api_key='ollama')\n"
+        "def ask(p):\n"  # 5
+        "    return client.chat.completions.create(model='gpt-oss:latest', messages=[p])\n"  # 6
+        "class Chat:\n"
+        "    def __init__(self):\n"
+        "        self.llm = OpenAI(base_url='http://127.0.0.1:11434/v1')\n"
+        "    def ask(self, p):\n"  # 10
+        "        return self.llm.chat.completions.create(model='qwen3:4b', messages=[p])\n"  # 11
+        "def local(p):\n"
+        "    c = OpenAI(base_url='http://localhost:11434/v1')\n"
+        "    return c.chat.completions.create(model='llama3.2', messages=[p])\n"  # 14
+    )
+    models = _models({"app.py": code})
+    assert models[6] == ("ollama", "gpt-oss:latest")
+    assert models[11] == ("ollama", "qwen3:4b")
+    assert models[14] == ("ollama", "llama3.2")
+
+
+def test_a_client_without_a_known_host_or_bound_twice_keeps_its_packages_provider() -> None:
+    code = (
+        "import os\n"  # 1
+        "from openai import OpenAI\n"
+        "from anthropic import Anthropic\n"
+        "plain = OpenAI()\n"
+        "custom = OpenAI(base_url=os.environ['LLM_URL'])\n"  # 5
+        "def ask(p, local):\n"
+        "    c = OpenAI(base_url='http://localhost:11434/v1')\n"
+        "    if not local:\n"
+        "        c = OpenAI()\n"
+        "    c.chat.completions.create(model='gpt-4o', messages=[p])\n"  # 10
+        "    plain.chat.completions.create(model='gpt-4o', messages=[p])\n"  # 11
+        "    custom.chat.completions.create(model='gpt-4o', messages=[p])\n"  # 12
+        "def param(client, p):\n"
+        "    return client.chat.completions.create(model='gpt-4o', messages=[p])\n"  # 14
+        "claude = Anthropic(base_url='http://localhost:11434')\n"
+        "claude.messages.create(model='claude-sonnet-4-5', max_tokens=10, messages=[])\n"  # 16
+    )
+    models = _models({"app.py": code})
+    assert models[10] == ("openai", "gpt-4o")
+    assert models[11] == ("openai", "gpt-4o")
+    assert models[12] == ("openai", "gpt-4o")
+    assert models[14][1] == "gpt-4o" and models[14][0] != "ollama"
+    assert models[16] == ("anthropic", "claude-sonnet-4-5")  # no other host serves Anthropic's protocol here
+
+
+def test_a_connection_object_handed_to_a_model_class_names_the_host_that_serves_it() -> None:
+    code = (
+        "from pydantic_ai import Agent\n"  # 1
+        "from pydantic_ai.models.openai import OpenAIChatModel\n"
+        "from pydantic_ai.providers.ollama import OllamaProvider\n"
+        "from pydantic_ai.providers.openai import OpenAIProvider\n"
+        "local = OpenAIChatModel(\n"  # 5
+        "    model_name='qwen3:1.7b',\n"
+        "    provider=OllamaProvider(base_url='http://localhost:11434/v1'),\n"
+        ")\n"
+        "hosted = OpenAIChatModel('gpt-4o', provider=OpenAIProvider(api_key='k'))\n"  # 9
+    )
+    models = _models({"app.py": code})
+    assert models[5] == ("ollama", "qwen3:1.7b")
+    assert models[9] == ("openai", "gpt-4o")
+
+
+def test_model_ids_joined_with_plus_and_bedrocks_model_id() -> None:
+    code = (
+        "import os, boto3, litellm\n"  # 1
+        "MODEL = 'ollama/' + os.getenv('MODEL', 'gpt-oss:latest')\n"
+        "OTHER = 'openai/' + os.environ['MODEL']\n"
+        "bedrock = boto3.client('bedrock-runtime')\n"
+        "def ask(p):\n"  # 5
+        "    litellm.completion(model=MODEL, messages=[p])\n"  # 6
+        "    litellm.completion(model=OTHER, messages=[p])\n"  # 7
+        "    bedrock.converse(modelId='us.amazon.nova-lite-v1:0', messages=[p])\n"  # 8
+        "    bedrock.invoke_model(body='{}', modelId=os.getenv('EMBED', 'amazon.titan-embed-text-v2:0'))\n"  # 9
+        "    bedrock.converse(messages=[p], guardrailIdentifier='g-1')\n"  # 10
+    )
+    models = _models({"app.py": code})
+    assert models[6] == ("litellm", "ollama/gpt-oss:latest")
+    assert models[7] == ("litellm", None)  # a part nothing spells out: no model id
+    assert models[8] == ("bedrock", "us.amazon.nova-lite-v1:0")
+    assert models[9] == ("bedrock", "amazon.titan-embed-text-v2:0")
+    assert models[10] == ("bedrock", None)
+
+
+def test_a_model_call_on_a_client_handed_in_as_a_parameter_keeps_the_model_it_names() -> None:
+    code = (
+        "import boto3\n"  # 1
+        "def follow_up(bedrock, messages):\n"
+        "    return bedrock.converse(modelId='us.anthropic.claude-3-7-sonnet-20250219-v1:0', messages=messages)\n"  # 3
+        "def other(bedrock, messages):\n"
+        "    return bedrock.converse(messages=messages)\n"  # 5
+        "def chat(messages):\n"
+        "    bedrock = boto3.client(service_name='bedrock-runtime')\n"
+        "    follow_up(bedrock, messages)\n"
+        "    other(bedrock, messages)\n"
+    )
+    models = {m.location.line: (m.provider, m.model) for m in analyse({"app.py": code}).models}
+    assert models[3] == ("bedrock", "us.anthropic.claude-3-7-sonnet-20250219-v1:0")
+    assert models[5] == ("bedrock", None)
