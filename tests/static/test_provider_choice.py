@@ -115,3 +115,83 @@ def test_a_model_call_on_a_client_handed_in_as_a_parameter_keeps_the_model_it_na
     models = {m.location.line: (m.provider, m.model) for m in analyse({"app.py": code}).models}
     assert models[3] == ("bedrock", "us.anthropic.claude-3-7-sonnet-20250219-v1:0")
     assert models[5] == ("bedrock", None)
+
+
+def test_a_model_id_another_module_returns_from_its_settings_on_the_default_path() -> None:
+    files = {
+        "app/config.py": (
+            "import os\n"
+            "class Config:\n"
+            "    GEMINI_MODEL = os.getenv('GEMINI_MODEL', 'gemini-2.0-flash')\n"
+            "def get_config():\n"
+            "    return Config()\n"
+        ),
+        "app/clients/gemini.py": (
+            "from app.config import get_config\n"
+            "config = get_config()\n"
+            "def get_model():\n"
+            "    '''The model name from the environment.'''\n"
+            "    return config.GEMINI_MODEL\n"
+        ),
+        "app/settings.py": (
+            "from pydantic_settings import BaseSettings\n"
+            "class Settings(BaseSettings):\n"
+            "    model: str = 'openai:gpt-4o'\n"
+            "    weak_model: str = 'anthropic:claude-3-5-haiku-latest'\n"
+            "    legacy_model: str | None = None\n"
+            "    def get_model(self) -> str:\n"
+            "        if self.legacy_model:\n"
+            "            return f'openai:{self.legacy_model}'\n"
+            "        return self.model\n"
+            "    def get_weak_model(self) -> str:\n"
+            "        return self.weak_model\n"
+            "settings = Settings()\n"
+        ),
+        "app/nodes.py": (
+            "from langchain_google_genai import ChatGoogleGenerativeAI\n"  # 1
+            "from pydantic_ai import Agent\n"
+            "from app.clients.gemini import get_model\n"
+            "from app.settings import settings\n"
+            "llm = ChatGoogleGenerativeAI(model=get_model(), temperature=0.1)\n"  # 5
+            "planner = Agent(model=settings.get_model(), system_prompt='plan')\n"  # 6
+            "recap = Agent(model=settings.get_weak_model())\n"  # 7
+        ),
+    }
+    models = {m.location.line: (m.provider, m.model) for m in analyse(files).models}
+    assert models[5] == ("google", "gemini-2.0-flash")
+    assert models[6] == ("openai", "gpt-4o")
+    assert models[7] == ("anthropic", "claude-3-5-haiku-latest")
+
+
+def test_a_function_result_that_depends_on_its_arguments_or_a_set_field_names_no_model() -> None:
+    files = {
+        "app/settings.py": (
+            "import os\n"
+            "class Settings:\n"
+            "    model: str = 'openai:gpt-4o'\n"
+            "    fast: bool = True\n"
+            "    def pick(self) -> str:\n"
+            "        if self.fast:\n"
+            "            return 'openai:gpt-4o-mini'\n"
+            "        return self.model\n"
+            "    def named(self, kind: str) -> str:\n"
+            "        return self.model\n"
+            "settings = Settings()\n"
+            "def choose():\n"
+            "    if os.getenv('FAST'):\n"
+            "        return 'gemini-2.0-flash'\n"
+            "    return 'gemini-2.5-pro'\n"
+        ),
+        "app/nodes.py": (
+            "from langchain_google_genai import ChatGoogleGenerativeAI\n"  # 1
+            "from pydantic_ai import Agent\n"
+            "from app.settings import settings, choose\n"
+            "a = Agent(model=settings.pick())\n"  # 4
+            "b = Agent(model=settings.named('x'))\n"  # 5
+            "llm = ChatGoogleGenerativeAI(model=choose())\n"  # 6
+        ),
+    }
+    models = {m.location.line: (m.provider, m.model) for m in analyse(files).models}
+    assert models[4] == ("unknown", None)  # nothing says whose model the agent runs
+    assert models[5] == ("unknown", None)
+    assert models[6] == ("google", None)

@@ -5,8 +5,10 @@ analyzer of the agent's file records the chain it reads (``ModelSite.modelRef``)
 its classes' field defaults (``FileFacts.constants``) and the classes its fields are typed by
 (``FileFacts.bindings``). The default the chain ends at is the call's model id; when only that id can say
 whose model it is (an agent class no vendor word names), the provider is read from it as the analyzer would
-(a vendor before a slash or colon, a model family: ``gemini-`` is Google's). A chain that ends at nothing the
-code spells out leaves the model null, and a site whose provider nothing says is dropped.
+(a vendor before a slash or colon, a model family: ``gemini-`` is Google's), and a vendor prefix it names is dropped
+from the model id. ``model=get_model()`` of another module reads ``<qualname>()``: what the function returns on its
+default path, recorded by its module (``SettingsLogic.function_results``). A chain that ends at nothing the code
+spells out leaves the model null, and a site whose provider nothing says is dropped.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ def settle_models(files: Sequence[FileFacts], rules: RulePack) -> Iterator[Model
                 continue
             model = _default(site.modelRef, defaults, types)
             provider = site.provider or _provider(model, rules)
+            split = compile_rules(rules).vendor_split(model) if model is not None else None
+            if split is not None and provider in (split[0], "unknown"):
+                # ``"openai:gpt-4o"`` read for an agent no vendor word names: OpenAI's ``gpt-4o``.
+                provider, model = split
             if provider:
                 yield site.model_copy(update={"provider": provider, "model": model, "modelRef": None})
 

@@ -79,6 +79,7 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
     def loc_key(item: Any) -> tuple[int, int, str]:
         return (item.location.line, item.location.column, item.id)
 
+    results = analyzer.function_results()
     return FileFacts(
         path=path,
         language="python",
@@ -93,9 +94,10 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
             **{f"{module}.{name}": kind for name, kind in sorted(analyzer.module_types.items())},
             **dict(sorted(analyzer.class_fields()[1].items())),
             **dict(sorted(analyzer.param_bindings.items())),
+            **dict(sorted(results[1].items())),
         },
         serverGates=dict(sorted(analyzer.server_gates.items())),
-        constants=dict(sorted(analyzer.class_fields()[0].items())),
+        constants={**dict(sorted(analyzer.class_fields()[0].items())), **dict(sorted(results[0].items()))},
         lists=analyzer.lists,
         alternatives=dict(sorted(analyzer.alternatives.items())),
         partialLists=sorted(key for key in analyzer.unnamed_returns if key in analyzer.lists),

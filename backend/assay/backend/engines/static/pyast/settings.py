@@ -21,7 +21,9 @@ from assay.backend.engines.static.pyast.literals import annotation_type, kwarg
 from assay.backend.engines.static.pyast.syntax import walk
 
 # Fields followed from class to class, at most.
-HOPS = 6
+HOPS = 8
+# The suffix of a function's qualname that names what a call of it (without arguments) returns.
+RESULT = "()"
 
 
 def settings_default(ref: str, defaults: dict[str, str], types: dict[str, str]) -> str | None:
@@ -31,9 +33,18 @@ def settings_default(ref: str, defaults: dict[str, str], types: dict[str, str]) 
         found = defaults.get(ref)
         if found is not None:
             return found
+        if ref.endswith(RESULT):
+            # ``pkg.clients.get_model()``: what the function returns when the code takes its default path.
+            returned = types.get(ref)
+            if returned is not None:
+                ref = returned
+                continue
         parts = ref.split(".")
         for cut in range(len(parts) - 1, 0, -1):
-            typed = types.get(".".join(parts[:cut]))
+            head = ".".join(parts[:cut])
+            # ``config = get_config()`` is typed by the function: the type its result is, where one is recorded.
+            typed = types.get(head)
+            typed = types.get(f"{typed}{RESULT}", typed) if typed is not None else types.get(f"{head}{RESULT}")
             if typed is not None:
                 ref = ".".join([typed, *parts[cut:]])
                 break
@@ -77,11 +88,83 @@ class SettingsLogic(AnalyzerBase):
 
     def settings_ref(self, node: ast.expr | None, scope: object = None) -> str | None:
         """The qualified attribute chain an expression reads (``configs.agent_settings.model`` ->
-        ``pkg.config.Config.agent_settings.model``), when its base is a class or a typed instance."""
+        ``pkg.config.Config.agent_settings.model``), when its base is a class or a typed instance; for a call
+        without arguments of another module's function or of a method of a typed instance (``get_model()``,
+        ``settings.get_model()``), that qualname with ``()``: what it returns (``function_results``)."""
+        if isinstance(node, ast.Call) and not node.args and not node.keywords:
+            if not isinstance(node.func, ast.Name | ast.Attribute):
+                return None
+            name, ok = self.dotted(node.func, scope)  # type: ignore[arg-type]
+            if not ok or not name or name.count(".") < 1 or name.startswith(self.module_prefix):
+                return None  # this file's functions are read here (``ModelValueLogic``)
+            return f"{name}{RESULT}"
         if not isinstance(node, ast.Attribute):
             return None
         name, ok = self.dotted(node, scope)  # type: ignore[arg-type]
         return name if ok and name and name.count(".") >= 2 else None
+
+    def function_results(self) -> tuple[dict[str, str], dict[str, str]]:
+        """(literals, chains) that this file's functions without parameters (and methods taking only ``self``)
+        return on their default path, by ``<qualname>()``: the function's last statement returns them, and any
+        earlier return sits under ``if self.<field>:`` on a field whose default is ``None`` (a legacy override
+        the environment may set). A chain is a settings attribute (``config.GEMINI_MODEL``, ``self.model`` ->
+        ``pkg.settings.Settings.model``) or the callee of a call without arguments (``return Config()``)."""
+        literals: dict[str, str] = {}
+        chains: dict[str, str] = {}
+        for node in self.module_defs:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._function_result(node, f"{self.module}.{node.name}", None, literals, chains)
+            elif isinstance(node, ast.ClassDef):
+                unset = _unset_fields(node)
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                        qualname = f"{self.module}.{node.name}.{item.name}"
+                        self._function_result(item, qualname, unset, literals, chains)
+        return literals, chains
+
+    def _function_result(
+        self,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        qualname: str,
+        unset: frozenset[str] | None,
+        literals: dict[str, str],
+        chains: dict[str, str],
+    ) -> None:
+        args = function.args
+        params = [*args.posonlyargs, *args.args]
+        method = unset is not None
+        if args.vararg or args.kwarg or args.kwonlyargs or len(params) != (1 if method else 0):
+            return
+        body = function.body
+        last = body[-1] if body else None
+        if not isinstance(last, ast.Return) or last.value is None:
+            return
+        for stmt in body[:-1]:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                continue  # the docstring
+            test = stmt.test if isinstance(stmt, ast.If) and not stmt.orelse else None
+            if not (
+                unset
+                and isinstance(test, ast.Attribute)
+                and isinstance(test.value, ast.Name)
+                and test.value.id == params[0].arg
+                and test.attr in unset
+            ):
+                return
+        value = last.value
+        key = f"{qualname}{RESULT}"
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            literals[key] = value.value
+        elif method and isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+            if value.value.id == params[0].arg:
+                chains[key] = f"{qualname.rsplit('.', 1)[0]}.{value.attr}"
+        elif isinstance(value, ast.Attribute | ast.Call) and not method:
+            target = value.func if isinstance(value, ast.Call) else value
+            if isinstance(value, ast.Call) and (value.args or value.keywords):
+                return
+            name, ok = self.dotted(target, None)
+            if ok and name and "." in name:
+                chains[key] = name
 
     def settings_value(self, ref: str | None) -> str | None:
         """The default a chain ends at, when the classes it goes through are this file's."""
@@ -147,6 +230,18 @@ class SettingsLogic(AnalyzerBase):
             if node.lineno <= line <= (node.end_lineno or node.lineno) and (best is None or node.lineno >= best.lineno):
                 best = node
         return best
+
+
+def _unset_fields(cls: ast.ClassDef) -> frozenset[str]:
+    """The fields of a class whose default is ``None`` (``openai_model: str | None = None``)."""
+    return frozenset(
+        item.target.id
+        for item in cls.body
+        if isinstance(item, ast.AnnAssign)
+        and isinstance(item.target, ast.Name)
+        and isinstance(item.value, ast.Constant)
+        and item.value.value is None
+    )
 
 
 def _default_text(value: ast.expr | None) -> str | None:
