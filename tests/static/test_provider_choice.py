@@ -195,3 +195,78 @@ def test_a_function_result_that_depends_on_its_arguments_or_a_set_field_names_no
     assert models[4] == ("unknown", None)  # nothing says whose model the agent runs
     assert models[5] == ("unknown", None)
     assert models[6] == ("google", None)
+
+
+def test_js_clients_built_for_ollamas_host_make_ollamas_calls() -> None:
+    code = (
+        "import OpenAI from 'openai'\n"  # 1
+        "import { createOpenAI } from '@ai-sdk/openai'\n"
+        "import { generateText } from 'ai'\n"
+        "const OLLAMA = process.env.OLLAMA_URL ?? 'http://localhost:11434/v1'\n"
+        "const client = new OpenAI({ baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama' })\n"  # 5
+        "const ollama = createOpenAI({ baseURL: OLLAMA })\n"  # 6
+        "export async function ask(p: string) {\n"
+        "  const local = new OpenAI({ baseURL: OLLAMA })\n"
+        "  await local.chat.completions.create({ model: 'qwen3:4b', messages: [] })\n"  # 9
+        "  await client.chat.completions.create({ model: 'llama3.2', messages: [] })\n"  # 10
+        "  return generateText({ model: ollama('gpt-oss:20b'), prompt: p })\n"  # 11
+        "}\n"
+    )
+    models = _models({"a.ts": code})
+    assert models[6] == ("ollama", None)
+    assert models[9] == ("ollama", "qwen3:4b")
+    assert models[10] == ("ollama", "llama3.2")
+    assert models[11] == ("ollama", "gpt-oss:20b")
+
+
+def test_js_clients_without_a_known_host_keep_their_packages_provider() -> None:
+    code = (
+        "import OpenAI from 'openai'\n"  # 1
+        "import { createOpenAI, openai } from '@ai-sdk/openai'\n"
+        "import { createAnthropic } from '@ai-sdk/anthropic'\n"
+        "import { generateText } from 'ai'\n"
+        "const plain = new OpenAI()\n"  # 5
+        "const custom = createOpenAI({ baseURL: process.env.OPENAI_BASE_URL })\n"  # 6
+        "const claude = createAnthropic({ baseURL: 'http://localhost:11434' })\n"  # 7
+        "export async function ask(p: string) {\n"
+        "  await plain.chat.completions.create({ model: 'gpt-4o', messages: [] })\n"  # 9
+        "  await generateText({ model: custom('gpt-4o-mini'), prompt: p })\n"  # 10
+        "  await generateText({ model: claude('claude-sonnet-4-5'), prompt: p })\n"  # 11
+        "  return generateText({ model: openai('gpt-4.1'), prompt: p })\n"  # 12
+        "}\n"
+    )
+    models = _models({"a.ts": code})
+    assert models[9] == ("openai", "gpt-4o")
+    assert models[10] == ("openai", "gpt-4o-mini")
+    assert models[11] == ("anthropic", "claude-sonnet-4-5")
+    assert models[12] == ("openai", "gpt-4.1")
+
+
+def test_raw_http_to_a_model_host_named_through_a_constant_or_an_environment_default() -> None:
+    code = (
+        "import os, requests\n"  # 1
+        "OLLAMA_URL = os.getenv('OLLAMA_URL', 'http://localhost:11434')\n"
+        "MODEL = os.getenv('MODEL', 'gpt-oss:latest')\n"
+        "URL = 'http://localhost:11434/api/generate'\n"
+        "payload = {'model': 'llama3.2', 'prompt': 'hi', 'stream': False}\n"  # 5
+        "def chat(p):\n"
+        "    return requests.post(f'{OLLAMA_URL}/api/chat', json={'model': MODEL, 'messages': [p]})\n"  # 7
+        "def generate():\n"
+        "    return requests.post(URL, json=payload)\n"  # 9
+    )
+    models = _models({"app.py": code})
+    assert models[7] == ("ollama", "gpt-oss:latest")
+    assert models[9] == ("ollama", "llama3.2")
+
+
+def test_raw_http_to_a_url_a_caller_passes_or_another_host_is_no_model_use() -> None:
+    code = (
+        "import os, requests\n"  # 1
+        "API = os.getenv('API_URL', 'https://api.example.com')\n"
+        "def users():\n"
+        "    return requests.get(f'{API}/users')\n"  # 4
+        "def post(base, body):\n"
+        "    return requests.post(f'{base}/api/chat', json=body)\n"  # 6
+    )
+    linked = analyse({"app.py": code})
+    assert not linked.models

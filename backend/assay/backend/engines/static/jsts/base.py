@@ -130,6 +130,8 @@ class AnalyzerBase:
         # Dispatch branches labelled by another file's constant: qualname -> ``<other>#Name.member``.
         self.case_refs: dict[str, str] = {}
         self.module_fallbacks: dict[str, str] = {}
+        # Module names bound to a client built for a model host (``createOpenAI({ baseURL: OLLAMA })``): its provider.
+        self.module_hosts: dict[str, str] = {}
         self.field_types: dict[str, str] = {}
         self.functions: list[FunctionFacts] = []
         self.models: list[ModelSite] = []

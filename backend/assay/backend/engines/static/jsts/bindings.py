@@ -108,6 +108,11 @@ class BindingLogic(CallLogic):
                 scope.types[name_text] = type_name
                 if scope.is_module:
                     self.module_types[name_text] = type_name
+            host = self.client_host(inner, scope) if kind != "identifier" and kind != "member_expression" else None
+            if host is not None:
+                scope.hosts[name_text] = host
+                if scope.is_module:
+                    self.module_hosts[name_text] = host
         elif kind in ("string", "template_string") and (
             kind == "string"
             or len(inner.named_children) == sum(1 for c in inner.named_children if c.type == "string_fragment")

@@ -82,6 +82,9 @@ class Scope:
     # Names bound to ``value ?? "literal"`` / ``value || "literal"``: the literal, the default a model
     # option falls back to (``model: process.env.MODEL ?? "gpt-5"``).
     fallbacks: dict[str, str] = field(default_factory=dict)
+    # Names bound to a client built for a model host (``new OpenAI({ baseURL: "http://localhost:11434/v1" })``):
+    # the provider serving that host, whose calls the client makes.
+    hosts: dict[str, str] = field(default_factory=dict)
     # Names bound to a choice between string literals (``const m = multi ? "updateMany" : "updateOne"``):
     # the literals, the methods a ``collection[m](...)`` may call.
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -171,6 +174,7 @@ class Scope:
             gate_vars={} if fresh else dict(self.gate_vars),
             consts={} if fresh else dict(self.consts),
             fallbacks={} if fresh or not self.fallbacks else dict(self.fallbacks),
+            hosts={} if fresh or not self.hosts else dict(self.hosts),
             choices={} if fresh or not self.choices else dict(self.choices),
             shapes={} if fresh or not self.shapes else dict(self.shapes),
             elements={} if fresh or not self.elements else dict(self.elements),
@@ -206,6 +210,7 @@ class Scope:
             gate_vars={} if fresh else dict(self.gate_vars),
             consts={} if fresh else dict(self.consts),
             fallbacks={} if fresh or not self.fallbacks else dict(self.fallbacks),
+            hosts={} if fresh or not self.hosts else dict(self.hosts),
             choices={} if fresh or not self.choices else dict(self.choices),
             shapes={} if fresh or not self.shapes else dict(self.shapes),
             elements={} if fresh or not self.elements else dict(self.elements),

@@ -25,6 +25,10 @@ _MODEL_KEYS = ("model", "modelName", "modelId", "model_id")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 # Provider names of package or prefix vendors that differ from the bundle's provider vocabulary.
 _VENDORS = {"azure": "azure_openai", "amazon-bedrock": "bedrock", "google-vertex": "google", "vertex": "google"}
+# Options naming the host a client talks to.
+_BASE_URL_KEYS = ("baseURL", "baseUrl", "basePath")
+# Providers whose protocol other hosts serve (an OpenAI-compatible client pointed elsewhere is that host's).
+_HOSTED_PROTOCOLS = frozenset({"openai", "openai-compatible", "unknown"})
 _SQL_READ = re.compile(r"^\s*(select|with|show|pragma|describe|desc|explain|values|table)\b", re.I)
 
 
@@ -69,6 +73,9 @@ class SiteLogic(GateLogic):
                 if "#" in name:
                     return None  # an API's shape on an object of the tree's own classes (a fake, a wrapper)
                 provider = self.client_package(name) or provider
+            if provider in _HOSTED_PROTOCOLS:
+                # A call on a client built for another host, or the building of one (``createOpenAI({ baseURL })``).
+                provider = self.served_by(node, scope) or self.client_host(node, scope) or provider
             model_id = self.model_id(args, scope)
             if rule.match.get("provider_from_model_prefix") and model_id and ":" in model_id:
                 vendor, _, model_id = model_id.partition(":")  # initChatModel("openai:gpt-4o")
@@ -251,6 +258,38 @@ class SiteLogic(GateLogic):
             return None
         return name if self.code.text(head) in self.imports.aliases else None
 
+    def client_host(self, made: Node, scope: Scope) -> str | None:
+        """The provider of the model host a client is built for: ``new OpenAI({ baseURL: "http://localhost:11434/v1" })``,
+        ``createOpenAI({ baseURL: process.env.BASE_URL ?? OLLAMA_URL })`` (a literal, a ``const``, an environment
+        read's fallback) naming a host of the model rules' ``http_hosts``; None otherwise. Read once, where the
+        client is bound."""
+        args = made.child_by_field_id(self.fields.arguments)
+        if args is None or args.type != "arguments" or not args.named_child_count:
+            return None
+        props = self.code.object_props(args.named_child(0))
+        value = unwrap(next((props[k] for k in _BASE_URL_KEYS if k in props), None))
+        if value is None:
+            return None
+        url = self.constant(value, scope) or self.fallback(value, scope)
+        if url is None:
+            return None
+        for _, hosts in self.rules.http_hosts:
+            for host, provider in hosts.items():
+                if host in url:
+                    return str(provider)
+        return None
+
+    def served_by(self, node: Node, scope: Scope) -> str | None:
+        """The provider of the host the client a call is made on was built for (``ollama("llama3.2")``,
+        ``client.chat.completions.create(...)`` with ``client`` bound to such a client, here or at module level)."""
+        func = node.child_by_field_id(self.fields.function)
+        while func is not None and func.type == "member_expression":
+            func = func.child_by_field_id(self.fields.object)
+        if func is None or func.type != "identifier":
+            return None
+        name = self.code.text(func)
+        return scope.hosts.get(name) or self.module_hosts.get(name)
+
     def fallback(self, node: Node, scope: Scope) -> str | None:
         """The literal a value falls back to (``process.env.MODEL ?? "gpt-5"``, or a name bound to that):
         the model used unless the environment says otherwise."""
@@ -266,7 +305,12 @@ class SiteLogic(GateLogic):
         model = self.code.object_props(args[0] if args else None).get("model")
         name, _ = self.dotted(model, scope)
         if name and name.startswith("@ai-sdk/"):
-            return name.split("/", 1)[1].split(".", 1)[0]
+            vendor = name.split("/", 1)[1].split(".", 1)[0]
+            handle = unwrap(model)
+            if vendor in _HOSTED_PROTOCOLS and handle is not None and handle.type == "call_expression":
+                # ``model: ollama("qwen3:4b")`` with ``ollama = createOpenAI({ baseURL: OLLAMA_URL })``.
+                return self.served_by(handle, scope) or vendor
+            return vendor
         return None
 
     def http_model(self, args: list[Node], scope: Scope) -> tuple[Rule, str] | None:

@@ -19,6 +19,7 @@ import ast
 from assay.backend.engines.static.pyast.literals import kwarg
 from assay.backend.engines.static.pyast.settings import SettingsLogic
 from assay.backend.engines.static.pyast.syntax import walk
+from assay.backend.engines.static.rules.pack import Rule
 
 # Environment reads whose second argument (or ``default=``) is the value used when the variable is unset.
 ENV_READS = frozenset({"os.getenv", "os.environ.get", "getenv", "environ.get"})
@@ -77,25 +78,56 @@ class ModelValueLogic(SettingsLogic):
             receiver = receiver.value
         built: ast.expr | None = None
         if isinstance(receiver, ast.Name):
-            owner = self._function_around(node)
-            bound = _bindings(owner, receiver.id) if owner is not None else []
-            if not bound and not (owner is not None and _is_param(owner, receiver.id)):
-                bound = [v for stmt in self.tree.body if (v := _bound_value(stmt, receiver.id)) is not None]
-            built = bound[0] if len(bound) == 1 else None
+            built = self.bound_once(receiver.id, node)
         elif isinstance(receiver, ast.Attribute):
             built = self._self_assigned_once(receiver.attr, node)
         if isinstance(built, ast.Await):
             built = built.value
         return self.served_by(built, provider) if isinstance(built, ast.Call) else None
 
+    def bound_once(self, name: str, at: ast.AST) -> ast.expr | None:
+        """The one value ``name`` is bound to where ``at`` reads it: in the function around ``at``, else at
+        module level (not a parameter of that function); None when bound twice or not at all."""
+        owner = self._function_around(at)
+        bound = _bindings(owner, name) if owner is not None else []
+        if not bound and not (owner is not None and _is_param(owner, name)):
+            bound = [v for stmt in self.tree.body if (v := _bound_value(stmt, name)) is not None]
+        return bound[0] if len(bound) == 1 else None
+
+    def http_host_of(self, node: ast.Call) -> tuple[Rule, str] | None:
+        """The provider of the model host a network call's URL names when the URL is a value the code spells
+        out elsewhere (``requests.post(f"{OLLAMA_URL}/api/chat", ...)`` with ``OLLAMA_URL = os.getenv(
+        "OLLAMA_URL", "http://localhost:11434")``, ``requests.post(url, ...)`` with ``url`` a constant)."""
+        url = node.args[0] if node.args else kwarg(node, "url")
+        if url is None or isinstance(url, ast.Constant):
+            return None
+        return self._host_rule(url, node)
+
+    def http_model_id(self, node: ast.Call) -> str | None:
+        """The model a raw HTTP call to a model host names in its JSON body (``json={"model": MODEL, ...}``,
+        ``json=payload`` with ``payload`` a dict literal bound once)."""
+        body = kwarg(node, "json")
+        if isinstance(body, ast.Name):
+            body = self.bound_once(body.id, node)
+        if not isinstance(body, ast.Dict):
+            return None
+        for key, value in zip(body.keys, body.values, strict=True):
+            if isinstance(key, ast.Constant) and key.value == "model":
+                return self.model_value(value, node)
+        return None
+
     def _host_provider(self, value: ast.expr, at: ast.Call) -> str | None:
         """The provider of the host a base-URL value names (a literal, an environment read's default...)."""
+        found = self._host_rule(value, at)
+        return found[1] if found is not None else None
+
+    def _host_rule(self, value: ast.expr, at: ast.Call) -> tuple[Rule, str] | None:
         url = self.model_value(value, at)
         if url is not None:
-            for _, hosts in self.rules.http_hosts:
+            for rule, hosts in self.rules.http_hosts:
                 found = next((p for host, p in hosts.items() if host in url), None)
                 if found is not None:
-                    return found
+                    return rule, found
         return None
 
     def _self_assigned_once(self, attr: str, at: ast.AST) -> ast.expr | None:

@@ -54,7 +54,7 @@ class SiteLogic(GateLogic, ModelValueLogic):
                 return None
             model_rule, provider = http
             location = self.loc(node)
-            self._model(model_rule, provider, name, "http", location)
+            self._model(model_rule, provider, name, "http", location, self.http_model_id(node))
             return frozenset({TaintOrigin(kind="model_output", location=location)})
         match = model_rule.match
         if match.get("provider_from_package") and name.startswith(self.module_prefix):
@@ -331,14 +331,12 @@ class SiteLogic(GateLogic, ModelValueLogic):
     def _http_model(self, node: ast.Call) -> tuple[Rule, str] | None:
         # ``*args`` as written (a starred string is not a URL argument).
         texts = [text for value in (*node.args, *(k.value for k in node.keywords)) if (text := string_text(value))]
-        if not texts:
-            return None
         for rule, hosts in self.rules.http_hosts:
             for host, provider in hosts.items():
                 for text in texts:
                     if host in text:
                         return rule, provider
-        return None
+        return self.http_host_of(node)  # a URL built from a constant or an environment read's default
 
     def _token_body(self, node: ast.Call, keys: frozenset[str], scope: Scope) -> bool:
         """A request body asking for an OAuth token: a dict literal with a ``grant_type`` key, given in
