@@ -270,3 +270,27 @@ def test_raw_http_to_a_url_a_caller_passes_or_another_host_is_no_model_use() -> 
     )
     linked = analyse({"app.py": code})
     assert not linked.models
+
+
+def test_a_bedrock_converse_tool_spec_is_a_tool_a_spec_without_a_schema_is_not() -> None:
+    code = (
+        "import boto3, math\n"  # 1
+        "bedrock = boto3.client('bedrock-runtime')\n"
+        "TOOLS = [\n"
+        "    {\n"
+        "        'toolSpec': {\n"  # 5
+        "            'name': 'cosine',\n"
+        "            'description': 'Calculate the cosine of x.',\n"
+        "            'inputSchema': {'json': {'type': 'object', 'properties': {'x': {'type': 'number'}}}},\n"
+        "        }\n"
+        "    }\n"  # 10
+        "]\n"
+        "NOTES = [{'toolSpec': {'name': 'draft_only'}}]\n"
+        "def ask(messages):\n"
+        "    return bedrock.converse(modelId='us.amazon.nova-lite-v1:0', messages=messages,\n"
+        "                            toolConfig={'tools': TOOLS})\n"  # 15
+    )
+    linked = analyse({"app.py": code})
+    names = {t.name: t for t in linked.tools}
+    assert set(names) == {"cosine"}
+    assert names["cosine"].parameters == ["x"]

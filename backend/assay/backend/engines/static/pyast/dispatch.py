@@ -42,7 +42,7 @@ from assay.backend.engines.static.rules.pack import Rule
 # Methods of a pydantic model that return its JSON schema (``Params.model_json_schema()``).
 _GENERATED_SCHEMAS = frozenset({"model_json_schema", "schema", "json_schema"})
 # A dict literal defines a tool (``_dict_tool``) only with one of these keys.
-_TOOL_DICT_KEYS = frozenset({"type", "input_schema", "function_declarations", "parameters"})
+_TOOL_DICT_KEYS = frozenset({"type", "input_schema", "function_declarations", "parameters", "toolSpec"})
 
 
 class DispatchLogic(ToolLogic):
@@ -109,6 +109,10 @@ class DispatchLogic(ToolLogic):
                 kind == "function_schema" and _function_schema(data)
             ):
                 name, description = data.get("name"), data.get("description")
+            elif (
+                kind == "bedrock_tool_spec" and isinstance(spec := data.get("toolSpec"), dict) and "inputSchema" in spec
+            ):
+                name, description = spec.get("name"), spec.get("description")
             if not isinstance(name, str):
                 continue
             self._literal_tool(rule, node, name, description, sorted(schema_params(data)))

@@ -243,6 +243,10 @@ def schema_params(data: dict[str, Any]) -> list[str]:
     """The parameter names of a literal tool definition's JSON schema."""
     inner = data.get("function") if isinstance(data.get("function"), dict) else data
     assert isinstance(inner, dict)
+    spec = inner.get("toolSpec")
+    inner = spec if isinstance(spec, dict) else inner  # Bedrock Converse: ``{"toolSpec": {...}}``
     schema = inner.get("parameters") or inner.get("input_schema") or {}
+    if not schema and isinstance(given := inner.get("inputSchema"), dict):
+        schema = given.get("json") if isinstance(given.get("json"), dict) else given  # Bedrock's ``{"json": {...}}``
     props = schema.get("properties") if isinstance(schema, dict) else None
     return [str(k) for k in props] if isinstance(props, dict) else []
