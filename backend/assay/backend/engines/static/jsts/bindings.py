@@ -108,7 +108,9 @@ class BindingLogic(CallLogic):
                 scope.types[name_text] = type_name
                 if scope.is_module:
                     self.module_types[name_text] = type_name
-            host = self.client_host(inner, scope) if kind != "identifier" and kind != "member_expression" else None
+            # A package's client built for a model host (``createOpenAI({ baseURL })``): read once, where it is bound.
+            packaged = type_name is not None and "#" not in type_name and kind in ("call_expression", "new_expression")
+            host = self.client_host(inner, scope) if packaged else None
             if host is not None:
                 scope.hosts[name_text] = host
                 if scope.is_module:
