@@ -278,6 +278,10 @@ class ToolSource(_Facts):
     - ``factory``: a function returning a tool definition whose name is its parameter (``function
       defineTool(name, description, schema) { return { name, description, inputSchema } }``); ``ref`` is the
       function, ``key`` the parameter's position. No tool itself: it names the ``made`` tools of its calls.
+    - ``described``: a class of the tree naming its tool (``name = "x"``, a ``name`` property, ``self.name = "x"``)
+      and running it in a method such frameworks call, under no base named for tools: a tool only when its
+      instances reach a model, i.e. when ``ref`` (the class) or one of its bases is among the tree's
+      ``describers``, or when ``types`` (the members the class defines) holds one of the tree's ``schemaMembers``.
     - ``made``: a string a call of a function of the tree is given (``export const listTool =
       defineTool('list_things', ...)``), ``ref`` the callee and ``key`` the argument's position: the tool of
       that name when the callee is a ``factory`` naming its tool by that position; nothing otherwise (JS/TS).
@@ -295,6 +299,7 @@ class ToolSource(_Facts):
         "constant",
         "factory",
         "made",
+        "described",
     ]
     ref: str
     key: str | None = None
@@ -496,4 +501,18 @@ class FileFacts(_Facts):
         "module (``self._get_client()``) is that base's. JS/TS: the class of the tree a class extends "
         "(``src/ds#default`` -> ``[src/auth#default]``): a field a base of another file declares "
         "(``protected _apiClient: ZodiosInstance``) is the subclass's too (``link/linker.py`` ``_module_values``).",
+    )
+    describers: list[str] = Field(
+        default_factory=list,
+        exclude_if=lambda describers: not describers,
+        description="Python: the module's classes with a method building a tool schema from ``self.name`` "
+        '(``{"name": self.name, "parameters": ...}``, ``Tool(name=self.name, inputSchema=...)``), by qualname: '
+        "their instances, and their subclasses', describe themselves to a model (``pyast/described.py``).",
+    )
+    schemaMembers: list[str] = Field(
+        default_factory=list,
+        exclude_if=lambda members: not members,
+        description="Python: the members a tool schema built from another object's ``name`` reads its schema from "
+        "(``types.Tool(name=t.name, inputSchema=t.get_schema())`` -> ``get_schema``): a class answering one is a tool "
+        "class (``pyast/described.py``).",
     )

@@ -62,6 +62,7 @@ from assay.backend.engines.static.link.sources import (
     expand_records,
     module_heads,
     settle_constants,
+    settle_described,
     settle_factories,
     settle_imported,
     settle_receivers,
@@ -316,7 +317,11 @@ def _tools(
     from_records, unlisted = expand_records(
         settle_imported(
             settle_receivers(
-                settle_constants(joined if joined is not None else [t for f in files for t in f.tools], files), files
+                settle_described(
+                    settle_constants(joined if joined is not None else [t for f in files for t in f.tools], files),
+                    files,
+                ),
+                files,
             ),
             files,
         ),

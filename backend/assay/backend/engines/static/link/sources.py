@@ -231,6 +231,46 @@ def _is_one_of(kind: str, types: list[str], index: NameIndex, bindings: dict[str
     return False
 
 
+def settle_described(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
+    """A ``described`` class (one naming its tool and running it, under no base named for tools) is a tool when
+    its instances reach a model: when it or one of its bases, through the tree's classes, builds a tool schema
+    from ``self.name`` (``FileFacts.describers``), or when it answers a member some tool schema built from an
+    object's ``name`` reads (``FileFacts.schemaMembers``: ``inputSchema=t.get_schema()``). Otherwise it is a class
+    carrying a name, no tool."""
+    if not any(t.source is not None and t.source.kind == "described" for t in defined):
+        return defined
+    describers = {d for f in files for d in f.describers}
+    members = {m for f in files for m in f.schemaMembers}
+    bases = {cls: found for f in files for cls, found in f.classBases.items()}
+    index = NameIndex(set(bases) | describers, module_heads(files))
+    out: list[ToolDef] = []
+    for tool in defined:
+        source = tool.source
+        if source is None or source.kind != "described":
+            out.append(tool)
+        elif not members.isdisjoint(source.types) or _described_by(source.ref, describers, bases, index):
+            out.append(tool.model_copy(update={"source": None}))
+    return out
+
+
+def _described_by(cls: str, describers: set[str], bases: dict[str, list[str]], index: NameIndex) -> bool:
+    """Whether ``cls`` or a class it extends, through the tree's classes, is one of ``describers``."""
+    stack = [cls]
+    seen: set[str] = set()
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if current in describers:
+            return True
+        for base in bases.get(current, ()):
+            found = index.find(base)
+            if found is not None:
+                stack.append(found)
+    return False
+
+
 def settle_renamed(defined: list[ToolDef], files: Sequence[FileFacts], methods: frozenset[str]) -> list[ToolDef]:
     """A ``renamed`` instance (``google.name = "google_search"`` on a ``TavilySearchTool()``) is a tool of its
     name run as its class's tool is: the tool a class of the tree defines, run by one of the tool classes'

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
@@ -25,6 +26,7 @@ from assay.backend.engines.static.facts import (
     ToolSource,
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
+from assay.backend.engines.static.pyast.described import dict_schema, schema_source
 from assay.backend.engines.static.pyast.literals import (
     kwarg,
     literal_dict,
@@ -78,9 +80,20 @@ class DispatchLogic(ToolLogic):
 
     # ----- literal tools -------------------------------------------------------------------------
 
+    @cached_property
+    def _schema_dict_keys(self) -> frozenset[str]:
+        """Keys that make a dict worth reading as a tool definition or a tool schema."""
+        return _TOOL_DICT_KEYS | self.roles.schema_keys
+
     def _dict_tool(self, node: ast.Dict, scope: Scope) -> None:
-        if not any(type(key) is ast.Constant and key.value in _TOOL_DICT_KEYS for key in node.keys):
+        wanted = self._schema_dict_keys
+        if not any(type(key) is ast.Constant and key.value in wanted for key in node.keys):
             return  # most dicts are data, not tool definitions: no need to read them
+        if not any(type(key) is ast.Constant and key.value in _TOOL_DICT_KEYS for key in node.keys):
+            self._described_schema(*dict_schema(node, self.roles.schema_keys))
+            return
+        if id(node) not in self._schema_parts:
+            self._described_schema(*dict_schema(node, self.roles.schema_keys))
         if id(node) in self._schema_parts:
             return  # the declaration inside a tool dict read already (``{"type": "function", "function": {...}}``)
         if self._function_record(node, scope) or self._generated_schema_tool(node):
@@ -99,6 +112,8 @@ class DispatchLogic(ToolLogic):
             if kind == "openai_function" and data.get("type") == "function":
                 inner = data.get("function")
                 if isinstance(inner, dict):
+                    if "arguments" in inner and "parameters" not in inner:
+                        return  # a tool call the code records (``{"name": ..., "arguments": ...}``), no definition
                     name, description = inner.get("name"), inner.get("description")
                     self._schema_parts.update(
                         id(v) for k, v in zip(node.keys, node.values, strict=True) if k is not None
@@ -113,8 +128,8 @@ class DispatchLogic(ToolLogic):
                 kind == "bedrock_tool_spec" and isinstance(spec := data.get("toolSpec"), dict) and "inputSchema" in spec
             ):
                 name, description = spec.get("name"), spec.get("description")
-            if not isinstance(name, str):
-                continue
+            if not isinstance(name, str) or not name:
+                continue  # an empty name is filled in later (a tool call being assembled): it names no tool
             self._literal_tool(rule, node, name, description, sorted(schema_params(data)))
             return
 
@@ -216,6 +231,8 @@ class DispatchLogic(ToolLogic):
             # ``name=ToolNames.SUBMIT_MODEL`` with ``ToolNames`` imported: the linker reads the value, and
             # answers the frontier item below once it does.
             name, source = ref, ToolSource(kind="constant", ref=ref)
+        if name is None:
+            self._described_schema(name_node, kwarg(node, "inputSchema") or kwarg(node, "input_schema"))
         if name is None or source is not None:
             if self.rules.dispatch_rule is not None:
                 location = self.loc(node)
@@ -240,6 +257,20 @@ class DispatchLogic(ToolLogic):
             tool_annotations(node),
             source,
         )
+
+    def _described_schema(self, name: ast.expr | None, schema: ast.expr | None) -> None:
+        """A tool schema built from an object's fields (``pyast/described.py``): from ``self.name``, the
+        enclosing class describes its instances to a model; from another object's, the member its schema is
+        read from is one a tool class answers."""
+        found = schema_source(name, schema)
+        if found is None:
+            return
+        own, member = found
+        if own:
+            if self._class is not None:
+                self.describers.add(f"{self.module}.{self._class}")
+        elif member is not None:
+            self.schema_members.add(member)
 
     def _constant_ref(self, node: ast.expr | None) -> str | None:
         """The qualname of another module's constant an expression names (``ToolNames.SUBMIT_MODEL``, with

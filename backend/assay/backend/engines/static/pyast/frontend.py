@@ -105,6 +105,8 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
         tables=analyzer.tables,
         reexports=dict(sorted(analyzer.reexports.items())),
         classBases=analyzer.tree_bases(),
+        describers=sorted(analyzer.describers),
+        schemaMembers=sorted(analyzer.schema_members),
     )
 
 

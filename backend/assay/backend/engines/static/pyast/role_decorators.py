@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import PARAM_ARG, PARAM_KW, ToolDef, ToolSource
+from assay.backend.engines.static.pyast.described import abstract_method
 from assay.backend.engines.static.pyast.literals import (
     base_init_calls,
     docstring,
@@ -153,7 +155,7 @@ class DecoratorRoles(SourceLogic):
             or next(filter(None, (_method_literal(cls, m) for m in roles.tool_class_name_getters)), None)
         )
         if not name:
-            return False
+            return False  # named otherwise (a ``name`` property): a tool when it reaches a model (``_described_class``)
         defined = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
         method = next((m for m in roles.tool_class_methods if m in defined), None)
         impl = defined.get(method) if method else None
@@ -171,6 +173,47 @@ class DecoratorRoles(SourceLogic):
             )
         )
         return True
+
+    def _described_class(self, cls: ast.ClassDef, qualname: str) -> None:
+        """A class naming its tool (``name = "web_search"``, a ``name`` property, ``self.name = "x"``) and running it
+        in a method such frameworks call (``execute``, ``run``...), whatever its base is called: a tool when its
+        instances reach a model, which the linker decides from the tree (``ToolSource`` ``described``,
+        ``pyast/described.py``). A declaration its subclasses implement (an abstract method) runs nothing."""
+        roles = self.roles
+        rule = roles.decorator_rule
+        if rule is None or not roles.tool_class_methods:
+            return
+        defined = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
+        method = next((m for m in roles.tool_class_methods if m in defined), None)
+        if method is None or abstract_method(defined[method]):
+            return
+        name = _named(cls, roles.tool_class_name_getters)
+        if not name:
+            return
+        members = set(defined)
+        for stmt in cls.body:
+            targets = (
+                stmt.targets
+                if isinstance(stmt, ast.Assign)
+                else [stmt.target]
+                if isinstance(stmt, ast.AnnAssign)
+                else []
+            )
+            members.update(t.id for t in targets if isinstance(t, ast.Name))
+        impl = defined[method]
+        self.tools.append(
+            ToolDef(
+                id=short_id("tool", self.path, cls.lineno, name, rule.id),
+                name=name,
+                description=_class_literal(cls, "description") or _init_literal(cls, "description") or docstring(cls),
+                framework="role",
+                ruleId=rule.id,
+                location=self._name_location(cls, name),
+                function=f"{qualname}.{method}",
+                parameters=[a.arg for a in impl.args.args if a.arg not in _NON_TOOL_PARAMS],
+                source=ToolSource(kind="described", ref=qualname, types=sorted(members)),
+            )
+        )
 
     def _named_implementation(self, cls: ast.ClassDef, qualname: str) -> None:
         """A class that gives itself a tool's name (``name = "Bash"``, ``def name(self): return "Bash"``,
@@ -692,6 +735,36 @@ def _class_literal(cls: ast.ClassDef, attr: str) -> str | None:
         if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if any(isinstance(t, ast.Name) and t.id == attr for t in targets):
+                return literal_str(stmt.value)
+    return None
+
+
+def _named(cls: ast.ClassDef, getters: Iterable[str]) -> str | None:
+    """The tool name a class gives itself: a class attribute, ``super().__init__(name=...)`` or ``self.name =
+    "x"`` in its ``__init__``, a ``name`` property or method returning a literal, or a getter its base reads."""
+    return (
+        _class_literal(cls, "name")
+        or _init_literal(cls, "name")
+        or _self_literal(cls, "name")
+        or _method_literal(cls, "name")
+        or next(filter(None, (_method_literal(cls, m) for m in getters)), None)
+    )
+
+
+def _self_literal(cls: ast.ClassDef, attr: str) -> str | None:
+    """``self.name = "file_read"`` in the class's own ``__init__``."""
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return None
+    for stmt in init.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr == attr
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            ):
                 return literal_str(stmt.value)
     return None
 

@@ -85,6 +85,11 @@ class SettingsLogic(AnalyzerBase):
             text = _default_text(value)
             if text is not None:
                 defaults[prefix + name] = text
+        # What its methods assign (``self.client = OpenAIClient(config)`` in ``__init__``): a subclass in another
+        # module holds the same (``self.client.complete(...)`` in a tool class extending this base).
+        for name, typed in self.class_attr_types.get(cls.name, {}).items():
+            if "." in typed:
+                types.setdefault(prefix + name, typed)
 
     def settings_ref(self, node: ast.expr | None, scope: object = None) -> str | None:
         """The qualified attribute chain an expression reads (``configs.agent_settings.model`` ->

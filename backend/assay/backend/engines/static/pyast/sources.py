@@ -54,6 +54,9 @@ class SourceLogic(LibraryLogic):
         self.unnamed_returns: set[str] = set()
         self.records: dict[str, list[dict[str, RecordField]]] = {}
         self.tables: dict[str, str] = {}
+        # Classes describing their instances to a model, and members schemas are read from (``described``).
+        self.describers: set[str] = set()
+        self.schema_members: set[str] = set()
         # Per function (by node): the values it assigns to each local name, read by ``_assigned``.
         self._assignments: dict[ast.AST, dict[str, list[ast.expr]]] = {}
 

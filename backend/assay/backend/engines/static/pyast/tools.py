@@ -236,6 +236,7 @@ class ToolLogic(MessageTools):
         self._framework_class_tool(cls, qualname)
         if len(self.tools) == before and not self._role_class_tool(cls, qualname):
             self._named_implementation(cls, qualname)
+            self._described_class(cls, qualname)
 
     def _framework_class_tool(self, cls: ast.ClassDef, qualname: str) -> None:
         bases = {self.dotted(b, None)[0] for b in cls.bases}
