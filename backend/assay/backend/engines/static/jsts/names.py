@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from assay.backend.engines.static.jsts.syntax import FUNCTIONS, Code, unwrap
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, Code, namespace_members, unwrap
 
 if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.workspace import Workspace
@@ -121,6 +121,7 @@ def collect_imports(root: Node, path: str, module: str, code: Code, workspace: W
     imports = Imports(module=module, path=path, workspace=workspace)
     renames: dict[str, str] = {}
     results: dict[str, str] = {}  # type aliases naming a function's result, by the function's local name
+    namespaces: list[Node] = []  # read once every top-level definition is known (theirs come first)
     for node in root.named_children:
         target = node
         if node.type == "export_statement":
@@ -144,6 +145,12 @@ def collect_imports(root: Node, path: str, module: str, code: Code, workspace: W
             name = code.text(target.child_by_field_id(code.fields.name))
             if name:
                 imports.local_defs.setdefault(name, f"{module}#{name}")
+        elif kind == "internal_module" or (
+            kind == "expression_statement"
+            and target.named_children
+            and target.named_children[0].type == "internal_module"
+        ):
+            namespaces.append(target if kind == "internal_module" else target.named_children[0])
         elif kind == "expression_statement" and target.named_children:
             _commonjs_export(target.named_children[0], renames, code)
         elif kind == "enum_declaration":
@@ -156,6 +163,8 @@ def collect_imports(root: Node, path: str, module: str, code: Code, workspace: W
                 made = _returned_by(shape, code)
                 if made:
                     results[name] = made
+    for namespace in namespaces:
+        _namespace(namespace, imports, code)
     for name, made in results.items():
         # ``type SlackClient = ReturnType<typeof createSlackClient>``: a value of that type is what the
         # function returns, named by the function (as ``ReturnType<typeof f>`` written in place is), here
@@ -254,6 +263,21 @@ def _declarator(decl: Node, imports: Imports, code: Code) -> None:
         imports.local_defs.setdefault(code.text(name), f"{imports.module}#{code.text(name)}")
     elif name.type == "identifier" and inner is not None and inner.type == "class":
         imports.local_defs.setdefault(code.text(name), f"{imports.module}#{code.text(name)}")
+
+
+def _namespace(node: Node, imports: Imports, code: Code) -> None:
+    """``namespace Computer { export function click() {} }``: ``Computer`` is defined here, its functions
+    ``<module>#Computer.click``, also by their bare names (as the namespace's own code calls them) where no
+    other definition of the module has the name."""
+    name = code.text(node.child_by_field_id(code.fields.name))
+    body = node.child_by_field_id(code.fields.body)
+    if not name or body is None:
+        return
+    imports.local_defs.setdefault(name, f"{imports.module}#{name}")
+    for member in namespace_members(body, code.fields):
+        member_name = code.text(member.child_by_field_id(code.fields.name))
+        if member_name:
+            imports.local_defs.setdefault(member_name, f"{imports.module}#{name}.{member_name}")
 
 
 def _enum(node: Node, imports: Imports, code: Code) -> None:

@@ -12,7 +12,7 @@ from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.expressions import ExprLogic
 from assay.backend.engines.static.jsts.graph_state import returned_object, state_field
 from assay.backend.engines.static.jsts.scope import EMPTY, Cond, Scope, Taint, call_return_taint, param_taint
-from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, namespace_members, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
@@ -112,6 +112,8 @@ class StmtLogic(ExprLogic):
         expr = stmt.named_children[0] if stmt.named_children else None
         if expr is None:
             return active
+        if expr.type == "internal_module":  # ``namespace Computer { ... }`` (not exported)
+            return self.namespace(expr, scope, active)
         before = len(scope.calls)
         self.expr(expr, scope, active)
         gate = self.gate_call(expr, scope)
@@ -241,6 +243,20 @@ class StmtLogic(ExprLogic):
     def function_decl(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         name = self.code.text(stmt.child_by_field_id(self.fields.name))
         self.defer(stmt, self.nested_qualname(scope, name), name, cls=scope.cls, outer=scope)
+        return active
+
+    def namespace(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        """``export namespace Computer { export async function click(...) {...} }``: each function of the
+        namespace is ``<module>#Computer.click``, called as ``Computer.click(...)`` here and by importers,
+        and by its bare name inside the namespace (``names.py`` binds it)."""
+        name = self.code.text(stmt.child_by_field_id(self.fields.name))
+        body = stmt.child_by_field_id(self.fields.body)
+        if not scope.is_module or not name or body is None:
+            return active
+        for member in namespace_members(body, self.fields):
+            member_name = self.code.text(member.child_by_field_id(self.fields.name))
+            if member_name:
+                self.defer(member, f"{self.module}#{name}.{member_name}", member_name, outer=scope)
         return active
 
     def class_decl(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
@@ -794,6 +810,7 @@ _STMT_HANDLERS: dict[str, Callable[[StmtLogic, Node, Scope, frozenset[str]], fro
     "export_statement": StmtLogic.export,
     "class_declaration": StmtLogic.class_decl,
     "abstract_class_declaration": StmtLogic.class_decl,
+    "internal_module": StmtLogic.namespace,
     "try_statement": StmtLogic.try_stmt,
     "switch_statement": StmtLogic.switch_stmt,
     "import_statement": lambda self, stmt, scope, active: active,

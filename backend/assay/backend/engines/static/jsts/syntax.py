@@ -421,3 +421,16 @@ def blank(src: bytes, spans: list[tuple[int, int]]) -> bytes:
             if out[index] not in (0x0A, 0x0D):
                 out[index] = 0x20
     return bytes(out)
+
+
+_NAMESPACE_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration"})
+
+
+def namespace_members(body: Node, ids: Fields) -> list[Node]:
+    """The function declarations of a TypeScript namespace's body, exported or not."""
+    found = []
+    for stmt in body.named_children:
+        node = stmt.child_by_field_id(ids.declaration) if stmt.type == "export_statement" else stmt
+        if node is not None and node.type in _NAMESPACE_FUNCTIONS:
+            found.append(node)
+    return found

@@ -36,6 +36,11 @@ _EXPRESSION_FIELDS = {cls: node_fields(cls) for cls in _EXPRESSIONS}
 # Keywords that carry the SQL text of a call that executes it.
 # List methods that hand a list more elements (``agent.functions.append(f)``).
 _LIST_GROWERS = frozenset({"append", "extend", "insert"})
+# Methods that put their argument into the object they are called on: a container's growers and a file's
+# writers (``_grow_receiver``).
+_FILE_WRITERS = frozenset({"write", "writelines", "write_text", "write_bytes"})
+_RECEIVER_GROWERS = _LIST_GROWERS | _FILE_WRITERS | {"add", "appendleft", "extendleft"}
+_CONTAINERS = frozenset({"collections.deque", "collections.OrderedDict", "io.StringIO", "io.BytesIO"})
 _SQL_KEYWORDS = frozenset({"sql", "query", "query_", "command", "statement", "text"})
 # Keywords naming the model a call uses, read on calls of objects this file cannot type (``CallFact.modelId``).
 _MODEL_KEYWORDS = frozenset({"model", "modelId", "model_id"})
@@ -192,8 +197,8 @@ class ExpressionLogic(DispatchLogic):
             self._decorator_applied(node, scope)
         if func_kind is ast.Call or func_kind is ast.Subscript:
             self._dynamic_dispatch(node, scope)
-        elif all_args and scope.written_files and func_kind is ast.Attribute:
-            self._write_to_file(func, all_args, scope)  # type: ignore[arg-type]
+        elif all_args and func_kind is ast.Attribute:
+            self._grow_receiver(func, all_args, scope)  # type: ignore[arg-type]
         name, resolved = self.dotted(func, scope)
         self._last_callee = (node, scope, name, resolved)
         if (
@@ -395,12 +400,22 @@ class ExpressionLogic(DispatchLogic):
         value = next((k.value for k in node.keywords if k.arg in _MODEL_KEYWORDS), None)
         return self.model_value(value, node) if value is not None else None
 
-    @staticmethod
-    def _write_to_file(func: ast.Attribute, taint: frozenset[TaintOrigin], scope: Scope) -> None:
-        """``f.write(code)`` on a file opened for writing: the names of its path carry ``code``'s taint."""
-        if func.attr in ("write", "writelines") and isinstance(func.value, ast.Name):
-            for name in scope.written_files.get(func.value.id, ()):
-                scope.taint[name] = scope.taint.get(name, NO_TAINT) | taint
+    def _grow_receiver(self, func: ast.Attribute, taint: frozenset[TaintOrigin], scope: Scope) -> None:
+        """A tainted value put into a container or written to a file held in a name: the name holds it
+        too (``parts.append(cmd)``, ``names.add(module)``, ``tmp.write(code)`` then ``tmp.name``). On a
+        file opened for writing, the names of its path carry it as well (``f.write(code)`` then
+        ``python {path}``). A package's object (a database session's ``add``) is not a container."""
+        receiver = func.value
+        if type(receiver) is not ast.Name or func.attr not in _RECEIVER_GROWERS:
+            return
+        name = receiver.id
+        held = scope.types.get(name)
+        if held is not None and held not in _CONTAINERS and "." in held and func.attr not in _FILE_WRITERS:
+            return  # ``session.add(row)``: a package's object, not a container (builtins are undotted)
+        scope.taint[name] = scope.taint.get(name, NO_TAINT) | taint
+        if func.attr in _FILE_WRITERS:
+            for path_name in scope.written_files.get(name, ()):
+                scope.taint[path_name] = scope.taint.get(path_name, NO_TAINT) | taint
 
     def _function_ref(self, node: ast.expr, scope: Scope) -> str | None:
         """The qualname of the file's function an argument names without calling it: a nested
