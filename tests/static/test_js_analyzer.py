@@ -185,7 +185,7 @@ VERCEL = 'import {{ tool }} from "ai";\nimport {{ exec }} from "child_process";\
         ('  if (!hasPermission(user, "ops")) { throw new Error("no"); }\n  exec("ls");', "permission_check"),
         ('  if (!ALLOWED_CMDS.includes(cmd)) { throw new Error("no"); }\n  exec(cmd);', "allowlist"),
         ('  await rateLimiter.consume(cmd);\n  exec("ls");', "rate_limit"),
-        ('  if (cmd.length > MAX_LENGTH) { throw new Error("long"); }\n  exec("ls");', "spend_limit"),
+        ('  if (cost > MAX_COST_USD) { throw new Error("over budget"); }\n  exec("ls");', "spend_limit"),
     ],
 )
 def test_gates_that_dominate(body: str, kind: str) -> None:
@@ -207,10 +207,23 @@ def test_gates_that_do_not_dominate(body: str) -> None:
 
 @pytest.mark.parametrize(
     ("ceiling", "kinds"),
-    [("MAX_SPEND", {"spend_limit"}), ("byteLimit", set()), ("MAX_FILE_SIZE", set()), ("maxSizeBytes", set())],
+    [
+        ("MAX_SPEND", {"spend_limit"}),
+        ("maxBudgetUsd", {"spend_limit"}),
+        ("maxAccountCharge", {"spend_limit"}),
+        ("byteLimit", set()),
+        ("MAX_FILE_SIZE", set()),
+        ("maxSizeBytes", set()),
+        ("MAX_LENGTH", set()),
+        ("maxResults", set()),
+        ("entryLimit", set()),
+        ("MAX_TOKENS", set()),
+        ("maxChars", set()),
+    ],
 )
 def test_a_ceiling_named_for_a_size_is_no_spend_limit(ceiling: str, kinds: set[str]) -> None:
-    """``size > byteLimit`` bounds how much is read, not what is spent: no spend limit (``MAX_SPEND`` is one)."""
+    """``size > byteLimit``, ``text.length > MAX_LENGTH``, ``entries > entryLimit`` bound how much is read, kept
+    or answered, not what is spent: no spend limit (``MAX_SPEND``, ``maxBudgetUsd`` are)."""
     body = f'  if (cmd.size > {ceiling}) {{ throw new Error("over"); }}\n  exec("ls");'
     assert gate_kinds(analyse({"src/a.ts": VERCEL.format(body=body)}), "shell.exec") == kinds
 

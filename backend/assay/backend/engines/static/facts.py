@@ -65,6 +65,10 @@ PRESENT = "present:"
 # (``if (!(await askPermission(msg))) return``): a ``human_approval`` gate there when that function puts a
 # question to a person (holds a ``human_approval`` gate of its own, a prompt), dropped otherwise.
 ANSWER = "answer:"
+# ``FRONT + "<name>"``: the gate of the middleware a function of the tree is, or returns, put in front of a
+# route by name (``app.use("/mcp", auth)``, ``app.use("/mcp", bearerAuth(key))``): its ``frontGate``, made
+# concrete by the linker (dropped when it refuses nothing).
+FRONT = "front:"
 
 
 def checked_call(rest: str) -> tuple[str, int, int, str | None]:
@@ -205,6 +209,25 @@ class FunctionFacts(_Facts):
         exclude_if=lambda serves: not serves,
         description="(JS/TS) The function hands an HTTP request to an MCP transport (``transport.handleRequest(req, "
         "res, body)``): an HTTP route serving an MCP server.",
+    )
+    frontGate: str | None = Field(
+        default=None,
+        exclude_if=lambda gate: gate is None,
+        description="(JS/TS) The gate of the middleware this function is or returns (given the continuation "
+        "``next``, it answers some requests with 401/403 instead of passing them on): what it holds over a "
+        "route's handler when put in front of it by name (``FRONT`` gate ids).",
+    )
+    fronts: tuple[str, ...] = Field(
+        default=(),
+        exclude_if=lambda names: not names,
+        description="(JS/TS) Names of the tree's functions put in front of a route here (``app.use(auth)``, "
+        "``bearerAuth(key)``), for the linker to resolve: ``FRONT`` gate ids name them.",
+    )
+    routes: tuple[CallFact, ...] = Field(
+        default=(),
+        exclude_if=lambda routes: not routes,
+        description="(JS/TS) Functions of the tree registered here as a route's handler by name "
+        "(``app.post('/', auth, handle)``): the handler's name, with the gates in front of it.",
     )
     returnShape: ArgTaint | None = Field(
         default=None,

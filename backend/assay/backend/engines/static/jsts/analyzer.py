@@ -92,6 +92,10 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
             scope.taint[param] = param_taint(param, index)
         for gate in item.gates:
             scope.add_gate(gate)
+        if "next" in params:  # a middleware: refusing some requests, it is a gate in front of a route
+            front = self.middleware_gate(item.node, scope)
+            if front is not None:
+                self.front_gates[item.qualname] = front
         entry = frozenset(g.id for g in item.gates)
         body = item.node.child_by_field_id(self.fields.body)
         try:
@@ -112,6 +116,7 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
                 scope.returns |= taint
                 self.note_return(body, taint, scope)
                 self.returned_type(body, scope)
+                self.returned_middleware(body, scope)
                 self.tool_recognizer.returned_tools(body, scope)
         except RecursionError:
             self.too_deep(item.node)
@@ -262,11 +267,14 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
 
     def emit(self, scope: Scope, node: Node | None, name: str) -> str:
         """Records the function ``scope`` walked; returns its qualname (made unique in the file)."""
-        if node is None and not (scope.calls or scope.actions or scope.gates):
+        if node is None and not (scope.calls or scope.actions or scope.gates or scope.qualname in self.route_handlers):
             return scope.qualname
         location = self.loc(node) if node is not None else Location(path=self.path, line=1, column=1)
         qualname = scope.qualname
         serves = qualname in self.request_servers
+        front_gate = self.front_gates.get(qualname)
+        fronts = self.front_names.get(qualname, [])
+        routes = self.route_handlers.get(qualname, [])
         if qualname in self.emitted:  # a getter and its setter, a redeclared function: keep both
             qualname = f"{qualname}@{location.line}:{location.column}"
         self.emitted.add(qualname)
@@ -288,6 +296,9 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
                     for key, taint in sorted(scope.field_writes.items())
                 ],
                 servesRequests=serves,
+                frontGate=front_gate,
+                fronts=tuple(fronts),
+                routes=tuple(routes),
                 returnShape=scope.return_shape,
                 returnType=returned,
                 returnCandidates=self.return_candidates(scope) if node is not None and returned is None else None,

@@ -144,6 +144,15 @@ class AnalyzerBase:
         # Functions (by qualname, their callbacks walked in place included) that hand an HTTP request to an
         # MCP transport (``transport.handleRequest(req, res, body)``): routes serving an MCP server.
         self.request_servers: set[str] = set()
+        # Middleware (``routes.py``): function node id -> the gate it makes (None: it refuses nothing); by
+        # qualname, the gate of the middleware a function is or returns, the names of the tree's functions put
+        # in front of its routes, the handlers it registers by name; (qualname, receiver) -> the middleware
+        # put in front of that app's or router's routes so far (``app.use("/mcp", auth)``): (path, gates).
+        self.middleware_sites: dict[int, str | None] = {}
+        self.front_gates: dict[str, str] = {}
+        self.front_names: dict[str, list[str]] = {}
+        self.route_handlers: dict[str, list[CallFact]] = {}
+        self.route_uses: dict[tuple[str, str], list[tuple[str | None, frozenset[str]]]] = {}
         # Hooks listed for an event before each tool call (``PreToolUse: [{ matcher, hooks }]``): the
         # matcher (None: every tool), the gates its functions make, and the hook list's node.
         self.tool_hooks: list[tuple[str | None, list[str], Node]] = []

@@ -92,8 +92,14 @@ class BindingLogic(CallLogic):
             return
         if kind == "binary_expression" and self.code.operator_of(inner) in ("??", "||"):
             # ``globalThis.prisma ?? new PrismaClient()``: a cached instance or a new one, of the fallback's type.
+            # ``options.fsApi || fs``, ``opts.client ?? defaultClient``: a client given or the one held here,
+            # of the held one's type when that is known (an import, a typed binding).
             made = unwrap(inner.child_by_field_id(self.fields.right))
-            if made is not None and made.type in ("call_expression", "new_expression"):
+            if (
+                made is not None
+                and made.type in ("call_expression", "new_expression", "identifier", "member_expression")
+                and self.dotted(made, scope)[1]
+            ):
                 inner, kind = made, made.type
         if self.declared_type(name_text, decl, scope):
             pass

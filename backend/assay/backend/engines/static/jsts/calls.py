@@ -8,9 +8,9 @@ from tree_sitter import Node
 from assay.backend.engines.static.checked import reached
 from assay.backend.engines.static.facts import AFTER, PARAM, ArgTaint, CallFact, TaintOrigin
 from assay.backend.engines.static.jsts.base import origin_key
+from assay.backend.engines.static.jsts.routes import RouteLogic
 from assay.backend.engines.static.jsts.rules import NOTHING, classify
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint, callback_origin
-from assay.backend.engines.static.jsts.sites import SiteLogic
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 
@@ -45,7 +45,7 @@ def _element_of(name: str) -> tuple[int, str] | None:
         receiver = head
 
 
-class CallLogic(SiteLogic):
+class CallLogic(RouteLogic):
     """Call sites, walked with their receiver, arguments and callbacks."""
 
     def callee_name(self, node: Node, func: Node | None, scope: Scope) -> tuple[str | None, bool]:
@@ -115,10 +115,8 @@ class CallLogic(SiteLogic):
             self.tool_recognizer.note_factory_call(node, name, args, scope)
         if name and "#" in name and args and facts is NOTHING:
             self.tool_recognizer.made_tools(node, name, args, scope)
-        if rules.auth_middleware is not None and name and len(args) > 1:
-            self.middleware_gates(name, args, scope)
-            if name.endswith(_HANDS_REQUEST):
-                self.request_servers.add(scope.qualname)
+        if args and name and name.endswith(_HANDS_REQUEST):
+            self.request_servers.add(scope.qualname)
 
         receiver = EMPTY
         keyed = False  # f[k](...) or f[k].m(...): a callee looked up by key
@@ -175,6 +173,10 @@ class CallLogic(SiteLogic):
             self.mutated(inner_func, all_args, scope)
         self.handler_args = False
         callback_active = active | {gate_id} if gate_id is not None else active
+        # ``app.post("/mcp", auth, async (req, res) => ...)``: the middleware's gates hold in the handler.
+        fronts = (
+            self.route_front(node, func, name, args, scope, callback_active) if name and rules.route_methods else None
+        )
         returned = EMPTY
         own = bool(callbacks) and (callbacks_own or wrapped)
         element = _element_of(name) if callbacks and name else None
@@ -185,8 +187,15 @@ class CallLogic(SiteLogic):
                 # ``runAgent(client, history, async (tool) => runTool(tool))``: what the function of the tree
                 # passes when it calls that parameter (``param_callback_args``), gathered by the linker.
                 passed = passed | callback_origin(self.inherited(name), callback_at[position])
+            front = fronts.get(callback_at[position]) if fronts else None
             returned |= self.inline(
-                callback, scope, callback_active, passed, own=own, element=element, settles=settles and not position
+                callback,
+                scope,
+                callback_active | front if front else callback_active,
+                passed,
+                own=own,
+                element=element,
+                settles=settles and not position,
             )
         self.handler_args = wrapped
         if inner_func is not None and (keyed or scope.dispatch_vars):
@@ -276,40 +285,6 @@ class CallLogic(SiteLogic):
             return False
         return _returned_by_async(parent)
 
-    def middleware_gates(self, name: str, args: list[Node], scope: Scope) -> None:
-        """``app.post("/mcp", authMiddleware, handler)``: an authentication middleware in front of a
-        route (by its name) is a gate on what the route serves, recorded where the middleware is defined
-        in this file (else where it is put in front)."""
-        rule = self.rules.auth_middleware
-        assert rule is not None
-        if name.rpartition(".")[2] not in rule.match["route_methods"]:
-            return
-        for arg in args[:-1]:
-            inner = unwrap(arg)
-            if inner is None or inner.type != "identifier":
-                continue
-            text = self.code.text(inner)
-            if not self.rules.auth_names.matches(text):
-                continue
-            where = self.top_definition(text) or inner
-            self.gate_site(scope, rule, where, f"{text} in front of {name}")
-
-    def top_definition(self, name: str) -> Node | None:
-        """The top-level declaration of ``name`` in this file (a function or a const), or None."""
-        for stmt in self.root.named_children:
-            decl = stmt.named_children[0] if stmt.type == "export_statement" and stmt.named_children else stmt
-            if decl.type == "function_declaration":
-                if self.code.text(decl.child_by_field_id(self.fields.name)) == name:
-                    return decl
-            elif decl.type in ("lexical_declaration", "variable_declaration"):
-                for part in decl.named_children:
-                    if (
-                        part.type == "variable_declarator"
-                        and self.code.text(part.child_by_field_id(self.fields.name)) == name
-                    ):
-                        return part
-        return None
-
     def mutated(self, func: Node, taint: Taint, scope: Scope) -> None:
         """``args.push(input.name)``: a collection a method adds to carries what was added."""
         if self.code.raw(func.child_by_field_id(self.fields.property)) not in _MUTATORS:
@@ -348,7 +323,11 @@ class CallLogic(SiteLogic):
             if inner is not None and inner.type == "identifier":  # what the argument is, when known
                 named = self.code.text(inner)
                 value_type = scope.types.get(named) or self.module_types.get(named)
-                if value_type is None and named not in scope.taint:
+                head = value_type.partition(".")[0] if value_type is not None else ""
+                if head in scope.params and head not in scope.types:
+                    # ``handle = await fsApi.open(p)`` with ``fsApi`` a parameter of unknown type: not a type.
+                    value_type = None
+                elif value_type is None and named not in scope.taint:
                     # a package's module handed over (``collect(fs, root)`` with ``fs`` node:fs/promises)
                     imported = self.imports.aliases.get(named)
                     if imported is not None and "#" not in imported:

@@ -122,6 +122,7 @@ def collect_imports(root: Node, path: str, module: str, code: Code, workspace: W
     renames: dict[str, str] = {}
     results: dict[str, str] = {}  # type aliases naming a function's result, by the function's local name
     namespaces: list[Node] = []  # read once every top-level definition is known (theirs come first)
+    bound: set[str] = set()  # top-level variables (``const store = new Store()``)
     for node in root.named_children:
         target = node
         if node.type == "export_statement":
@@ -136,6 +137,7 @@ def collect_imports(root: Node, path: str, module: str, code: Code, workspace: W
             for decl in target.named_children:
                 if decl.type == "variable_declarator":
                     _declarator(decl, imports, code)
+                    bound.add(code.text(decl.child_by_field_id(code.fields.name)))
         elif kind in (
             "function_declaration",
             "class_declaration",
@@ -178,6 +180,8 @@ def collect_imports(root: Node, path: str, module: str, code: Code, workspace: W
             imports.local_defs[local] = f"{module}#{exported}"
         elif "#" in imports.aliases.get(local, ""):  # import { X } from "./x"; export { X as Y }
             imports.reexports.setdefault(f"{module}#{exported}", []).append(imports.aliases[local])
+        elif local in bound:  # const manager = new Manager(); export default manager
+            imports.reexports.setdefault(f"{module}#{exported}", []).append(f"{module}#{local}")
     return imports
 
 

@@ -177,6 +177,11 @@ class JsRules:
         # Authentication middleware put in front of a route (``app.post("/mcp", requireAuth, handler)``).
         self.auth_middleware = next((r for r in gates if "middleware_names" in r.match), None)
         self.auth_names = Patterns(self.auth_middleware.match["middleware_names"] if self.auth_middleware else [])
+        self.route_methods: frozenset[str] = frozenset(
+            self.auth_middleware.match.get("route_methods", []) if self.auth_middleware else []
+        )
+        # Statuses a middleware answers a refused request with (401: authentication, 403: permission).
+        self.refusals: dict[int, Rule] = {s: r for r in gates for s in r.match.get("refusal_statuses", ())}
         self.object_tool = _Lookup(pats(tools, "object_tool_calls"))
         self.fn_tool = _Lookup(pats(tools, "fn_tool_calls"))
         self.builtin_tool = _Lookup(

@@ -372,6 +372,12 @@ class SiteLogic(GateLogic):
                 return rule
             read = rule.match.get("sql_read_rule")
             return self.rules.by_id.get(read) if read and _SQL_READ.match(sql) else None
+        reads = rule.match.get("command_reads")
+        if reads and args and name.rpartition(".")[2] in reads["methods"]:
+            # ``client.sendCommand(["ZRANGE", key, "0", "-1"])``: the command word written out says what runs.
+            word = self.command_word(args[0])
+            if word is not None and word.upper() in reads["reads"]:
+                return self.rules.by_id.get(reads["rule"], rule)
         pipeline = rule.match.get("pipeline_write")
         if pipeline and name.rpartition(".")[2] in pipeline["methods"] and self.pipeline_may_write(args):
             return self.rules.by_id.get(pipeline["rule"], rule)
@@ -386,6 +392,14 @@ class SiteLogic(GateLogic):
                     if paths.matches(url):
                         return path_rule
         return rule
+
+    def command_word(self, first: Node) -> str | None:
+        """The command a call names in its first argument: the string itself (``call("GET", key)``) or the
+        first element of an array of them (``sendCommand(["GET", key])``); None when chosen at run time."""
+        inner = unwrap(first)
+        if inner is not None and inner.type == "array" and inner.named_children:
+            inner = unwrap(inner.named_children[0])
+        return self.code.string_value(inner) if inner is not None and inner.type == "string" else None
 
     def env_read(self, root: Node, scope: Scope, active: frozenset[str]) -> None:
         """``process.env.GITHUB_TOKEN`` / ``process.env["API_KEY"]``: a credential read when the

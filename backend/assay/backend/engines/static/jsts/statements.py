@@ -151,6 +151,7 @@ class StmtLogic(ExprLogic):
             scope.returns |= taint
             self.note_return(value, taint, scope)
             self.returned_type(child, scope)
+        self.returned_middleware(value, scope)
         self.tool_recognizer.returned_tools(value, scope)
         if value is None:
             self.note_return(None, EMPTY, scope)

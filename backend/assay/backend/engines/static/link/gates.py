@@ -1,9 +1,9 @@
-"""Gates that hold after a call: ``after:``, ``never:`` and ``result:`` gate ids made concrete.
+"""Gates that hold after a call: ``after:``, ``never:``, ``result:`` and ``front:`` gate ids made concrete.
 
 An analyzer records, at a call site or action, gate ids that depend on another function: the gates that
 hold whenever a callee returns (``after:``), a gate that holds if a callee never returns (``never:``), a
 check on a callee's success result (``result:``) or on a value it returned (``present:``), a check of the
-answer of a callee that asks a person (``answer:``). Once calls are resolved, these become the gate ids
+answer of a callee that asks a person (``answer:``), the middleware put in front of a route (``front:``). Once calls are resolved, these become the gate ids
 they stand for (``facts.py`` defines the prefixes).
 """
 
@@ -16,6 +16,7 @@ from assay.backend.engines.static.facts import (
     AFTER,
     ANSWER,
     EXIT,
+    FRONT,
     NEVER,
     OK_EXIT,
     PRESENT,
@@ -26,6 +27,13 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.link.graph import MAX_DEPTH, Fn
 from assay.backend.scans.bundle import Location
+
+
+def front_gate(functions: dict[str, Fn], fn: Fn, name: str) -> str | None:
+    """The gate of the middleware ``name`` (a function of the tree ``fn`` puts in front of a route, or the
+    factory it calls for one) is or returns, if it refuses requests."""
+    target = fn.targets.get(name)
+    return functions[target].facts.frontGate if target is not None else None
 
 
 def gates_after_calls(functions: dict[str, Fn]) -> None:
@@ -106,6 +114,11 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
 
     def expand(fn: Fn, ids: Iterable[str], depth: int) -> set[str]:
         out: set[str] = set()
+        ids = list(ids)
+        # A path already checked against its root here (``if (!abs.startsWith(root + sep)) throw``): a helper
+        # called after it that checks it again (``relative.startsWith("..")`` in ``assertNoReparsePoints``) is
+        # the same containment, one gate, not a second.
+        contained = any(g in sites and sites[g].kind == "path_containment" for g in ids)
         # ``if (!isDirectoryAllowed(dir)) throw``: a function named as a check (a gate of its name's kind at
         # the call) whose body is seen to check something of another kind is a check of that kind; its name
         # was a guess, and one check is not reported twice at one place.
@@ -125,6 +138,11 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
                 if made is not None:
                     out.add(made)
                 continue
+            if gate.startswith(FRONT):
+                front = front_gate(functions, fn, gate[len(FRONT) :])
+                if front is not None:
+                    out.add(front)
+                continue
             if gate.startswith(NEVER):
                 callee, _, held = gate[len(NEVER) :].rpartition("|")
                 target = target_of(fn, callee)
@@ -136,7 +154,10 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
                 continue
             target = target_of(fn, gate[len(AFTER) :])
             if target is not None and target in exits and depth < MAX_DEPTH:
-                out |= expand(functions[target], exits[target], depth + 1)
+                after = expand(functions[target], exits[target], depth + 1)
+                if contained:
+                    after = {g for g in after if g not in sites or sites[g].kind != "path_containment"}
+                out |= after
         if named:
             out = {
                 g
@@ -148,7 +169,7 @@ def gates_after_calls(functions: dict[str, Fn]) -> None:
         return out
 
     def changed(ids: list[str]) -> bool:
-        return any(g.startswith((AFTER, NEVER, RESULT, PRESENT, ANSWER)) for g in ids)
+        return any(g.startswith((AFTER, NEVER, RESULT, PRESENT, ANSWER, FRONT)) for g in ids)
 
     for fn in functions.values():
         if any(changed(c.dominatingGates) for c in fn.calls):

@@ -134,6 +134,11 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                     # ``new Runner(command)``: the class's constructor runs (and may store what it is given).
                     target = resolver.exact.get(f"{call.callee}.constructor")
                 fn.targets[call.callee] = target
+        # Middleware and handlers put on a route by name (``app.post("/", auth, handle)``): resolved, not called.
+        if fn.facts.fronts or fn.facts.routes:
+            for name in (*fn.facts.fronts, *(r.callee for r in fn.facts.routes)):
+                if name not in fn.targets:
+                    fn.targets[name] = resolver.resolve(name, fn.facts.qualname)
     alternatives = {k: v for f in ordered if f.language == "python" for k, v in f.alternatives.items()}
     if alternatives:
         chosen_calls(functions, alternatives, resolver.resolve, rules)

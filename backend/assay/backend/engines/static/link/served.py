@@ -2,11 +2,16 @@
 
 ``if (!(await isAuthorized(req))) { res.writeHead(401); return; }`` before the route builds the server
 (``const server = createMcpServer(); await server.connect(transport)``) and hands it the request
-(``transport.handleRequest(req, res, body)``): every tool that server serves (``ToolDef.servedBy``, the
-function its tools are put together in) is reached over that route only through the check. A route is a
-function of the tree that hands a request to an MCP transport (``FunctionFacts.servesRequests``) and
-calls the server's function; the gates held are the authentication and permission checks that dominate
-that call on every such route. An entry point serving the same server over stdio hands over no request:
+(``transport.handleRequest(req, res, body)``), or a middleware that refuses requests put in front of the
+route (``app.post("/mcp", auth, handler)``, ``app.use("/mcp", auth)``): every tool that server serves is
+reached over that route only through the check. A route is a function of the tree that hands a request to
+an MCP transport (``FunctionFacts.servesRequests``). The tools it serves are those registered in a function
+the route reaches through its calls, or in the route itself: the function a tool's definition record is
+paired in (``ToolDef.servedBy``), else the function of the tree whose body holds the registration
+(``server.tool(...)`` in ``createServer()``, in ``registerTools(server)``). The gates held are the
+authentication and permission checks on every way a route reaches that function: those dominating the
+route's call that leads there, with the middleware in front of the route when it is a handler registered by
+name (``FunctionFacts.routes``). An entry point serving the same server over stdio hands over no request:
 no route (a local process, with nothing to authenticate), so it takes nothing away.
 """
 
@@ -14,11 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from assay.backend.engines.static.facts import ToolDef
+from assay.backend.engines.static.facts import FRONT, ToolDef
+from assay.backend.engines.static.link.gates import front_gate
 from assay.backend.engines.static.link.graph import Fn
+from assay.backend.scans.bundle import Location
 
 # The gate kinds a route's check in front of the server holds over its tools.
-_FRONT_KINDS = frozenset({"authentication", "permission"})
+_FRONT_KINDS = frozenset({"authentication", "permission", "permission_check"})
+# How many functions a route's calls are followed through to the function registering the tools.
+_REACH_LIMIT = 4096
 
 
 def route_gates(
@@ -26,27 +35,98 @@ def route_gates(
 ) -> list[ToolDef]:
     """``tools`` with the checks in front of every HTTP route serving their server added to their
     ``hookGates`` (the gates that hold on every path from a tool)."""
-    served = sorted({t.servedBy for t in tools if t.servedBy is not None})
     routes = [fn for fn in functions.values() if fn.facts.servesRequests]
-    if not served or not routes:
+    if not routes or not tools:
         return tools
+    kinds: dict[str, str] = {g.id: g.kind for fn in functions.values() for g in fn.gates}
+    enclosing = _Enclosing(functions)
+    served: dict[str, str] = {}
+    for tool in tools:
+        fid = resolve(tool.servedBy, tool.servedBy) if tool.servedBy is not None else enclosing(tool.location)
+        if fid is not None:
+            served[tool.id] = fid
+    if not served:
+        return tools
+    registered = _registrations(functions, kinds)
+    reach: dict[str, frozenset[str]] = {}
     held: dict[str, frozenset[str]] = {}
-    for name in served:
-        target = resolve(name, name)
-        if target is None:
-            continue
+    for fid in sorted(set(served.values())):
         fronts: list[frozenset[str]] = []
-        for fn in routes:
-            kinds = {g.id: g.kind for g in fn.gates}
-            for call in fn.calls:
-                if fn.targets.get(call.callee) == target:
-                    fronts.append(frozenset(g for g in call.dominatingGates if kinds.get(g) in _FRONT_KINDS))
+        for route in routes:
+            if route.id == fid:
+                fronts.append(registered.get(route.id, frozenset()))
+                continue
+            before = registered.get(route.id, frozenset())
+            for call in route.calls:
+                target = route.targets.get(call.callee)
+                if target is not None and (target == fid or fid in _reached(functions, target, reach)):
+                    fronts.append(before | {g for g in call.dominatingGates if kinds.get(g) in _FRONT_KINDS})
         if fronts:
-            held[name] = frozenset.intersection(*fronts)
+            held[fid] = frozenset.intersection(*fronts)
     out: list[ToolDef] = []
     for tool in tools:
-        gates = held.get(tool.servedBy) if tool.servedBy is not None else None
+        fid = served.get(tool.id)
+        gates = held.get(fid) if fid is not None else None
         if gates:
             tool = tool.model_copy(update={"hookGates": tuple(sorted({*tool.hookGates, *gates}))})
         out.append(tool)
     return out
+
+
+def _registrations(functions: dict[str, Fn], kinds: dict[str, str]) -> dict[str, frozenset[str]]:
+    """Route handlers registered by name (``app.post("/", auth, handle)``): handler function id -> the
+    checks in front of it on every registration (its middleware's gates made concrete)."""
+    found: dict[str, list[frozenset[str]]] = {}
+    for fn in functions.values():
+        for route in fn.facts.routes:
+            target = fn.targets.get(route.callee)
+            if target is None:
+                continue
+            gates = {
+                front_gate(functions, fn, g[len(FRONT) :]) if g.startswith(FRONT) else g for g in route.dominatingGates
+            }
+            found.setdefault(target, []).append(
+                frozenset(g for g in gates if g is not None and kinds.get(g) in _FRONT_KINDS)
+            )
+    return {fid: frozenset.intersection(*sets) for fid, sets in found.items()}
+
+
+def _reached(functions: dict[str, Fn], start: str, memo: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The functions ``start`` calls, directly or through others (bounded)."""
+    known = memo.get(start)
+    if known is not None:
+        return known
+    seen = {start}
+    pending = [start]
+    while pending and len(seen) < _REACH_LIMIT:
+        fn = functions.get(pending.pop())
+        if fn is None:
+            continue
+        for target, _call in fn.edges:
+            if target not in seen:
+                seen.add(target)
+                pending.append(target)
+    found = frozenset(seen)
+    memo[start] = found
+    return found
+
+
+class _Enclosing:
+    """The function of the tree whose body holds a place (the innermost one), by file."""
+
+    def __init__(self, functions: dict[str, Fn]) -> None:
+        self.by_path: dict[str, list[tuple[tuple[int, int], int, str]]] = {}
+        for fid, fn in functions.items():
+            where = fn.facts.location
+            if where.endLine is not None and where.endLine > where.line:
+                self.by_path.setdefault(fn.path, []).append(((where.line, where.column), where.endLine, fid))
+
+    def __call__(self, location: Location) -> str | None:
+        """The innermost function starting before ``location`` and ending after it (a tool's own handler,
+        written after its name, is not where it is registered)."""
+        best: tuple[int, str] | None = None
+        at = (location.line, location.column)
+        for start, end, fid in self.by_path.get(location.path, ()):
+            if start <= at and location.line <= end and (best is None or end - start[0] < best[0]):
+                best = (end - start[0], fid)
+        return best[1] if best is not None else None
