@@ -2,7 +2,8 @@
 a name stays in that name (``parts.append(cmd)``, ``names.add(module)``, ``tmp.write(code)`` then
 ``tmp.name``); an agent executor's run answers with model output (LangChain ``AgentExecutor.invoke``,
 LangGraph ``create_react_agent(...).invoke``); the functions of a TypeScript namespace are functions of the
-tree (``Computer.typeText(text)`` reaches what it calls). Each with the look-alike that must not flow."""
+tree (``Computer.typeText(text)`` reaches what it calls); a temporary directory made is a file write. Each with
+the look-alike that must not flow or act."""
 
 from __future__ import annotations
 
@@ -182,3 +183,33 @@ export const clickTool = tool({
     bundle = scan_files(tmp_path, {"computer.ts": _NAMESPACE + tools})
     assert ("shell.exec", "computer.ts", 9) in actions_reached(bundle, "clickTool")
     assert not _flows(bundle)
+
+
+def test_a_temporary_directory_is_a_file_write(tmp_path: Path) -> None:
+    python = _MCP + (
+        "@mcp.tool()\n"
+        "def work(code: str) -> str:\n"
+        "    where = tempfile.gettempdir()\n"  # 7: a name, no effect
+        "    made = tempfile.mkdtemp()\n"  # 8
+        "    return where + made\n"
+    )
+    typescript = """import { tool } from 'ai'
+import { z } from 'zod'
+import { promises as fs } from 'fs'
+import os from 'os'
+import path from 'path'
+
+export const tmpTool = tool({
+  description: 'tmp',
+  parameters: z.object({ code: z.string() }),
+  execute: async ({ code }) => {
+    const base = os.tmpdir()
+    const dir = await fs.mkdtemp(path.join(base, 'x-'))
+    return dir
+  },
+})
+"""
+    bundle = scan_files(tmp_path, {"server.py": python, "t.ts": typescript})
+    assert ("file.write", "server.py", 8) in actions_reached(bundle, "work")
+    assert ("file.write", "t.ts", 12) in actions_reached(bundle, "tmpTool")
+    assert not any(a["location"]["line"] in (7, 11) for a in bundle["actions"])
