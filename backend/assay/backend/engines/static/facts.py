@@ -148,6 +148,12 @@ class CallFact(_Facts):
         "a parameter's default), read where the call is made: the linker recognises a model call on a client "
         "of another module (JS/TS) and takes its model id from here.",
     )
+    literals: dict[str, str] | None = Field(
+        default=None,
+        exclude_if=lambda given: given is None,
+        description='The string literals the call passes, by position (``"0"``) or keyword (Python calls of the '
+        'tree\'s functions): what a model factory of another module is given (``get_llm("gpt-4o", "openai")``).',
+    )
 
 
 class GateSite(_Facts):
@@ -255,6 +261,14 @@ class ModelSite(_Facts):
     ruleId: str
     location: Location
     model: str | None = Field(default=None, description="The model id the call names, when the code names it.")
+    factoryParams: dict[str, str] | None = Field(
+        default=None,
+        exclude_if=lambda given: given is None,
+        description="A model call inside a module-level function that takes its model id or vendor from the "
+        "function's parameters (``def get_llm(model, provider): return init_chat_model(model, "
+        "model_provider=provider)``): ``function`` (its qualname), ``model`` / ``provider`` (the parameters); the "
+        "linker reports each call of the function that passes them literally as a model use there.",
+    )
     modelRef: str | None = Field(
         default=None,
         exclude_if=lambda ref: ref is None,

@@ -42,6 +42,7 @@ from assay.backend.engines.static.facts import (
     ToolDef,
 )
 from assay.backend.engines.static.held_gates import held_on_every_listing
+from assay.backend.engines.static.link.factories import factory_models
 from assay.backend.engines.static.link.gates import gates_after_calls, tool_name_dispatches
 from assay.backend.engines.static.link.graph import (
     MAX_DEPTH,
@@ -250,7 +251,11 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
             location=m.location,
             model=m.model,
         )
-        for m in [*settle_models(ordered, rules), *(m for fn in functions.values() for m in fn.models)]
+        for m in [
+            *settle_models(ordered, rules),
+            *(m for fn in functions.values() for m in fn.models),
+            *factory_models(ordered, functions, rules),
+        ]
     ]
     bundle_tools = [_tool(t, tool_fn.get(t.id), functions) for t in tools]
     # A literal tool's dispatch frontier item is answered once a branch in another file implements it,

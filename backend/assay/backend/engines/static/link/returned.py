@@ -29,7 +29,15 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import CALL_RESULT, PARAM, ActionSite, CallFact, GateSite, ModelSite
+from assay.backend.engines.static.facts import (
+    CALL_RESULT,
+    PARAM,
+    ActionSite,
+    CallFact,
+    GateSite,
+    ModelSite,
+    TaintOrigin,
+)
 from assay.backend.engines.static.jsts.rules import JsRules, compile_rules
 from assay.backend.engines.static.link.sqlflow import param_for
 from assay.backend.engines.static.pyast.role_rules import Roles, compile_roles
@@ -498,7 +506,11 @@ def _py_follow(
     inner = typed[: -len(CALL_RESULT)]
     fid = resolve(inner, caller) if hops > 0 else None
     if fid is None:
-        return None
+        # A package's value called (``return self.factory()`` with ``factory = async_sessionmaker(...)``): named
+        # after that value, as the analyzer names a call of one (``instances_make`` says what it makes).
+        return (
+            ".".join([inner, *rest]) if hops > 0 and "." in inner and not _tree_head(inner, caller, resolve) else None
+        )
     if built(fid):
         return ".".join([inner, *rest])
     return _py_result(".".join([inner, *rest]), caller, resolve, returns, candidates, named, built, hops - 1)
@@ -551,13 +563,19 @@ def _python_returns(
                 if returns or candidates:
                     name = _py_result(name, fn.facts.qualname, resolve, returns, candidates, named, built) or name
                 fn.typed.add(callee)
-        if name is None and _answers_as_model(callee, value_of, py):
+        valued = _valued(callee, value_of) if name is None else None
+        if valued is not None and _answers_as_model(*valued, py):
             # ``llm.invoke(q)`` (also ``llm.with_structured_output(S).invoke(q)``) with ``llm = ChatOpenAI(...)``
             # bound at the top level of another module of the tree: what a chat model answers is model output,
             # as where the model is bound in the caller's own module.
             fn.model_calls[callee] = _calls_of(fn.calls, callee)[0].location
             fn.typed.add(callee)
             continue
+        if valued is not None and not _in_tree(valued[0], fn, resolve):
+            # ``SessionLocal().add(row)`` with ``SessionLocal = sessionmaker(...)`` at the top level of another
+            # module (``db.SessionLocal.add``): a call on that package's value, matched as where it is bound.
+            name = ".".join([valued[0], *valued[1]])
+            fn.typed.add(callee)
         if name is None and call.client and roles.client_rule is not None and not _in_tree(callee, fn, resolve):
             # ``create_client(...).send_message``, ``Resolver(base_url=...).get_agent_card`` of a package.
             for site in _calls_of(fn.calls, callee):
@@ -578,7 +596,7 @@ def _python_returns(
             continue
         rule = _python_action(name, profile.actions, roles)
         sites = _calls_of(fn.calls, callee)
-        if rule is None and callee in fn.typed:
+        if rule is None:
             sql = next((r for r in profile.actions if r.match.get("sql_write")), None)
             if sql is not None:
                 # Raw SQL on a parameter typed by its callers: classed by its text, as the analyzer classes it.
@@ -605,24 +623,29 @@ def _python_returns(
             fn.typed.add(callee)  # its type is known now: no ``unresolved_call`` item
 
 
-def _answers_as_model(callee: str, value_of: Callable[[str], str | None], py: CompiledRules) -> bool:
-    """Whether ``callee`` is a method (or a method of what a method made) of another module's top-level value
-    whose type is a package's model a rule names whose calls answer as a model (``langchain_openai.ChatOpenAI``;
-    not a client or agent constructor, whose own methods the rules name), or a call the rules say answers with
-    the model's output on that type (an agent's ``run_sync``)."""
+def _valued(callee: str, value_of: Callable[[str], str | None]) -> tuple[str, list[str]] | None:
+    """``callee`` as a member of another module's top-level value whose type is known, the longest such prefix
+    deciding: (that type, the rest of the name's parts); None when no prefix is one."""
     parts = callee.split(".")
     for end in range(len(parts) - 1, 0, -1):
         typed = value_of(".".join(parts[:end]))
-        if typed is None:
-            continue
-        if py.profile(".".join([typed, *parts[end:]])).model_answer:
-            return True  # ``agent.run_sync(q)`` with ``agent = Agent(...)`` of another module
-        kinds = typed.split(".")
-        for stop in range(2, len(kinds) + 1):
-            model = py.profile(".".join(kinds[:stop])).model
-            if model is not None and not model.match.get("constructors"):
-                return True
-        return False
+        if typed is not None:
+            return typed, parts[end:]
+    return None
+
+
+def _answers_as_model(typed: str, rest: list[str], py: CompiledRules) -> bool:
+    """Whether ``rest`` called on another module's top-level value of type ``typed`` is a method (or a method of what
+    a method made) of a package's model a rule names whose calls answer as a model (``langchain_openai.ChatOpenAI``;
+    not a client or agent constructor, whose own methods the rules name), or a call the rules say answers with
+    the model's output on that type (an agent's ``run_sync``)."""
+    if py.profile(".".join([typed, *rest])).model_answer:
+        return True  # ``agent.run_sync(q)`` with ``agent = Agent(...)`` of another module
+    kinds = typed.split(".")
+    for stop in range(2, len(kinds) + 1):
+        model = py.profile(".".join(kinds[:stop])).model
+        if model is not None and not model.match.get("constructors"):
+            return True
     return False
 
 
@@ -632,9 +655,34 @@ def _sql_by_text(site: CallFact, write: Rule, read: Rule | None, dynamic: Rule |
     first = next((a for a in site.args if a.index == 0), None)
     if first is None:
         return None
-    if first.origins:
-        return dynamic
-    return write if first.text == "write" else read if first.text == "read" else None
+    if first.text is not None:
+        return write if first.text == "write" else read if first.text == "read" else None
+    built = _built_statement(first.origins, write.match.get("statement_builders"))
+    if built is not None:
+        return write if built == "write" else read
+    return dynamic if first.origins else None
+
+
+def _built_statement(origins: list[TaintOrigin], builders: dict[str, list[str]] | None) -> str | None:
+    """``session.execute(select(User).where(...))``: a statement a library builds, no text, read or written by its
+    builder (the rule's ``statement_builders``) when every value the argument may hold is one builder's result."""
+    if not origins or not builders:
+        return None
+    kinds = set()
+    for origin in origins:
+        callee = origin.callee if origin.kind == "call_return" else None
+        kind = next(
+            (
+                k
+                for k in ("write", "read")
+                if callee and any(callee == h or callee.startswith(h + ".") for h in builders.get(k, ()))
+            ),
+            None,
+        )
+        if kind is None:
+            return None
+        kinds.add(kind)
+    return "write" if "write" in kinds else "read"
 
 
 def _imported_library(
@@ -652,6 +700,12 @@ def _imported_library(
                 return None
             return target + callee[len(head) :]
     return None
+
+
+def _tree_head(name: str, caller: str, resolve: Callable[[str, str], str | None]) -> bool:
+    """Whether a prefix of ``name`` names a function or class of the tree."""
+    parts = name.split(".")
+    return any(resolve(".".join(parts[:cut]), caller) is not None for cut in range(len(parts) - 1, 0, -1))
 
 
 def _in_tree(callee: str, fn: Fn, resolve: Callable[[str, str], str | None]) -> bool:

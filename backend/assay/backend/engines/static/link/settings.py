@@ -38,7 +38,7 @@ def settle_models(files: Sequence[FileFacts], rules: RulePack) -> Iterator[Model
                 yield site
                 continue
             model = _default(site.modelRef, defaults, types)
-            provider = site.provider or _provider(model, rules)
+            provider = site.provider or provider_of(model, rules)
             split = compile_rules(rules).vendor_split(model) if model is not None else None
             if split is not None and provider in (split[0], "unknown"):
                 # ``"openai:gpt-4o"`` read for an agent no vendor word names: OpenAI's ``gpt-4o``.
@@ -58,7 +58,8 @@ def _default(ref: str, defaults: dict[str, str], types: dict[str, str]) -> str |
     return None
 
 
-def _provider(model: str | None, rules: RulePack) -> str | None:
+def provider_of(model: str | None, rules: RulePack) -> str | None:
+    """Whose model a model id names, as the analyzer reads it: a vendor before a slash or colon, a model family."""
     if model is None:
         return None
     split = compile_rules(rules).vendor_split(model)

@@ -98,6 +98,10 @@ class AnalyzerBase:
         self._branch_scopes: list[tuple[FunctionFacts, list[Branch]]] = []
         # Functions that run every tool a server lists (``@server.call_tool()``, ``on_call_tool=f``).
         self._handlers: list[str] = []
+        # LangGraph: node functions added to each builder (``<scope qualname>:<builder variable>``), and the
+        # module-level compiled graphs (variable -> the function standing for the graph's run).
+        self._graph_nodes: dict[str, list[str]] = {}
+        self._module_graphs: dict[str, str] = {}
         # Literal tool definitions wait for the whole file, whose later code may dispatch them.
         self._literal_tools: list[ToolDef] = []
         self._literal_nodes: dict[str, ast.expr] = {}  # each literal tool's node, by the tool's id

@@ -147,6 +147,19 @@ class CompiledRules:
     # reply's shape (``response_format=``) and calls that check or write data (``jsonschema.validate``).
     # Calls whose result is the answer of an agent's model (pydantic-ai ``agent.run_sync(q)``, read as ``.output``).
     answer_calls: frozenset[str] = frozenset()
+    # What a factory's instance makes when called (``SessionLocal = sessionmaker(...)``; ``SessionLocal()`` is a
+    # ``sqlalchemy.orm.Session``): a call on what it made is read as the made type's (``instances_make``).
+    instances_make: dict[str, str] = field(default_factory=dict)
+    # The methods raw SQL rules name (``execute``, ``fetch``...): calls whose SQL text the linker may class.
+    sql_methods: frozenset[str] = frozenset()
+    # Defaults that hand a parameter what a function gives (``db=Depends(get_db)``): the markers.
+    dependency_markers: frozenset[str] = frozenset()
+    # Files a call makes and hands back to be written (``tempfile.NamedTemporaryFile``): see ``_written_file``.
+    temp_files: frozenset[str] = frozenset()
+    # LangGraph graphs: the calls adding a node function, the builder's compile method, the compiled graph's runs.
+    graph_adders: frozenset[str] = frozenset()
+    graph_compile: str = "compile"
+    graph_runs: tuple[str, ...] = ()
     schema_only_kwargs: frozenset[str] = frozenset()
     schema_only_calls: Patterns = field(default_factory=lambda: Patterns(()))
     profiles: dict[str, CallProfile] = field(default_factory=dict)
@@ -181,6 +194,20 @@ class CompiledRules:
                 return rule
         return None
 
+    def made_name(self, name: str) -> str:
+        """``sqlalchemy.orm.sessionmaker.add`` (a method on what a session factory's instance made when called,
+        named after the factory by the analyzer) -> ``sqlalchemy.orm.Session.add``; other names unchanged."""
+        made = self.instances_make
+        if not made or "." not in name:
+            return name
+        head = name
+        while "." in head:
+            head = head.rsplit(".", 1)[0]
+            product = made.get(head)
+            if product is not None:
+                return product + name[len(head) :]
+        return name
+
     def profile(self, name: str) -> CallProfile:
         """The rules about calls to ``name``, memoised: names repeat heavily across a tree."""
         found = self.profiles.get(name)
@@ -189,6 +216,7 @@ class CompiledRules:
         return found
 
     def _profile(self, name: str) -> CallProfile:
+        name = self.made_name(name)
         display = display_name(name)
         gate = self.gates.first(name)
         actions = self.actions.all(display)
@@ -402,6 +430,15 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             None,
         ),
         answer_calls=frozenset(c for r in of("model") for c in r.match.get("answer_calls", ())),
+        instances_make={k: v for r in of("action") for k, v in r.match.get("instances_make", {}).items()},
+        graph_adders=frozenset(a for r in tools for a in r.match.get("graph_nodes", {}).get("adders", ())),
+        graph_compile=next((r.match["graph_nodes"]["compile"] for r in tools if "graph_nodes" in r.match), "compile"),
+        graph_runs=tuple(m for r in tools for m in r.match.get("graph_nodes", {}).get("runs", ())),
+        temp_files=frozenset(t for r in of("action") for t in r.match.get("temp_files", ())),
+        dependency_markers=frozenset(m for r in of("action") for m in r.match.get("dependency_markers", ())),
+        sql_methods=frozenset(
+            c.rsplit(".", 1)[-1] for r in of("action") if r.match.get("sql_write") for c in r.match["calls"]
+        ),
         message_registers={
             method: (spec["offer_kwarg"], tuple(spec["handler_suffixes"]))
             for r in tools

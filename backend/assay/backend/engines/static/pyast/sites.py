@@ -14,7 +14,7 @@ from assay.backend.engines.static.facts import (
     ModelSite,
     TaintOrigin,
 )
-from assay.backend.engines.static.pyast.fixed_text import is_fixed, leading_text
+from assay.backend.engines.static.pyast.fixed_text import bound_values, is_fixed, leading_text
 from assay.backend.engines.static.pyast.gates import GateLogic
 from assay.backend.engines.static.pyast.literals import (
     kwarg,
@@ -92,6 +92,8 @@ class SiteLogic(GateLogic, ModelValueLogic):
                 )
         location = self.loc(node)
         self._model(model_rule, provider, name, "sdk", location, model, ref)
+        if scope is not None and scope.params is not MODULE_PARAMS and (model is None or vendor_kwarg is not None):
+            self._factory_params(node, match, name, vendor is None, scope)
         if match.get("constructors"):
             return NO_TAINT  # the client or agent is not model output; what its calls return is
         return frozenset({TaintOrigin(kind="model_output", location=location)})
@@ -120,6 +122,29 @@ class SiteLogic(GateLogic, ModelValueLogic):
                 vendor, model = model.split(":", 1)
             provider = self.rules.vendors.get(vendor or "", provider)
         return provider, model
+
+    def _factory_params(
+        self, node: ast.Call, match: dict[str, object], name: str, no_vendor: bool, scope: Scope
+    ) -> None:
+        """``def get_llm(model, provider): return init_chat_model(model, model_provider=provider)``: the model id or
+        vendor a module-level function's parameters give the call, kept on its model site (``factoryParams``) for the
+        linker to read at the function's calls in other modules."""
+        if scope.qualname.count(".") != self.module.count(".") + 1:
+            return  # methods and nested functions: their callers are not looked for
+        given: dict[str, str] = {}
+        keys: tuple[str, ...] = match.get("model_kwargs", ())  # type: ignore[assignment]
+        value = next((kwarg(node, key) for key in keys if kwarg(node, key) is not None), None)
+        if value is None and name in match.get("model_strings", ()) and node.args:  # type: ignore[operator]
+            value = node.args[0]
+        if isinstance(value, ast.Name) and value.id in scope.params:
+            given["model"] = value.id
+        vendor_kwarg = match.get("provider_kwarg")
+        vendor = kwarg(node, vendor_kwarg) if isinstance(vendor_kwarg, str) and no_vendor else None
+        if isinstance(vendor, ast.Name) and vendor.id in scope.params:
+            given["provider"] = vendor.id
+        if given:
+            given["function"] = scope.qualname
+            self.models[-1] = self.models[-1].model_copy(update={"factoryParams": given})
 
     def _client_package(self, name: str) -> str | None:
         """The package a model call's client comes from (``groq`` for ``groq.Groq.chat.completions.create``,
@@ -412,11 +437,17 @@ class SiteLogic(GateLogic, ModelValueLogic):
             built = self._statement_kind(first, builders, scope)
             if built is not None:
                 return rule if built == "write" else self.rules.db_read
+        wrapped = self._text_clause(first, scope)
+        if wrapped is not None:
+            # ``execute(text("SELECT ..."))``, or a local only ever bound to one: the SQL given to ``text``.
+            kind = self._sql_text_kind(wrapped, scope)
+            if kind is not None:
+                return rule if kind == "write" else self.rules.db_read
+            if type(first) is ast.Call:
+                return None  # ``execute(text(q))`` is that ``text(q)`` already
         sql = string_text(first)
         assembled = type(first) is ast.JoinedStr and any(type(v) is ast.FormattedValue for v in first.values)
         if sql is None or assembled:
-            if type(first) is ast.Call and (name_text(first.func) or "").rsplit(".", 1)[-1] == "text":
-                return None
             sql = self._fixed_sql(first, scope)
             if sql is None:
                 return self.rules.sql_exec or rule
@@ -428,6 +459,16 @@ class SiteLogic(GateLogic, ModelValueLogic):
             return rule
         if self.rules.db_read is not None and _SQL_READ.match(sql):
             return self.rules.db_read
+        return None
+
+    def _text_clause(self, node: ast.expr, scope: Scope) -> ast.expr | None:
+        """The SQL given to a ``text(...)`` clause that ``node`` is (``text("SELECT 1")``), or that a local ``node``
+        names and is only ever bound to (``sql = text(\"\"\"SELECT ...\"\"\")``); None otherwise."""
+        if type(node) is ast.Name and scope.function is not None:
+            values = bound_values(scope.function, node.id)
+            node = values[0] if values is not None and len(values) == 1 else node
+        if type(node) is ast.Call and node.args and (name_text(node.func) or "").rsplit(".", 1)[-1] == "text":
+            return node.args[0]
         return None
 
     def _statement_kind(self, node: ast.expr, builders: dict[str, list[str]], scope: Scope) -> str | None:

@@ -71,6 +71,10 @@ class StatementLogic(ExpressionLogic):
     def _expression_statement(self, stmt: ast.Expr, scope: Scope, active: frozenset[str]) -> Outcome:
         value = stmt.value
         self._expr(value, scope, active)
+        if type(value) is ast.Yield and value.value is not None:
+            # ``yield db`` in ``get_db()`` (a FastAPI dependency, a ``@contextmanager``): what the generator gives
+            # ``Depends`` or ``with`` is what a caller holds, as a return would be.
+            scope.return_types.add(self._constructed(value.value, scope))
         if scope.list_vars:
             self._list_grows(stmt, scope.list_vars)
         gate = self._gate_of_expr(value, scope)
@@ -244,6 +248,8 @@ class StatementLogic(ExpressionLogic):
                     scope.types[arg.arg] = typed
             elif isinstance(arg.annotation, ast.Subscript):
                 self._context_param(arg.arg, arg.annotation, scope)
+        if self.rules.dependency_markers and (fn.args.defaults or fn.args.kw_defaults):
+            self._dependency_params(fn, scope)
         hooked = self._callback_params.get(qualname)
         if hooked is not None and params and params[0] not in scope.types:
             # ``create_pool(init=init)``: ``init(conn)`` is called with a connection.
@@ -251,6 +257,26 @@ class StatementLogic(ExpressionLogic):
         if scope.types:
             scope.state = state_param(params, scope.types)
         return scope
+
+    def _dependency_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> None:
+        """``def route(db=Depends(get_db))``: an untyped parameter a dependency marker fills holds what the dependency
+        gives (its result, or what it yields): typed as a call of it, followed by the linker when it is another
+        module's (``get_db`` yielding ``SessionLocal()``, a session)."""
+        positional = [*fn.args.posonlyargs, *fn.args.args]
+        pairs = [*zip(positional[len(positional) - len(fn.args.defaults) :], fn.args.defaults, strict=True)]
+        pairs += [(a, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True) if d is not None]
+        for arg, default in pairs:
+            if arg.arg in scope.types or type(default) is not ast.Call or not default.args:
+                continue
+            marker, ok = self.dotted(default.func, None)
+            if not (ok and marker in self.rules.dependency_markers):
+                continue
+            given = default.args[0]
+            dependency, known = (
+                self.dotted(given, None) if type(given) is ast.Name or type(given) is ast.Attribute else (None, False)
+            )
+            if known and dependency:
+                scope.types[arg.arg] = self._return_types().get(dependency, dependency)
 
     def _context_param(self, name: str, annotation: ast.Subscript, scope: Scope) -> None:
         """``ctx: RunContext[Deps]``: ``ctx.deps`` is a ``Deps`` (typed under the key ``ctx.deps``, which
@@ -349,7 +375,7 @@ class StatementLogic(ExpressionLogic):
             return None
         if not name or not resolved or "." not in name:
             return None
-        if name.startswith(self.module_prefix) or not made(name):
+        if name.startswith(self.module_prefix) or not (made(name) or name in self.rules.instances_make):
             if (
                 isinstance(value, ast.Call)
                 and is_user_callee(name, resolved, self)
@@ -424,6 +450,11 @@ class StatementLogic(ExpressionLogic):
         if not (isinstance(opened, ast.Call) and isinstance(handle, ast.Name)):
             return
         name = self.dotted(opened.func, scope)[0] or ""
+        if name in self.rules.temp_files:
+            # ``tmp = tempfile.NamedTemporaryFile("w", suffix=".py")``: the handle is the file, its ``tmp.name``
+            # the path a command later runs.
+            scope.written_files[handle.id] = (handle.id,)
+            return
         if not (name == "open" or name.endswith(".open")) or not opens_for_writing(opened):
             return
         if name.endswith("Path.open") and isinstance(opened.func, ast.Attribute):
@@ -487,6 +518,18 @@ class StatementLogic(ExpressionLogic):
         # Before any name is bound again: the callee resolved by the walk is still the one to reuse.
         after = self._held(value, scope, active)
         library = self._library_instance(value, scope) if kind is ast.Call else None
+        if kind is ast.Call and len(targets) == 1 and self.rules.temp_files and name in self.rules.temp_files:
+            self._written_file(value, targets[0], scope)
+        if (
+            self._graph_nodes
+            and scope.params is MODULE_PARAMS
+            and kind is ast.Call
+            and len(targets) == 1
+            and type(targets[0]) is ast.Name
+            and type(func := value.func) is ast.Attribute  # type: ignore[attr-defined]
+            and func.attr == self.rules.graph_compile
+        ):
+            self._compiled_graph(targets[0].id, value, scope)  # type: ignore[arg-type]
         for target in targets:
             if isinstance(stmt, ast.AugAssign) and isinstance(target, ast.Name):
                 taint = taint | scope.taint.get(target.id, NO_TAINT)

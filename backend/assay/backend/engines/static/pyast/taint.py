@@ -5,21 +5,25 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
+from assay.backend.canonical import short_id
 from assay.backend.engines.static.checked import reached
 from assay.backend.engines.static.facts import (
     PARAM,
     ArgTaint,
     CallFact,
+    FunctionFacts,
     TaintOrigin,
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.dispatch import DispatchLogic
 from assay.backend.engines.static.pyast.graph_state import state_get, state_read, state_target
-from assay.backend.engines.static.pyast.literals import bound_names, kwarg
+from assay.backend.engines.static.pyast.literals import bound_names, kwarg, opens_for_writing
 from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.pyast.names import PY_BUILTINS
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_CALLEE, NO_TAINT, Scope, call_return, origin_key
 from assay.backend.engines.static.pyast.syntax import (
     node_fields,
+    walk,
 )
 
 _NO_TAINT: frozenset[TaintOrigin] = frozenset()
@@ -44,6 +48,9 @@ _CONTAINERS = frozenset({"collections.deque", "collections.OrderedDict", "io.Str
 _SQL_KEYWORDS = frozenset({"sql", "query", "query_", "command", "statement", "text"})
 # Keywords naming the model a call uses, read on calls of objects this file cannot type (``CallFact.modelId``).
 _MODEL_KEYWORDS = frozenset({"model", "modelId", "model_id"})
+# Methods writing what they are given to the file a path names (``path.write_text``): see ``_write_to_file``.
+_PATH_WRITES = frozenset({"write_text", "write_bytes"})
+_HANDLE_WRITES = frozenset({"write", "writelines"})
 
 
 class ExpressionLogic(DispatchLogic):
@@ -199,8 +206,16 @@ class ExpressionLogic(DispatchLogic):
             self._dynamic_dispatch(node, scope)
         elif all_args and func_kind is ast.Attribute:
             self._grow_receiver(func, all_args, scope)  # type: ignore[arg-type]
+            attr = func.attr  # type: ignore[attr-defined]
+            if attr in _PATH_WRITES or (attr in _HANDLE_WRITES and type(func.value) is ast.Call):  # type: ignore[attr-defined]
+                self._write_to_file(func, all_args, scope)  # type: ignore[arg-type]
         name, resolved = self.dotted(func, scope)
         self._last_callee = (node, scope, name, resolved)
+        if func_kind is ast.Attribute and self.rules.graph_adders:
+            if name in self.rules.graph_adders:
+                self._graph_node(node, func, scope, active)  # type: ignore[arg-type]
+            elif self._module_graphs and func.attr in self.rules.graph_runs:  # type: ignore[attr-defined]
+                self._graph_run(node, func, scope, active)  # type: ignore[arg-type]
         if (
             func_kind is ast.Attribute
             and type(receiver := func.value) is ast.Name  # type: ignore[attr-defined]
@@ -221,7 +236,7 @@ class ExpressionLogic(DispatchLogic):
             and len(node.args) == 1
             and not node.keywords
             and type(node.args[0]) is ast.Name
-            and node.args[0].id in self.local_defs
+            and (node.args[0].id in self.local_defs or node.args[0].id in self.aliases)
         ):
             self._decorator_called(node, name)
         profile = self.rules.profile(name)
@@ -381,9 +396,15 @@ class ExpressionLogic(DispatchLogic):
                     ),
                     client=client_class or (not profile.actions and self._client_receiver(name, resolved)),
                     modelId=self._option_model(node) if not resolved and node.keywords else None,
+                    literals=_literals(node) if resolved else None,
                 )
             )
-            if not resolved and node.args and name.partition(".")[0] in scope.params:
+            if node.args and (
+                (not resolved and name.partition(".")[0] in scope.params)
+                or (resolved and name.rpartition(".")[2] in self.rules.sql_methods)
+            ):
+                # SQL handed to a method of a value the linker may type (a parameter its callers give a connection,
+                # another module's session): what the text does, for the linker to class the call.
                 self._param_sql_text(node, scope)
             if scope.checked and (all_args or receiver_taint):
                 scope.given[name] = scope.given.get(name, NO_TAINT) | all_args | receiver_taint
@@ -416,6 +437,72 @@ class ExpressionLogic(DispatchLogic):
         if func.attr in _FILE_WRITERS:
             for path_name in scope.written_files.get(name, ()):
                 scope.taint[path_name] = scope.taint.get(path_name, NO_TAINT) | taint
+
+    def _graph_node(self, node: ast.Call, func: ast.Attribute, scope: Scope, active: frozenset[str]) -> None:
+        """``builder.add_node("execute", execute_query)`` (or ``add_node(execute_query)``): the graph runs the
+        function, of this module or another; a function building a graph reaches its nodes (its callers run what
+        it builds), and a module-level graph's runs reach them through ``_compiled_graph``."""
+        fn_node = node.args[1] if len(node.args) > 1 else (node.args[0] if node.args else kwarg(node, "action"))
+        if not isinstance(fn_node, ast.Name | ast.Attribute):
+            return
+        function, ok = self.dotted(fn_node, scope)
+        if not (ok and function) or function.split(".", 1)[0] in PY_BUILTINS:
+            return
+        if isinstance(func.value, ast.Name):
+            self._graph_nodes.setdefault(f"{scope.qualname}:{func.value.id}", []).append(function)
+        if scope.params is not MODULE_PARAMS:
+            scope.calls.append(
+                CallFact(location=self.loc(node), callee=function, resolved=True, dominatingGates=sorted(active))
+            )
+
+    def _compiled_graph(self, target: str, value: ast.Call, scope: Scope) -> None:
+        """``graph = builder.compile()`` at module level: a function of its own, named after the variable (and one
+        per run method, ``graph.invoke``, as another module calls it), that calls the builder's nodes."""
+        receiver = value.func.value if isinstance(value.func, ast.Attribute) else None
+        nodes = self._graph_nodes.get(f"{scope.qualname}:{receiver.id}") if isinstance(receiver, ast.Name) else None
+        if not nodes:
+            return
+        location = self.loc(value)
+        qualname = f"{self.module}.{target}"
+        self._module_graphs[target] = qualname
+        calls = [CallFact(location=location, callee=n, resolved=True, dominatingGates=[]) for n in nodes]
+        for each in (qualname, *(f"{qualname}.{run}" for run in self.rules.graph_runs)):
+            self.functions.append(
+                FunctionFacts(
+                    id=short_id("fn", self.path, each),
+                    qualname=each,
+                    name=each.rsplit(".", 1)[-1],
+                    location=location,
+                    calls=calls,
+                )
+            )
+
+    def _graph_run(self, node: ast.Call, func: ast.Attribute, scope: Scope, active: frozenset[str]) -> None:
+        """``graph.invoke(state)`` in a function of the module whose top level compiled ``graph``: it runs the nodes."""
+        receiver = func.value
+        if not isinstance(receiver, ast.Name) or receiver.id in scope.types or scope.params is MODULE_PARAMS:
+            return
+        qualname = self._module_graphs.get(receiver.id)
+        if qualname is not None:
+            scope.calls.append(
+                CallFact(location=self.loc(node), callee=qualname, resolved=True, dominatingGates=sorted(active))
+            )
+
+    def _write_to_file(self, func: ast.Attribute, taint: frozenset[TaintOrigin], scope: Scope) -> None:
+        """``path.write_text(code)``, ``open(path, "w").write(code)`` (a handle in a name is ``_grow_receiver``'s):
+        the names the file's path is made of carry ``code``'s taint, so a command that later names the same file
+        (``subprocess.run(["python", path])``) runs what was written."""
+        receiver = func.value
+        names: tuple[str, ...] | list[str] = ()
+        if func.attr in _HANDLE_WRITES:  # ``open(path, "w").write(code)``; a handle held in a name: ``_grow_receiver``
+            if isinstance(receiver, ast.Call) and receiver.args and opens_for_writing(receiver):
+                callee = self.dotted(receiver.func, scope)[0] or ""
+                if callee == "open" or callee.endswith(".open"):
+                    names = [n.id for n in walk(receiver.args[0]) if isinstance(n, ast.Name)]
+        else:  # ``write_text`` / ``write_bytes`` on a path (``p``, ``Path(p)``, ``root / "main.py"``)
+            names = [n.id for n in walk(receiver) if isinstance(n, ast.Name) and n.id not in self.aliases]
+        for name in names:
+            scope.taint[name] = scope.taint.get(name, NO_TAINT) | taint
 
     def _function_ref(self, node: ast.expr, scope: Scope) -> str | None:
         """The qualname of the file's function an argument names without calling it: a nested
@@ -519,13 +606,18 @@ class ExpressionLogic(DispatchLogic):
         """``conn.execute("INSERT ...", v)`` on an untyped parameter ``conn``: whether its first argument is SQL fixed
         in the code that reads or writes (``ArgTaint.text``), for the linker to class the call when it learns what
         every caller gives ``conn``."""
-        kind = self._sql_text_kind(node.args[0], scope)
-        if kind is None:
-            return
+        first_node = node.args[0]
+        wrapped = self._text_clause(first_node, scope)
+        kind = self._sql_text_kind(first_node if wrapped is None else wrapped, scope)
         call = scope.calls[-1]
         args = [a for a in call.args if a.index != 0]
+        if kind is None:
+            if wrapped is not None and type(first_node) is ast.Call:
+                # ``execute(text(q))``: that ``text(q)`` is the action already (its own rule), as the analyzer reads it.
+                scope.calls[-1] = call.model_copy(update={"args": args})
+            return
         first = next((a for a in call.args if a.index == 0), None)
-        if first is not None and first.origins:
+        if first is not None and first.origins and wrapped is None:
             return
         args.append(trusted(ArgTaint, index=0, keyword=None, origins=[], text=kind, whole=False))
         scope.calls[-1] = call.model_copy(update={"args": args})
@@ -630,3 +722,18 @@ def _typed_arg(
             valueType=typed,
         )
     return out
+
+
+def _literals(node: ast.Call) -> dict[str, str] | None:
+    """The string literals a call passes, by position or keyword (``CallFact.literals``); None when it passes none."""
+    found: dict[str, str] | None = None
+    for index, arg in enumerate(node.args):
+        if type(arg) is ast.Constant and type(arg.value) is str:
+            found = found or {}
+            found[str(index)] = arg.value
+    for kw in node.keywords:
+        value = kw.value
+        if kw.arg is not None and type(value) is ast.Constant and type(value.value) is str:
+            found = found or {}
+            found[kw.arg] = value.value
+    return found

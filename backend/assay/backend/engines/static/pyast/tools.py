@@ -419,13 +419,17 @@ class ToolLogic(MessageTools):
             self.tools[-1] = self.tools[-1].model_copy(update=update)
 
     def _decorator_called(self, node: ast.Call, name: str) -> None:
-        """A tool decorator called on a function of the file, ``agent.tool_plain(f)``, registers ``f`` as
-        ``@agent.tool_plain`` does: ``f``'s tool, at its def."""
+        """A tool decorator called on a function, ``agent.tool_plain(f)``, registers ``f`` as ``@agent.tool_plain``
+        does: ``f``'s tool, at its def; ``f`` of this file or imported from another module of the tree (the
+        linker places the tool at that def)."""
         arg = node.args[0]
         rule = self.rules.decorator(name)[0]
         if rule is None or not isinstance(arg, ast.Name):
             return
-        self._call_site_tool(node, arg.id, rule, self.loc(node), self.local_defs[arg.id])
+        function = self.local_defs.get(arg.id) or self.aliases.get(arg.id)
+        if function is None or (arg.id not in self.local_defs and not is_user_callee(function, True, self)):
+            return
+        self._call_site_tool(node, function.rsplit(".", 1)[-1], rule, self.loc(node), function)
         self.tools[-1] = self.tools[-1].model_copy(update={"byFunction": True})
 
     def _call_site_tool(self, node: ast.Call, name: str, rule: Rule, location: Location, function: str | None) -> None:
