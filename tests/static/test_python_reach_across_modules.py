@@ -383,3 +383,43 @@ def test_model_code_written_to_a_file_that_is_then_run_is_model_output_into_exec
 def test_a_constant_script_and_a_written_file_nobody_runs_carry_no_model_output() -> None:
     flows = _exec_flows(analyse({"scripts.py": SCRIPTS}))
     assert not flows & {39, 44}
+
+
+CONTEXT = """\
+from contextvars import ContextVar
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+db_var: ContextVar[AsyncSession] = ContextVar("db")
+user_var: ContextVar[str] = ContextVar("user")
+plain = ContextVar("plain")
+"""
+
+CONTEXT_TOOLS = """\
+from langchain_core.tools import tool
+from sqlalchemy import delete
+
+from app.context import db_var, plain, user_var
+
+
+@tool
+async def clear(user: str) -> str:
+    \"\"\"Clear the user's cart.\"\"\"
+    db = db_var.get()
+    await db.execute(delete(user))
+    await db.commit()
+    name = user_var.get()
+    other = plain.get()
+    other.add(name)
+    return "ok"
+"""
+
+
+def test_a_session_held_in_another_module_s_context_variable_is_that_session() -> None:
+    linked = analyse({"app/__init__.py": "", "app/context.py": CONTEXT, "app/tools.py": CONTEXT_TOOLS})
+    assert {("db.write", 11), ("db.write", 12)} <= _reached(linked, "app/tools.py")
+
+
+def test_a_context_variable_of_no_package_type_holds_no_session() -> None:
+    linked = analyse({"app/__init__.py": "", "app/context.py": CONTEXT, "app/tools.py": CONTEXT_TOOLS})
+    assert not {line for _, line in _at(linked, "app/tools.py") if line >= 13}  # ``str``, and an unannotated holder

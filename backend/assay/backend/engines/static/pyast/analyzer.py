@@ -61,6 +61,16 @@ class FileAnalyzer(StatementLogic):
         if typed and resolved and "." in typed and self._package_type(typed):
             self.module_types[name] = typed
 
+    def _held_generic(self, name: str, annotation: ast.Subscript) -> None:
+        """``db_var: ContextVar[AsyncSession] = ContextVar("db")``: what the holder's getter gives (``db_var.get()``, an
+        ``AsyncSession``), named for importers (``FileFacts.bindings``: ``<module>.db_var.get``)."""
+        holder, ok = self.dotted(annotation.value, None)
+        getters = self.rules.generic_getters.get(holder or "") if ok else None
+        held, known = self.dotted(annotation.slice, None) if getters else (None, False)
+        if getters and known and held and "." in held:
+            for getter in getters:
+                self.held_generics[f"{self.module}.{name}.{getter}"] = held
+
     def _globals_bound(self) -> None:
         """``global pool`` then ``pool = await asyncpg.create_pool(url)`` in a function of the module: the module
         name holds what such functions bind it to, when the module itself gives it nothing known (``pool = None``)
@@ -113,8 +123,11 @@ class FileAnalyzer(StatementLogic):
                         self.module_types[target.id] = name
                 elif isinstance(target, ast.Name) and isinstance(stmt.value, ast.IfExp):
                     self._chosen(target.id, stmt.value)
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and _unset(stmt.value):
-                self._annotated_global(stmt.target.id, stmt.annotation)
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                if _unset(stmt.value):
+                    self._annotated_global(stmt.target.id, stmt.annotation)
+                elif self.rules.generic_getters and isinstance(stmt.annotation, ast.Subscript):
+                    self._held_generic(stmt.target.id, stmt.annotation)
         self._globals_bound()
         self._collect_bindings()
         # Instance attributes and fields of the module's classes, so any function sees ``deps.client``.

@@ -102,6 +102,8 @@ class AnalyzerBase:
         # module-level compiled graphs (variable -> the function standing for the graph's run).
         self._graph_nodes: dict[str, list[str]] = {}
         self._module_graphs: dict[str, str] = {}
+        # What a module-level holder's getter gives (``<module>.db_var.get`` -> ``AsyncSession``), for importers.
+        self.held_generics: dict[str, str] = {}
         # Literal tool definitions wait for the whole file, whose later code may dispatch them.
         self._literal_tools: list[ToolDef] = []
         self._literal_nodes: dict[str, ast.expr] = {}  # each literal tool's node, by the tool's id

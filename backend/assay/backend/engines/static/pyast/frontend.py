@@ -94,6 +94,7 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
             **{f"{module}.{name}": kind for name, kind in sorted(analyzer.module_types.items())},
             **dict(sorted(analyzer.class_fields()[1].items())),
             **dict(sorted(analyzer.param_bindings.items())),
+            **dict(sorted(analyzer.held_generics.items())),
             **dict(sorted(results[1].items())),
         },
         serverGates=dict(sorted(analyzer.server_gates.items())),

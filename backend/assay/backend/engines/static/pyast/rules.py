@@ -154,6 +154,8 @@ class CompiledRules:
     sql_methods: frozenset[str] = frozenset()
     # Defaults that hand a parameter what a function gives (``db=Depends(get_db)``): the markers.
     dependency_markers: frozenset[str] = frozenset()
+    # Holders whose type argument is what a getter gives (``ContextVar[AsyncSession]``'s ``get()``): holder -> getters.
+    generic_getters: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Files a call makes and hands back to be written (``tempfile.NamedTemporaryFile``): see ``_written_file``.
     temp_files: frozenset[str] = frozenset()
     # LangGraph graphs: the calls adding a node function, the builder's compile method, the compiled graph's runs.
@@ -435,6 +437,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         graph_compile=next((r.match["graph_nodes"]["compile"] for r in tools if "graph_nodes" in r.match), "compile"),
         graph_runs=tuple(m for r in tools for m in r.match.get("graph_nodes", {}).get("runs", ())),
         temp_files=frozenset(t for r in of("action") for t in r.match.get("temp_files", ())),
+        generic_getters={k: tuple(v) for r in of("action") for k, v in r.match.get("generic_getters", {}).items()},
         dependency_markers=frozenset(m for r in of("action") for m in r.match.get("dependency_markers", ())),
         sql_methods=frozenset(
             c.rsplit(".", 1)[-1] for r in of("action") if r.match.get("sql_write") for c in r.match["calls"]
