@@ -322,6 +322,10 @@ class ToolSource(_Facts):
     - ``made``: a string a call of a function of the tree is given (``export const listTool =
       defineTool('list_things', ...)``), ``ref`` the callee and ``key`` the argument's position: the tool of
       that name when the callee is a ``factory`` naming its tool by that position; nothing otherwise (JS/TS).
+    - ``listed``: a class of the tree that names itself and has methods (``class SetTool { name = "set";
+      execute() {...} }``), ``ref`` the class: a tool when the tree gathers its instances and serves them to a
+      model (``FileFacts.toolClassUses``), run by the method the dispatch or the registration calls (JS/TS,
+      ``jsts/tool_classes.py``); nothing otherwise.
     """
 
     kind: Literal[
@@ -337,10 +341,31 @@ class ToolSource(_Facts):
         "factory",
         "made",
         "described",
+        "listed",
     ]
     ref: str
     key: str | None = None
     types: list[str] = Field(default_factory=list)
+
+
+class ToolClassUses(_Facts):
+    """(JS/TS) What a file shows of the roles that make a class a tool class (``jsts/tool_classes.py``)."""
+
+    gathered: list[str] = Field(
+        default_factory=list,
+        description="Classes of the tree whose instances the file gathers: ``new C()`` as an element of a list, an "
+        "argument of a call, a value of an object, or the receiver of a call.",
+    )
+    dispatched: dict[str, bool] = Field(
+        default_factory=dict,
+        description="Methods called on a value found by a tool's name (``tools.get(name).execute(args)``) -> "
+        "whether the call is inside a CallTool request handler (the name the client or model gave).",
+    )
+    listing: dict[str, str] = Field(
+        default_factory=dict,
+        description="Classes with a method listing ``this.name`` in a tool definition or registering it -> the "
+        "method the registration runs (``this.execute.bind(this)``: ``execute``), empty when it names none.",
+    )
 
 
 class RecordField(_Facts):
@@ -516,6 +541,12 @@ class FileFacts(_Facts):
         "name).handler(args)``, a ``Map`` keyed by ``t.name``): the path from an element to the field holding "
         "the name (``definition``; empty for the element's own ``name``) -> the members called on the element "
         "found (``handler``). Each element's function of that name runs the tool the model asked for.",
+    )
+    toolClassUses: ToolClassUses | None = Field(
+        default=None,
+        exclude_if=lambda uses: uses is None,
+        description="(JS/TS) The instances of classes the file gathers, the methods it dispatches a tool's name "
+        "through and the classes listing themselves to a model: what makes ``listed`` candidates tools.",
     )
     constants: dict[str, str] = Field(
         default_factory=dict,

@@ -158,6 +158,7 @@ class AnalyzerBase:
         self.tool_hooks: list[tuple[str | None, list[str], Node]] = []
         self.known_callees: Callees = {}  # filled and emptied by the walk of each call chain
         self.handler_args = False  # walking the arguments of a request handler call
+        self.tool_serving = False  # walking the callback of a CallTool request handler (``tool_classes``)
         self.locations: dict[int, Location] = {}  # node id -> its location, built once
         # Classes of this file: their methods, and the class each extends when it is in the tree.
         self.class_methods: dict[str, set[str]] = {}

@@ -90,6 +90,8 @@ class BindingLogic(CallLogic):
             self.note_fixed(name_text, inner, scope)
         if inner is None:
             return
+        if (kind == "call_expression" or kind == "subscript_expression") and self.tool_recognizer.is_lookup(inner):
+            scope.found_vars = scope.found_vars | {name_text}  # ``const tool = tools.get(name)``: found by name
         if kind == "binary_expression" and self.code.operator_of(inner) in ("??", "||"):
             # ``globalThis.prisma ?? new PrismaClient()``: a cached instance or a new one, of the fallback's type.
             # ``options.fsApi || fs``, ``opts.client ?? defaultClient``: a client given or the one held here,
@@ -294,7 +296,10 @@ class BindingLogic(CallLogic):
         body = node.child_by_field_id(self.fields.body)
         if body is None:
             return
+        found = len(self.tools)
         self.tool_recognizer.class_tool(node, cls, body)
+        if len(self.tools) == found:
+            self.tool_recognizer.listed_class(cls, body, scope)
         self.class_methods[cls] = {
             self.code.text(m.child_by_field_id(self.fields.name) or m.child_by_field_id(self.fields.property)).lstrip(
                 "#"

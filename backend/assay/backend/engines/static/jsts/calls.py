@@ -101,6 +101,9 @@ class CallLogic(RouteLogic):
         if gate_id is not None and gate_rule is not None and gate_rule.match.get("pauses"):
             scope.pauses.append(gate_id)
             scope.pause_log.append(gate_id)
+        if name and "#" in name and (is_new or "." in name.rpartition("#")[2]):
+            # ``[new SetTool(), ...]`` / ``tools: [planner.toParam()]``: a class's instances gathered
+            self.tool_recognizer.note_new(node, name if is_new else name.rpartition(".")[0])
         if facts.tool and name:
             self.tool_recognizer.tool_call(node, name, args, scope)
         elif is_new and name and "#" in name and facts is NOTHING:
@@ -127,7 +130,10 @@ class CallLogic(RouteLogic):
                 obj = inner_func.child_by_field_id(fields.object)
                 receiver = self.expr(obj, scope, active)
                 inner_obj = unwrap(obj)
-                keyed = inner_obj is not None and inner_obj.type == "subscript_expression"
+                obj_kind = inner_obj.type if inner_obj is not None else ""
+                keyed = obj_kind == "subscript_expression"
+                if scope.found_vars or keyed or obj_kind == "call_expression":
+                    self.tool_recognizer.note_dispatch(inner_func, scope, self.tool_serving)
             elif func_kind in FUNCTIONS:  # (() => {...})()
                 receiver = self.inline(inner_func, scope, active, EMPTY)
             elif func_kind == "identifier":
@@ -179,6 +185,9 @@ class CallLogic(RouteLogic):
         )
         returned = EMPTY
         own = bool(callbacks) and (callbacks_own or wrapped)
+        serving = self.tool_serving
+        if callbacks_own and callbacks and args and self.code.raw(args[0]).rpartition(b".")[2] in rules.call_requests:
+            self.tool_serving = True  # ``setRequestHandler(CallToolRequestSchema, async (request) => ...)``
         element = _element_of(name) if callbacks and name else None
         settles = is_new and name == "Promise"
         for position, callback in enumerate(callbacks):
@@ -198,6 +207,7 @@ class CallLogic(RouteLogic):
                 settles=settles and not position,
             )
         self.handler_args = wrapped
+        self.tool_serving = serving
         if inner_func is not None and (keyed or scope.dispatch_vars):
             self.dispatch(inner_func, node, scope)
         if not name:

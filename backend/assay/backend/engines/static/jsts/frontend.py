@@ -162,6 +162,7 @@ def analyze_javascript(
         records=collect_records(code, root, module),
         tables=_tables(analyzer),
         nameLookups=name_lookups(code, root),
+        toolClassUses=analyzer.tool_recognizer.class_uses(),
     )
 
 

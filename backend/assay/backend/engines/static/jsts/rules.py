@@ -249,6 +249,11 @@ class JsRules:
         self.generic_tool = next((r for r in tools if "positional_names" in r.match), None)
         # ``class RiddleTool extends Tool { name = "Riddle"; _run() {...} }`` from any package: a tool by role.
         self.role_class_tool = next((r for r in tools if "class_tools" in r.match), None)
+        # ``class SetTool { name = "set"; execute() {...} }`` gathered and served to a model: a tool by role.
+        self.listed_class_rule = next((r for r in tools if "listed_classes" in r.match), None)
+        self.call_requests = frozenset(
+            c.encode() for r in tools for c in r.match.get("listed_classes", {}).get("call_requests", ())
+        )
         self.literal_tools = [r for r in tools if "object_literal" in r.match and "hosted_types" not in r.match]
         # Where a tool-shaped literal only shapes or checks data (``schema_uses``): reply options, checks.
         self.schema_only_keys = frozenset(k for r in tools for k in r.match.get("schema_only_keys", ()))

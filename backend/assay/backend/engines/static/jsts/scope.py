@@ -96,6 +96,9 @@ class Scope:
     elements: dict[str, str] = field(default_factory=dict)
     locals: dict[str, str] = field(default_factory=dict)
     dispatch_vars: set[str] = field(default_factory=set)
+    # Names bound to a value found by a tool's name (``const tool = tools.get(name)``): ``tool_classes``.
+    # Immutable, so child scopes share it without a copy (it is rarely written).
+    found_vars: frozenset[str] = frozenset()
     calls: list[CallFact] = field(default_factory=list)
     actions: list[ActionSite] = field(default_factory=list)
     gates: list[GateSite] = field(default_factory=list)
@@ -180,6 +183,7 @@ class Scope:
             elements={} if fresh or not self.elements else dict(self.elements),
             locals={} if fresh else dict(self.locals),
             dispatch_vars=set() if fresh else set(self.dispatch_vars),
+            found_vars=frozenset() if fresh else self.found_vars,
             assembled=set() if fresh else set(self.assembled),
             fixed=set() if fresh else self.fixed,
             text_maps=set() if fresh else self.text_maps,
@@ -216,6 +220,7 @@ class Scope:
             elements={} if fresh or not self.elements else dict(self.elements),
             locals={} if fresh else dict(self.locals),
             dispatch_vars=set() if fresh else set(self.dispatch_vars),
+            found_vars=frozenset() if fresh else self.found_vars,
             assembled=set() if fresh else set(self.assembled),
             fixed=set() if fresh else set(self.fixed),
             text_maps=set() if fresh else set(self.text_maps),

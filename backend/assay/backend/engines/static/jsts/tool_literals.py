@@ -44,6 +44,8 @@ class LiteralTools:
 
         def unnamed_tool(self, node: Node, name: Node | None, rule: Rule, scope: Scope | None = None) -> None: ...
 
+        def note_listing(self, name: Node | None, scope: Scope, handler: Node | None = None) -> bool: ...
+
         def factory_of(self, node: Node, scope: Scope) -> str | None: ...
 
         def param_position(self, function: Node, param: str) -> int | None: ...
@@ -107,6 +109,8 @@ class LiteralTools:
                         unread = self.unread_binding(node, scope)
                         self.a.tools[-1] = self.a.tools[-1].model_copy(update={"source": unread})
                     return
+                if not name and self.note_listing(fields["name"], scope):
+                    return  # ``{ name: this.name, description, inputSchema }`` in a tool class's method
                 if not name:
                     if unwrap(fields["name"]) is not None and unwrap(fields["name"]).type in (  # type: ignore[union-attr]
                         "identifier",
@@ -124,12 +128,16 @@ class LiteralTools:
                     self.a.code.string_value(unwrap(source.get("description"))),
                 )
                 schema = source.get("parameters")
+                if not name and self.note_listing(source.get("name"), scope):
+                    return  # ``{ type: "function", function: { name: this.name, ... } }``: a tool class's
             elif kind == "anthropic_tool" and "input_schema" in fields:
                 name, description = (
                     self.a.code.string_value(unwrap(fields.get("name"))),
                     self.a.code.string_value(unwrap(fields.get("description"))),
                 )
                 schema = fields.get("input_schema")
+                if not name and self.note_listing(fields.get("name"), scope):
+                    return
             if not name:
                 continue
             location = self.a.loc(node)

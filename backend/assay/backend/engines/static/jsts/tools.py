@@ -28,6 +28,7 @@ from assay.backend.engines.static.facts import (
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.scope import param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
+from assay.backend.engines.static.jsts.tool_classes import ClassTools
 from assay.backend.engines.static.jsts.tool_literals import LiteralTools
 from assay.backend.engines.static.jsts.tool_placements import ToolPlacements
 from assay.backend.engines.static.jsts.tool_sets import ToolSets
@@ -48,7 +49,7 @@ def _snake(name: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
 
 
-class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
+class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
     """Recognises tool definitions for one file's analyzer (which owns the facts lists)."""
 
     def __init__(self, analyzer: FileAnalyzer) -> None:
@@ -84,6 +85,12 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
         # (``ToolSource`` ``factory`` / ``made``): settled by the linker, kept apart from the file's tools
         # (which the recognisers count as they go).
         self.made: list[ToolDef] = []
+        # Tool classes (``tool_classes``): the classes of the tree whose instances this file gathers, the
+        # methods it calls on a value found by a tool's name (-> inside a CallTool handler), and the classes
+        # listing ``this.name`` to a model (-> the method their registration runs).
+        self.gathered: set[str] = set()
+        self.dispatched: dict[str, bool] = {}
+        self.listing: dict[str, str] = {}
 
     def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None:
         """Parameter names of a schema: ``z.object({...})`` (also chained, ``.describe()``), a zod raw shape
@@ -520,6 +527,8 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets):
         name may be a constant and the configuration an object bound at the top level."""
         tool_name = self.a.constant(args[0], scope)
         ref: str | None = None
+        if not tool_name and self.note_listing(args[0], scope, args[-1] if len(args) > 1 else None):
+            return  # ``server.tool(this.name, ..., this.execute.bind(this))``: each instance's own tool
         if not tool_name:
             # ``server.registerTool(getDataTool.name, ...)``: the name of a definition held elsewhere.
             first = unwrap(args[0])

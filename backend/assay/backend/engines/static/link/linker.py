@@ -71,6 +71,7 @@ from assay.backend.engines.static.link.sources import (
 )
 from assay.backend.engines.static.link.sqlflow import NO_CTX, Ctx, SqlContexts
 from assay.backend.engines.static.link.taint import Taint
+from assay.backend.engines.static.link.tool_classes import settle_listed
 from assay.backend.engines.static.link.tool_uses import bind_tools
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rules.match import Patterns
@@ -328,7 +329,10 @@ def _tools(
         settle_imported(
             settle_receivers(
                 settle_described(
-                    settle_constants(joined if joined is not None else [t for f in files for t in f.tools], files),
+                    settle_constants(
+                        settle_listed(joined if joined is not None else [t for f in files for t in f.tools], files),
+                        files,
+                    ),
                     files,
                 ),
                 files,
