@@ -372,8 +372,20 @@ def error_bytes(node: Node) -> int:
     return total
 
 
-# A ``>`` right before a template's backtick: a tagged template whose tag may carry type arguments.
-_GENERIC_TAG = re.compile(rb"(?<!=)>\s*`")
+# A ``>`` right before a template's backtick: a tagged template whose tag may carry type arguments (not
+# an arrow's ``=>``, told apart in ``_generic_tag``). The pattern starts with its literal ``>``, which the
+# regex engine finds by a plain scan: a leading look-behind made it try the pattern at every byte of the
+# file (a tenth of the parse's own cost on TypeScript files).
+_GENERIC_TAG = re.compile(rb">\s*`")
+
+
+def _generic_tag(src: bytes) -> bool:
+    """Whether a ``>`` not preceded by ``=`` comes right before a backtick (whitespace between allowed)."""
+    for match in _GENERIC_TAG.finditer(src):
+        start = match.start()
+        if start == 0 or src[start - 1] != 0x3D:  # ``=``
+            return True
+    return False
 
 
 def generic_tag_arguments(root: Node, src: bytes) -> list[tuple[int, int]]:
@@ -382,7 +394,7 @@ def generic_tag_arguments(root: Node, src: bytes) -> list[tuple[int, int]]:
     MISSING node) on one line, as the comparisons ``(tag < Row) > `...``` when the arguments span lines.
     Their byte spans, so the file can be read again with them blanked (offsets and lines unchanged), the
     tag then called with its template as written."""
-    if _GENERIC_TAG.search(src) is None:
+    if not _generic_tag(src):
         return []
     spans: list[tuple[int, int]] = []
     stack = [root]
