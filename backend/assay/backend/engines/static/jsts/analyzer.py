@@ -141,21 +141,22 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
     def params(self, node: Node) -> tuple[list[str], dict[str, str]]:
         """A function's parameter names (destructured names flattened) and the TypeScript types of
         the plain ones (``client: OpenAI``)."""
+        kinds = self.code.kinds
         params_node = node.child_by_field_id(self.fields.parameters) or node.child_by_field_id(self.fields.parameter)
         if params_node is None:
             return [], {}
-        if params_node.type == "identifier":
+        if kinds[params_node.kind_id] == "identifier":
             return [self.code.text(params_node)], {}
         names: list[str] = []
         types: dict[str, str] = {}
         for param in params_node.named_children:
-            typed = param.type.endswith("_parameter")  # required_parameter / optional_parameter (TypeScript)
+            typed = kinds[param.kind_id].endswith("_parameter")  # required_parameter / optional_parameter (TypeScript)
             pattern = param.child_by_field_id(self.fields.pattern) if typed else param
             if pattern is None:
                 continue
-            if pattern.type != "identifier":
+            if kinds[pattern.kind_id] != "identifier":
                 names.extend(self.code.pattern_names(pattern))
-                if typed and pattern.type == "object_pattern":
+                if typed and kinds[pattern.kind_id] == "object_pattern":
                     self.destructured_types(pattern, param.child_by_field_id(self.fields.type), types)
                 continue
             name = self.code.text(pattern)
@@ -175,30 +176,31 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
         """``(prompt, model = "gpt-4o-mini")``, ``({ modelId = DEFAULT_MODEL }: Options)``: a parameter's string
         default is the value used unless a caller passes one, a fallback as ``process.env.MODEL ?? "gpt-5"``
         is (the model id a call names through it, never a constant the code always uses)."""
+        kinds = self.code.kinds
         params_node = node.child_by_field_id(self.fields.parameters)
         if params_node is None:
             return
         fields = self.fields
         for param in params_node.named_children:
-            if param.type.endswith("_parameter"):  # required_parameter / optional_parameter (TypeScript)
+            if kinds[param.kind_id].endswith("_parameter"):  # required_parameter / optional_parameter (TypeScript)
                 pattern, value = param.child_by_field_id(fields.pattern), param.child_by_field_id(fields.value)
-            elif param.type == "assignment_pattern":
+            elif kinds[param.kind_id] == "assignment_pattern":
                 pattern, value = param.child_by_field_id(fields.left), param.child_by_field_id(fields.right)
             else:
                 pattern, value = param, None
             if pattern is None:
                 continue
-            if value is not None and pattern.type == "identifier":
+            if value is not None and kinds[pattern.kind_id] == "identifier":
                 self._param_default(pattern, value, scope)
-            elif pattern.type == "object_pattern":
+            elif kinds[pattern.kind_id] == "object_pattern":
                 for part in pattern.named_children:
-                    if part.type == "object_assignment_pattern":
+                    if kinds[part.kind_id] == "object_assignment_pattern":
                         left = part.child_by_field_id(fields.left)
                         right = part.child_by_field_id(fields.right)
                         if (
                             left is not None
                             and right is not None
-                            and left.type == "shorthand_property_identifier_pattern"
+                            and kinds[left.kind_id] == "shorthand_property_identifier_pattern"
                         ):
                             self._param_default(left, right, scope)
 
@@ -210,16 +212,17 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
     def opaque_params(self, node: Node) -> frozenset[str]:
         """The plain parameters whose type the code does not say: no annotation, ``any`` or ``unknown``
         (a call on one of their members is read by the linker as a call on what the callers pass)."""
+        kinds = self.code.kinds
         params_node = node.child_by_field_id(self.fields.parameters) or node.child_by_field_id(self.fields.parameter)
         if params_node is None:
             return frozenset()
-        if params_node.type == "identifier":
+        if kinds[params_node.kind_id] == "identifier":
             return frozenset({self.code.text(params_node)})
         out: set[str] = set()
         for param in params_node.named_children:
-            typed = param.type.endswith("_parameter")
+            typed = kinds[param.kind_id].endswith("_parameter")
             pattern = param.child_by_field_id(self.fields.pattern) if typed else param
-            if pattern is None or pattern.type != "identifier":
+            if pattern is None or kinds[pattern.kind_id] != "identifier":
                 continue
             annotation = param.child_by_field_id(self.fields.type) if typed else None
             written = self.code.text(annotation).lstrip(":").strip() if annotation is not None else ""

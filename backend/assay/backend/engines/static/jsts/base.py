@@ -268,12 +268,13 @@ class AnalyzerBase:
         id: a chain ``a.b().c().d()`` is resolved once for its outer call instead of once per link."""
         if node is None:
             return None, False
-        kind = node.type
+        kinds = self.code.kinds
+        kind = kinds[node.kind_id]
         if kind in WRAPPERS:
             node = unwrap(node)
             if node is None:
                 return None, False
-            kind = node.type
+            kind = kinds[node.kind_id]
         if kind == "identifier":
             return self.resolve_name(self.code.src[node.start_byte : node.end_byte].decode("utf-8", "replace"), scope)
         if kind == "this":
@@ -297,7 +298,7 @@ class AnalyzerBase:
             return self.field_types.get(joined, joined), ok
         if kind == "call_expression":
             func = node.child_by_field_id(self.fields.function)
-            if func is not None and (func.type == "import" or self.code.raw(func) == b"require"):
+            if func is not None and (kinds[func.kind_id] == "import" or self.code.raw(func) == b"require"):
                 spec = require_spec(node, self.code)
                 if spec is not None:  # require("fs").promises
                     return self.imports.namespace(spec), True

@@ -25,17 +25,18 @@ class BindingLogic(CallLogic):
         self, decl: Node, scope: Scope, active: frozenset[str], name_node: Node | None, value: Node | None
     ) -> None:
         """One declarator (``decl``) with its name (or pattern) and value nodes, as its statement read them."""
+        kinds = self.code.kinds
         if name_node is None:
             return
         if value is None:
             for name in self.code.pattern_names(name_node):
                 scope.taint[name] = EMPTY
-            if name_node.type == "identifier":  # ``let manager: GraphManager;``, assigned later
+            if kinds[name_node.kind_id] == "identifier":  # ``let manager: GraphManager;``, assigned later
                 self.declared_type(self.code.text(name_node), decl, scope)
             return
         inner = unwrap(value)
-        kind = inner.type if inner is not None else ""
-        is_ident = name_node.type == "identifier"
+        kind = kinds[inner.kind_id] if inner is not None else ""
+        is_ident = kinds[name_node.kind_id] == "identifier"
         name_text = self.code.text(name_node) if is_ident else ""
         if inner is not None and is_ident and kind in FUNCTIONS:
             qualname = self.nested_qualname(scope, name_text)
@@ -53,7 +54,7 @@ class BindingLogic(CallLogic):
                     scope.types[name_text] = self.imports.namespace(spec)
                 else:
                     for part in name_node.named_children:
-                        if part.type == "shorthand_property_identifier_pattern":
+                        if kinds[part.kind_id] == "shorthand_property_identifier_pattern":
                             scope.types[self.code.text(part)] = self.imports.member(spec, self.code.text(part))
             return
         if inner is not None and is_ident and kind == "object" and scope.is_module:
@@ -64,14 +65,17 @@ class BindingLogic(CallLogic):
             for name in self.code.pattern_names(name_node):
                 scope.taint[name] = taint
                 scope.assembled.add(name)
-            if inner is not None and kind == "call_expression" and name_node.type == "object_pattern":
+            if inner is not None and kind == "call_expression" and kinds[name_node.kind_id] == "object_pattern":
                 self.destructured_result(name_node, inner, scope)
-            if kind == "identifier" and name_node.type == "object_pattern":  # const { sandbox } = ctx
+            if kind == "identifier" and kinds[name_node.kind_id] == "object_pattern":  # const { sandbox } = ctx
                 holder = self.code.text(inner)
                 for part in name_node.named_children:
-                    if part.type == "shorthand_property_identifier_pattern":
+                    if kinds[part.kind_id] == "shorthand_property_identifier_pattern":
                         key = local = self.code.text(part)
-                    elif part.type == "pair_pattern" and (v := part.child_by_field_id(self.fields.value)) is not None:
+                    elif (
+                        kinds[part.kind_id] == "pair_pattern"
+                        and (v := part.child_by_field_id(self.fields.value)) is not None
+                    ):
                         key, local = self.code.text(part.child_by_field_id(self.fields.key)), self.code.text(v)
                     else:
                         continue
@@ -99,10 +103,10 @@ class BindingLogic(CallLogic):
             made = unwrap(inner.child_by_field_id(self.fields.right))
             if (
                 made is not None
-                and made.type in ("call_expression", "new_expression", "identifier", "member_expression")
+                and kinds[made.kind_id] in ("call_expression", "new_expression", "identifier", "member_expression")
                 and self.dotted(made, scope)[1]
             ):
-                inner, kind = made, made.type
+                inner, kind = made, kinds[made.kind_id]
         if self.declared_type(name_text, decl, scope):
             pass
         elif kind in ("call_expression", "new_expression", "identifier", "member_expression"):
@@ -125,7 +129,8 @@ class BindingLogic(CallLogic):
                     self.module_hosts[name_text] = host
         elif kind in ("string", "template_string") and (
             kind == "string"
-            or len(inner.named_children) == sum(1 for c in inner.named_children if c.type == "string_fragment")
+            or len(inner.named_children)
+            == sum(1 for c in inner.named_children if kinds[c.kind_id] == "string_fragment")
         ):
             constant = self.code.string_value(inner)
             if constant is not None:
@@ -134,7 +139,9 @@ class BindingLogic(CallLogic):
                     self.module_consts[name_text] = constant
         elif kind == "ternary_expression":
             arms = [unwrap(inner.child_by_field_id(f)) for f in (self.fields.consequence, self.fields.alternative)]
-            values = [self.code.string_value(a) if a is not None and a.type == "string" else None for a in arms]
+            values = [
+                self.code.string_value(a) if a is not None and kinds[a.kind_id] == "string" else None for a in arms
+            ]
             if all(values):
                 scope.choices[name_text] = tuple(v for v in values if v)
         elif kind == "template_string":
@@ -147,7 +154,7 @@ class BindingLogic(CallLogic):
                     self.module_fallbacks[name_text] = fallback
         elif kind == "subscript_expression":
             index = inner.child_by_field_id(self.fields.index)
-            if index is not None and index.type not in ("string", "number"):
+            if index is not None and kinds[index.kind_id] not in ("string", "number"):
                 scope.dispatch_vars.add(name_text)
         self.bind_check(name_text, inner, scope)
 
@@ -169,7 +176,8 @@ class BindingLogic(CallLogic):
 
     def bind_whole(self, name: str, inner: Node | None, scope: Scope) -> None:
         """Tracks which names hold a value built from others (``scope.assembled``)."""
-        text = self.code.text(inner) if inner is not None and inner.type == "identifier" else ""
+        kinds = self.code.kinds
+        text = self.code.text(inner) if inner is not None and kinds[inner.kind_id] == "identifier" else ""
         if self.whole_value(inner, scope, text):
             scope.assembled.discard(name)
         else:

@@ -60,18 +60,19 @@ class CallLogic(RouteLogic):
     def call(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
         fields = self.fields
         rules = self.rules
-        is_new = node.type == "new_expression"
+        names = self.code.kinds  # ``names[node.kind_id]`` is ``node.type``, without building the string
+        is_new = names[node.kind_id] == "new_expression"
         func = node.child_by_field_id(fields.constructor if is_new else fields.function)
         args_node = node.child_by_field_id(fields.arguments)
         if args_node is None:
             args: list[Node] = []
             kinds: list[str] = []
-        elif args_node.type == "template_string":  # a tagged template: $`ls ${dir}`
+        elif names[args_node.kind_id] == "template_string":  # a tagged template: $`ls ${dir}`
             args = [args_node]
             kinds = ["template_string"]
         else:
             args = args_node.named_children  # a fresh list each time, never changed here
-            kinds = [a.type for a in args]  # each argument's node type, read once
+            kinds = [names[a.kind_id] for a in args]  # each argument's node type, read once
             if "comment" in kinds:  # tool(// the implementation\n fn, {...})
                 args = [a for a, k in zip(args, kinds, strict=True) if k != "comment"]
                 kinds = [k for k in kinds if k != "comment"]
@@ -124,13 +125,13 @@ class CallLogic(RouteLogic):
         receiver = EMPTY
         keyed = False  # f[k](...) or f[k].m(...): a callee looked up by key
         inner_func = unwrap(func)
-        func_kind = inner_func.type if inner_func is not None else ""
+        func_kind = names[inner_func.kind_id] if inner_func is not None else ""
         if inner_func is not None:
             if func_kind == "member_expression":
                 obj = inner_func.child_by_field_id(fields.object)
                 receiver = self.expr(obj, scope, active)
                 inner_obj = unwrap(obj)
-                obj_kind = inner_obj.type if inner_obj is not None else ""
+                obj_kind = names[inner_obj.kind_id] if inner_obj is not None else ""
                 keyed = obj_kind == "subscript_expression"
                 if scope.found_vars or keyed or obj_kind == "call_expression":
                     self.tool_recognizer.note_dispatch(inner_func, scope, self.tool_serving)
@@ -158,7 +159,7 @@ class CallLogic(RouteLogic):
             inner: Node | None = arg
             if kind in WRAPPERS:
                 inner = unwrap(arg)
-                kind = inner.type if inner is not None else ""
+                kind = names[inner.kind_id] if inner is not None else ""
             if inner is not None and kind in FUNCTIONS:
                 callbacks.append(inner)
                 callback_at.append(index)

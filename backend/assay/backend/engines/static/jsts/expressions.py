@@ -27,14 +27,15 @@ class ExprLogic(BindingLogic):
         """What may flow out of an expression, walking it for calls, functions and assignments."""
         if node is None:
             return EMPTY
-        kind = node.type
+        kinds = self.code.kinds  # ``kinds[node.kind_id]`` is ``node.type``, without building the string
+        kind = kinds[node.kind_id]
         member = kind == "member_expression"
         whole = node
         while kind == "member_expression":  # what flows out of ``a.b.c`` is what flows out of ``a``
             node = node.child_by_field_id(self.fields.object)
             if node is None:
                 return EMPTY
-            kind = node.type
+            kind = kinds[node.kind_id]
         if kind == "this" and member and scope.cls:
             # ``this.command``: what the class's methods store in that field (gathered by the linker).
             return frozenset({TaintOrigin(kind="field", callee=f"{scope.cls}.{self.field_name(whole)}")})

@@ -41,6 +41,7 @@ from assay.backend.engines.static.jsts.syntax import (
     field_ids,
     first_error,
     generic_tag_arguments,
+    kind_names,
     parser,
 )
 from assay.backend.engines.static.jsts.workspace import Workspace
@@ -62,6 +63,7 @@ def prepare_javascript(languages: Iterable[JsLanguage], rules: RulePack) -> None
     for language in languages:
         parser(language)
         field_ids(language)
+        kind_names(language)
 
 
 # Minified or generated code: a file this large whose lines are this long on average is not written by
@@ -113,7 +115,7 @@ def analyze_javascript(
             source = blank(source, generic)
             root = parser(language).parse(source).root_node
     module = canonical_module(path)
-    code = Code(source, field_ids(language))
+    code = Code(source, field_ids(language), kind_names(language))
     analyzer = FileAnalyzer(
         path, code, root, compile_rules(rules), collect_imports(root, path, module, code, workspace)
     )

@@ -30,8 +30,9 @@ class GateLogic(AnalyzerBase):
 
     def gate_call(self, node: Node | None, scope: Scope) -> str | None:
         """The gate id when ``node`` is a call to a gate function (approval, permission, rate, budget)."""
+        kinds = self.code.kinds
         node = unwrap(node)
-        if node is None or node.type != "call_expression":
+        if node is None or kinds[node.kind_id] != "call_expression":
             return None
         if node.id in self.call_gates:  # the call was already walked
             return self.call_gates[node.id]
@@ -56,10 +57,11 @@ class GateLogic(AnalyzerBase):
 
     def cond(self, node: Node | None, scope: Scope) -> Cond:
         """What a condition proves when it is true and when it is false (see ``Cond``)."""
+        kinds = self.code.kinds
         node = unwrap(node)
         if node is None:
             return NO_COND
-        kind = node.type
+        kind = kinds[node.kind_id]
         if kind == "unary_expression" and self.code.operator_of(node) == "!":
             return self.cond(node.child_by_field_id(self.fields.argument), scope).negate()
         if kind == "identifier":
@@ -102,19 +104,19 @@ class GateLogic(AnalyzerBase):
                 # ``ok === true``, ``answer !== "y"``, ``level === null``: the gate of the compared value,
                 # or its negation.
                 for side, other in ((right, left), (left, right)):
-                    if side is not None and side.type in ("true", "false", "string", "number", *_NOTHING):
+                    if side is not None and kinds[side.kind_id] in ("true", "false", "string", "number", *_NOTHING):
                         flag = unwrap(other)
                         inner = (
                             self.result_flag(flag, scope)
-                            if flag is not None and flag.type == "member_expression"
+                            if flag is not None and kinds[flag.kind_id] == "member_expression"
                             else NO_COND
                         )
                         inner = inner or self.cond(self.root_value(other), scope)
-                        if not inner and side.type == "string" and self.code.string_value(side):
+                        if not inner and kinds[side.kind_id] == "string" and self.code.string_value(side):
                             # (``x.trim() === ""`` asks whether there is anything, a check of shape, not of
                             # what is allowed)
                             inner = self.literal_comparison(other, scope)
-                        positive = side.type not in ("false", *_NOTHING)
+                        positive = kinds[side.kind_id] not in ("false", *_NOTHING)
                         if operator in ("!==", "!="):
                             positive = not positive
                         return inner if positive else inner.negate()
@@ -194,8 +196,9 @@ class GateLogic(AnalyzerBase):
         holder's name, and, on a model-chosen value, membership in any collection, a regular expression's
         ``test``, a literal prefix (``query.startsWith("select")``): allowlist gates that clear ``x``;
         ``resolved.startsWith(root)`` and ``relative.startsWith("..")``: path containment."""
+        kinds = self.code.kinds
         func = node.child_by_field_id(self.fields.function)
-        if func is None or func.type != "member_expression":
+        if func is None or kinds[func.kind_id] != "member_expression":
             return NO_COND
         method = self.code.raw(func.child_by_field_id(self.fields.property))
         if method in _EACH:
@@ -208,7 +211,9 @@ class GateLogic(AnalyzerBase):
         if method == b"startsWith":
             return self.prefix_check(node, receiver, first, scope)
         checked = frozenset(
-            self.code.text(a) for a in (args.named_children if args is not None else []) if a.type == "identifier"
+            self.code.text(a)
+            for a in (args.named_children if args is not None else [])
+            if kinds[a.kind_id] == "identifier"
         )
         holder = self.code.text(receiver)
         listing = method in (b"includes", b"has")
@@ -220,10 +225,12 @@ class GateLogic(AnalyzerBase):
         if method in _LOOKUPS:
             return NO_COND  # a lookup in any other table is no check
         rule = self.rules.value_check
-        if rule is None or first is None or first.type in ("string", "template_string", "number"):
+        if rule is None or first is None or kinds[first.kind_id] in ("string", "template_string", "number"):
             return NO_COND
         pattern = unwrap(receiver)
-        if method == b"test" and (pattern is None or pattern.type not in ("regex", "identifier", "member_expression")):
+        if method == b"test" and (
+            pattern is None or kinds[pattern.kind_id] not in ("regex", "identifier", "member_expression")
+        ):
             return NO_COND
         if not self.model_chosen(first, scope):
             return NO_COND
@@ -265,16 +272,36 @@ class GateLogic(AnalyzerBase):
         if found:
             return tuple(sorted(found))
         name = self.code.text(inner)
-        block = inner.parent
-        for _ in range(64):
-            if block is None or block.type == "program":
+        kinds = self.code.kinds
+        for block in self.ancestors(inner)[:64]:
+            kind = kinds[block.kind_id]
+            if kind == "program":
                 return ()
-            if block.type == "statement_block":
+            if kind == "statement_block":
                 value = self.block_consts(block).get(name)
                 if value is not None:
                     return _strings(self, value) if value.type == "array" else ()
-            block = block.parent
         return ()
+
+    def ancestors(self, node: Node) -> list[Node]:
+        """The nodes around ``node``, its parent first and the file's root last. Read from the root down:
+        a node's ``parent`` is itself found from the root down, so climbing ``parent`` by ``parent`` reads
+        the path once per step."""
+        path: list[Node] = []
+        current: Node | None = self.root
+        target = node.id
+        while current is not None and current.id != target:
+            path.append(current)
+            current = current.child_with_descendant(node)
+        if current is None:  # (not in this file's tree: climbed instead)
+            path = []
+            above = node.parent
+            while above is not None:
+                path.append(above)
+                above = above.parent
+            return path
+        path.reverse()
+        return path
 
     def block_consts(self, block: Node) -> dict[str, Node]:
         """The values of a block's ``const``/``let`` declarators by name (the first of each name), each
@@ -472,10 +499,11 @@ class GateLogic(AnalyzerBase):
     def names_tool(self, node: Node | None) -> bool:
         """Whether an expression reads a tool's name (``request.params.name``, ``toolName``, ``call.name``)."""
         node = unwrap(node)
-        if node is None or node.type not in ("identifier", "member_expression"):
+        kind = self.code.kinds[node.kind_id] if node is not None else ""
+        if node is None or kind not in ("identifier", "member_expression"):
             return False
-        text = self.code.raw(node.child_by_field_id(self.fields.property) if node.type == "member_expression" else node)
-        if node.type == "identifier" and text.decode() in self.tool_name_vars:
+        text = self.code.raw(node.child_by_field_id(self.fields.property) if kind == "member_expression" else node)
+        if kind == "identifier" and text.decode() in self.tool_name_vars:
             return True
         return text.lower().endswith(b"name")
 

@@ -27,14 +27,15 @@ class StmtLogic(ExprLogic):
     """Blocks, branches, loops, switches, try, exports and declarations of functions and classes."""
 
     def block(self, statements: Sequence[Node], scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        kinds = self.code.kinds
         if not scope.is_module:
             # Function declarations are hoisted: callable by name anywhere in the block.
             for stmt in statements:
-                if stmt.type in ("function_declaration", "generator_function_declaration"):
+                if kinds[stmt.kind_id] in ("function_declaration", "generator_function_declaration"):
                     name = self.code.text(stmt.child_by_field_id(self.fields.name))
                     scope.locals[name] = self.nested_qualname(scope, name)
         for index, stmt in enumerate(statements):
-            kind = stmt.type
+            kind = kinds[stmt.kind_id]
             if kind == "switch_statement" and index + 1 < len(statements):
                 rest = statements[index + 1 :]
                 if self.names_tool(stmt.child_by_field_id(self.fields.value)):
@@ -88,21 +89,23 @@ class StmtLogic(ExprLogic):
 
     def stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         """Walks one statement; returns the gates that hold after it."""
-        kind = stmt.type
+        kinds = self.code.kinds
+        kind = kinds[stmt.kind_id]
         handler = _STMT_HANDLERS.get(kind)
         if handler is not None:
             return handler(self, stmt, scope, active)
         if kind in LITERALS:
             return active
         for child in stmt.named_children:
-            if child.type.endswith("statement") or child.type in (
+            child_kind = kinds[child.kind_id]
+            if child_kind.endswith("statement") or child_kind in (
                 "statement_block",
                 "switch_body",
                 "switch_case",
                 "switch_default",
             ):
                 self.stmt(child, scope, active)
-            elif child.type in ("catch_clause", "finally_clause"):
+            elif child_kind in ("catch_clause", "finally_clause"):
                 continue
             else:
                 self.expr(child, scope, active)
@@ -136,8 +139,9 @@ class StmtLogic(ExprLogic):
     def after_call(self, value: Node | None, scope: Scope, before: int, active: frozenset[str]) -> frozenset[str]:
         """After ``await validatePath(p);`` or ``const safe = await validatePath(p)``: whatever gates
         hold when that function of the tree returns (resolved by the linker: ``after:<callee>``)."""
+        kinds = self.code.kinds
         node = unwrap(value)
-        if node is None or node.type != "call_expression" or len(scope.calls) <= before:
+        if node is None or kinds[node.kind_id] != "call_expression" or len(scope.calls) <= before:
             return active
         call = scope.calls[-1]
         if call.location is not self.loc(node):
@@ -292,10 +296,11 @@ class StmtLogic(ExprLogic):
     def breaks(self, body: Node, *, continues: bool = False) -> bool:
         """Whether a ``break`` (or, with ``continues``, a ``continue``) leaves this loop's body early (one
         not inside a nested loop, switch or function)."""
+        kinds = self.code.kinds
         pending = [body]
         while pending:
             node = pending.pop()
-            kind = node.type
+            kind = kinds[node.kind_id]
             if kind == "break_statement" or (continues and kind == "continue_statement"):
                 return True
             if node is not body and (kind in _LOOPS or kind == "switch_statement" or kind in FUNCTIONS):
@@ -456,8 +461,9 @@ class StmtLogic(ExprLogic):
         """``("get_weather", True, False)`` for ``if (call.name === "get_weather")`` (or a constant naming
         it); the first flag says whether the other side reads a tool's name, the second whether the
         comparison is ``!==``."""
+        kinds = self.code.kinds
         node = unwrap(condition)
-        if node is None or node.type != "binary_expression":
+        if node is None or kinds[node.kind_id] != "binary_expression":
             return None, False, False
         operator = self.code.operator_of(node)
         if operator not in ("===", "==", "!==", "!="):
@@ -466,8 +472,13 @@ class StmtLogic(ExprLogic):
         right, left = node.child_by_field_id(self.fields.right), node.child_by_field_id(self.fields.left)
         for side, other in ((right, left), (left, right)):
             inner = unwrap(side)
-            if inner is not None and inner.type in ("string", "template_string", "identifier", "member_expression"):
-                if inner.type != "string" and self.names_tool(inner):
+            if inner is not None and kinds[inner.kind_id] in (
+                "string",
+                "template_string",
+                "identifier",
+                "member_expression",
+            ):
+                if kinds[inner.kind_id] != "string" and self.names_tool(inner):
                     continue
                 value = self.constant(inner, scope)
                 if value is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, fields
 from functools import cache
 from typing import Literal
@@ -137,9 +138,38 @@ def field_ids(language: JsLanguage) -> Fields:
     return Fields(**{f.name: ids.field_id_for_name(f.name) or 0 for f in fields(Fields)})
 
 
+# A node kind id no grammar gives a named kind: tree-sitter's ERROR nodes.
+_ERROR_KIND = 0xFFFF
+
+
+@cache
+def kind_names(language: JsLanguage) -> dict[int, str]:
+    """Each node kind id of a grammar -> its type name, exactly ``node.type`` (the name of the node's
+    kind id), the same string object every time: ``kinds[node.kind_id]`` reads a node's type without
+    building a new string, whose hash a set or dict probe then computes again, at every look."""
+    ids = grammar(language)
+    names = {kind: sys.intern(ids.node_kind_for_id(kind) or "") for kind in range(ids.node_kind_count)}
+    names[_ERROR_KIND] = "ERROR"
+    return names
+
+
+def _kinds_named(names: frozenset[str]) -> frozenset[int]:
+    """The kind ids, in any of the grammars, whose type is one of ``names``."""
+    found: set[int] = set()
+    for language in ("javascript", "typescript", "tsx"):
+        found.update(kind for kind, name in kind_names(language).items() if name in names)
+    return frozenset(found)
+
+
+# The ids of the wrapper kinds in any grammar (grammars number kinds their own way, so an id here may be
+# another kind in another grammar): a node whose id is not among them is no wrapper, the common answer,
+# found without reading its type; one whose id is, is one when its type says so.
+_WRAPPER_KINDS = _kinds_named(WRAPPERS)
+
+
 def unwrap(node: Node | None) -> Node | None:
     """The expression inside any wrappers (``(await x as T)`` -> ``x``)."""
-    while node is not None and node.type in WRAPPERS:
+    while node is not None and node.kind_id in _WRAPPER_KINDS and node.type in WRAPPERS:
         children = node.named_children
         node = children[0] if children else None
     return node
@@ -148,9 +178,10 @@ def unwrap(node: Node | None) -> Node | None:
 class Code:
     """One file's source bytes and the node helpers that need its text."""
 
-    def __init__(self, src: bytes, fields: Fields) -> None:
+    def __init__(self, src: bytes, fields: Fields, kinds: dict[int, str]) -> None:
         self.src = src
         self.fields = fields
+        self.kinds = kinds  # ``kind_names`` of the file's grammar
         self._props: dict[int, dict[str, Node]] = {}
         self._bound: dict[int, frozenset[str]] = {}
 
@@ -170,24 +201,26 @@ class Code:
     def operator_of(self, node: Node) -> str:
         """The operator of a unary or binary expression (``"!"``, ``"&&"``, ``"==="``...)."""
         operator = node.child_by_field_id(self.fields.operator)
-        return operator.type if operator is not None else ""
+        return self.kinds[operator.kind_id] if operator is not None else ""
 
     def string_value(self, node: Node | None) -> str | None:
         """The value of a string literal, or the constant text of a template string (substitutions dropped)."""
+        kinds = self.kinds
         if node is None:
             return None
-        if node.type == "string":
+        if kinds[node.kind_id] == "string":
             return "".join(
-                self.text(c) for c in node.named_children if c.type in ("string_fragment", "escape_sequence")
+                self.text(c) for c in node.named_children if kinds[c.kind_id] in ("string_fragment", "escape_sequence")
             )
-        if node.type == "template_string":
-            return "".join(self.text(c) for c in node.named_children if c.type == "string_fragment")
+        if kinds[node.kind_id] == "template_string":
+            return "".join(self.text(c) for c in node.named_children if kinds[c.kind_id] == "string_fragment")
         return None
 
     def key_name(self, key: Node | None) -> str:
+        kinds = self.kinds
         if key is None:
             return ""
-        if key.type == "string":
+        if kinds[key.kind_id] == "string":
             return self.string_value(key) or ""
         return self.text(key)
 
@@ -200,9 +233,10 @@ class Code:
         return out
 
     def _collect_props(self, obj: Node) -> dict[str, Node]:
+        kinds = self.kinds
         out: dict[str, Node] = {}
         for child in obj.named_children:
-            kind = child.type
+            kind = kinds[child.kind_id]
             if kind == "pair":
                 name = self.key_name(child.child_by_field_id(self.fields.key))
                 value = child.child_by_field_id(self.fields.value)
@@ -220,7 +254,8 @@ class Code:
 
     def pattern_names(self, pattern: Node) -> list[str]:
         """The names bound by a binding pattern (identifier, object/array destructuring, defaults, rest)."""
-        kind = pattern.type
+        kinds = self.kinds
+        kind = kinds[pattern.kind_id]
         if kind in ("identifier", "shorthand_property_identifier_pattern"):
             return [self.text(pattern)]
         if kind == "assignment_pattern":
@@ -228,11 +263,11 @@ class Code:
             return self.pattern_names(left) if left is not None else []
         out: list[str] = []
         for child in pattern.named_children:
-            if child.type == "pair_pattern":
+            if kinds[child.kind_id] == "pair_pattern":
                 value = child.child_by_field_id(self.fields.value)
                 if value is not None:
                     out.extend(self.pattern_names(value))
-            elif child.type in (
+            elif kinds[child.kind_id] in (
                 "identifier",
                 "shorthand_property_identifier_pattern",
                 "object_pattern",
@@ -241,7 +276,7 @@ class Code:
                 "assignment_pattern",
                 "object_assignment_pattern",
             ):
-                target = child.child_by_field_id(self.fields.left) if "assignment" in child.type else child
+                target = child.child_by_field_id(self.fields.left) if "assignment" in kinds[child.kind_id] else child
                 out.extend(self.pattern_names(target) if target is not None else [])
         return out
 
@@ -309,9 +344,10 @@ class Code:
 
     def terminates(self, node: Node | None) -> bool:
         """True when control never falls out of ``node`` (return, throw, break, continue, process.exit)."""
+        kinds = self.kinds
         if node is None:
             return False
-        kind = node.type
+        kind = kinds[node.kind_id]
         if kind in TERMINATORS:
             return True
         if kind == "statement_block":
@@ -322,7 +358,7 @@ class Code:
             return self.terminates(node.child_by_field_id(self.fields.consequence)) and self.terminates(other)
         if kind == "expression_statement" and node.named_children:
             expr = unwrap(node.named_children[0])
-            if expr is not None and expr.type == "call_expression":
+            if expr is not None and kinds[expr.kind_id] == "call_expression":
                 return self.text(expr.child_by_field_id(self.fields.function)) in _EXITS
         return False
 
