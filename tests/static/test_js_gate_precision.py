@@ -111,3 +111,68 @@ def test_a_comparison_whose_other_side_refuses_stays_a_gate(tmp_path: Path) -> N
         denied = MODES.replace("{branch}", refusal).replace("{rest}", READ_FULL)
         bundle = scan_files(tmp_path / f"d{index}", {"server.ts": denied})
         assert _gates_of_reads(bundle) == {9: {("allowlist", 6)}}
+
+
+def test_two_ways_of_producing_output_chosen_by_if_else_is_not_a_gate(tmp_path: Path) -> None:
+    # ``if (format === "svg") { ... } else { ... }``: both branches read and answer, neither refuses.
+    source = MODES.replace("{branch}", READ_FAST).replace("  }\n  {rest}\n", "  } else {\n    {rest}\n  }\n")
+    source = source.replace("{rest}", READ_FULL)
+    assert _gates_of_reads(scan_files(tmp_path, {"server.ts": source})) == {7: set(), 9: set()}
+
+
+def test_an_if_else_whose_other_branch_refuses_stays_a_gate(tmp_path: Path) -> None:
+    source = MODES.replace("{branch}", READ_FAST).replace("  }\n  {rest}\n", "  } else {\n    {rest}\n  }\n")
+    source = source.replace("{rest}", 'throw new Error("only fast searches");')
+    assert _gates_of_reads(scan_files(tmp_path, {"server.ts": source})) == {7: {("allowlist", 6)}}
+
+
+# A membership test of the model-chosen path in front of a read: ``{check}`` is the test and its branch,
+# ``{after}`` what the handler does after the read.
+SEEN = (
+    'import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";\n'
+    'import { z } from "zod";\n'
+    'import { readFile } from "fs/promises";\n'
+    'const server = new McpServer({ name: "s", version: "1" });\n'
+    "const opened = new Set<string>();\n"
+    "const cache = new Map<string, string>();\n"
+    "const BLOCKED = new Set<string>();\n"
+    'server.tool("search", "Search", { path: z.string() }, async ({ path }) => {\n'
+    "  {check}\n"
+    '  const a = await readFile(path, "utf8");\n'
+    "  {after}\n"
+    '  return { content: [{ type: "text", text: a }] };\n'
+    "});\n"
+)
+
+
+def _gates_of_the_read(bundle: dict[str, Any]) -> set[tuple[str, int]]:
+    return _gates_of_reads(bundle)[10]
+
+
+def test_a_check_of_work_already_done_is_not_a_gate(tmp_path: Path) -> None:
+    for index, (check, after) in enumerate(
+        (
+            ("if (opened.has(path)) return { content: [] };", "opened.add(path);"),
+            ('if (cache.has(path)) return { content: [{ type: "text", text: cache.get(path) }] };', ""),
+            ("if (cache.has(path)) { return cache.get(path); }", "cache.set(path, a);"),
+        )
+    ):
+        source = SEEN.replace("{check}", check).replace("{after}", after)
+        assert _gates_of_the_read(scan_files(tmp_path / str(index), {"server.ts": source})) == set(), check
+
+
+def test_a_deny_list_and_an_allow_list_stay_gates(tmp_path: Path) -> None:
+    for index, (check, after) in enumerate(
+        (
+            ('if (BLOCKED.has(path)) return { error: "blocked" };', ""),
+            ('if (!ALLOWED.has(path)) throw new Error("not allowed");', ""),
+            # a branch that throws refuses, whatever the function records in the set later
+            ('if (opened.has(path)) throw new Error("already open");', "opened.add(path);"),
+            # a set filled with another value is not a record of this work
+            ('if (BLOCKED.has(path)) return { error: "blocked" };', "BLOCKED.add(a);"),
+        )
+    ):
+        source = SEEN.replace("{check}", check).replace("{after}", after)
+        source = source.replace("const BLOCKED", 'const ALLOWED = new Set<string>(["a"]);\nconst BLOCKED')
+        bundle = scan_files(tmp_path / str(index), {"server.ts": source})
+        assert _gates_of_reads(bundle)[11] == {("allowlist", 10)}, check

@@ -604,7 +604,7 @@ class StmtLogic(ExprLogic):
             # (A check that allow-lists the names it tests stops their taint: where they go is not followed.)
             self.note_checked(condition, cond.t | cond.f, scope)
         then_ends, else_ends = self.code.terminates(consequence), self.code.terminates(other)
-        choice = other is None and then_ends and self.mode_choice(stmt, condition, consequence)
+        choice = (other is not None or then_ends) and self.mode_choice(stmt, condition, consequence, other)
         before = len(scope.calls)
         actions_before = len(scope.actions)
         paused = len(scope.pause_log)
@@ -629,7 +629,8 @@ class StmtLogic(ExprLogic):
         after_then_taint = self.restart(scope, held)
         if other is not None:
             middle = (len(scope.calls), len(scope.actions))
-            after_else = self.branch(other, scope, active | cond.f, cond.f_clean, keep=then_ends and not else_ends)
+            chosen_f = frozenset() if choice else cond.f
+            after_else = self.branch(other, scope, active | chosen_f, cond.f_clean, keep=then_ends and not else_ends)
             if not then_ends and not else_ends and scope.checked and (cond.t | cond.f) & scope.checked.keys():
                 dropped = self.dispatched(cond.t | cond.f, scope, (before, actions_before), middle)
                 if dropped:
@@ -638,7 +639,11 @@ class StmtLogic(ExprLogic):
             after_else = (
                 active
                 | cond.f
-                | (self.denied(cond, scope) if then_ends and not choice and self.refuses(consequence) else frozenset())
+                | (
+                    self.denied(cond, scope)
+                    if then_ends and not choice and self.refuses(consequence) and not self.memo(condition, consequence)
+                    else frozenset()
+                )
             )
             if then_ends:
                 self.clean(scope, cond.f_clean)
@@ -661,11 +666,13 @@ class StmtLogic(ExprLogic):
                 return (after_then & after_else) | {f"{NEVER}{callee}|{g}" for g in cond.f - active}
         return after_then & after_else
 
-    def mode_choice(self, stmt: Node, condition: Node | None, consequence: Node | None) -> bool:
+    def mode_choice(self, stmt: Node, condition: Node | None, consequence: Node | None, other: Node | None) -> bool:
         """``if (method === "semantic") { await db.query(...); return {...} } await db.find(...)``: a value
         compared equal to one literal, whose branch awaits work of its own and ends without throwing, while the
-        code past the ``if`` goes on to await work too: both sides act, so the comparison picks between two ways
-        of acting and refuses neither (a choice, not an allowlist of one nor a deny list)."""
+        other way on (the ``else`` branch, ``if (format === "svg") { await res.text() ... } else { await
+        res.arrayBuffer() ... }``, or without one the code past the ``if``) awaits work too and, an ``else``,
+        ends without throwing: both sides act, so the comparison picks between two ways of acting (or of
+        producing output) and refuses neither (a choice, not an allowlist of one nor a deny list)."""
         test = unwrap(condition)
         if test is None or test.type != "binary_expression" or self.code.operator_of(test) not in ("===", "=="):
             return False
@@ -677,12 +684,72 @@ class StmtLogic(ExprLogic):
             last = last.named_children[-1] if last.named_children else None
         if last is None or last.type == "throw_statement" or not _awaits([consequence]):
             return False
+        if other is not None:
+            return not _throws(other) and _awaits([other])
         rest: list[Node] = []
         sibling = stmt.next_named_sibling
         while sibling is not None:
             rest.append(sibling)
             sibling = sibling.next_named_sibling
         return _awaits(rest)
+
+    def memo(self, condition: Node | None, consequence: Node | None) -> bool:
+        """``if (this.open.has(uri)) return; ...; this.open.add(uri)`` / ``if (cache.has(k)) return cache.get(k)``:
+        a membership test of a collection the function itself fills with the tested value, or whose true branch
+        answers from that collection, remembers work already done: its true branch returns what was done
+        before (nothing, or the cached result) and refuses nothing, so it is no deny list. A branch that
+        throws stays a refusal."""
+        test = unwrap(condition)
+        if test is None or test.type != "call_expression" or consequence is None or _throws(consequence):
+            return False
+        func = test.child_by_field_id(self.fields.function)
+        args = test.child_by_field_id(self.fields.arguments)
+        if func is None or func.type != "member_expression" or args is None or not args.named_children:
+            return False
+        if self.code.raw(func.child_by_field_id(self.fields.property)) not in (b"has", b"includes"):
+            return False
+        holder = self.code.text(func.child_by_field_id(self.fields.object))
+        key = self.code.text(args.named_children[0])
+        last = _last(consequence)
+        value = unwrap(last.named_children[0]) if last is not None and last.named_children else None
+        if value is not None and self.calls_on(value, holder, (b"get",)):
+            return True
+        function = test.parent
+        while function is not None and function.type not in FUNCTIONS and function.type != "method_definition":
+            function = function.parent
+        body = function.child_by_field_id(self.fields.body) if function is not None else None
+        return body is not None and self.calls_on(body, holder, (b"add", b"set", b"push"), key)
+
+    def calls_on(self, node: Node, holder: str, methods: tuple[bytes, ...], key: str | None = None) -> bool:
+        """Whether ``node`` calls one of ``methods`` on ``holder`` (with ``key`` first, when given), outside the
+        functions it defines (a bounded walk)."""
+        pending = [node]
+        for _ in range(4096):
+            if not pending:
+                return False
+            item = pending.pop()
+            if item.type in FUNCTIONS or item.type == "class_declaration":
+                continue
+            if item.type == "call_expression":
+                func = item.child_by_field_id(self.fields.function)
+                args = item.child_by_field_id(self.fields.arguments)
+                if (
+                    func is not None
+                    and func.type == "member_expression"
+                    and self.code.raw(func.child_by_field_id(self.fields.property)) in methods
+                    and self.code.text(func.child_by_field_id(self.fields.object)) == holder
+                    and (
+                        key is None
+                        or (
+                            args is not None
+                            and bool(args.named_children)
+                            and self.code.text(args.named_children[0]) == key
+                        )
+                    )
+                ):
+                    return True
+            pending.extend(item.named_children)
+        return False
 
     def note_checked(self, condition: Node | None, ids: frozenset[str], scope: Scope) -> None:
         """``if (!ALLOWED.includes(cmd)) throw``: the allow-list and path containment gates among ``ids`` test
@@ -830,6 +897,20 @@ _STMT_HANDLERS: dict[str, Callable[[StmtLogic, Node, Scope, frozenset[str]], fro
     "debugger_statement": lambda self, stmt, scope, active: active,
     **dict.fromkeys(_LOOPS, StmtLogic.loop_stmt),
 }
+
+
+def _last(branch: Node | None) -> Node | None:
+    """The last statement a branch runs (inside nested blocks)."""
+    last = branch
+    while last is not None and last.type == "statement_block":
+        last = last.named_children[-1] if last.named_children else None
+    return last
+
+
+def _throws(branch: Node | None) -> bool:
+    """Whether a branch ends by throwing."""
+    last = _last(branch)
+    return last is not None and last.type == "throw_statement"
 
 
 def _awaits(nodes: Sequence[Node | None]) -> bool:
