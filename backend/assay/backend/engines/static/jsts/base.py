@@ -133,6 +133,9 @@ class AnalyzerBase:
         # Module names bound to a client built for a model host (``createOpenAI({ baseURL: OLLAMA })``): its provider.
         self.module_hosts: dict[str, str] = {}
         self.field_types: dict[str, str] = {}
+        # The fields whose type their declaration gives, or a ``new`` stored in them (not a call's result,
+        # whose type may be unknown): a method returning one gives its call that type.
+        self.instance_fields: set[str] = set()
         self.functions: list[FunctionFacts] = []
         self.models: list[ModelSite] = []
         self.tools: list[ToolDef] = []
@@ -407,9 +410,22 @@ class AnalyzerBase:
         return None
 
     def returned_type(self, node: Node | None, scope: Scope) -> None:
-        """Records the resolved type of a returned value (a typed name, a call, ``new``) in ``scope``."""
+        """Records the resolved type of a returned value (a typed name, a call, ``new``, a field of the
+        instance whose type its declaration or constructor gives: ``getOperator() { return this.operator }``)
+        in ``scope``."""
         inner = unwrap(node)
-        if inner is None or inner.type not in ("identifier", "call_expression", "new_expression"):
+        if inner is None:
+            return
+        if inner.type == "member_expression":
+            holder = inner.child_by_field_id(self.fields.object)
+            if holder is None or holder.type != "this" or scope.cls is None:
+                return
+            prop = self.code.text(inner.child_by_field_id(self.fields.property)).lstrip("#")
+            key = f"{scope.cls}.{prop}"
+            if key in self.instance_fields:
+                scope.return_types.add(self.field_types[key])
+            return
+        if inner.type not in ("identifier", "call_expression", "new_expression"):
             return
         name, known = self.dotted(inner, scope)
         if name and known:

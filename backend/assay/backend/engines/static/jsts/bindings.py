@@ -271,6 +271,8 @@ class BindingLogic(CallLogic):
                 prop = self.code.text(left.child_by_field_id(self.fields.property))
                 if type_name and left.child_by_field_id(self.fields.object) == base:
                     self.field_types.setdefault(f"{scope.cls}.{prop}", type_name)
+                    if inner.type == "new_expression" and self.field_types[f"{scope.cls}.{prop}"] == type_name:
+                        self.instance_fields.add(f"{scope.cls}.{prop}")
         elif left is not None:
             for name in self.code.pattern_names(left):
                 scope.taint[name] = taint
@@ -335,6 +337,7 @@ class BindingLogic(CallLogic):
                     declared = self.type_name(member.child_by_field_id(self.fields.type))
                     if declared:
                         self.field_types[f"{cls}.{prop}"] = declared
+                        self.instance_fields.add(f"{cls}.{prop}")
                     continue
                 if value.type in FUNCTIONS:
                     if value.id not in self.claimed:
@@ -343,6 +346,8 @@ class BindingLogic(CallLogic):
                     type_name, _ = self.dotted(value, scope)
                     if type_name:
                         self.field_types[f"{cls}.{prop}"] = type_name
+                        if value.type == "new_expression":
+                            self.instance_fields.add(f"{cls}.{prop}")
             elif member.type == "method_definition":
                 method = self.code.text(member.child_by_field_id(self.fields.name)).lstrip("#")
                 if method == "constructor":
@@ -362,6 +367,7 @@ class BindingLogic(CallLogic):
                 type_name = self.type_name(param.child_by_field_id(self.fields.type))
                 if pattern is not None and type_name:
                     self.field_types[f"{cls}.{self.code.text(pattern)}"] = type_name
+                    self.instance_fields.add(f"{cls}.{self.code.text(pattern)}")
         body = ctor.child_by_field_id(self.fields.body)
         for stmt in body.named_children if body is not None else []:
             expr = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
@@ -376,9 +382,10 @@ class BindingLogic(CallLogic):
             ):
                 type_name, _ = self.dotted(right, None)
                 if type_name and not type_name.startswith("this."):  # (a declared field type stays)
-                    self.field_types.setdefault(
-                        f"{cls}.{self.code.text(left.child_by_field_id(self.fields.property))}", type_name
-                    )
+                    key = f"{cls}.{self.code.text(left.child_by_field_id(self.fields.property))}"
+                    self.field_types.setdefault(key, type_name)
+                    if right.type == "new_expression" and self.field_types[key] == type_name:
+                        self.instance_fields.add(key)
 
     def overrides(self, cls: str, body: Node, heritage: Node, base: str | None) -> None:
         """A call typed by an interface or a base class (``adapter: DbAdapter``, ``adapter.all(q)``) runs

@@ -11,7 +11,8 @@
 What makes such a class a tool is its role, never its spelling: it names itself (a ``name`` field, a
 ``name`` getter or a ``getName()`` method returning a string, ``this.name = "..."`` or ``super({ name })`` in
 its constructor), its instances are gathered (constructed as an element of a list, an argument of a call, a
-value of an object, or the receiver of a call: ``new CreateUiTool().register(server)``), and what it is
+value of an object, or the receiver of a call: ``new CreateUiTool().register(server)``; or bound to a name a later
+statement of its block gathers: ``const t = new SetTool(); tools.push(t)``), and what it is
 gathered for is served to a model: a lookup by the tool's name dispatched through a method inside a CallTool
 request handler, or the class (or a base of it) lists ``this.name`` in a tool definition (``toParam()``
 returning ``{ type: "function", function: { name: this.name, ... } }``) or registers it
@@ -142,11 +143,17 @@ class ClassTools:
         return None
 
     def note_new(self, node: Node, name: str) -> None:
-        """``new SetTool()`` as an element, an argument, a value, or the receiver of a call: gathered."""
+        """``new SetTool()`` as an element, an argument, a value, or the receiver of a call: gathered; so is
+        one bound to a name that a later statement of the same block gathers (``const t = new SetTool();
+        tools.push(t)``)."""
         parent = node.parent
         while parent is not None and parent.type in ("parenthesized_expression", "await_expression"):
             parent = parent.parent
         if parent is None:
+            return
+        if parent.type == "variable_declarator":
+            if node.type == "new_expression" and self.bound_gathered(parent):
+                self.gathered.add(name)
             return
         if parent.type in _GATHERING or (
             parent.type == "member_expression"
@@ -155,6 +162,34 @@ class ClassTools:
             and parent.parent.child_by_field_id(self.a.fields.function) == parent
         ):
             self.gathered.add(name)
+
+    def bound_gathered(self, declarator: Node) -> bool:
+        """Whether the name ``declarator`` binds is, in a later statement of its block, an element, an
+        argument or a value (``tools.push(t)``, ``[t, other]``, ``{ shell: t }``). The block's text is
+        searched for the name once; only where it occurs is the tree looked at."""
+        target = declarator.child_by_field_id(self.a.fields.name)
+        statement = declarator.parent
+        block = statement.parent if statement is not None else None
+        if target is None or target.type != "identifier" or block is None:
+            return False
+        code = self.a.code
+        word = code.raw(target)
+        src = code.src
+        at = src.find(word, statement.end_byte, block.end_byte)  # type: ignore[union-attr]
+        while at != -1:
+            found = block.descendant_for_byte_range(at, at + len(word))
+            if (
+                found is not None
+                and found.type == "identifier"
+                and found.start_byte == at
+                and found.end_byte == at + len(word)
+                and found.parent is not None
+                and found.parent.type in _GATHERING
+                and (found.parent.type != "pair" or found.parent.child_by_field_id(self.a.fields.value) == found)
+            ):
+                return True
+            at = src.find(word, at + len(word), block.end_byte)
+        return False
 
     def note_dispatch(self, func: Node, scope: Scope, serving: bool) -> None:
         """``tool.execute(args)`` with ``tool`` found by a tool's name (``const tool = tools.get(name)``),
