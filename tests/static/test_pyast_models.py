@@ -44,5 +44,6 @@ def test_every_fact_of_the_examples_and_fixtures_is_as_validated() -> None:
         "GateSite",
         "FunctionFacts",
         "ModelSite",
+        "TaintOrigin",
         "ToolDef",
     } <= kinds

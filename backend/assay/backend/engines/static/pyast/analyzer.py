@@ -85,7 +85,8 @@ class FileAnalyzer(StatementLogic):
             declared -= preset
             if not declared:
                 continue
-            for node in ast.walk(fn):
+            # Assignments are statements: reading the statements alone finds them all, in ``ast.walk`` order.
+            for node in statements_breadth_first(fn):
                 if isinstance(node, ast.Assign) and len(node.targets) == 1:
                     target, value = node.targets[0], node.value
                     if isinstance(target, ast.Name) and target.id in declared and not _unset(value):
@@ -156,7 +157,7 @@ class FileAnalyzer(StatementLogic):
         # A function listed by several agents keeps the hook gates all of them run (``link._tools``).
         # ``llm.bind_tools(tools)`` only gives the model the schemas: the agent running them says which gates
         # hold, and its listing is the one kept.
-        binds_only = {r.id for r, _, _ in self.rules.tool_lists if r.match.get("binds_only")}
+        binds_only = self.rules.binds_only
         listed = sorted(self._listed_tools, key=lambda t: t.ruleId in binds_only)
         listings: dict[str | None, list[frozenset[str]]] = {}
         bound: dict[str | None, frozenset[str]] = {}
@@ -222,9 +223,11 @@ class FileAnalyzer(StatementLogic):
         reading the statements alone finds them all, in ``ast.walk`` order (the last one of a variable wins)."""
         servers: dict[str, tuple[str, list[str], str | None]] = {}
         for node in statements_breadth_first(self.tree):
-            if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.value, ast.Call):
+            if type(node) is not ast.Assign or len(node.targets) != 1:
                 continue
             target, call = node.targets[0], node.value
+            if type(call) is not ast.Call or not call.keywords:
+                continue
             listed = kwarg(call, "tools")
             if not isinstance(target, ast.Name) or not isinstance(listed, ast.List | ast.Tuple):
                 continue

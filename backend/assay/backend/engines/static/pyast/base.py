@@ -26,7 +26,7 @@ from assay.backend.engines.static.pyast.rules import compile_rules
 from assay.backend.engines.static.pyast.scope import NO_CALLEE, Branch, Scope, definitions
 from assay.backend.engines.static.pyast.syntax import (
     breadth_first,
-    child_nodes,
+    own_statements,
     statements_breadth_first,
     walk,
 )
@@ -418,18 +418,15 @@ class AnalyzerBase:
         package class, when every value it returns but ``None`` is one."""
         built: dict[str, set[str | None]] = {}
         returned: list[ast.expr] = []
-        stack: list[ast.AST] = list(fn.body)
-        while stack:
-            node = stack.pop()
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-                continue
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        built.setdefault(target.id, set()).add(self._package_built(node.value))
-            elif isinstance(node, ast.Return) and node.value is not None:
-                returned.append(node.value)
-            stack.extend(child_nodes(node))
+        # Assignments and returns are statements: reading the statements alone finds them all.
+        for node in own_statements(fn.body):
+            kind = type(node)
+            if kind is ast.Assign:
+                for target in node.targets:  # type: ignore[attr-defined]
+                    if type(target) is ast.Name:
+                        built.setdefault(target.id, set()).add(self._package_built(node.value))  # type: ignore[attr-defined]
+            elif kind is ast.Return and node.value is not None:  # type: ignore[attr-defined]
+                returned.append(node.value)  # type: ignore[attr-defined]
         types: set[str | None] = set()
         for value in returned:
             if isinstance(value, ast.Constant) and value.value is None:

@@ -7,6 +7,7 @@ probe instead of a lookup in each table.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,6 +167,11 @@ class CompiledRules:
     schema_only_calls: Patterns = field(default_factory=lambda: Patterns(()))
     profiles: dict[str, CallProfile] = field(default_factory=dict)
     decorators: dict[str, tuple[Rule | None, tuple[Rule, ...]]] = field(default_factory=dict)
+
+    @functools.cached_property
+    def binds_only(self) -> frozenset[str]:
+        """The ids of the tool-list rules whose call only gives the model the schemas (``llm.bind_tools(tools)``)."""
+        return frozenset(r.id for r, _, _ in self.tool_lists if r.match.get("binds_only"))
 
     def vendor_split(self, model: str) -> tuple[str, str] | None:
         """``"openai:gpt-4o"`` -> ``("openai", "gpt-4o")``, ``"ollama/gemma2:27b"`` -> ``("ollama", "gemma2:27b")``:

@@ -13,6 +13,7 @@ from assay.backend.engines.static.facts import (
     GateSite,
     TaintOrigin,
 )
+from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.syntax import child_nodes
 from assay.backend.scans.bundle import Location
 
@@ -141,6 +142,13 @@ def param_taint(name: str, index: int) -> frozenset[TaintOrigin]:
 def call_return(callee: str) -> frozenset[TaintOrigin]:
     """The taint of a value returned by ``callee`` (shared: callees repeat across a tree)."""
     return frozenset({TaintOrigin(kind="call_return", callee=callee)})
+
+
+def model_output(location: Location) -> frozenset[TaintOrigin]:
+    """The taint of what the model call at ``location`` answers (made without validation: every field given)."""
+    return frozenset(
+        {trusted(TaintOrigin, kind="model_output", location=location, param=None, index=None, callee=None)}
+    )
 
 
 def origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:

@@ -27,7 +27,14 @@ from assay.backend.engines.static.pyast.model_values import ModelValueLogic, par
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import PY_BUILTINS
 from assay.backend.engines.static.pyast.rules import CallProfile, display_name
-from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_TAINT, Scope, local_constant, origin_key
+from assay.backend.engines.static.pyast.scope import (
+    MODULE_PARAMS,
+    NO_TAINT,
+    Scope,
+    local_constant,
+    model_output,
+    origin_key,
+)
 from assay.backend.engines.static.pyast.syntax import child_nodes, walk
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
@@ -55,7 +62,7 @@ class SiteLogic(GateLogic, ModelValueLogic):
             model_rule, provider = http
             location = self.loc(node)
             self._model(model_rule, provider, name, "http", location, self.http_model_id(node))
-            return frozenset({TaintOrigin(kind="model_output", location=location)})
+            return model_output(location)
         match = model_rule.match
         if match.get("provider_from_package") and name.startswith(self.module_prefix):
             return None  # an API's shape on an object of this file's own classes (a fake, a wrapper) is no model
@@ -96,7 +103,7 @@ class SiteLogic(GateLogic, ModelValueLogic):
             self._factory_params(node, match, name, vendor is None, scope)
         if match.get("constructors"):
             return NO_TAINT  # the client or agent is not model output; what its calls return is
-        return frozenset({TaintOrigin(kind="model_output", location=location)})
+        return model_output(location)
 
     def _model_named(self, rule: Rule, name: str, model: str | None, vendor: str | None) -> tuple[str, str | None]:
         """The provider and model id a model call names: ``Agent("openai:gpt-4o")`` and
@@ -258,7 +265,7 @@ class SiteLogic(GateLogic, ModelValueLogic):
         if type(node) is ast.Call and rule.match.get("model_written"):
             # ``CodeAgent(tools=..., model=...)`` runs the code its model writes: that code is model
             # output reaching the sink here, run by the agent's executor (a sandbox or this process).
-            tainted = tainted | {TaintOrigin(kind="model_output", location=location)}
+            tainted = tainted | model_output(location)
             executor = self._executor_sandbox(node, scope)
             if executor is not None:
                 gates = sorted({*gates, executor})

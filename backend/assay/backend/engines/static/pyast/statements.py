@@ -34,6 +34,7 @@ from assay.backend.engines.static.pyast.scope import (
 from assay.backend.engines.static.pyast.syntax import (
     child_nodes,
     node_fields,
+    own_statements,
     statements_breadth_first,
     walk,
 )
@@ -814,16 +815,7 @@ def _answers(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[bool | str | Non
 
 def _own_returns(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Return]:
     """The ``return`` statements of ``fn`` itself, not of the functions and classes defined in it."""
-    found: list[ast.Return] = []
-    stack: list[ast.AST] = list(fn.body)
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is ast.Return:
-            found.append(node)  # type: ignore[arg-type]
-        elif kind not in DEFINITION_KINDS and not isinstance(node, ast.expr):
-            stack.extend(ast.iter_child_nodes(node))
-    return found
+    return [node for node in own_statements(fn.body) if type(node) is ast.Return]
 
 
 _TEST = "test"

@@ -18,6 +18,8 @@ _SKIPPED_FIELDS = frozenset(
 )  # fmt: skip
 # Fields that hold statements (or the handlers and match cases that hold statements).
 _BLOCK_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+# Statements that define a function or class: their bodies are theirs, not the enclosing function's.
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 # Nodes with no children worth visiting.
 _LEAVES = (ast.Name, ast.Constant)
 
@@ -114,6 +116,24 @@ def statements_breadth_first(root: ast.AST) -> Iterable[ast.AST]:
             if type(value) is list:
                 queue.extend(value)
     return queue
+
+
+def own_statements(body: list[ast.stmt]) -> list[ast.AST]:
+    """The statements of a function's ``body``, those of its nested blocks included (with the except handlers and
+    match cases between them), in the order a stack over ``ast.iter_child_nodes`` pops them (depth first, last
+    first): statements only ever sit in block fields, so skipping expressions changes nothing but the cost.
+    Functions and classes defined in it are listed, not entered."""
+    found: list[ast.AST] = []
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        kind = type(node)
+        if kind in _DEFINITIONS:
+            continue
+        for field in _statement_fields(kind):
+            stack.extend(getattr(node, field))
+    return found
 
 
 def imports_breadth_first(root: ast.AST) -> list[ast.Import | ast.ImportFrom]:

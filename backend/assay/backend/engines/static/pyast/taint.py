@@ -20,7 +20,15 @@ from assay.backend.engines.static.pyast.graph_state import state_get, state_read
 from assay.backend.engines.static.pyast.literals import bound_names, kwarg, opens_for_writing
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import PY_BUILTINS
-from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, NO_CALLEE, NO_TAINT, Scope, call_return, origin_key
+from assay.backend.engines.static.pyast.scope import (
+    MODULE_PARAMS,
+    NO_CALLEE,
+    NO_TAINT,
+    Scope,
+    call_return,
+    model_output,
+    origin_key,
+)
 from assay.backend.engines.static.pyast.syntax import (
     node_fields,
     walk,
@@ -226,7 +234,7 @@ class ExpressionLogic(DispatchLogic):
             # ``llm.invoke(q)`` in a function, ``llm = ChatOpenAI(...)`` (or ``llm.with_structured_output(...)``)
             # bound at the module's top level: what a chat model answers is model output, as it is where the
             # model is built in the function itself.
-            receiver_taint = receiver_taint | {TaintOrigin(kind="model_output", location=self.loc(node))}
+            receiver_taint = receiver_taint | model_output(self.loc(node))
         if func_kind is ast.Attribute and func.attr in self.rules.message_registers:  # type: ignore[attr-defined]
             self._message_registration(node, func.attr, scope)  # type: ignore[attr-defined]
         if not name:
@@ -243,7 +251,7 @@ class ExpressionLogic(DispatchLogic):
         if profile.model_answer and resolved:
             # ``query_engine.query(prompt)`` on an ``NLSQLTableQueryEngine``: the answer (the SQL in its
             # metadata, the code in it) is what the engine's model wrote.
-            receiver_taint = receiver_taint | {TaintOrigin(kind="model_output", location=self.loc(node))}
+            receiver_taint = receiver_taint | model_output(self.loc(node))
         if resolved and (node.args or node.keywords):
             # Not only ``is_user_callee``: a package of the tree may share a library's name (``agents``).
             self._given_lists(node, name, scope)
@@ -279,7 +287,7 @@ class ExpressionLogic(DispatchLogic):
         ):
             # A chat model or LLM client of a package no rule names: what it answers is model output, as for
             # the clients the rules name (``ChatOpenAI(...)``).
-            receiver_taint = receiver_taint | {TaintOrigin(kind="model_output", location=self.loc(node))}
+            receiver_taint = receiver_taint | model_output(self.loc(node))
         if node.keywords and scope.params is MODULE_PARAMS and any(c is node for c in self._module_agents.values()):
             self._agent_named(node, scope)
         if node.keywords and not profile.actions and not profile.model:
