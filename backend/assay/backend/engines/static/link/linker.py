@@ -124,12 +124,14 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         [k for f in ordered if f.language != "python" for k in f.bindings],
         {k: v for f in ordered for k, v in f.classBases.items()},
     )
+    param_calls = False  # whether any call is on what a function's callers pass (``param:0.getContainer``)
     for fn in functions.values():
         for call in fn.calls:
             if call.callee not in fn.targets:
                 if call.callee.startswith(PARAM):
                     # ``param:0.getContainer``: a call on what the callers pass, read by ``through_returns``.
                     fn.targets[call.callee] = None
+                    param_calls = True
                     continue
                 target = resolver.resolve(call.callee, fn.facts.qualname)
                 if target is None and "#" in call.callee:
@@ -151,6 +153,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         _module_values(ordered, resolver),
         resolver.reexports,
         _py_module_values(ordered),
+        param_calls,
     )
     found_aliases = {
         short_id("fr", "unresolved_call", fn.path, fn.facts.qualname, callee)
@@ -168,9 +171,10 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                 for each in fn.also.get(call.callee, ()):
                     fn.edges.append((each, call))
             fn.by_callee.setdefault(call.callee, []).append(call)
-        for origin in (*fn.returns, *(o for a in fn.actions for o in a.taint)):
-            if origin.kind == "call_return" and origin.callee and origin.callee not in fn.targets:
-                fn.targets[origin.callee] = resolver.resolve(origin.callee, fn.facts.qualname)
+        for origins in (fn.returns, *(a.taint for a in fn.actions)):
+            for origin in origins:
+                if origin.kind == "call_return" and origin.callee and origin.callee not in fn.targets:
+                    fn.targets[origin.callee] = resolver.resolve(origin.callee, fn.facts.qualname)
 
     modules = {f.path: f.module for f in ordered}
     offered = join_messages(
@@ -686,7 +690,7 @@ def _action(
         target=site.target,
         location=site.location,
         function=fid,
-        reachedFrom=sorted(paths, key=lambda p: (p.toolId, [_loc_key(c) for c in p.calls])),
+        reachedFrom=sorted(paths, key=lambda p: (p.toolId, [(c.path, c.line, c.column) for c in p.calls])),
         gateIds=sorted(_common(paths) | own) if paths else sorted(own),
     )
 

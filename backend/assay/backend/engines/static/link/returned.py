@@ -60,6 +60,7 @@ def through_returns(
     value_of: Callable[[str], str | None] = lambda _name: None,
     reexports: dict[str, list[str]] | None = None,
     py_value_of: Callable[[str], str | None] = lambda _name: None,
+    param_calls: bool = True,
 ) -> None:
     """Resolves each JS/TS call left unresolved whose callee is a member of a function's result, of
     another module's top-level value whose type is known (``value_of``; an interface's member as well:
@@ -68,13 +69,12 @@ def through_returns(
     (``fn.targets``); a library call the rules name becomes an action (and its sandbox gate) of the calling
     function, and an awaited call of a package's client no rule names the general rule's network egress. A
     Python call through a library module another module of the tree imports (``reexports``) is that
-    library's call."""
+    library's call. ``param_calls``: whether any function calls a member of an untyped parameter (``param:``
+    callees), which the linker learns as it resolves the calls; the members' types are read only then."""
     returns = {fid: fn.facts.returnType for fid, fn in functions.items() if fn.facts.returnType}
     candidates = {fid: fn.facts.returnCandidates for fid, fn in functions.items() if fn.facts.returnCandidates}
     js = compile_rules(rules)
-    passed = (
-        _passed_types(functions) if any(c.callee.startswith(PARAM) for f in functions.values() for c in f.calls) else {}
-    )
+    passed = _passed_types(functions) if param_calls else {}
     _field_objects(functions, resolve)
     param_types = _python_passed(functions)
 

@@ -68,6 +68,8 @@ class Taint:
         self._passed: dict[tuple[str, int], tuple[int, int, Sources]] = {}
         # ``_returned_args`` by (function, callee), once the summaries (``through``) are settled.
         self._returned: dict[tuple[str, str], list[tuple[CallFact, ArgTaint]]] | None = None
+        # Model outputs as sources, by their whole location: made once, read by every ``_read`` that meets them.
+        self._model_outputs: dict[tuple[str, int, int, int | None], Source] = {}
         for tool in tools:
             fid = tool_fn.get(tool.id)
             if fid is None:
@@ -176,7 +178,7 @@ class Taint:
         fn = self.functions[fid]
         for origin in origins:
             if origin.kind == "model_output" and origin.location is not None:
-                source = Source.at("model_output", origin.location)
+                source = self._model_output(origin.location)
                 out.setdefault(source.key, source)
             elif origin.kind == "param" and origin.param is not None:
                 for key, source in env.get(origin.param, {}).items():
@@ -189,7 +191,7 @@ class Taint:
                 seen.add(origin.callee)
                 model_call = fn.model_calls.get(origin.callee)
                 if model_call is not None:
-                    source = Source.at("model_output", model_call)
+                    source = self._model_output(model_call)
                     out.setdefault(source.key, source)
                 calls = fn.by_callee.get(origin.callee, ())
                 at = calls[0].location if calls else None
@@ -202,6 +204,14 @@ class Taint:
                     self._read_into(fid, arg.origins, env, inner, seen)
                     for key, source in inner.items():
                         out.setdefault(key, source.through(call.location) if target is not None else source)
+
+    def _model_output(self, location: Location) -> Source:
+        """``Source.at("model_output", location)``, made once per location (sources are immutable)."""
+        whole = (location.path, location.line, location.column, location.endLine)
+        found = self._model_outputs.get(whole)
+        if found is None:
+            found = self._model_outputs[whole] = Source.at("model_output", location)
+        return found
 
     # ----- parameters ---------------------------------------------------------------------------------
 
