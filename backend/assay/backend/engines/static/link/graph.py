@@ -203,13 +203,7 @@ class Resolver:
         """``pkg.tools.DeleteTool._client.put_object`` where ``DeleteTool`` extends ``pkg.base.Base``: the same
         member of each base, in order (the longest prefix of the name that is a class with bases); a class with no
         constructor of its own is built by its bases' (``DeleteTool()`` runs ``Base.__init__``)."""
-        head = callee
-        while "." in head:
-            bases = self.bases.get(head)
-            if bases:
-                return [base + callee[len(head) :] for base in bases]
-            head = head.rsplit(".", 1)[0]
-        return []
+        return _carried_over(self.bases, callee, _first_segment(callee))
 
     def py_reexported(self, name: str) -> list[str]:
         """What the Python name ``name`` stands for through the packages that re-export it (none when no
@@ -219,26 +213,13 @@ class Resolver:
     def _py_reexported(self, callee: str) -> list[str]:
         """What ``pkg.root_agent.run`` names where ``pkg/__init__.py`` imports ``root_agent`` from
         ``pkg.agent`` (Python: the longest re-exported prefix of the dotted name)."""
-        head = callee
-        while "." in head:
-            targets = self.reexports.get(head)
-            if targets:
-                return [t + callee[len(head) :] for t in targets]
-            head = head.rsplit(".", 1)[0]
-        return []
+        return _carried_over(self.reexports, callee, _first_segment(callee))
 
     def _reexported(self, callee: str) -> list[str]:
         """What ``types#Manager.cleanup`` names where ``types`` re-exports ``Manager`` from another module."""
         module, _, rest = callee.partition("#")
-        head = rest
-        while True:
-            targets = self.reexports.get(f"{module}#{head}")
-            if targets:
-                return [t + rest[len(head) :] for t in targets]
-            if "." not in head:
-                break
-            head = head.rsplit(".", 1)[0]
-        return [f"{t}{rest}" for t in self.reexports.get(f"{module}#*", ())]
+        found = _carried_over(self.reexports, callee, len(module))
+        return found or [f"{t}{rest}" for t in self.reexports.get(f"{module}#*", ())]
 
     def aliased(self, module: str) -> str | None:
         """The module of the tree a path alias names (``~/utils/x`` -> ``src/utils/x``, as tsconfig
@@ -282,3 +263,27 @@ class Resolver:
             scored.setdefault(shared, []).append(fid)
         best = scored[max(scored)]
         return best[0] if len(best) == 1 else None
+
+
+def _carried_over(table: dict[str, list[str]], name: str, kept: int) -> list[str]:
+    """What ``table`` holds for the longest prefix of the dotted ``name`` it has an entry for, among ``name`` and its
+    prefixes cut at a dot that are longer than ``kept`` characters, with the rest of ``name`` carried over to each
+    (``pkg.root_agent`` -> ``pkg.agent`` makes ``pkg.root_agent.run`` ``pkg.agent.run``); none when it holds no
+    such prefix. ``kept``: a Python name's first segment (``_first_segment``), a JS/TS name's module."""
+    head = name
+    while len(head) > kept:
+        targets = table.get(head)
+        if targets:
+            return [t + name[len(head) :] for t in targets]
+        cut = head.rfind(".")
+        if cut < 0:
+            break
+        head = head[:cut]
+    return []
+
+
+def _first_segment(name: str) -> int:
+    """The length of a dotted name's first segment, the whole name when it has one only: a Python name is looked up
+    by its prefixes that keep at least one dot (``pkg.mod``, never ``pkg`` alone)."""
+    cut = name.find(".")
+    return cut if cut >= 0 else len(name)
