@@ -564,19 +564,22 @@ class AnalyzerBase:
 
     def note_fixed(self, name: str, value: Node | None, scope: Scope) -> None:
         """Keeps ``scope.fixed`` and ``scope.text_maps`` for a name just bound to ``value``."""
+        kinds = self.code.kinds
         inner = unwrap(value)
         scope.fixed.discard(name)
         scope.text_maps.discard(name)
         if inner is None:
             return
-        if inner.type == "object":
-            values = [c.child_by_field_id(self.fields.value) for c in inner.named_children if c.type != "comment"]
-            if values and all(v is not None and v.type == "string" for v in values):
+        if kinds[inner.kind_id] == "object":
+            values = [
+                c.child_by_field_id(self.fields.value) for c in inner.named_children if kinds[c.kind_id] != "comment"
+            ]
+            if values and all(v is not None and kinds[v.kind_id] == "string" for v in values):
                 scope.text_maps.add(name)
-        elif inner.type == "array":
-            if all(self.fixed_piece(e, scope) for e in inner.named_children if e.type != "comment"):
+        elif kinds[inner.kind_id] == "array":
+            if all(self.fixed_piece(e, scope) for e in inner.named_children if kinds[e.kind_id] != "comment"):
                 scope.fixed.add(name)
-        elif inner.type == "subscript_expression" and self.fixed_piece(inner, scope):
+        elif kinds[inner.kind_id] == "subscript_expression" and self.fixed_piece(inner, scope):
             scope.fixed.add(name)
 
     def note_push(self, func: Node | None, args: list[Node], scope: Scope) -> None:

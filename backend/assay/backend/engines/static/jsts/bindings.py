@@ -161,7 +161,8 @@ class BindingLogic(CallLogic):
     def bind_check(self, name: str, inner: Node | None, scope: Scope) -> None:
         """``const ok = ALLOWED.has(cmd)`` / ``permitted = await askPermission(msg)``: the name holds what
         the check proves (its sites held until a path depends on it); any other value replaces that."""
-        cond = self.held_cond(inner, scope) if inner is not None and inner.type in _CONDITIONS else None
+        kinds = self.code.kinds
+        cond = self.held_cond(inner, scope) if inner is not None and kinds[inner.kind_id] in _CONDITIONS else None
         if cond:
             scope.gate_vars[name] = cond
         else:

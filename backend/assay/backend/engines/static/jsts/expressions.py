@@ -144,6 +144,7 @@ class ExprLogic(BindingLogic):
         )
 
     def binary(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
+        kinds = self.code.kinds
         operator = self.code.operator_of(node)
         left, right = node.child_by_field_id(self.fields.left), node.child_by_field_id(self.fields.right)
         if operator not in ("&&", "||"):
@@ -151,7 +152,7 @@ class ExprLogic(BindingLogic):
             rights: list[Node | None] = [right]
             while (
                 left is not None
-                and left.type == "binary_expression"
+                and kinds[left.kind_id] == "binary_expression"
                 and self.code.operator_of(left) not in ("&&", "||")
             ):
                 rights.append(left.child_by_field_id(self.fields.right))
@@ -242,6 +243,7 @@ class ExprLogic(BindingLogic):
         """An object literal: tool definitions in it, and functions in it (named ``owner.key`` when the
         object is bound at the top level, so ``handlers.run(x)`` calls ``<module>#handlers.run``). With
         ``keys``, what each plain key's value carries is kept there (a graph node's state update)."""
+        kinds = self.code.kinds
         recognizer = self.tool_recognizer
         before = len(self.tools)
         recognizer.literal_tool(node, scope)
@@ -250,11 +252,11 @@ class ExprLogic(BindingLogic):
         if owner is not None and len(self.tools) == before:
             recognizer.definition_object(node, owner, sep)
         parent = node.parent
-        toolset = parent is not None and parent.type == "pair" and recognizer.in_tool_set(node, scope)
+        toolset = parent is not None and kinds[parent.kind_id] == "pair" and recognizer.in_tool_set(node, scope)
         paired = recognizer.paired_definition(node, scope) if owner is None and not toolset else None
         fields, rules, code = self.fields, self.rules, self.code
         for child in node.named_children:
-            kind = child.type
+            kind = kinds[child.kind_id]
             if kind == "pair":
                 key = child.child_by_field_id(fields.key)
                 value = child.child_by_field_id(fields.value)
@@ -263,7 +265,7 @@ class ExprLogic(BindingLogic):
                     continue  # a record pairing a definition with its function: no placement under its key
                 if inner is None:
                     continue
-                inner_kind = inner.type
+                inner_kind = kinds[inner.kind_id]
                 key_raw = code.raw(key)  # the key as written, read once (b"" for none)
                 if key is not None and rules.run_approval is not None:
                     self.run_approval(key_raw, inner, child, scope)
@@ -297,7 +299,7 @@ class ExprLogic(BindingLogic):
                     if (
                         variable not in recognizer.tool_vars
                         and key is not None
-                        and key.type != "computed_property_name"
+                        and kinds[key.kind_id] != "computed_property_name"
                     ):
                         recognizer.placement(child, key_text, inner, scope, toolset)
                     recognizer.rename(variable, key_text)
@@ -310,7 +312,7 @@ class ExprLogic(BindingLogic):
                     inner_kind in FUNCTIONS
                     and owner is not None
                     and key is not None
-                    and key.type != "computed_property_name"
+                    and kinds[key.kind_id] != "computed_property_name"
                 ):
                     key_text = self.code.key_name(key)
                     if inner.id not in self.claimed:
@@ -318,7 +320,7 @@ class ExprLogic(BindingLogic):
                         if key_text:
                             self.named_impls.setdefault(key_text, f"{owner}{sep}{key_text}")
                     continue
-                if key is not None and key.type == "computed_property_name":
+                if key is not None and kinds[key.kind_id] == "computed_property_name":
                     self.expr(key, scope, active)
                     taint |= self.expr(value, scope, active)
                     continue

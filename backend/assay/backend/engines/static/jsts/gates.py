@@ -240,18 +240,31 @@ class GateLogic(AnalyzerBase):
 
     def listed_strings(self, holder: Node | None) -> frozenset[str] | None:
         """The strings of the top-level ``const NAME = ["a", "b"]`` that ``holder`` names."""
+        kinds = self.code.kinds
         if self.string_lists is None:
             self.string_lists = {}
             for stmt in self.root.named_children:
-                decl = stmt.child_by_field_id(self.fields.declaration) if stmt.type == "export_statement" else stmt
-                if decl is None or decl.type not in ("lexical_declaration", "variable_declaration"):
+                decl = (
+                    stmt.child_by_field_id(self.fields.declaration)
+                    if kinds[stmt.kind_id] == "export_statement"
+                    else stmt
+                )
+                if decl is None or kinds[decl.kind_id] not in ("lexical_declaration", "variable_declaration"):
                     continue
                 for item in decl.named_children:
                     value = unwrap(item.child_by_field_id(self.fields.value))
                     name = item.child_by_field_id(self.fields.name)
-                    if value is None or name is None or value.type != "array" or name.type != "identifier":
+                    if (
+                        value is None
+                        or name is None
+                        or kinds[value.kind_id] != "array"
+                        or kinds[name.kind_id] != "identifier"
+                    ):
                         continue
-                    texts = [self.code.string_value(e) if e.type == "string" else None for e in value.named_children]
+                    texts = [
+                        self.code.string_value(e) if kinds[e.kind_id] == "string" else None
+                        for e in value.named_children
+                    ]
                     if texts and all(texts):
                         self.string_lists[self.code.text(name)] = frozenset(t for t in texts if t)
         inner = unwrap(holder)
@@ -306,11 +319,12 @@ class GateLogic(AnalyzerBase):
     def block_consts(self, block: Node) -> dict[str, Node]:
         """The values of a block's ``const``/``let`` declarators by name (the first of each name), each
         unwrapped; read once per block, however many checks look a list up in it."""
+        kinds = self.code.kinds
         found = self.declared_in_block.get(block.id)
         if found is None:
             found = self.declared_in_block[block.id] = {}
             for stmt in block.named_children:
-                if stmt.type != "lexical_declaration":
+                if kinds[stmt.kind_id] != "lexical_declaration":
                     continue
                 for item in stmt.named_children:
                     value = unwrap(item.child_by_field_id(self.fields.value))

@@ -225,11 +225,12 @@ def _import(node: Node, imports: Imports, code: Code) -> None:
 
 def require_spec(value: Node | None, code: Code) -> str | None:
     """``"fs"`` for ``require("fs")`` (also ``await import("fs")``), else None."""
+    kinds = code.kinds
     value = unwrap(value)
-    if value is None or value.type != "call_expression":
+    if value is None or kinds[value.kind_id] != "call_expression":
         return None
     func = value.child_by_field_id(code.fields.function)
-    if func is None or (func.type != "import" and code.raw(func) != b"require"):
+    if func is None or (kinds[func.kind_id] != "import" and code.raw(func) != b"require"):
         return None
     args = value.child_by_field_id(code.fields.arguments)
     return code.string_value(args.named_children[0]) if args is not None and args.named_children else None

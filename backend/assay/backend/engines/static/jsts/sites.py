@@ -469,10 +469,11 @@ class SiteLogic(GateLogic):
         """What a value is, for a SQL parameter it may be passed to: SQL fixed in the code that reads or
         writes; or (``whole``) exactly its one origin, unchanged: a parameter by its own name, a
         variable bound to it or to a call's result, or a call of the tree."""
+        kinds = self.code.kinds
         inner = unwrap(node)
         if inner is None:
             return None, False
-        kind = inner.type
+        kind = kinds[inner.kind_id]
         if any(o.kind == "field" for o in taint):
             # The instance's fields are set when it is configured (``${this.database}``), as ``constant``
             # reads them: they leave the text fixed here (what a tainted field carries, the linker adds).

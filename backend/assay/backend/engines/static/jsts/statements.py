@@ -72,12 +72,13 @@ class StmtLogic(ExprLogic):
     def compared_name(self, stmt: Node, scope: Scope) -> tuple[str | None, bool, bool, str | None]:
         """``compared_string`` of an ``if``'s condition, or, when the name is compared with a constant of
         another file (``name === ToolName.LIST``), a placeholder label and that constant's reference."""
+        kinds = self.code.kinds
         condition = stmt.child_by_field_id(self.fields.condition)
         label, on_name, negated = self.compared_string(condition, scope)
         if label is not None:
             return label, on_name, negated, None
         node = unwrap(condition)
-        if node is None or node.type != "binary_expression" or self.code.operator_of(node) not in _EQUALITY:
+        if node is None or kinds[node.kind_id] != "binary_expression" or self.code.operator_of(node) not in _EQUALITY:
             return None, False, False, None
         right, left = node.child_by_field_id(self.fields.right), node.child_by_field_id(self.fields.left)
         for side, other in ((right, left), (left, right)):
@@ -124,12 +125,18 @@ class StmtLogic(ExprLogic):
         return active | {gate} if gate is not None else active
 
     def declarations(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
+        kinds = self.code.kinds
         fields = self.fields
         for decl in stmt.named_children:
-            if decl.type == "variable_declarator":
+            if kinds[decl.kind_id] == "variable_declarator":
                 before = len(scope.calls)
                 target, value = decl.child_by_field_id(fields.name), decl.child_by_field_id(fields.value)
-                if target is not None and target.type == "identifier" and value is not None and self.names_tool(value):
+                if (
+                    target is not None
+                    and kinds[target.kind_id] == "identifier"
+                    and value is not None
+                    and self.names_tool(value)
+                ):
                     self.tool_name_vars.add(self.code.text(target))
                 self.declare(decl, scope, active, target, value)
                 if value is not None:
@@ -491,8 +498,9 @@ class StmtLogic(ExprLogic):
 
     def loop(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         """Walks a loop's header and body once; returns the gates that hold at the end of its body."""
+        kinds = self.code.kinds
         body = stmt.child_by_field_id(self.fields.body)
-        if stmt.type == "for_in_statement":
+        if kinds[stmt.kind_id] == "for_in_statement":
             left, right = stmt.child_by_field_id(self.fields.left), stmt.child_by_field_id(self.fields.right)
             taint = self.expr(right, scope, active)
             if left is not None:
@@ -502,7 +510,7 @@ class StmtLogic(ExprLogic):
             for field in (self.fields.initializer, self.fields.condition, self.fields.increment):
                 part = stmt.child_by_field_id(field)
                 if part is not None:
-                    if part.type.endswith("declaration"):
+                    if kinds[part.kind_id].endswith("declaration"):
                         self.stmt(part, scope, active)
                     else:
                         self.expr(part, scope, active)
