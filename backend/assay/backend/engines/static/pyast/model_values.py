@@ -132,21 +132,24 @@ class ModelValueLogic(SettingsLogic):
 
     def _self_assigned_once(self, attr: str, at: ast.AST) -> ast.expr | None:
         """The one value ``self.<attr>`` is assigned in the methods of the class around ``at``."""
-        owner = self._function_around(at)
+        found = self._self_assignments(attr, self._function_around(at))
+        return found[0][1] if len(found) == 1 else None
+
+    def _self_assignments(self, attr: str, owner: Function | None) -> list[tuple[Function, ast.expr]]:
+        """Each value ``self.<attr>`` is assigned, with its method, in the class whose body holds ``owner``."""
         cls = next(
             (c for c in walk(self.tree) if isinstance(c, ast.ClassDef) and any(item is owner for item in c.body)),
             None,
         )
         if cls is None:
-            return None
-        found = [
-            assigned
+            return []
+        return [
+            (method, assigned)
             for method in cls.body
             if isinstance(method, Function)
             for node in walk(method)
             if (assigned := _self_assigned(node, attr)) is not None
         ]
-        return found[0] if len(found) == 1 else None
 
     def spelled(self, value: ast.expr, owner: Function | None, depth: int) -> str | None:
         """The string ``value`` denotes in ``owner`` (a function, or None for the module)."""
@@ -222,19 +225,7 @@ class ModelValueLogic(SettingsLogic):
         """``self._model`` assigned once in the methods of the class around ``owner``."""
         if owner is None or not (isinstance(value.value, ast.Name) and value.value.id == "self"):
             return None
-        cls = next(
-            (c for c in walk(self.tree) if isinstance(c, ast.ClassDef) and any(item is owner for item in c.body)),
-            None,
-        )
-        if cls is None:
-            return None
-        found = [
-            (method, assigned)
-            for method in cls.body
-            if isinstance(method, Function)
-            for node in walk(method)
-            if (assigned := _self_assigned(node, value.attr)) is not None
-        ]
+        found = self._self_assignments(value.attr, owner)
         if len(found) != 1:
             return None
         method, assigned = found[0]
