@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import CALL_RESULT, PARAM_ARG, PARAM_KW, FileFacts, ToolDef
+from assay.backend.engines.static.pyast.base import class_lineage
 from assay.backend.scans.bundle import Location
 
 
@@ -255,20 +256,8 @@ def settle_described(defined: list[ToolDef], files: Sequence[FileFacts]) -> list
 
 def _described_by(cls: str, describers: set[str], bases: dict[str, list[str]], index: NameIndex) -> bool:
     """Whether ``cls`` or a class it extends, through the tree's classes, is one of ``describers``."""
-    stack = [cls]
-    seen: set[str] = set()
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        if current in describers:
-            return True
-        for base in bases.get(current, ()):
-            found = index.find(base)
-            if found is not None:
-                stack.append(found)
-    return False
+    lineage = class_lineage(cls, lambda c: [f for b in bases.get(c, ()) if (f := index.find(b)) is not None])
+    return any(current in describers for current in lineage)
 
 
 def settle_renamed(defined: list[ToolDef], files: Sequence[FileFacts], methods: frozenset[str]) -> list[ToolDef]:

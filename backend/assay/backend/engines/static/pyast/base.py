@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 
 from assay.backend.engines.static.facts import (
@@ -277,17 +277,10 @@ class AnalyzerBase:
             and self._class is not None
         ):
             return None
-        seen: set[str] = set()
-        stack = [self._class]
-        while stack:
-            current = stack.pop()
-            if current in seen:
-                continue
-            seen.add(current)
+        for current in class_lineage(self._class, lambda c: self.classes.get(c, (frozenset(), []))[1]):
             held = self.class_item_types.get(current, {}).get(container.attr)
             if held is not None:
                 return held
-            stack.extend(reversed(self.classes.get(current, (frozenset(), []))[1]))
         return None
 
     def _member_type(self, node: ast.Subscript, scope: Scope | None) -> str | None:
@@ -474,19 +467,12 @@ class AnalyzerBase:
 
     def _ancestors(self, cls: str) -> set[str]:
         """Every base of ``cls`` by dotted name, through the classes of this file."""
+        prefix = self.module + "."
         out: set[str] = set()
-        stack = [cls]
-        seen: set[str] = set()
-        while stack:
-            current = stack.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            for base in self.class_bases.get(current, ()):
-                out.add(base)
-                local = base.removeprefix(self.module + ".")
-                if local != base:
-                    stack.append(local)
+        for current in class_lineage(
+            cls, lambda c: [b.removeprefix(prefix) for b in self.class_bases.get(c, ()) if b.startswith(prefix)]
+        ):
+            out.update(self.class_bases.get(current, ()))
         return out
 
     def _package_base(self, cls: str) -> str | None:
@@ -500,17 +486,9 @@ class AnalyzerBase:
 
     def _method_owner(self, cls: str, method: str) -> str | None:
         """The class of this file whose ``method`` a ``cls`` instance runs: ``cls`` or a base, depth first."""
-        seen: set[str] = set()
-        stack = [cls]
-        while stack:
-            current = stack.pop()
-            if current in seen or current not in self.classes:
-                continue
-            seen.add(current)
-            methods, bases = self.classes[current]
-            if method in methods:
+        for current in class_lineage(cls, lambda c: self.classes[c][1] if c in self.classes else ()):
+            if current in self.classes and method in self.classes[current][0]:
                 return current
-            stack.extend(reversed(bases))
         return None
 
     def _nested_names(self) -> dict[str, frozenset[str]]:
@@ -671,6 +649,19 @@ class AnalyzerBase:
             cls = next((d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == name), None)
             found = self._class_strings[name] = _string_assignments(cls.body) if cls is not None else {}
         return found
+
+
+def class_lineage(cls: str, bases_of: Callable[[str], Iterable[str]]) -> Iterator[str]:
+    """``cls`` and every class it extends by ``bases_of``, depth first and first base first, each once."""
+    seen: set[str] = set()
+    stack = [cls]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        yield current
+        stack.extend(reversed(list(bases_of(current))))
 
 
 def nested_classes(cls: ast.ClassDef) -> list[ast.ClassDef]:
