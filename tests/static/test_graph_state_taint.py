@@ -132,6 +132,69 @@ def test_a_parameter_typed_by_a_container_is_no_graph_state() -> None:
     assert not _flows(linked)
 
 
+PYDANTIC_STATE_PY = """\
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import BaseModel
+from sqlalchemy import create_engine, text
+from langchain_openai import AzureChatOpenAI
+
+llm = AzureChatOpenAI()
+engine = create_engine("sqlite://")
+
+
+class GraphState(BaseModel):
+    user_msg: str
+    sql: Optional[str] = None
+    note: Optional[str] = None
+
+
+def generate_sql(state: GraphState):
+    content = llm.invoke(state.user_msg).content.strip()
+    return {"sql": content, "note": "SELECT 1"}
+
+
+def execute_sql(state: GraphState):
+    if not state.sql:
+        return {"error": "no sql"}
+    safe_sql = state.sql
+    with engine.begin() as conn:
+        conn.execute(text(safe_sql))
+        conn.execute(text(state.note))
+        conn.execute(text(f"SELECT * FROM t WHERE q = '{state.user_msg}'"))
+    return {}
+"""
+
+
+def test_an_attribute_of_a_pydantic_state_a_model_node_wrote_is_model_output() -> None:
+    linked = analyse({"app.py": PYDANTIC_STATE_PY})
+    assert ("model_output", "sql.exec", "app.py", 29) in _flows(linked)
+
+
+def test_an_attribute_of_a_pydantic_state_written_from_a_constant_or_the_input_is_no_model_output() -> None:
+    linked = analyse({"app.py": PYDANTIC_STATE_PY})
+    sinks = _sinks(linked)
+    assert ("sql.exec", "app.py", 30) in sinks and ("sql.exec", "app.py", 31) in sinks
+    assert not any(line in (30, 31) for kind, _, _, line in _flows(linked) if kind == "model_output")
+
+
+def test_an_attribute_of_a_typed_parameter_no_node_writes_is_no_model_output() -> None:
+    code = (
+        "import subprocess\n"
+        "from app.models import Job\n"
+        "from langchain_openai import ChatOpenAI\n\n"
+        "def plan(job: Job):\n"
+        '    job.cmd = ChatOpenAI(model="gpt-4o").invoke("x").content\n\n'
+        "def run(job: Job):\n"
+        "    subprocess.run(job.cmd, shell=True)\n"
+    )
+    linked = analyse({"app.py": code})
+    assert ("shell.exec", "app.py", 9) in _sinks(linked)
+    assert not _flows(linked)
+
+
 # ----- TypeScript ------------------------------------------------------------------------------------------
 
 STATE_TS = """\

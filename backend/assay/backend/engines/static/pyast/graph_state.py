@@ -7,8 +7,9 @@ container. It updates the state by returning a dict of keys (``return {"query": 
 storing into it (``state["query"] = answer``); another node reads the key (``state["query"]``,
 ``state.get("query")``). Each key of a state class is a field the linker gathers over the tree
 (``link/taint.py``), as it gathers an instance's fields: ``<state class>[<key>]``. A key only constants or the
-user's input are written to carries no model output. (Attribute reads, ``state.query`` of a pydantic state,
-are not taken: on any typed parameter they are mostly an object's own attributes.)
+user's input are written to carries no model output. A pydantic state is read by attribute (``state.query``):
+that is the same field. On a typed parameter that is no graph's state (``user.name``) the field is one no node
+writes (only a dict a function typed with that class returns writes it), so the read carries nothing.
 """
 
 from __future__ import annotations
@@ -45,6 +46,14 @@ def state_read(node: ast.Subscript, state: tuple[str, str]) -> TaintOrigin | Non
     base, key = node.value, node.slice
     if type(base) is ast.Name and base.id == state[0] and type(key) is ast.Constant and type(key.value) is str:
         return TaintOrigin(kind="field", callee=state_field(state[1], key.value))
+    return None
+
+
+def state_attr(node: ast.Attribute, state: tuple[str, str]) -> TaintOrigin | None:
+    """``state.query`` on the state parameter (a pydantic state): the field of that key."""
+    base = node.value
+    if type(base) is ast.Name and base.id == state[0]:
+        return TaintOrigin(kind="field", callee=state_field(state[1], node.attr))
     return None
 
 

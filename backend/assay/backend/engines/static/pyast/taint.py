@@ -16,7 +16,7 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.dispatch import DispatchLogic
-from assay.backend.engines.static.pyast.graph_state import state_get, state_read, state_target
+from assay.backend.engines.static.pyast.graph_state import state_attr, state_get, state_read, state_target
 from assay.backend.engines.static.pyast.literals import bound_names, kwarg, opens_for_writing
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import PY_BUILTINS
@@ -72,6 +72,9 @@ class ExpressionLogic(DispatchLogic):
             if key is not None:
                 # ``self.command``: what the class's methods store there, and whatever ``self`` carries.
                 return scope.taint.get("self", NO_TAINT) | {TaintOrigin(kind="field", callee=key)}
+        if kind is ast.Attribute and scope.state is not None and (read := state_attr(node, scope.state)) is not None:  # type: ignore[arg-type]
+            # ``state.query`` in a graph node over a pydantic state: what the graph's nodes write under the key.
+            return scope.taint.get(scope.state[0], NO_TAINT) | {read}
         # ``a.b.c``, ``await x``, ``*x``, ``{x}``: one child, nothing of their own to record.
         while kind in _WRAPPERS or (kind is ast.FormattedValue and node.format_spec is None):  # type: ignore[attr-defined]
             node = node.value  # type: ignore[attr-defined]
@@ -115,10 +118,16 @@ class ExpressionLogic(DispatchLogic):
         # (half of all children) are read here rather than through a call each.
         taint = NO_TAINT
         names = scope.taint
+        state = scope.state
         for attr in _EXPRESSION_FIELDS[kind]:
             value = getattr(node, attr)
             for child in value if type(value) is list else (value,):
                 child_kind = type(child)
+                if child_kind is ast.Attribute and state is not None and (read := state_attr(child, state)) is not None:
+                    # ``f"... {state.query}"``: the field, as ``_expr`` reads it.
+                    found = names.get(state[0], NO_TAINT) | {read}
+                    taint = taint | found
+                    continue
                 while child_kind in _WRAPPERS:
                     child = child.value
                     child_kind = type(child)
