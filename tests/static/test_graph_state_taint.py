@@ -180,19 +180,41 @@ def test_an_attribute_of_a_pydantic_state_written_from_a_constant_or_the_input_i
     assert not any(line in (30, 31) for kind, _, _, line in _flows(linked) if kind == "model_output")
 
 
-def test_an_attribute_of_a_typed_parameter_no_node_writes_is_no_model_output() -> None:
-    code = (
-        "import subprocess\n"
-        "from app.models import Job\n"
-        "from langchain_openai import ChatOpenAI\n\n"
-        "def plan(job: Job):\n"
-        '    job.cmd = ChatOpenAI(model="gpt-4o").invoke("x").content\n\n'
-        "def run(job: Job):\n"
-        "    subprocess.run(job.cmd, shell=True)\n"
-    )
-    linked = analyse({"app.py": code})
-    assert ("shell.exec", "app.py", 9) in _sinks(linked)
-    assert not _flows(linked)
+STORED_STATE_PY = """\
+import subprocess
+
+from langchain_openai import ChatOpenAI
+
+from app.models import Job, Other
+
+
+def plan(job: Job) -> Job:
+    job.cmd = ChatOpenAI(model="gpt-4o").invoke("x").content.strip()
+    job.note = "echo planned"
+    return job
+
+
+def other(o: Other) -> Other:
+    o.cmd = ChatOpenAI(model="gpt-4o").invoke("y").content
+    return o
+
+
+def run(job: Job) -> Job:
+    subprocess.run(job.cmd, shell=True)
+    subprocess.run(job.note, shell=True)
+    return job
+"""
+
+
+def test_an_attribute_a_node_stores_model_output_into_is_model_output_where_a_node_reads_it() -> None:
+    linked = analyse({"app.py": STORED_STATE_PY})
+    assert ("model_output", "shell.exec", "app.py", 20) in _flows(linked)
+
+
+def test_an_attribute_stored_from_a_constant_or_of_another_class_is_no_model_output() -> None:
+    linked = analyse({"app.py": STORED_STATE_PY})
+    assert ("shell.exec", "app.py", 21) in _sinks(linked)
+    assert all(line != 21 for _, _, _, line in _flows(linked))
 
 
 # ----- TypeScript ------------------------------------------------------------------------------------------

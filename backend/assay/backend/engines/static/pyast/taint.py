@@ -701,6 +701,9 @@ class ExpressionLogic(DispatchLogic):
             self._assign(target.value, taint, None, scope)
         elif isinstance(target, ast.Attribute) and taint:
             key = self._field_key(target)
+            if key is None and scope.state is not None and (origin := state_attr(target, scope.state)) is not None:
+                # ``state.sql_query = answer`` in a graph node over a pydantic state: a write of that key.
+                key = origin.callee
             if key is not None:
                 scope.field_writes[key] = scope.field_writes.get(key, NO_TAINT) | taint
         elif isinstance(target, ast.Subscript) and taint and scope.state is not None:
