@@ -38,6 +38,7 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
     def run(self) -> None:
         module_scope = self.module_scope
         active: frozenset[str] = frozenset()
+        self.function_types()
         for stmt in self.root.named_children:
             try:
                 active = self.stmt(stmt, module_scope, active)
@@ -53,6 +54,37 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
                 continue
             done.add(item.node.id)
             self.function(item)
+
+    def function_types(self) -> None:
+        """A type alias of a function type (``type ClientFactory = () => ISSHClient``): calling a value of that
+        type gives what the alias returns, so ``clientFactory().execute(cmd)`` is a call of
+        ``ISSHClient.execute`` (and through it of every class implementing it). Here and in importing files
+        (the linker reads the alias as a function of no body whose ``returnType`` says it)."""
+        for name, shape in self.imports.shapes.items():
+            if shape.type != "function_type":
+                continue
+            returned = self.type_name(shape.child_by_field_id(self.fields.return_type))
+            if not returned or "#" not in returned:
+                continue
+            qualname = f"{self.module}#{name}"
+            self.return_types[qualname] = returned
+            self.functions.append(
+                trusted(
+                    FunctionFacts,
+                    id=short_id("fn", self.path, qualname),
+                    qualname=qualname,
+                    name=name,
+                    location=self.loc(shape),
+                    params=[],
+                    calls=[],
+                    actions=[],
+                    gates=[],
+                    returns=[],
+                    fieldWrites=[],
+                    returnShape=None,
+                    returnType=returned,
+                )
+            )
 
     def defer(
         self,

@@ -140,6 +140,7 @@ class AnalyzerBase:
         self.models: list[ModelSite] = []
         self.tools: list[ToolDef] = []
         self.frontier: list[FrontierSite] = []
+        self._imported_names: frozenset[str] | None = None
         self.pending: list[Pending] = []
         self.claimed: set[int] = set()  # function nodes analysed on their own (not inline)
         self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
@@ -398,7 +399,9 @@ class AnalyzerBase:
             node = name_node or node
         if node.type in ("type_identifier", "identifier"):
             name = self.code.text(node)
-            found = self.imports.aliases.get(name) or self.imports.local_defs.get(name)
+            found = (
+                self.imports.aliases.get(name) or self.imports.local_defs.get(name) or self.imports.own_types.get(name)
+            )
             if found:
                 return self.rules.client_types.get(found, found)
             # Platform types no import names (Cloudflare ``SqlStorage``, ``D1Database``...), by the rules.

@@ -405,6 +405,8 @@ class CallLogic(RouteLogic):
             )
             if not resolved and self.imports.unresolvable:  # through a path alias: the linker may find it
                 self.unresolved(func, name, resolved, node, scope)
+            elif resolved:
+                self.typed_call(callee, node, scope)
             if all_args and scope.checked:
                 scope.given[callee] = scope.given.get(callee, EMPTY) | all_args
             return call_return_taint(callee) | receiver | returned

@@ -80,6 +80,8 @@ class Imports:
     # Object shapes of top-level interfaces and type aliases (``interface Deps { sandbox: Sandbox }``),
     # for destructured parameters typed by them.
     shapes: dict[str, Node] = field(default_factory=dict)
+    # Interfaces and type aliases declared at the top level, by name -> ``<module>#<name>``.
+    own_types: dict[str, str] = field(default_factory=dict)
     # Third-party packages the file imports (``@octokit/rest``, ``dockerode``), by the name calls use.
     packages: set[str] = field(default_factory=set)
     # The tree's own packages, by the names their ``package.json`` files give.
@@ -160,6 +162,12 @@ def collect_imports(root: Node, path: str, module: str, code: Code, workspace: W
         elif kind in ("interface_declaration", "type_alias_declaration"):
             shape = target.child_by_field_id(code.fields.body if kind == "interface_declaration" else code.fields.value)
             name = code.text(target.child_by_field_id(code.fields.name))
+            if name and shape is not None and _has_methods(shape):
+                # A type of this file's own whose values are called (``interface IRunner { run(): void }``,
+                # ``type Factory = () => IRunner``), named ``<module>#<name>`` where an annotation or an
+                # ``implements`` clause of this file names it (as importing files name it); a type of data
+                # only (``type Result = { ok: boolean }``) names nothing to call.
+                imports.own_types.setdefault(name, f"{module}#{name}")
             if shape is not None and name:
                 imports.shapes.setdefault(name, shape)
                 made = _returned_by(shape, code)
@@ -183,6 +191,15 @@ def collect_imports(root: Node, path: str, module: str, code: Code, workspace: W
         elif local in bound:  # const manager = new Manager(); export default manager
             imports.reexports.setdefault(f"{module}#{exported}", []).append(f"{module}#{local}")
     return imports
+
+
+def _has_methods(shape: Node) -> bool:
+    """Whether a type's values are called: a function type, or an object type with a method."""
+    if shape.type == "function_type":
+        return True
+    return shape.type in ("object_type", "interface_body") and any(
+        m.type == "method_signature" for m in shape.named_children
+    )
 
 
 def _returned_by(shape: Node, code: Code) -> str | None:

@@ -604,6 +604,38 @@ class SiteLogic(GateLogic):
             )
         )
 
+    def typed_call(self, callee: str, node: Node, scope: Scope) -> None:
+        """A method called on a value typed by a type of the tree (``client.execute(cmd)`` with ``client:
+        ISSHClient``, an interface of this file or an imported one): an ``unresolved_call`` site the linker keeps
+        only when nothing in the tree answers the call (no class implements the type, no function returns
+        what it names), so a call into code the tree does not hold stays visible."""
+        rule = self.rules.unresolved_rule
+        owner, _, method = callee.rpartition(".")
+        local = owner.partition("#")[2]
+        if rule is None or not method or not local or "." in local or callee in scope.reported:
+            return
+        if owner not in self.imports.own_types.values() and not (local[0].isupper() and owner in self.imported_names()):
+            return
+        scope.reported.add(callee)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "unresolved_call", self.path, scope.qualname, callee),
+                kind="unresolved_call",
+                detail=(
+                    f"{callee} is a method of a type of the tree that no class or function of the tree implements; "
+                    "what it runs is not visible"
+                ),
+                location=self.loc(node),
+                ruleId=rule.id,
+            )
+        )
+
+    def imported_names(self) -> frozenset[str]:
+        """The names of the tree this file imports (``<module>#<Name>``), read once."""
+        if self._imported_names is None:
+            self._imported_names = frozenset(v for v in self.imports.aliases.values() if "#" in v)
+        return self._imported_names
+
     def unresolved(self, func: Node | None, name: str, resolved: bool, node: Node, scope: Scope) -> None:
         """At most one ``unresolved_call`` per function and callee, for calls that could be anything:
         a bare name bound nowhere in the file, or a name imported through a project path alias."""

@@ -161,6 +161,15 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         for callee, target in fn.targets.items()
         if target is not None and callee.startswith(TREE_ALIASES)
     }
+    # Calls on a value typed by a type of the tree (``jsts/sites.py`` ``typed_call``) that something of the tree
+    # answers: a class implementing the type, a function returning what it names, a library call it leads to.
+    answered_calls = {
+        short_id("fr", "unresolved_call", fn.path, fn.facts.qualname, callee)
+        for fn in functions.values()
+        if fn.language in ("javascript", "typescript", "tsx")
+        for callee, target in fn.targets.items()
+        if target is not None or callee in fn.typed or callee in fn.model_calls
+    }
     gates_after_calls(functions)
     for fn in functions.values():
         for call in fn.calls:
@@ -295,6 +304,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     frontier.extend(_unresolved(functions, reached, rules))
     if found_aliases:  # calls through a path alias that the tree's modules answered
         frontier = [f for f in frontier if f.id not in found_aliases]
+    frontier = [f for f in frontier if f.kind != "unresolved_call" or f.id not in answered_calls]
 
     def by_location(item: ModelUse | Tool | Action | Gate) -> tuple[str, int, int, str]:
         return (*_loc_key(item.location), item.id)
