@@ -2,10 +2,12 @@
 would (issue 20 speed): a node's type read from its kind id (``kind_names``), wrappers skipped by kind id
 first (``unwrap``), and the look for a generic tagged template (``prisma.$queryRaw<Row[]>`...```), which
 skips an arrow's ``=>`` before a template; and a checked list's values found in the blocks around the
-check, read from the file's root down (``GateLogic.ancestors``)."""
+check, read from the file's root down (``GateLogic.ancestors``); and a name's whole-word uses counted
+once per file (``Code.occurrences``), exactly as a search for each name would count them."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -14,7 +16,9 @@ from tree_sitter import Node
 from assay.backend.engines.static.jsts.frontend import analyze_javascript
 from assay.backend.engines.static.jsts.syntax import (
     WRAPPERS,
+    Code,
     JsLanguage,
+    field_ids,
     generic_tag_arguments,
     kind_names,
     parser,
@@ -102,3 +106,14 @@ def test_a_checked_list_of_an_enclosing_block_gives_its_values() -> None:
 
 def test_a_list_of_another_function_gives_no_values() -> None:
     assert _gate_values()["a#elsewhere"] == [()]
+
+
+_WORDS = "const tool = {}; const tools = [tool, $tool, tool_2, tool$]; x.tool; export { tool }; const café = café2 + café;\n".encode()
+
+
+@pytest.mark.parametrize(
+    "name", [b"tool", b"tools", b"$tool", b"tool$", b"tool_2", b"too", b"x", b"nothing", "café".encode()]
+)
+def test_a_words_uses_are_counted_as_a_search_for_it_would(name: bytes) -> None:
+    searched = len(re.findall(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])", _WORDS))
+    assert Code(_WORDS, field_ids("typescript"), kind_names("typescript")).occurrences(name) == searched

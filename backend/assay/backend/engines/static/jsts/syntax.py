@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass, fields
 from functools import cache
 from typing import Literal
@@ -175,6 +176,10 @@ def unwrap(node: Node | None) -> Node | None:
     return node
 
 
+# A run of the characters a word is made of (as ``\w`` in a pattern over bytes reads them, and ``$``).
+_WORD = re.compile(rb"[\w$]+")
+
+
 class Code:
     """One file's source bytes and the node helpers that need its text."""
 
@@ -182,6 +187,7 @@ class Code:
         self.src = src
         self.fields = fields
         self.kinds = kinds  # ``kind_names`` of the file's grammar
+        self._words: Counter[bytes] | None = None
         self._props: dict[int, dict[str, Node]] = {}
         self._bound: dict[int, frozenset[str]] = {}
 
@@ -190,6 +196,16 @@ class Code:
         if node is None:
             return ""
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def occurrences(self, name: bytes) -> int:
+        """How often ``name`` is written in the file as a word of its own (no letter, digit, ``_`` or ``$``
+        either side). For a name of those characters alone, that is the count of the file's longest runs
+        of them equal to it: counted once per file, not searched for again for each name."""
+        if _WORD.fullmatch(name) is None:
+            return len(re.findall(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])", self.src))
+        if self._words is None:
+            self._words = Counter(_WORD.findall(self.src))
+        return self._words[name]
 
     def raw(self, node: Node | None) -> bytes:
         """A node's source bytes, undecoded: comparing them with a keyword (``b"require"``) is exactly

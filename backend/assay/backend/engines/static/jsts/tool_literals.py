@@ -7,7 +7,6 @@ a dynamic-dispatch frontier item until the file shows the function that name map
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
@@ -302,7 +301,7 @@ class LiteralTools:
         if binding is None:
             return None
         name = self.a.code.raw(binding)
-        if len(re.findall(rb"(?<![\w$])" + re.escape(name) + rb"(?![\w$])", self.a.code.src)) != 1:
+        if self.a.code.occurrences(name) != 1:
             return None
         return ToolSource(kind="imported", ref=f"{self.a.module}#{name.decode()}")
 
