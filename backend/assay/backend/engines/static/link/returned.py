@@ -286,12 +286,28 @@ def _python_passed(functions: dict[str, Fn]) -> dict[tuple[str, str], str]:
     functions that hand a parameter of theirs on to one (``param:<name>``: typed in turn by their callers, for a
     few hops)."""
     wanted: set[str] = set()
+    captures: list[tuple[str, str, str]] = []  # (closure id, enclosing function id, the enclosing parameter)
+    by_name: dict[tuple[str, str], str] = {}
+    for fid, fn in functions.items():
+        if fn.language == "python":
+            by_name[(fn.path, fn.facts.qualname)] = fid
     for fid, fn in functions.items():
         if fn.language != "python":
             continue
         params = fn.params
         if params and any(not c.resolved and c.callee.partition(".")[0] in params for c in fn.calls):
             wanted.add(fid)
+        # ``def make_tools(db): @tool def save(t): db.insert(t)``: a closure calling a method of the enclosing
+        # factory's parameter, which is what every call of the factory gives it.
+        outer = by_name.get((fn.path, fn.facts.qualname.rpartition(".")[0]))
+        outer_params = functions[outer].params if outer is not None else None
+        if not outer_params:
+            continue
+        for call in fn.calls:
+            head, dot, _ = call.callee.partition(".")
+            if dot and not call.resolved and head in outer_params and head not in params:
+                wanted.add(outer)  # type: ignore[arg-type]
+                captures.append((fid, outer, head))  # type: ignore[arg-type]
     if not wanted:
         return {}
     edges: list[tuple[str, str, CallFact]] = []  # (caller, callee) of the calls into wanted functions
@@ -330,6 +346,10 @@ def _python_passed(functions: dict[str, Fn]) -> dict[tuple[str, str], str]:
         if typed == found:
             break
         found = typed  # type: ignore[assignment]
+    for closure, enclosing, name in captures:
+        held = found.get((enclosing, name))
+        if held is not None:
+            found.setdefault((closure, name), held)
     return found
 
 

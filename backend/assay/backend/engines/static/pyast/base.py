@@ -18,6 +18,7 @@ from assay.backend.engines.static.pyast.literals import (
     constructed_type,
     item_name,
     literal_str,
+    name_text,
 )
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import BUILTINS, STDLIB_HEADS, module_name
@@ -32,6 +33,9 @@ from assay.backend.engines.static.pyast.syntax import (
 )
 from assay.backend.engines.static.rules.pack import Rule, RulePack
 from assay.backend.scans.bundle import Location
+
+# Decorators that make a method an attribute read (``self.client`` is what ``client()`` returns).
+_PROPERTIES = frozenset({"property", "cached_property", "functools.cached_property"})
 
 
 class AnalyzerBase:
@@ -516,6 +520,13 @@ class AnalyzerBase:
                     typed, ok = self.dotted(annotation, None)
                     if ok and typed:
                         attrs[item.target.id] = typed
+            elif type(item) is ast.Assign and type(item.value) is ast.Call:
+                # ``class Store: s3 = boto3.client("s3")``: a client the class holds, ``self.s3`` in its methods.
+                typed, ok = self.dotted(item.value, None)
+                if ok and typed:
+                    for target in item.targets:
+                        if type(target) is ast.Name:
+                            attrs[target.id] = typed
         for method in definitions(cls.body):
             if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._method_attrs(method, attrs)
@@ -538,6 +549,11 @@ class AnalyzerBase:
                         name, _ = self.dotted(value, None)
                         if name:
                             attrs[target.attr] = name
+        for method in definitions(cls.body):
+            if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) and method.name not in attrs:
+                held = self._property_type(method, attrs)
+                if held is not None:
+                    attrs[method.name] = held
         self.class_attr_types[key] = attrs
         items = self._item_types(cls) if caches else None
         if items:
@@ -589,6 +605,28 @@ class AnalyzerBase:
             callee, ok = self.dotted(func, None)
         typed = constructed_type(value, callee) if ok else None
         return typed if typed is not None and made(typed) else None
+
+    def _property_type(self, method: ast.FunctionDef | ast.AsyncFunctionDef, attrs: dict[str, str]) -> str | None:
+        """What a property gives (``@property def client(self): ... return self._client``, ``self._client`` built
+        elsewhere in the class, or ``return Client(...)``), when every value it returns is the same known type;
+        ``return None`` aside. None for a method that is no property."""
+        if not any(name_text(d) in _PROPERTIES for d in method.decorator_list):
+            return None
+        found: set[str | None] = set()
+        for node in statements_breadth_first(method):
+            if type(node) is not ast.Return or node.value is None:
+                continue
+            value = node.value
+            if type(value) is ast.Constant and value.value is None:
+                continue
+            if type(value) is ast.Attribute and type(value.value) is ast.Name and value.value.id == "self":
+                found.add(attrs.get(value.attr))
+            elif type(value) is ast.Call:
+                typed, ok = self.dotted(value, None)
+                found.add(typed if ok else None)
+            else:
+                found.add(None)
+        return found.pop() if len(found) == 1 and None not in found else None
 
     def _method_attrs(self, method: ast.FunctionDef | ast.AsyncFunctionDef, attrs: dict[str, str]) -> None:
         """Attributes a method types without constructing them: ``self.x: Session | None = None`` and

@@ -392,6 +392,28 @@ class SiteLogic(GateLogic, ModelValueLogic):
             return True
         return isinstance(arg, ast.Name) and arg.id not in scope.params and local_constant(scope, arg.id) is not None
 
+    def _url_texts(self, node: ast.Call) -> list[str]:
+        """The texts of a call's arguments where a URL would be: literals, f-strings and ``+`` concatenations, with
+        the module constants they are built from read in (``f"{API_URL}/mail/send"``, ``API_URL = "https://..."``);
+        a piece known only at run time reads as empty."""
+        return [text for value in (*node.args, *(k.value for k in node.keywords)) if (text := self._text_of(value))]
+
+    def _text_of(self, value: ast.expr) -> str:
+        kind = type(value)
+        if kind is ast.Constant:
+            text = value.value  # type: ignore[attr-defined]
+            return text if type(text) is str else ""
+        if kind is ast.JoinedStr:
+            return "".join(
+                self._text_of(v.value if type(v) is ast.FormattedValue else v)
+                for v in value.values  # type: ignore[attr-defined]
+            )
+        if kind is ast.Name:
+            return self.constant_str(value) or ""
+        if kind is ast.BinOp and type(value.op) is ast.Add:  # type: ignore[attr-defined]
+            return self._text_of(value.left) + self._text_of(value.right)  # type: ignore[attr-defined]
+        return ""
+
     def _action_rule(self, node: ast.Call, profile: CallProfile, scope: Scope) -> Rule | None:
         display = profile.display
         for rule in profile.actions:
@@ -414,11 +436,13 @@ class SiteLogic(GateLogic, ModelValueLogic):
                 return self._sql_rule(rule, node, scope)
             if rule.actionClass == "network.egress" and self.rules.messaging is not None:
                 messaging, hosts = self.rules.messaging
-                if any(host in text for text in _texts(node) for host in hosts):
+                if any(host in text for text in self._url_texts(node) for host in hosts):
                     return messaging
             if rule.actionClass == "network.egress" and self.rules.token_fetch is not None:
                 token_rule, urls, keys = self.rules.token_fetch
-                if any(url in text for text in _texts(node) for url in urls) or self._token_body(node, keys, scope):
+                if any(url in text for text in self._url_texts(node) for url in urls) or self._token_body(
+                    node, keys, scope
+                ):
                     return token_rule
             excluded = match.get("exclude_services")
             if excluded and display.startswith("boto3.client:"):
@@ -593,8 +617,3 @@ def _statement_kind(sql: str) -> str | None:
     if _SQL_WRITE.match(sql):
         return "write"
     return "read" if _SQL_READ.match(sql) else None
-
-
-def _texts(node: ast.Call) -> list[str]:
-    """The literal texts (strings, f-string text) of a call's arguments: where a URL would be."""
-    return [text for value in (*node.args, *(k.value for k in node.keywords)) if (text := string_text(value))]

@@ -418,7 +418,10 @@ class ExpressionLogic(DispatchLogic):
             )
             if node.args and (
                 (not resolved and name.partition(".")[0] in scope.params)
-                or (resolved and name.rpartition(".")[2] in self.rules.sql_methods)
+                or (
+                    (resolved or name.partition(".")[0] in scope.outer)
+                    and name.rpartition(".")[2] in self.rules.sql_methods
+                )
             ):
                 # SQL handed to a method of a value the linker may type (a parameter its callers give a connection,
                 # another module's session): what the text does, for the linker to class the call.
@@ -592,14 +595,14 @@ class ExpressionLogic(DispatchLogic):
         out = args
         for index, value in enumerate(node.args):
             kind = type(value)
-            if kind is ast.Name or kind is ast.Attribute:
+            if kind is ast.Name or kind is ast.Attribute or kind is ast.Call:
                 typed = self._value_type(value, kind, scope)
                 if typed:
                     out = _typed_arg(out, args, index, None, typed)
         for kw in node.keywords:
             value = kw.value
             kind = type(value)
-            if kw.arg is not None and (kind is ast.Name or kind is ast.Attribute):
+            if kw.arg is not None and (kind is ast.Name or kind is ast.Attribute or kind is ast.Call):
                 typed = self._value_type(value, kind, scope)
                 if typed:
                     out = _typed_arg(out, args, None, kw.arg, typed)
@@ -615,6 +618,10 @@ class ExpressionLogic(DispatchLogic):
                 # turn, by what the caller's callers give it (``link/returned._python_passed``).
                 typed = f"{PARAM}{name}"
             return typed
+        if kind is ast.Call:
+            # ``make_tools(boto3.client("s3"))``, ``make(Smtp())``: what the call builds, when analysis knows.
+            typed, known = self.dotted(value, scope)
+            return typed if known else None
         if self._class is not None and type(held := value.value) is ast.Name and held.id == "self":  # type: ignore[attr-defined]
             return self.class_attr_types.get(self._class, {}).get(value.attr)  # type: ignore[attr-defined]
         return None
