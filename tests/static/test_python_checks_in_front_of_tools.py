@@ -520,3 +520,74 @@ def test_a_tool_offered_only_when_a_function_says(value: str, kinds: set[str]) -
         "    os.remove(path)\n    return 'ok'\n\nagent = Agent(name='files', tools=[delete_file])\n"
     )
     assert gate_kinds(analyse({"agent.py": source}), "file.delete") == kinds
+
+
+RISKY = "DANGEROUS = ['rm ', 'sudo', 'mkfs']\n\ndef is_dangerous(cmd: str) -> bool:\n    return any(k in cmd for k in DANGEROUS)\n\n"
+
+
+@pytest.mark.parametrize(
+    ("check", "kinds"),
+    [
+        # A confirmation asked only for input a written list says is risky, the path stopped on a refusal.
+        (
+            "    if any(k in cmd for k in DANGEROUS):\n        if input(f'Run {cmd}? ') != 'y':\n"
+            "            return 'cancelled'\n",
+            {"human_approval"},
+        ),
+        (
+            "    if cmd.split()[0] in ('rm', 'dd'):\n        if not Confirm.ask('Run it?'):\n            return 'no'\n",
+            {"human_approval"},
+        ),
+        (
+            "    if is_dangerous(cmd):\n        if input('Run it? ') != 'y':\n            return 'cancelled'\n",
+            {"human_approval"},
+        ),
+        # The answer is asked for and ignored: nothing stops the command.
+        ("    if is_dangerous(cmd):\n        input('Run it? ')\n", set()),
+        # Risky input only logged.
+        ("    if any(k in cmd for k in DANGEROUS):\n        print('careful')\n", set()),
+        # A confirmation asked under a setting, not a test of the input: the other branch runs unasked.
+        ("    if VERBOSE:\n        if input('Run it? ') != 'y':\n            return 'cancelled'\n", set()),
+    ],
+)
+def test_a_confirmation_asked_for_risky_input(check: str, kinds: set[str]) -> None:
+    source = (
+        MCP + "from rich.prompt import Confirm\nVERBOSE = os.getenv('VERBOSE') == '1'\n" + RISKY
+        + "@mcp.tool()\ndef shell(cmd: str) -> str:\n" + check
+        + "    return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout\n"
+    )  # fmt: skip
+    assert gate_kinds(analyse({"server.py": source}), "shell.exec") == kinds
+
+
+@pytest.mark.parametrize(
+    ("entry", "kinds"),
+    [
+        # The framework calls the base's public ``run``, which asks a person before it hands over to ``_run``.
+        (
+            "    def run(self, cmd: str) -> str:\n        if input(f'Run {cmd}? ') != 'y':\n"
+            "            return 'denied'\n        return self._run(cmd)\n",
+            {"human_approval"},
+        ),
+        (
+            "    def run(self, cmd: str) -> str:\n        if any(w in cmd for w in ('rm', 'sudo')):\n"
+            "            return 'refused'\n        result = self._run(cmd)\n        return result\n",
+            {"allowlist"},
+        ),
+        # A base ``run`` that checks nothing, one that only logs, and one whose question is not listened to.
+        ("    def run(self, cmd: str) -> str:\n        return self._run(cmd)\n", set()),
+        (
+            "    def run(self, cmd: str) -> str:\n        if 'rm' in cmd:\n            print('careful')\n        return self._run(cmd)\n",
+            set(),
+        ),
+        ("    def run(self, cmd: str) -> str:\n        input('Run it? ')\n        return self._run(cmd)\n", set()),
+    ],
+)
+def test_a_base_class_entry_that_checks_before_the_subclass_implementation(entry: str, kinds: set[str]) -> None:
+    source = (
+        "import subprocess\nfrom langchain_core.tools import BaseTool\n\n"
+        "class GuardedTool(BaseTool):\n" + entry + "\n"
+        "class ShellTool(GuardedTool):\n    name: str = 'shell'\n    description: str = 'Run a command'\n\n"
+        "    def _run(self, cmd: str) -> str:\n"
+        "        return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout\n"
+    )  # fmt: skip
+    assert gate_kinds(analyse({"tools.py": source}), "shell.exec") == kinds

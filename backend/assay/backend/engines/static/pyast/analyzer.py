@@ -27,6 +27,7 @@ from assay.backend.engines.static.pyast.statements import StatementLogic
 from assay.backend.engines.static.pyast.syntax import (
     imports_breadth_first,
     statements_breadth_first,
+    walk,
 )
 from assay.backend.scans.bundle import Location
 
@@ -153,6 +154,8 @@ class FileAnalyzer(StatementLogic):
             self._resolve_param_models()
         if self._named_gates:
             self._gate_named_tools()
+        if self.class_bases and self.roles.tool_class_methods and self.tools:
+            self._gate_template_tools()
         defined = {t.function for t in self.tools}
         # A function listed by several agents keeps the hook gates all of them run (``link._tools``).
         # ``llm.bind_tools(tools)`` only gives the model the schemas: the agent running them says which gates
@@ -181,6 +184,58 @@ class FileAnalyzer(StatementLogic):
                 if set(tool.hookGates) != hooked[tool.function]:
                     tool = tool.model_copy(update={"hookGates": tuple(sorted(hooked[tool.function]))})
                 self.tools.append(tool)
+
+    def _gate_template_tools(self) -> None:
+        """``class Guarded(BaseTool): def run(self, cmd): if not approve(cmd): return "denied"; return self._run(cmd)``
+        and ``class Shell(Guarded): def _run(self, cmd): ...``: the framework calls the public entry a base class of
+        this file defines (a template method), which checks before it hands the call to the subclass's
+        implementation; the gates that hold at every ``self._run(...)`` of that entry hold over every call of the
+        subclass's tool. A base whose entry checks nothing, or one that never hands over, gates nothing."""
+        entries = self.roles.tool_class_methods
+        for index, tool in enumerate(self.tools):
+            if not tool.function:
+                continue
+            owner, _, method = tool.function.rpartition(".")
+            cls = owner[len(self.module_prefix) :] if owner.startswith(self.module_prefix) else ""
+            if cls not in self.class_bases:
+                continue
+            held = self._held_at_handoff(cls, method, entries)
+            if held:
+                self.tools[index] = tool.model_copy(update={"hookGates": tuple(sorted({*tool.hookGates, *held}))})
+
+    def _held_at_handoff(self, cls: str, method: str, entries: tuple[str, ...]) -> frozenset[str]:
+        """The gates that hold at each ``self.<method>(...)`` of the first framework entry (``run``, ``__call__``...)
+        a base class of this file defines above ``cls`` and that hands the call to ``method``."""
+        for entry in entries:
+            owner = self._method_owner(cls, entry) if entry != method else None
+            if owner is None or owner == cls:
+                continue
+            qualname = f"{self.module}.{owner}.{entry}"
+            found = self._function_defs().get(qualname)
+            if found is None:
+                continue
+            lines = {
+                node.lineno
+                for node in walk(found[0])
+                if type(node) is ast.Call
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == method
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "self"
+            }
+            if not lines:
+                continue
+            # Walked as ``cls``'s: ``self`` is the subclass, and ``self.<method>`` its implementation.
+            scope, _ = self._summary_walk(found[0], qualname, cls)
+            held = [
+                frozenset(call.dominatingGates)
+                for call in scope.calls
+                if call.location.line in lines and call.callee.endswith(f".{method}")
+            ]
+            kinds = {g.id: g.kind for g in scope.gates}
+            common = frozenset.intersection(*held) if held else frozenset()
+            return frozenset(g for g in common if kinds.get(g) != "sandbox")
+        return frozenset()
 
     def _gate_named_tools(self) -> None:
         """A gate an agent's configuration holds over the tools it names (``HumanInTheLoopMiddleware(

@@ -432,6 +432,28 @@ class GateLogic(AnalyzerBase):
             return None
         return rule, f"{test.func.id}(... for {target.id} in {ref or 'collection'})"
 
+    def _risky_input(self, test: ast.expr, scope: Scope) -> bool:
+        """Whether a test says the model's input is risky (or not): the input against each entry of a collection
+        written out in the code (``any(k in cmd for k in DANGEROUS)``), its membership in one, or a helper of the
+        file whose answer is made of checks (``is_dangerous(cmd)``)."""
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        if not any(isinstance(n, ast.Name) and scope.taint.get(n.id) for n in walk(test)):
+            return False  # a test of nothing the model chooses
+        if self._quantified(test, scope) is not None:
+            return True
+        if isinstance(test, ast.Compare):
+            listed = test.comparators[0]
+            return (
+                len(test.ops) == 1
+                and type(test.ops[0]) in _MEMBERSHIP
+                and (_literal_collection(listed) or self._collection_gate(listed, scope) is not None)
+            )
+        if isinstance(test, ast.Call):
+            name, _ = self._callee(test, scope)
+            return name is not None and bool(self._verdict_sites(name))
+        return False
+
     def _answer_checks(self, value: ast.expr, scope: Scope) -> None:
         """``return any(path == f for f in allowed_files) or any(path.is_relative_to(d) for d in dirs)``:
         the checks a function's answer is made of, recorded as gates where they stand (read only while a

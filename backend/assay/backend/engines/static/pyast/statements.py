@@ -655,6 +655,8 @@ class StatementLogic(ExpressionLogic):
             if not stmt.orelse:
                 # No ``else``: after the ``if``, a name holds what it held before or what the body left.
                 _merge_into(before, scope)
+                if after_body is not None and after_body - active:
+                    return (after_body & active) | self._asked_when_risky(stmt.test, after_body - active, scope)
                 return meet(after_body, active)
             body_taint = self._branch_start(before, scope)
             after_else = self._walk_block(stmt.orelse, scope, active)
@@ -679,7 +681,26 @@ class StatementLogic(ExpressionLogic):
             self._clean(condition.clean_false, scope)
         elif after_else is None and after_body is not None:
             self._clean(condition.clean_true, scope)
-        return meet(after_body, after_else)
+        joined = meet(after_body, after_else)
+        if (
+            not stmt.orelse
+            and after_body is not None
+            and joined is not None
+            and (asked := after_body - active - condition.when_true)
+        ):
+            joined |= self._asked_when_risky(stmt.test, asked, scope)
+        return joined
+
+    def _asked_when_risky(self, test: ast.expr, asked: frozenset[str], scope: Scope) -> frozenset[str]:
+        """``if any(k in cmd for k in DANGEROUS): if not confirm(...): return``: a person's approval asked, and the
+        path stopped on a refusal, only when the model's input is one a written list or a helper of the file says is
+        risky. The input the test lets through is the one the code holds safe; for the other, the action happens
+        only once a person has approved it: the approvals the body leaves holding gate what follows. Any other
+        test (a setting, a flag) proves nothing about the input, and the approval holds on one branch only."""
+        approvals = frozenset(g.id for g in scope.gates if g.id in asked and g.kind == "human_approval")
+        if not approvals:
+            return approvals
+        return approvals if self._risky_input(test, scope) else frozenset()
 
     @staticmethod
     def _dispatched(
