@@ -105,3 +105,17 @@ def test_a_messaging_endpoint_named_through_a_module_constant_sends_a_message() 
     linked = analyse({"m.py": code})
     # The mail send endpoint is a message; another endpoint of the same API is egress.
     assert _reached(linked, "mail") == {("message.send", 10), ("network.egress", 11)}
+
+
+def test_a_partial_handed_to_a_runner_runs_the_function_it_wraps() -> None:
+    code = (
+        _TOOL + "import asyncio, functools, subprocess\n\n@tool\nasync def sh(cmd: str) -> str:\n    '''Run.'''\n"
+        "    loop = asyncio.get_running_loop()\n"
+        "    await loop.run_in_executor(None, functools.partial(subprocess.run, cmd, shell=True))\n    return 'ok'\n\n"
+        "@tool\nasync def later(cmd: str) -> str:\n    '''Keep.'''\n    job = functools.partial(subprocess.run, cmd)\n"
+        "    return str(job)\n"
+    )
+    linked = analyse({"m.py": code})
+    assert _reached(linked, "sh") == {("shell.exec", 8)}
+    # A partial built and never run starts nothing.
+    assert _reached(linked, "later") == set()

@@ -112,7 +112,13 @@ class SourceLogic(LibraryLogic):
         the function it is given with the arguments after it; that call is read as written there."""
         if len(node.args) <= position or isinstance(node.args[position], ast.Starred):
             return
-        call = ast.Call(func=node.args[position], args=node.args[position + 1 :], keywords=node.keywords)
+        given, args, keywords = node.args[position], node.args[position + 1 :], node.keywords
+        partial = given if isinstance(given, ast.Call) and given.args else None
+        if partial is not None and self.dotted(partial.func, scope)[0] == "functools.partial":
+            # ``run_in_executor(None, functools.partial(subprocess.run, cmd, shell=True))``: the function the
+            # partial wraps, with the arguments it fixes first.
+            given, args, keywords = partial.args[0], [*partial.args[1:], *args], [*partial.keywords, *keywords]
+        call = ast.Call(func=given, args=args, keywords=keywords)
         ast.copy_location(call, node)
         call.end_lineno, call.end_col_offset = node.end_lineno, node.end_col_offset
         self._call(call, scope, active)  # type: ignore[attr-defined]
