@@ -216,6 +216,13 @@ class FunctionFacts(_Facts):
         description="(JS/TS) The function hands an HTTP request to an MCP transport (``transport.handleRequest(req, "
         "res, body)``): an HTTP route serving an MCP server.",
     )
+    servedBehind: tuple[str, ...] = Field(
+        default=(),
+        exclude_if=lambda gates: not gates,
+        description="(JS/TS) The gates active at every hand-over of a request to an MCP transport in this function "
+        "(a check in the route's handler before it, the middleware put in front of the route): what the route "
+        "holds over the tools of the server it serves.",
+    )
     frontGate: str | None = Field(
         default=None,
         exclude_if=lambda gate: gate is None,

@@ -306,7 +306,7 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
             return scope.qualname
         location = self.loc(node) if node is not None else Location(path=self.path, line=1, column=1)
         qualname = scope.qualname
-        serves = qualname in self.request_servers
+        behind = self.request_servers.get(qualname)
         front_gate = self.front_gates.get(qualname)
         fronts = self.front_names.get(qualname, [])
         routes = self.route_handlers.get(qualname, [])
@@ -330,7 +330,8 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
                     FieldWrite(field=key, origins=sorted(taint, key=origin_key))
                     for key, taint in sorted(scope.field_writes.items())
                 ],
-                servesRequests=serves,
+                servesRequests=behind is not None,
+                servedBehind=tuple(sorted(behind)) if behind else (),
                 frontGate=front_gate,
                 fronts=tuple(fronts),
                 routes=tuple(routes),

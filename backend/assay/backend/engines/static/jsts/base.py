@@ -146,8 +146,13 @@ class AnalyzerBase:
         self.call_gates: dict[int, str | None] = {}  # call node id -> its gate, once walked
         self.emitted: set[str] = set()
         # Functions (by qualname, their callbacks walked in place included) that hand an HTTP request to an
-        # MCP transport (``transport.handleRequest(req, res, body)``): routes serving an MCP server.
-        self.request_servers: set[str] = set()
+        # MCP transport (``transport.handleRequest(req, res, body)``): routes serving an MCP server, each with
+        # the gates active at every such hand-over (a check in the handler, the middleware in front of it).
+        self.request_servers: dict[str, frozenset[str]] = {}
+        # Whether the file writes a refusing status at all (``401``/``403``/``429``): only then are its ``if``
+        # branches read for a request they refuse (``RouteLogic.request_refusal``); the gates so made.
+        self.refuses_requests = bool(rules.refusals) and any(str(s).encode() in code.src for s in rules.refusals)
+        self.refusal_gates: set[str] = set()
         # Middleware (``routes.py``): function node id -> the gate it makes (None: it refuses nothing); by
         # qualname, the gate of the middleware a function is or returns, the names of the tree's functions put
         # in front of its routes, the handlers it registers by name; (qualname, receiver) -> the middleware

@@ -328,7 +328,18 @@ class BindingLogic(CallLogic):
             elif base is not None:  # ``class Sandbox extends BaseSandbox``: a library class
                 self.library_bases[cls] = base
             self.overrides(cls, body, heritage, base if base is not None and "#" in base else None)
+        # Guards put in front of the class's methods (``@UseGuards(G)`` on the class or the method).
+        outer = node.parent if node.parent is not None and node.parent.type == "export_statement" else node
+        shared = [c for c in outer.named_children if c.type == "decorator"] if self.rules.guard_decorators else []
+        if outer is not node:
+            shared += [c for c in node.named_children if c.type == "decorator"]
+        decorators: list[Node] = []
         for member in body.named_children:
+            if member.type == "decorator":
+                decorators.append(member)
+                continue
+            guards = self.decorator_guards(shared + decorators, scope) if decorators or shared else ()
+            decorators = []
             if member.type == "public_field_definition":
                 prop = self.code.text(
                     member.child_by_field_id(self.fields.name) or member.child_by_field_id(self.fields.property)
@@ -354,7 +365,7 @@ class BindingLogic(CallLogic):
                 if method == "constructor":
                     self.constructor_fields(member, cls)
                 if member.id not in self.claimed:
-                    self.defer(member, f"{cls}.{method}", method, cls=cls)
+                    self.defer(member, f"{cls}.{method}", method, cls=cls, gates=guards)
             elif member.type == "class_static_block":
                 body_node = member.child_by_field_id(self.fields.body)
                 if body_node is not None and member.id not in self.claimed:

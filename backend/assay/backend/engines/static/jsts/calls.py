@@ -120,7 +120,8 @@ class CallLogic(RouteLogic):
         if name and "#" in name and args and facts is NOTHING:
             self.tool_recognizer.made_tools(node, name, args, scope)
         if args and name and name.endswith(_HANDS_REQUEST):
-            self.request_servers.add(scope.qualname)
+            behind = self.request_servers.get(scope.qualname)
+            self.request_servers[scope.qualname] = active if behind is None else behind & active
 
         receiver = EMPTY
         keyed = False  # f[k](...) or f[k].m(...): a callee looked up by key

@@ -16,19 +16,23 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from assay.backend.engines.static.facts import FRONT, CallFact
-from assay.backend.engines.static.jsts.scope import Scope
+from assay.backend.engines.static.facts import FRONT, CallFact, GateSite
+from assay.backend.engines.static.jsts.scope import Cond, Scope
 from assay.backend.engines.static.jsts.sites import SiteLogic
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
 
 # Statuses that refuse a request (the rules say which gate each is), as the code spells them.
-_STATUSES = {b"401": 401, b"403": 403}
+_STATUSES = {b"401": 401, b"403": 403, b"429": 429}
 # Keys and fields that set a response's status (``{ status: 401 }``, ``res.statusCode = 401``).
 _STATUS_KEYS = frozenset({b"status", b"statusCode", b'"status"', b"'status'"})
 _STATUS_FIELDS = (b".status", b".statusCode")
 # A middleware's body is read this far for its refusals.
 _READ_LIMIT = 20000
 _NONE: frozenset[str] = frozenset()
+# The method of a NestJS guard deciding whether a request goes on (``canActivate(context)``).
+_CAN_ACTIVATE = "canActivate"
+# The call registering a Fastify hook (``app.addHook("onRequest", fn)``).
+_ADD_HOOK = "addHook"
 
 
 def _covers(prefix: str | None, path: str | None) -> bool:
@@ -44,36 +48,85 @@ def _covers(prefix: str | None, path: str | None) -> bool:
 class RouteLogic(SiteLogic):
     """Middleware gates and the gates in front of a route's handler."""
 
-    def middleware_gate(self, node: Node, scope: Scope) -> str | None:
+    def middleware_gate(self, node: Node, scope: Scope, hook: bool = False) -> str | None:
         """The gate of the function ``node`` when it is a middleware that refuses requests (once per
-        function: the first scope that asks records its site)."""
-        known = self.middleware_sites.get(node.id, "")
+        function: the first scope that asks records its site). A middleware is given the continuation
+        ``next``; a ``hook`` (a function a framework runs before the handler: ``addHook("onRequest", fn)``)
+        need not be, and refuses also through a function of this file it calls (``await checkKey(req, reply)``),
+        the gate recorded at that function."""
+        key = ~node.id if hook else node.id
+        known = self.middleware_sites.get(key, "")
         if known != "":
             return known
+        self.middleware_sites[key] = None  # (a hook calling itself)
         gate: str | None = None
         refusals = self.rules.refusals
         if refusals:
             names, _ = self.params(node)
-            if "next" in names:
-                status = self.refusal_status(node.child_by_field_id(self.fields.body))
+            if hook or "next" in names:
+                body = node.child_by_field_id(self.fields.body)
+                status = self.refusal_status(body)
                 rule = refusals.get(status) if status is not None else None
                 if rule is not None:
                     gate = scope.add_gate(self.make_gate(rule, node, f"a middleware refusing requests with {status}"))
-        self.middleware_sites[node.id] = gate
+                elif hook:
+                    gate = self.called_refusal(body, scope)
+        self.middleware_sites[key] = gate
         return gate
+
+    def called_refusal(self, body: Node | None, scope: Scope) -> str | None:
+        """The gate of the first function of this file a hook's body calls that refuses requests."""
+        pending = [body] if body is not None else []
+        for _ in range(_READ_LIMIT):
+            if not pending:
+                break
+            node = pending.pop()
+            kind = node.type
+            if kind in FUNCTIONS:
+                continue
+            if kind == "call_expression":
+                callee = node.child_by_field_id(self.fields.function)
+                if callee is not None and callee.type == "identifier":
+                    decl = self.top_definition(self.code.text(callee))
+                    value = (
+                        decl
+                        if decl is None or decl.type == "function_declaration"
+                        else unwrap(decl.child_by_field_id(self.fields.value))
+                    )
+                    if value is not None and (value.type in FUNCTIONS or value.type == "function_declaration"):
+                        gate = self.middleware_gate(value, scope, hook=True)
+                        if gate is not None:
+                            return gate
+            pending.extend(reversed(node.named_children))
+        return None
 
     def returned_middleware(self, value: Node | None, scope: Scope) -> None:
         """``return async (c, next) => { ... 401 ... }``: a factory of a middleware that refuses requests
         (``bearerAuth(key)``) holds that middleware's gate in front of the route it is called for."""
         inner = unwrap(value)
         if inner is not None and inner.type in FUNCTIONS:
-            gate = self.middleware_gate(inner, scope)
+            # (Fastify's hooks take no ``next``: ``return async (req, reply) => { ... reply.code(401) ... }``.)
+            gate = self.middleware_gate(inner, scope, hook=len(self.params(inner)[0]) >= 2)
             if gate is not None:
                 self.front_gates.setdefault(scope.qualname, gate)
 
+    def request_refusal(self, stmt: Node, consequence: Node | None, cond: Cond, scope: Scope) -> frozenset[str]:
+        """``if (token !== key) { return res.status(401).json(...) }`` in a route's handler or a hook: a branch
+        that answers the request with a refusing status and ends is a gate of that status's kind at the ``if``
+        over what follows (unless the test already is one: ``if (!isAuthorized(req))``)."""
+        status = self.refusal_status(consequence)
+        rule = self.rules.refusals.get(status) if status is not None else None
+        if rule is None or any(g.id in cond.t or g.id in cond.f for g in scope.gates if g.kind == rule.gateKind):
+            return _NONE
+        condition = stmt.child_by_field_id(self.fields.condition)
+        detail = f"a request refused with {status} unless {self.code.text(condition)[:120]}"
+        gate = scope.add_gate(self.make_gate(rule, stmt, detail))
+        self.refusal_gates.add(gate)
+        return frozenset((gate,))
+
     def refusal_status(self, body: Node | None) -> int | None:
         """401 when the body (its nested functions left out) answers a request with 401, else 403 when with
-        403, else None."""
+        403, else 429 when with 429 (too many requests), else None."""
         found: int | None = None
         pending = [body] if body is not None else []
         code = self.code
@@ -89,7 +142,7 @@ class RouteLogic(SiteLogic):
                 if status is not None and self.sets_status(node):
                     if status == 401:
                         return status
-                    found = status
+                    found = status if found is None else min(found, status)
                 continue
             pending.extend(node.named_children)
         return found
@@ -117,6 +170,9 @@ class RouteLogic(SiteLogic):
         ``use``, and the arguments before it); a handler named by reference is recorded with them. None when
         the call puts nothing in front of a route."""
         method = name.rpartition(".")[2]
+        if method == _ADD_HOOK:
+            self.hook_front(func, args, scope, name)
+            return None
         if method not in self.rules.route_methods or not args:
             return None
         first = unwrap(args[0])
@@ -149,6 +205,24 @@ class RouteLogic(SiteLogic):
             self.route_uses.setdefault(key, []).append((path, frozenset(put)))
         return fronts
 
+    def hook_front(self, func: Node | None, args: list[Node], scope: Scope, name: str) -> None:
+        """``app.addHook("onRequest", fn)``: a hook run before the handler of every route of that instance (a
+        phase of ``hook_phases``) that refuses some requests is put in front of the routes registered after it on
+        the same instance, as ``app.use(fn)`` is; hooks of later phases (``onResponse``) run after the handler."""
+        if len(args) < 2:
+            return
+        phase = unwrap(args[0])
+        if phase is None or phase.type != "string" or self.code.string_value(phase) not in self.rules.hook_phases:
+            return
+        inner_func = unwrap(func)
+        receiver = inner_func.child_by_field_id(self.fields.object) if inner_func is not None else None
+        hook = unwrap(args[1])
+        if receiver is None or hook is None:
+            return
+        put = self.middleware_front(hook, scope, name, hook=True)
+        if put:
+            self.route_uses.setdefault((scope.qualname, self.code.text(receiver)), []).append((None, put))
+
     def named_handler(self, inner: Node, scope: Scope, gates: frozenset[str]) -> None:
         """``app.post("/", auth, handle)`` with ``handle`` a function of the tree: recorded with the gates in
         front of it, for the linker."""
@@ -160,13 +234,15 @@ class RouteLogic(SiteLogic):
                 CallFact(location=self.loc(inner), callee=named, resolved=True, dominatingGates=sorted(gates))
             )
 
-    def middleware_front(self, inner: Node, scope: Scope, route: str, depth: int = 0) -> frozenset[str]:
+    def middleware_front(
+        self, inner: Node, scope: Scope, route: str, depth: int = 0, hook: bool = False
+    ) -> frozenset[str]:
         """The gates a middleware argument holds in front of what follows it: its own gate (a function written
         here, or one this file defines, refusing requests), the gate of a library's auth middleware call
         (``requireBearerAuth(...)``), or a ``FRONT`` id for a function of the tree named or called here."""
         kind = inner.type
         if kind in FUNCTIONS:
-            gate = self.middleware_gate(inner, scope)
+            gate = self.middleware_gate(inner, scope, hook)
             return frozenset((gate,)) if gate is not None else _NONE
         if kind == "call_expression":
             # A factory of the tree is read for what the middleware it returns does (its name guesses).
@@ -186,7 +262,7 @@ class RouteLogic(SiteLogic):
             value = decl if decl.type == "function_declaration" else unwrap(decl.child_by_field_id(self.fields.value))
             found = _NONE
             if value is not None and (value.type in FUNCTIONS or value.type == "function_declaration"):
-                gate = self.middleware_gate(value, scope)
+                gate = self.middleware_gate(value, scope, hook)
                 found = frozenset((gate,)) if gate is not None else _NONE
             elif value is not None and value.type == "call_expression" and depth < 4:
                 found = self.middleware_front(value, scope, route, depth + 1)
@@ -195,6 +271,74 @@ class RouteLogic(SiteLogic):
             # A middleware named for authentication that the code here does not show (kept where it is
             # defined in this file, else where it is put in front): a site of the bundle, tied to nothing.
             self.gate_site(scope, rule, self.top_definition(text) or inner, f"{text} in front of {route}")
+        return found
+
+    def decorator_guards(self, decorators: list[Node], scope: Scope) -> tuple[GateSite, ...]:
+        """``@UseGuards(ApiKeyGuard)`` on a controller or its method (NestJS): a guard class of this file whose
+        ``canActivate`` can refuse (it throws, or returns ``false``) is a gate held over the method, at the
+        decorator: authentication when it throws an unauthorized error (401), else a permission check (403).
+        A guard this file does not define, named for authentication, is a site of the bundle tied to nothing."""
+        rules = self.rules
+        found: list[GateSite] = []
+        for decorator in decorators:
+            call = decorator.named_children[0] if decorator.named_children else None
+            if call is None or call.type != "call_expression":
+                continue
+            callee = call.child_by_field_id(self.fields.function)
+            if self.code.text(callee) not in rules.guard_decorators:
+                continue
+            args = call.child_by_field_id(self.fields.arguments)
+            for arg in args.named_children if args is not None else []:
+                guard = unwrap(arg)
+                if guard is None or guard.type != "identifier":
+                    continue
+                text = self.code.text(guard)
+                status = self.guard_refusal(text)
+                rule = rules.refusals.get(status) if status is not None else None
+                if rule is not None:
+                    found.append(self.make_gate(rule, decorator, f"{text}.canActivate refusing with {status}"))
+                elif status is None and rules.auth_middleware is not None and rules.auth_names.matches(text):
+                    self.gate_site(scope, rules.auth_middleware, decorator, f"{text} guarding a route")
+        return tuple(found)
+
+    def guard_refusal(self, name: str) -> int | None:
+        """401 when the class ``name`` of this file has a ``canActivate`` that throws an unauthorized error,
+        403 when it throws another or returns ``false``, 0 when it refuses nothing, None when it is not here."""
+        for stmt in self.root.named_children:
+            decl = stmt.named_children[-1] if stmt.type == "export_statement" and stmt.named_children else stmt
+            if decl.type != "class_declaration" or self.code.text(decl.child_by_field_id(self.fields.name)) != name:
+                continue
+            body = decl.child_by_field_id(self.fields.body)
+            for member in body.named_children if body is not None else []:
+                if (
+                    member.type == "method_definition"
+                    and self.code.text(member.child_by_field_id(self.fields.name)) == _CAN_ACTIVATE
+                ):
+                    return self.guard_status(member.child_by_field_id(self.fields.body))
+            return 0
+        return None
+
+    def guard_status(self, body: Node | None) -> int:
+        """What a guard's ``canActivate`` body refuses with (its nested functions left out): 401, 403 or 0."""
+        found = 0
+        pending: list[tuple[Node, bool]] = [(body, False)] if body is not None else []
+        for _ in range(_READ_LIMIT):
+            if not pending:
+                break
+            node, returned = pending.pop()
+            kind = node.type
+            if kind in FUNCTIONS:
+                continue
+            if kind == "throw_statement":
+                thrown = unwrap(node.named_children[0]) if node.named_children else None
+                made = thrown.child_by_field_id(self.fields.constructor) if thrown is not None else None
+                if made is not None and self.code.text(made) in self.rules.unauthorized_errors:
+                    return 401
+                found = 403
+            elif kind == "false" and returned:  # ``return false``, ``return ok ? true : false``
+                found = 403
+            returned = returned or kind == "return_statement"
+            pending.extend((child, returned) for child in node.named_children)
         return found
 
     def top_definition(self, name: str) -> Node | None:

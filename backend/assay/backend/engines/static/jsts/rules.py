@@ -180,6 +180,18 @@ class JsRules:
         self.route_methods: frozenset[str] = frozenset(
             self.auth_middleware.match.get("route_methods", []) if self.auth_middleware else []
         )
+        # Fastify hook phases that run before a route's handler (``addHook("onRequest", fn)``).
+        self.hook_phases: frozenset[str] = frozenset(
+            self.auth_middleware.match.get("hook_phases", []) if self.auth_middleware else []
+        )
+        # Decorators putting guard classes in front of a controller's routes (NestJS ``@UseGuards(G)``), and the
+        # errors a guard throws for an unauthenticated request (the rest refuse as forbidden).
+        self.guard_decorators: frozenset[str] = frozenset(
+            self.auth_middleware.match.get("guard_decorators", []) if self.auth_middleware else []
+        )
+        self.unauthorized_errors: frozenset[str] = frozenset(
+            self.auth_middleware.match.get("unauthorized_errors", []) if self.auth_middleware else []
+        )
         # Statuses a middleware answers a refused request with (401: authentication, 403: permission).
         self.refusals: dict[int, Rule] = {s: r for r in gates for s in r.match.get("refusal_statuses", ())}
         self.object_tool = _Lookup(pats(tools, "object_tool_calls"))

@@ -613,6 +613,11 @@ class StmtLogic(ExprLogic):
             self.note_checked(condition, cond.t | cond.f, scope)
         then_ends, else_ends = self.code.terminates(consequence), self.code.terminates(other)
         choice = (other is not None or then_ends) and self.mode_choice(stmt, condition, consequence, other)
+        refused = (
+            self.request_refusal(stmt, consequence, cond, scope)
+            if self.refuses_requests and then_ends and other is None
+            else frozenset()
+        )
         before = len(scope.calls)
         actions_before = len(scope.actions)
         paused = len(scope.pause_log)
@@ -647,6 +652,7 @@ class StmtLogic(ExprLogic):
             after_else = (
                 active
                 | cond.f
+                | refused
                 | (
                     self.denied(cond, scope)
                     if then_ends and not choice and self.refuses(consequence) and not self.memo(condition, consequence)
@@ -666,6 +672,12 @@ class StmtLogic(ExprLogic):
             return active
         if not then_ends and not else_ends:
             self.keyed_branch(condition, (after_then - after_else) - cond.t, scope)
+        if other is None and not then_ends and self.refusal_gates:
+            # ``if (config.authEnabled) { if (!valid(token)) return res.status(401)... }``: a refusal under a
+            # configuration test still guards what follows (the configuration it needs said in its detail).
+            kept = (after_then - after_else) & self.refusal_gates
+            if kept:
+                after_else = after_else | kept
         if other is None and cond.f - active:
             # ``if (!isWithin(base, p)) { tagError(...) }``: if that call never returns (a function typed
             # ``never``, known to the linker), the branch ends there and the check's gates hold after it.

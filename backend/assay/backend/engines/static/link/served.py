@@ -28,6 +28,8 @@ from assay.backend.scans.bundle import Location
 _FRONT_KINDS = frozenset({"authentication", "permission", "permission_check"})
 # How many functions a route's calls are followed through to the function registering the tools.
 _REACH_LIMIT = 4096
+# The qualname suffix of a file's top-level code.
+_MODULE = "#<module>"
 
 
 def route_gates(
@@ -48,19 +50,27 @@ def route_gates(
     if not served:
         return tools
     registered = _registrations(functions, kinds)
+    modules = {fn.path: fid for fid, fn in functions.items() if fn.facts.qualname.endswith(_MODULE)}
     reach: dict[str, frozenset[str]] = {}
     held: dict[str, frozenset[str]] = {}
     for fid in sorted(set(served.values())):
         fronts: list[frozenset[str]] = []
         for route in routes:
+            before = registered.get(route.id, frozenset()) | _behind(functions, route, kinds)
             if route.id == fid:
-                fronts.append(registered.get(route.id, frozenset()))
+                fronts.append(before)
                 continue
-            before = registered.get(route.id, frozenset())
+            reaches = False
             for call in route.calls:
                 target = route.targets.get(call.callee)
                 if target is not None and (target == fid or fid in _reached(functions, target, reach)):
+                    reaches = True
                     fronts.append(before | {g for g in call.dominatingGates if kinds.get(g) in _FRONT_KINDS})
+            module = modules.get(route.path)
+            if not reaches and module is not None and (module == fid or fid in _reached(functions, module, reach)):
+                # Tools registered by the file's top-level code on a server the route connects later
+                # (``const server = new McpServer(...); registerTools(server); app.post("/mcp", ...)``).
+                fronts.append(before)
         if fronts:
             held[fid] = frozenset.intersection(*fronts)
     out: list[ToolDef] = []
@@ -71,6 +81,15 @@ def route_gates(
             tool = tool.model_copy(update={"hookGates": tuple(sorted({*tool.hookGates, *gates}))})
         out.append(tool)
     return out
+
+
+def _behind(functions: dict[str, Fn], route: Fn, kinds: dict[str, str]) -> frozenset[str]:
+    """The checks active wherever ``route`` hands a request to the transport: one in its handler before the
+    hand-over (``if (token !== key) return res.status(401)...``), the middleware put in front of it."""
+    gates = (
+        front_gate(functions, route, g[len(FRONT) :]) if g.startswith(FRONT) else g for g in route.facts.servedBehind
+    )
+    return frozenset(g for g in gates if g is not None and kinds.get(g) in _FRONT_KINDS)
 
 
 def _registrations(functions: dict[str, Fn], kinds: dict[str, str]) -> dict[str, frozenset[str]]:
