@@ -163,6 +163,19 @@ def test_a_model_router_or_a_compatible_client_pointed_at_another_host_is_that_h
     assert models[12] == ("litellm", "ollama/llama3")  # LiteLLM routes by its model id: api_base is that route's
 
 
+def test_a_client_built_with_a_base_url_in_a_non_ascii_file_is_that_hosts_provider() -> None:
+    # Python reads identifiers in NFKC form: ``base_url`` spelt with a fullwidth b is the keyword ``base_url``, so a
+    # file whose text is not ASCII is read for its hosts even when the ASCII spelling is nowhere in it.
+    code = (
+        "from openai import OpenAI\n"
+        "client = OpenAI(\uff42ase_url='https://api.groq.com/openai/v1')\n"  # 2
+        "r = client.chat.completions.create(model='llama-3.1-8b-instant', messages=[])\n"  # 3
+        "# café\n"
+    )
+    models = _models({"client.py": code})
+    assert models[3] == ("groq", "llama-3.1-8b-instant")
+
+
 def test_js_a_parameters_default_names_the_model_a_call_passes_it_to() -> None:
     code = (
         'import OpenAI from "openai";\n'

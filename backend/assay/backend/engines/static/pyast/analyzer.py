@@ -277,7 +277,7 @@ class FileAnalyzer(StatementLogic):
         server's name pattern, the functions it lists and its own ``name=``. Assignments are statements, so
         reading the statements alone finds them all, in ``ast.walk`` order (the last one of a variable wins)."""
         servers: dict[str, tuple[str, list[str], str | None]] = {}
-        for node in statements_breadth_first(self.tree):
+        for node in self.tree_statements:
             if type(node) is not ast.Assign or len(node.targets) != 1:
                 continue
             target, call = node.targets[0], node.value

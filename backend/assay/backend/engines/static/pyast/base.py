@@ -41,8 +41,11 @@ _PROPERTIES = frozenset({"property", "cached_property", "functools.cached_proper
 class AnalyzerBase:
     """One file's state, and names resolved through imports, variable types and the file's classes."""
 
-    def __init__(self, path: str, tree: ast.Module, rules: RulePack) -> None:
+    def __init__(self, path: str, tree: ast.Module, rules: RulePack, text: str) -> None:
         self.path = path
+        # The file's text when it is ASCII: a word missing from it is spelt nowhere in the file (an identifier
+        # outside ASCII may normalise to an ASCII one, so other texts answer nothing).
+        self.ascii_text = text if text.isascii() else None
         self.module = module_name(path)
         self.module_prefix = self.module + "."
         self.is_package = path.endswith("__init__.py")
@@ -147,9 +150,16 @@ class AnalyzerBase:
         return breadth_first(self.tree, (ast.Call,))  # type: ignore[return-value]
 
     @cached_property
+    def tree_statements(self) -> list[ast.AST]:
+        """Every statement of the file (with the except handlers and match cases between them), in
+        ``ast.walk`` order."""
+        return list(statements_breadth_first(self.tree))
+
+    @cached_property
     def tree_functions(self) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-        """Every function of the file, nested ones included, in ``ast.walk`` order."""
-        return breadth_first(self.tree, (ast.FunctionDef, ast.AsyncFunctionDef))  # type: ignore[return-value]
+        """Every function of the file, nested ones included, in ``ast.walk`` order (definitions are
+        statements, so the statements alone hold them all)."""
+        return [node for node in self.tree_statements if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]
 
     def loc(self, node: ast.expr | ast.stmt) -> Location:
         line = node.lineno

@@ -62,7 +62,7 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
         detail = f"not parsed ({message}); nothing in this file was analysed"
         return _unanalysed(path, digest, lines, module, message, "parse_error", detail, max(int(line), 1))
     mend_surrogates(tree, source)
-    analyzer = FileAnalyzer(path, tree, rules)
+    analyzer = FileAnalyzer(path, tree, rules, text)
     try:
         analyzer.run()
     except RecursionError:

@@ -21,8 +21,8 @@ from assay.backend.engines.static.rules.pack import Rule, RulePack
 class LibraryLogic(SiteLogic):
     """Library tool instances, toolkits and tool specs, and where the model is given them."""
 
-    def __init__(self, path: str, tree: ast.Module, rules: RulePack) -> None:
-        super().__init__(path, tree, rules)
+    def __init__(self, path: str, tree: ast.Module, rules: RulePack, text: str) -> None:
+        super().__init__(path, tree, rules, text)
         self._library_done: set[str] = set()  # library tool functions made already (one per constructor)
         self._built: dict[str, list[ast.Call]] = {}  # constructor calls of the file, by constructed name
 

@@ -15,6 +15,7 @@ passes. A parameter of a module-level function the file calls is left to its cal
 from __future__ import annotations
 
 import ast
+from functools import cached_property
 
 from assay.backend.engines.static.pyast.literals import kwarg
 from assay.backend.engines.static.pyast.settings import SettingsLogic
@@ -46,7 +47,7 @@ class ModelValueLogic(SettingsLogic):
         ``provider``'s protocol is no other host's (a LiteLLM client routes by its model id, its ``api_base``
         the backend of that route), no keyword names a host the pack knows, or the code does not spell it out."""
         keys = self.rules.base_url_kwargs
-        if not keys or not node.keywords:
+        if not keys or not node.keywords or not self.spells_base_url:
             return None
         if provider is not None and provider != "unknown" and provider not in self.rules.base_url_providers:
             return None
@@ -71,7 +72,7 @@ class ModelValueLogic(SettingsLogic):
         (``client = OpenAI(base_url="http://localhost:11434/v1")`` ... ``client.chat.completions.create(...)``):
         the client bound once to a constructor call, as a local, a module name or ``self.<attr>``; None
         when ``provider``'s protocol is no other host's or the constructor names no host the pack knows."""
-        if provider not in self.rules.base_url_providers or not self.rules.base_url_kwargs:
+        if provider not in self.rules.base_url_providers or not self.spells_base_url:
             return None
         receiver = node.func
         while isinstance(receiver, ast.Attribute) and not _is_self_attr(receiver):
@@ -89,10 +90,47 @@ class ModelValueLogic(SettingsLogic):
         """The one value ``name`` is bound to where ``at`` reads it: in the function around ``at``, else at
         module level (not a parameter of that function); None when bound twice or not at all."""
         owner = self._function_around(at)
-        bound = _bindings(owner, name) if owner is not None else []
+        bound = self._bindings(owner, name) if owner is not None else []
         if not bound and not (owner is not None and _is_param(owner, name)):
-            bound = [v for stmt in self.tree.body if (v := _bound_value(stmt, name)) is not None]
+            bound = self._module_bindings.get(name, [])
         return bound[0] if len(bound) == 1 else None
+
+    @cached_property
+    def spells_base_url(self) -> bool:
+        """Whether any call of the file passes a base-URL keyword (``base_url=``, ``api_base=``...): the host
+        a client is pointed at is only ever read from such a keyword of a call of this file."""
+        keys = self.rules.base_url_kwargs
+        text = self.ascii_text
+        if not keys or (text is not None and not any(key in text for key in keys)):
+            return False
+        return any(kw.arg in keys for node in self.tree_calls for kw in node.keywords)
+
+    @cached_property
+    def _binding_index(self) -> dict[int, tuple[dict[str, list[ast.expr]], dict[str, int]]]:
+        """Each function's bindings (``_index_bindings``), by the function's id, filled on first use."""
+        return {}
+
+    @cached_property
+    def _module_bindings(self) -> dict[str, list[ast.expr]]:
+        """The values each name is bound to by the module's own statements (``NAME = v``), in order."""
+        found: dict[str, list[ast.expr]] = {}
+        for stmt in self.tree.body:
+            named = _plain_binding(stmt)
+            if named is not None:
+                found.setdefault(named[0], []).append(named[1])
+        return found
+
+    def _bindings(self, function: Function, name: str) -> list[ast.expr]:
+        """Every value ``name`` is bound to in ``function``; a binding that is no plain assignment (a loop
+        target, an augmented assignment, ``with ... as``) is a value of its own, unknown (``None``). The
+        function's bindings are indexed once, on first use."""
+        index = self._binding_index.get(id(function))
+        if index is None:
+            index = self._binding_index[id(function)] = _index_bindings(function)
+        plain, other = index
+        found = plain.get(name, [])
+        unknown = other.get(name, 0)
+        return [*found, *(ast.Constant(None) for _ in range(unknown))] if unknown else found
 
     def http_host_of(self, node: ast.Call) -> tuple[Rule, str] | None:
         """The provider of the model host a network call's URL names when the URL is a value the code spells
@@ -178,15 +216,15 @@ class ModelValueLogic(SettingsLogic):
 
     def _name_value(self, name: str, owner: Function | None, depth: int) -> str | None:
         if owner is not None:
-            bound = _bindings(owner, name)
             default = param_default(owner, name)
             if default is not None or _is_param(owner, name):
-                if bound or default is None or self._called_here(owner):
-                    return None  # reassigned, no default, or the file's calls say which model
+                if default is None or self._bindings(owner, name) or self._called_here(owner):
+                    return None  # no default, reassigned, or the file's calls say which model
                 return self.spelled(default, None, depth + 1)
+            bound = self._bindings(owner, name)
             if bound:
                 return self.spelled(bound[0], owner, depth + 1) if len(bound) == 1 else None
-        bound = [v for stmt in self.tree.body if (v := _bound_value(stmt, name)) is not None]
+        bound = self._module_bindings.get(name, [])
         return self.spelled(bound[0], None, depth + 1) if len(bound) == 1 else None
 
     def _call_value(self, call: ast.Call, owner: Function | None, depth: int) -> str | None:
@@ -243,31 +281,37 @@ def _is_self_attr(node: ast.Attribute) -> bool:
     return isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
-def _bound_value(stmt: ast.AST, name: str) -> ast.expr | None:
-    """The value ``stmt`` binds ``name`` to: ``name = v`` or ``name: T = v``."""
+def _plain_binding(stmt: ast.AST) -> tuple[str, ast.expr] | None:
+    """The name and value ``stmt`` binds plainly: ``name = v`` or ``name: T = v``."""
     if isinstance(stmt, ast.Assign):
         targets = stmt.targets
-        if len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id == name:
-            return stmt.value
-    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
-        return stmt.value
+        if len(targets) == 1 and isinstance(targets[0], ast.Name):
+            return targets[0].id, stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+        return stmt.target.id, stmt.value
     return None
 
 
-def _bindings(function: Function, name: str) -> list[ast.expr]:
-    """Every value ``name`` is bound to in ``function``; a binding that is no plain assignment (a loop
-    target, an augmented assignment, ``with ... as``) is a value of its own, unknown (``None``)."""
-    found: list[ast.expr] = []
-    plain: set[int] = set()
+def _index_bindings(function: Function) -> tuple[dict[str, list[ast.expr]], dict[str, int]]:
+    """The plain bindings of each name in ``function`` (nested definitions included), in ``ast.walk``
+    order, and how many other bindings (loop targets, tuple unpacking, ``with ... as``...) each name has."""
+    plain: dict[str, list[ast.expr]] = {}
+    targets: set[int] = set()
+    stores: list[ast.Name] = []
     for node in walk(function):
-        value = _bound_value(node, name)
-        if value is not None:
-            found.append(value)
-            plain.add(id(node.targets[0] if isinstance(node, ast.Assign) else node.target))  # type: ignore[attr-defined]
-    for node in walk(function):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) and id(node) not in plain:
-            found.append(ast.Constant(None))
-    return found
+        if type(node) is ast.Name:
+            if isinstance(node.ctx, ast.Store):
+                stores.append(node)
+            continue
+        named = _plain_binding(node)
+        if named is not None:
+            plain.setdefault(named[0], []).append(named[1])
+            targets.add(id(node.targets[0] if isinstance(node, ast.Assign) else node.target))  # type: ignore[attr-defined]
+    other: dict[str, int] = {}
+    for store in stores:
+        if id(store) not in targets:
+            other[store.id] = other.get(store.id, 0) + 1
+    return plain, other
 
 
 def _is_param(function: Function, name: str) -> bool:

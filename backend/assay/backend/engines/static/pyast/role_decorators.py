@@ -37,8 +37,8 @@ _CONFIRM_CALLS = frozenset({"input", "ask", "confirm", "prompt", "Confirm", "int
 class DecoratorRoles(SourceLogic):
     """Tools and gates recognised by the role a decorator, a class or an agent hook plays."""
 
-    def __init__(self, path: str, tree: ast.Module, rules: RulePack) -> None:
-        super().__init__(path, tree, rules)
+    def __init__(self, path: str, tree: ast.Module, rules: RulePack, text: str) -> None:
+        super().__init__(path, tree, rules, text)
         self.roles = compile_roles(rules)
 
     # --- decorators -------------------------------------------------------------------------------

@@ -45,8 +45,8 @@ _CHOICE_MODES = frozenset({"auto", "any", "required", "none"})
 class SourceLogic(LibraryLogic):
     """Tool lists held by variables, and the module-level bindings other files may name."""
 
-    def __init__(self, path: str, tree: ast.Module, rules: RulePack) -> None:
-        super().__init__(path, tree, rules)
+    def __init__(self, path: str, tree: ast.Module, rules: RulePack, text: str) -> None:
+        super().__init__(path, tree, rules, text)
         # Module-level lists of this file, by name: their elements as written (``TOOLS = [search]``).
         self.module_lists: dict[str, list[ast.expr]] = {}
         self.lists: dict[str, list[str]] = {}
