@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from assay.backend.engines.static.walk import IGNORED_DIRECTORIES
+from bench.bytecode import compile_bytecode
 from bench.corpus.labels import Unit, load_units
 from bench.corpus.mirror import DEFAULT_MIRRORS, NotMaterialisedError, find_mirror, materialise
 
@@ -110,15 +111,10 @@ def build_tree(target: Path, lines_wanted: int) -> tuple[int, int, int]:
 
 
 def _compile_assay(env: dict[str, str]) -> None:
-    """Assay's own modules compiled to bytecode beside them (``__pycache__``, as any run without
-    ``PYTHONDONTWRITEBYTECODE`` writes it), for the timed runs to read: assay runs as installed, as
-    Semgrep's installed Python does. An editable checkout has no bytecode where that variable is set (as in
-    some development shells), and every run compiled each module of the scan from source again (1.2 of the
-    parent's 10.1 billion instructions). A ``PYTHONPYCACHEPREFIX`` is not set here: the standard library's
-    and the packages' bytecode would no longer be found, and they would be compiled on every run instead."""
-    folders = [ROOT / name / "assay" for name in ("backend", "server", "prompts", "tools")]
-    existing = [str(folder) for folder in folders if folder.is_dir()]
-    subprocess.run([sys.executable, "-m", "compileall", "-q", *existing], env=env, capture_output=True, check=True)
+    """Assay's own modules compiled to bytecode, for the timed runs to read: assay runs as installed, as
+    Semgrep's installed Python does (``bench.bytecode``; without it every run compiled each module of the
+    scan from source again: 1.2 of the parent's 10.1 billion instructions)."""
+    compile_bytecode([ROOT / name / "assay" for name in ("backend", "server", "prompts", "tools")], env)
 
 
 def _timed(argv: list[str], env: dict[str, str]) -> float:
