@@ -93,6 +93,8 @@ class Roles:
     client_factories: Patterns = field(default_factory=lambda: Patterns(()))
     network_kwargs: frozenset[str] = frozenset()
     network_kwarg_suffixes: tuple[str, ...] = ()
+    # Keywords handing a package call the credentials of a service (``api_key=``): its object is a client too.
+    credential_kwargs: frozenset[str] = frozenset()
     client_lifecycle: frozenset[str] = frozenset()
     # Asynchronous twins of packages (``aioboto3`` -> ``boto3``, ``redis.asyncio`` -> ``redis``), longest first.
     async_twins: tuple[tuple[str, str], ...] = ()
@@ -247,6 +249,7 @@ def compile_roles(pack: RulePack) -> Roles:
         client_factories=Patterns(cm.get("client_factories", ())),
         network_kwargs=frozenset(cm.get("network_kwargs", ())),
         network_kwarg_suffixes=tuple(cm.get("network_kwarg_suffixes", ())),
+        credential_kwargs=frozenset(cm.get("credential_kwargs", ())),
         client_lifecycle=frozenset(cm.get("lifecycle_methods", ())),
         async_twins=tuple(sorted(cm.get("async_twins", {}).items(), key=lambda kv: -len(kv[0]))),
         library_functions={

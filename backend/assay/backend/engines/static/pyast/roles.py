@@ -81,6 +81,25 @@ class RoleLogic(AgentRoles):
         receiver, factory = found
         return receiver is not None and (receiver in self.network_built or factory)
 
+    def _client_resource(self, node: ast.Call, scope: Scope) -> bool:
+        """``client.widgets.delete(i)`` with ``client = Acme(api_key=k)``, ``Acme(api_key=k).widgets.archive(i)``:
+        a method of a resource reached from a client by attributes alone is that client's. Through a call's
+        result (``(await crawler.arun(u)).metadata.get(k)``) the object is data the client gave, not the client."""
+        func = node.func
+        if not self.network_built or type(func) is not ast.Attribute or type(func.value) is not ast.Attribute:
+            return False
+        root: ast.expr = func.value
+        while type(root) is ast.Attribute:
+            root = root.value
+        if type(root) is ast.Name:
+            built = scope.types.get(root.id) or self.module_types.get(root.id)
+        elif type(root) is ast.Call:
+            built = self.dotted(root.func, scope)[0]
+        else:
+            return False
+        # The client itself (a class's object), not what one of its methods gave (``result = crawler.arun(url=u)``).
+        return built is not None and built in self.network_built and built.rpartition(".")[2][:1].isupper()
+
     def _receiver_shape(self, name: str) -> tuple[str | None, bool]:
         """What ``_client_receiver`` reads of a resolved name, once per file and name: the receiver whose method
         it is (None when no client's method could be called so) and whether a client factory made it."""
@@ -99,17 +118,27 @@ class RoleLogic(AgentRoles):
     def _network_built(self, node: ast.Call, name: str, resolved: bool) -> None:
         """``A2ACardResolver(httpx_client=c, base_url=URL)``, ``EmailLoader(imap_url=u, ...)``: a package's object
         handed where to connect (a URL, an endpoint, a host, an HTTP client; a keyword named so, or ending as
-        one does: ``imap_url``, ``smtp_host``) is a client of a network service; its methods are reach."""
-        kwargs = self.roles.network_kwargs
+        one does: ``imap_url``, ``smtp_host``) is a client of a network service; its methods are reach. So is
+        an object a package's class builds with the credentials of a service (``Acme(api_key=k)``,
+        ``Letta(api_key=k)``): only the service a key is for ever checks it."""
+        roles = self.roles
+        kwargs = roles.network_kwargs
+        # Credentials make a client of the object a class builds (``Acme(api_key=k)``); what a function or a
+        # method given them returns is the data it fetched, or a pydantic model, not a client.
+        constructed = name.rpartition(".")[2][:1].isupper()
         if (
-            kwargs
+            (kwargs or roles.credential_kwargs)
             and resolved
             and name.split(".", 1)[0] not in STDLIB
-            and name.split(".", 1)[0] not in self.roles.client_excluded
+            and name.split(".", 1)[0] not in roles.client_excluded
             and not self.of_tree(name)
             and name.split(".", 1)[0] not in self.local_defs
             and any(
-                kw.arg in kwargs or kw.arg.endswith(self.roles.network_kwarg_suffixes) for kw in node.keywords if kw.arg
+                kw.arg in kwargs
+                or kw.arg.endswith(roles.network_kwarg_suffixes)
+                or (kw.arg in roles.credential_kwargs and constructed)
+                for kw in node.keywords
+                if kw.arg
             )
         ):
             self.network_built.add(name)

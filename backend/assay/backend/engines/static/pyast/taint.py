@@ -411,7 +411,11 @@ class ExpressionLogic(DispatchLogic):
                             for i, k, t in arg_taints
                         ],
                     ),
-                    client=client_class or (not profile.actions and self._client_receiver(name, resolved)),
+                    client=client_class
+                    or (
+                        not profile.actions
+                        and (self._client_receiver(name, resolved) or self._client_resource(node, scope))
+                    ),
                     modelId=self._option_model(node) if not resolved and node.keywords else None,
                     literals=_literals(node) if resolved else None,
                 )
