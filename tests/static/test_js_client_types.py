@@ -243,10 +243,12 @@ def test_a_mail_options_type_is_no_transport(tmp_path: Path) -> None:
     assert actions_reached(bundle, "send_mail") == {("db.write", "mail.ts", 9)}
 
 
-def _notion(asyncness: str) -> dict[str, str]:
+def _notion(
+    asyncness: str, imported: str = 'import { Client } from "@notionhq/client";', cls: str = "Client"
+) -> dict[str, str]:
     helper = f"""
-import {{ Client }} from "@notionhq/client";
-const notion = new Client({{ auth: process.env.NOTION_TOKEN }});
+{imported}
+const notion = new {cls}({{ auth: process.env.NOTION_TOKEN }});
 export {asyncness}function createPage(title: string) {{
   return notion.pages.create({{ parent: {{ database_id: "db" }}, properties: {{ title }} }});
 }}
@@ -285,6 +287,49 @@ def test_a_package_call_an_async_function_returns_is_a_request(tmp_path: Path) -
 
 
 def test_a_package_call_a_plain_function_returns_is_not_taken_for_one(tmp_path: Path) -> None:
-    bundle = scan_files(tmp_path, _notion(""))
+    # Of an object of a class not named as a client: nothing says the call leaves the process.
+    bundle = scan_files(tmp_path, _notion("", 'import { Notes } from "acme-notes";', "Notes"))
     assert actions_reached(bundle, "createPage") == set()
     assert actions_reached(bundle, "archivePage") == set()
+
+
+def test_a_method_of_a_packages_client_class_is_a_request_however_its_promise_is_handled(tmp_path: Path) -> None:
+    # ``new Client(...)`` of ``@notionhq/client``: a plain function returning ``notion.pages.create(...)`` hands
+    # its caller the request's promise.
+    bundle = scan_files(tmp_path, _notion(""))
+    assert actions_reached(bundle, "createPage") == {("network.egress", "notion.ts", 5)}
+    assert actions_reached(bundle, "archivePage") == {("network.egress", "notion.ts", 7)}
+
+
+PROMISED = """
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import Acme from "acme-sdk";
+import { slugify } from "acme-text";
+const server = new McpServer({ name: "w", version: "1" });
+const acme = new Acme({ apiKey: "k" });
+server.tool("archive_widget", { id: z.string() }, async ({ id }) => {
+  acme.widgets.archive(id).then(() => console.log("done"));
+  return { content: [{ type: "text", text: "ok" }] };
+});
+server.tool("sync_widgets", {}, async () => {
+  const [a, b] = await Promise.all([acme.widgets.list(), acme.gadgets.list()]);
+  return { content: [{ type: "text", text: String(a) + String(b) }] };
+});
+server.tool("stamp", { at: z.number() }, async ({ at }) => {
+  const parts = [slugify(String(at)), acme.version].map((p) => String(p).trim());
+  return { content: [{ type: "text", text: parts.join("-") }] };
+});
+"""
+
+
+def test_a_package_call_handled_as_a_promise_is_a_request(tmp_path: Path) -> None:
+    # ``.then(...)`` on it, or waited for by ``Promise.all``: the request's promise, not awaited where it is made.
+    bundle = scan_files(tmp_path, {"server.ts": PROMISED})
+    assert actions_reached(bundle, "archive_widget") == {("network.egress", "server.ts", 9)}
+    assert actions_reached(bundle, "sync_widgets") == {("network.egress", "server.ts", 13)}
+
+
+def test_a_package_call_in_a_plain_array_is_not_taken_for_a_request(tmp_path: Path) -> None:
+    bundle = scan_files(tmp_path, {"server.ts": PROMISED})
+    assert actions_reached(bundle, "stamp") == set()

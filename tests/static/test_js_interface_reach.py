@@ -182,3 +182,61 @@ server.tool("ls", "List remotely", { dir: z.string() }, async ({ dir }) => {
     assert [(f["actionClass"], f["sink"]["line"]) for f in bundle["taintFlows"]] == [("shell.exec", 10)]
     # An SFTP session: the remote listing its callback asks for is network egress, no process.
     assert actions_reached(bundle, "ls") == {("network.egress", "server.ts", 14)}
+
+
+GATEWAY = """
+export interface Gateway {
+  getPage(id: string): Promise<string>;
+  removePage(id: string): Promise<void>;
+}
+"""
+
+NOTION_GATEWAY = """
+import { Client } from "@notionhq/client";
+import * as fs from "fs";
+import type { Gateway } from "./gateway";
+export function createGateway(notion: Client): Gateway {
+  return {
+    async getPage(id) {
+      const page = await notion.pages.retrieve({ page_id: id });
+      return String(page);
+    },
+    async removePage(id) {
+      fs.rmSync(`/cache/${id}`);
+    },
+  };
+}
+export function createDefaults(): Record<string, string> {
+  return { getPage: "none" };
+}
+"""
+
+GATEWAY_TOOLS = """
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import type { Gateway } from "./gateway";
+export function registerTools(server: McpServer, gateway: Gateway) {
+  server.tool("get_page", { id: z.string() }, async ({ id }) => ({
+    content: [{ type: "text", text: await gateway.getPage(id) }],
+  }));
+  server.tool("remove_page", { id: z.string() }, async ({ id }) => {
+    await gateway.removePage(id);
+    return { content: [{ type: "text", text: "ok" }] };
+  });
+}
+"""
+
+
+def test_a_factory_declared_to_return_an_interface_implements_it_with_its_returned_methods(tmp_path: Path) -> None:
+    bundle = scan_files(tmp_path, {"gateway.ts": GATEWAY, "notion.ts": NOTION_GATEWAY, "tools.ts": GATEWAY_TOOLS})
+    assert actions_reached(bundle, "get_page") == {("network.egress", "notion.ts", 8)}
+    assert actions_reached(bundle, "remove_page") == {("file.delete", "notion.ts", 12)}
+    assert not [f for f in bundle["frontier"] if f["kind"] == "unresolved_call"]
+
+
+def test_an_interface_no_factory_returns_stays_frontier(tmp_path: Path) -> None:
+    # ``createDefaults`` returns a record, not the interface: it implements nothing.
+    tools = NOTION_GATEWAY.replace("): Gateway {", "): Record<string, unknown> {")
+    bundle = scan_files(tmp_path, {"gateway.ts": GATEWAY, "notion.ts": tools, "tools.ts": GATEWAY_TOOLS})
+    assert actions_reached(bundle, "get_page") == set()
+    assert [f for f in bundle["frontier"] if f["kind"] == "unresolved_call"]

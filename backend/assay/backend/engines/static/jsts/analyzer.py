@@ -15,12 +15,21 @@ from collections.abc import Sequence
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import EXIT, OK_EXIT, VALUE_EXIT, CallFact, FieldWrite, FunctionFacts, GateSite
+from assay.backend.engines.static.facts import (
+    EXIT,
+    OK_EXIT,
+    VALUE_EXIT,
+    ArgTaint,
+    CallFact,
+    FieldWrite,
+    FunctionFacts,
+    GateSite,
+)
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.graph_state import GraphStateLogic
 from assay.backend.engines.static.jsts.names import Imports
 from assay.backend.engines.static.jsts.rules import JsRules
-from assay.backend.engines.static.jsts.scope import Pending, Scope, param_taint
+from assay.backend.engines.static.jsts.scope import Pending, Scope, call_return_taint, param_taint
 from assay.backend.engines.static.jsts.statements import StmtLogic
 from assay.backend.engines.static.jsts.syntax import Code
 from assay.backend.engines.static.jsts.tools import ToolRecognizer
@@ -54,6 +63,52 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
                 continue
             done.add(item.node.id)
             self.function(item)
+        self.factory_implementations()
+
+    def factory_implementations(self) -> None:
+        """``function createGateway(notion: Client): Gateway { return { async getPage(id) {...} } }``: a function
+        declared to return a type of the tree, whose returned object's methods are functions of their own
+        (``<factory>.getPage``, ``returned_methods``), implements that type as a class would. A call typed by it
+        (``gateway.getPage(id)`` with ``gateway: Gateway``) runs the method: for each, a function named as the
+        type's method (``<module>#Gateway.getPage``) that calls it, joined by the linker with those of every
+        implementing class or factory (as ``overrides`` does for classes)."""
+        factories = {f: t for f, t in self.return_types.items() if "#" in t and "." not in t.partition("#")[2]}
+        if not factories:
+            return
+        made: list[FunctionFacts] = []
+        for fn in self.functions:
+            owner, _, method = fn.qualname.rpartition(".")
+            supertype = factories.get(owner)
+            if supertype is None or not method:
+                continue
+            qualname = f"{supertype}.{method}"
+            call = trusted(
+                CallFact,
+                location=fn.location,
+                callee=fn.qualname,
+                resolved=True,
+                dominatingGates=[],
+                args=[
+                    ArgTaint(index=i, origins=sorted(param_taint(p, i), key=origin_key), whole=True)
+                    for i, p in enumerate(fn.params)
+                ],
+            )
+            made.append(
+                trusted(
+                    FunctionFacts,
+                    id=short_id("fn", self.path, qualname),
+                    qualname=qualname,
+                    name=method,
+                    location=fn.location,
+                    params=list(fn.params),
+                    calls=[call],
+                    actions=[],
+                    gates=[],
+                    returns=sorted(call_return_taint(fn.qualname), key=origin_key),
+                    fieldWrites=[],
+                )
+            )
+        self.functions.extend(made)
 
     def function_types(self) -> None:
         """A type alias of a function type (``type ClientFactory = () => ISSHClient``): calling a value of that

@@ -11,8 +11,9 @@ from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.routes import RouteLogic
 from assay.backend.engines.static.jsts.rules import NOTHING, classify
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint, callback_origin
-from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, Code, unwrap
 from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.rules.match import Patterns
 
 # Methods that add their arguments to the collection they are called on.
 _MUTATORS = frozenset({b"push", b"unshift", b"splice", b"add", b"set", b"append"})
@@ -286,16 +287,26 @@ class CallLogic(RouteLogic):
         if name.startswith("@"):
             scope_part, _, rest = name.partition("/")
             package = f"{scope_part}/{rest.split('.', 1)[0]}"
-        if package not in self.imports.packages:
-            return False  # a global, a local or a relative module: not a package this file imports
+        if not package or package not in self.imports.packages:
+            return False  # a global, a local or a relative module (or ``from ""``): not a package this file imports
+        classes = self.rules.client_classes
+        if classes is not None and _client_member(name, classes):
+            # ``notion.pages.retrieve(...)`` on ``notion: Client`` of ``@notionhq/client``, however its promise is
+            # handled (``run(label, () => notion.search(q))``): a method of a package's client class.
+            return not self.rules.local_package(package)
         parent = node.parent  # asked last: each ``parent`` makes a node
         if parent is None:
             return False
-        if parent.type == "await_expression":
+        kind = parent.type
+        if kind == "await_expression":
             return not self.rules.local_package(package)
-        if parent.type not in ("return_statement", "arrow_function") or self.rules.local_package(package):
-            return False
-        return _returned_by_async(parent)
+        if kind in ("return_statement", "arrow_function"):
+            return not self.rules.local_package(package) and _returned_by_async(parent)
+        if kind == "member_expression" or kind == "array":
+            # ``client.pages.create(p).then(...)``, ``Promise.all([client.a(), client.b()])``: the request's
+            # promise, handled as one.
+            return _handled_as_promise(self.code, node, parent) and not self.rules.local_package(package)
+        return False
 
     def mutated(self, func: Node, taint: Taint, scope: Scope) -> None:
         """``args.push(input.name)``: a collection a method adds to carries what was added."""
@@ -445,6 +456,36 @@ def _awaited(node: Node) -> bool:
     while parent is not None and parent.type == "parenthesized_expression":
         parent = parent.parent
     return parent is not None and parent.type == "await_expression"
+
+
+# A promise's handlers, and the combinators that wait for an array of promises.
+_PROMISE_HANDLERS = frozenset({b"then", b"catch", b"finally"})
+_PROMISE_COMBINATORS = frozenset({b"Promise.all", b"Promise.allSettled", b"Promise.race", b"Promise.any"})
+
+
+def _client_member(name: str, classes: Patterns) -> bool:
+    """Whether ``name`` (``<package>.<Class>.<member>...<method>``) is a method reached from an object of a class
+    of the package named as a client (``@notionhq/client.Client.pages.retrieve``)."""
+    rest = name[name.index("/") + 1 :] if name.startswith("@") else name
+    parts = rest.split(".")
+    return any(segment[:1].isupper() and classes.matches(segment) for segment in parts[1 : len(parts) - 1])
+
+
+def _handled_as_promise(code: Code, call: Node, parent: Node) -> bool:
+    """Whether the value of ``call`` is handled as a promise: the object of ``.then`` / ``.catch`` /
+    ``.finally``, or an element of the array a ``Promise.all`` (``allSettled``, ``race``, ``any``) waits for."""
+    if parent.type == "member_expression":
+        return (
+            parent.child_by_field_name("object") == call
+            and code.raw(parent.child_by_field_name("property")) in _PROMISE_HANDLERS
+        )
+    arguments = parent.parent
+    waiting = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+    return (
+        waiting is not None
+        and waiting.type == "call_expression"
+        and code.raw(waiting.child_by_field_name("function")) in _PROMISE_COMBINATORS
+    )
 
 
 def _returned_by_async(node: Node) -> bool:

@@ -290,6 +290,9 @@ class JsRules:
         self.client_rule = next((r for r in actions if "client_calls" in r.match), None)
         client = self.client_rule.match if self.client_rule is not None else {}
         self.local_packages = Patterns(client.get("local_packages", []))
+        # Classes whose objects are a service's client (``*Client``): every method of one talks to the service.
+        classes = client.get("client_classes", [])
+        self.client_classes = Patterns(classes) if classes else None
         self.local_memo: dict[str, bool] = {}
         # Packages some rule already models: their other calls (a pool's ``getConnection``, a sandbox's
         # ``kill``) are plumbing around the calls that rule names, not a service nobody listed.
