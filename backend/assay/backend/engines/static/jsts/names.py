@@ -349,7 +349,8 @@ def _export(node: Node, imports: Imports, renames: dict[str, str], code: Code) -
 
 
 def _reexport(node: Node, source: str, imports: Imports, code: Code) -> None:
-    """``export { X as Y } from "./x"`` / ``export * from "./x"`` (files of the tree only)."""
+    """``export { X as Y } from "./x"`` / ``export * from "./x"`` / ``export * as ns from "./x"`` (files of the
+    tree only)."""
     prefix, local = imports.resolve_spec(source)
     if not local:
         return
@@ -362,7 +363,14 @@ def _reexport(node: Node, source: str, imports: Imports, code: Code) -> None:
                     if name:
                         imports.reexports.setdefault(f"{imports.module}#{alias}", []).append(f"{prefix}#{name}")
             return
-    if any(c.type == "*" for c in node.children):  # (``export * as ns``: a namespace, not followed)
+    for child in node.named_children:
+        if child.type == "namespace_export":
+            # ``export * as query from "./query"``: ``<module>#query.definition`` is ``<query module>#definition``.
+            namespace = next((code.text(c) for c in child.named_children if c.type == "identifier"), "")
+            if namespace:
+                imports.reexports.setdefault(f"{imports.module}#{namespace}", []).append(f"{prefix}#")
+            return
+    if any(c.type == "*" for c in node.children):
         imports.reexports.setdefault(f"{imports.module}#*", []).append(f"{prefix}#")
 
 

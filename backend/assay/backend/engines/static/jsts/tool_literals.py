@@ -140,6 +140,10 @@ class LiteralTools:
             if not name:
                 continue
             location = self.a.loc(node)
+            # ``const definition = { name: "run", description, inputSchema }`` at the top level: a registration
+            # under its name elsewhere (``server.registerTool(definition.name, config, handler)``) is this tool,
+            # run by that registration's handler (``link/tool_uses.py``).
+            bound = self.top_binding(node, scope) if kind == "mcp_tool" else None
             self.a.tools.append(
                 ToolDef.found(
                     rule,
@@ -149,7 +153,12 @@ class LiteralTools:
                     parameters=self.schema_keys(schema),
                     annotations=annotations,
                     source=self.unread_binding(node, scope),
-                ).model_copy(update={"heldBy": self.held_by(node, scope)})
+                ).model_copy(
+                    update={
+                        "heldBy": self.held_by(node, scope),
+                        "binding": f"{self.a.module}#{self.a.code.text(bound)}" if bound is not None else None,
+                    }
+                )
             )
             self.literal_tools.append((len(self.a.tools) - 1, self.literal_frontier(name, location)))
             self.literal_nodes[len(self.a.tools) - 1] = node

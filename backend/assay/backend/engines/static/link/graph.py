@@ -274,7 +274,9 @@ def _carried_over(table: dict[str, list[str]], name: str, kept: int) -> list[str
     while len(head) > kept:
         targets = table.get(head)
         if targets:
-            return [t + name[len(head) :] for t in targets]
+            rest = name[len(head) :]
+            # A namespace a JS/TS module re-exports (``export * as ns``) is a module: ``ns.x`` is its ``#x``.
+            return [t + rest[1:] if t.endswith("#") and rest.startswith(".") else t + rest for t in targets]
         cut = head.rfind(".")
         if cut < 0:
             break
