@@ -8,6 +8,7 @@ probe instead of a lookup in each table.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,6 +152,9 @@ class CompiledRules:
     # What a factory's instance makes when called (``SessionLocal = sessionmaker(...)``; ``SessionLocal()`` is a
     # ``sqlalchemy.orm.Session``): a call on what it made is read as the made type's (``instances_make``).
     instances_make: dict[str, str] = field(default_factory=dict)
+    # What the action rules call methods on, by the call that made it (``asyncpg.create_pool`` for
+    # ``asyncpg.create_pool.acquire.fetch``): a value a package function returns that the pack acts on.
+    rule_receivers: frozenset[str] = frozenset()
     # The methods raw SQL rules name (``execute``, ``fetch``...): calls whose SQL text the linker may class.
     sql_methods: frozenset[str] = frozenset()
     # Defaults that hand a parameter what a function gives (``db=Depends(get_db)``): the markers.
@@ -439,6 +443,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         ),
         answer_calls=frozenset(c for r in of("model") for c in r.match.get("answer_calls", ())),
         instances_make={k: v for r in of("action") for k, v in r.match.get("instances_make", {}).items()},
+        rule_receivers=_receivers(c for r in of("action") for c in r.match.get("calls", ())),
         graph_adders=frozenset(a for r in tools for a in r.match.get("graph_nodes", {}).get("adders", ())),
         graph_compile=next((r.match["graph_nodes"]["compile"] for r in tools if "graph_nodes" in r.match), "compile"),
         graph_runs=tuple(m for r in tools for m in r.match.get("graph_nodes", {}).get("runs", ())),
@@ -601,3 +606,17 @@ def _receiver_attrs(tools: list[Rule]) -> dict[str, tuple[tuple[Rule, tuple[str,
             for attr in attrs:
                 found.setdefault(attr, {}).setdefault(rule.id, (rule, []))[1].append(cls)
     return {attr: tuple((r, tuple(c)) for r, c in by_rule.values()) for attr, by_rule in found.items()}
+
+
+def _receivers(calls: Iterable[str]) -> frozenset[str]:
+    """Each dotted prefix (of two names or more) of the exact call names, less the names themselves: the calls
+    that make an object the rules call a method on (``asyncpg.create_pool`` and ``asyncpg.create_pool.acquire``
+    for ``asyncpg.create_pool.acquire.fetch``)."""
+    found: set[str] = set()
+    for call in calls:
+        if "*" in call or ":" in call:
+            continue
+        parts = call.split(".")
+        for end in range(2, len(parts)):
+            found.add(".".join(parts[:end]))
+    return frozenset(found)

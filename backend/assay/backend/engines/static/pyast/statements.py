@@ -376,12 +376,22 @@ class StatementLogic(ExpressionLogic):
             return None
         if not name or not resolved or "." not in name:
             return None
-        if name.startswith(self.module_prefix) or not (made(name) or name in self.rules.instances_make):
+        rules = self.rules
+        if name.startswith(self.module_prefix) or not (
+            made(name) or name in rules.instances_make or name in rules.rule_receivers
+        ):
             if (
                 isinstance(value, ast.Call)
                 and is_user_callee(name, resolved, self)
                 and name.split(".", 1)[0] not in BUILTINS
             ):
+                return name + CALL_RESULT
+            if (
+                isinstance(value, ast.Name)
+                and name.startswith(self.module_prefix)
+                and name[len(self.module_prefix) :] in self._module_functions()
+            ):
+                # ``_pool = await init_db()`` then ``return _pool``: what that function of the file returns.
                 return name + CALL_RESULT
             return None
         return name if name.split(".", 1)[0] not in self.local_defs else None
