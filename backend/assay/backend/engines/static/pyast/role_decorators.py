@@ -509,10 +509,31 @@ class DecoratorRoles(SourceLogic):
                 return True
         return False
 
+    def _tool_auth_gates(self, call: ast.Call, scope: Scope) -> set[str]:
+        """``@mcp.tool(auth=require_scopes("write"))``, ``Tool.from_function(f, auth=require_roles("admin"))``: a check
+        handed to one tool, run by the server before that tool only (the gate sits at the keyword; ``None`` decides
+        nothing). A permission check when the check's name speaks of roles, scopes, permissions, claims or groups,
+        else authentication."""
+        found: set[str] = set()
+        for rule, keys, words in self.rules.tool_auth_kwargs:
+            for kw in call.keywords:
+                if kw.arg not in keys or declines(kw.value):
+                    continue
+                named = (name_text(kw.value.func) if isinstance(kw.value, ast.Call) else name_text(kw.value)) or ""
+                lowered = named.lower()
+                permission = self.rules.gate_by_kind.get("permission_check")
+                if permission is not None and any(word in lowered for word in words):
+                    found.add(self._gate(scope, permission, kw.value, f"{kw.arg}={named} on the tool"))
+                else:
+                    found.add(self._gate(scope, rule, kw.value, f"{kw.arg}= on the tool"))
+        return found
+
     def _role_tool_gates(self, call: ast.Call, entry: set[str], scope: Scope) -> None:
         """Gates a tool decorator's keywords put over the whole tool: approval switches
         (``requires_confirmation=True``, ``approval_mode="always_require"``), a pre-hook that asks a person,
-        and a ``domains=[...]`` filter that offers the tool only on some hosts."""
+        a check handed to the tool (``auth=``, ``_tool_auth_gates``), and a ``domains=[...]`` filter that
+        offers the tool only on some hosts."""
+        entry |= self._tool_auth_gates(call, scope)
         for rule, keys in self.rules.approval_kwargs:
             for kw in call.keywords:
                 if kw.arg in keys and not declines(kw.value):
@@ -544,7 +565,10 @@ class DecoratorRoles(SourceLogic):
         """The gates a module-level server ``server_name`` of this file holds over every tool registered on
         it: its authentication keywords (unless served over stdio only), the middleware its constructor
         lists (``FastMCP("x", middleware=[BearerAuthMiddleware()])``) and the middleware added to it."""
-        server = self._module_value(server_name)
+        return self._built_server_gates(server_name, self._module_value(server_name), scope)
+
+    def _built_server_gates(self, server_name: str, server: ast.expr | None, scope: Scope) -> set[str]:
+        """``_server_gate_ids`` of the server ``server_name`` is bound to (``server``, the call that built it)."""
         if not isinstance(server, ast.Call):
             return set()
         entry: set[str] = set()
@@ -588,8 +612,12 @@ class DecoratorRoles(SourceLogic):
         self.param_bindings[key] = typed
         if scope.function is None or value.id not in scope.types:
             gates = self._server_gate_ids(value.id, scope)
-            if gates:
-                self.server_gates[key] = sorted(gates)
+        else:
+            # ``def create_mcp(): mcp = FastMCP("x", auth=provider); register_tools(mcp)``: a server the function
+            # builds (bound once there) holds the same gates over what the function it is given registers.
+            gates = self._built_server_gates(value.id, self.bound_once(value.id, value), scope)
+        if gates:
+            self.server_gates[key] = sorted(gates)
 
     def _param_receiver_tool(
         self,

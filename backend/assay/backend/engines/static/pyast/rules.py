@@ -90,6 +90,9 @@ class CompiledRules:
     # no: (calls, keywords naming the answer's type, types that are a yes or no).
     yes_no_asks: tuple[Patterns, tuple[str, ...], frozenset[str]] | None
     server_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # a server's keywords that gate all its tools
+    # A tool's own keywords handing it a check run before it (``auth=require_roles(...)``), and the words that make
+    # that check a permission check rather than authentication.
+    tool_auth_kwargs: tuple[tuple[Rule, frozenset[str], tuple[str, ...]], ...]
     # Middleware added to a server or the HTTP app it makes: (rule, attach methods, app methods, auth names,
     # the server constructor's keywords listing its middleware).
     server_middleware: tuple[Rule, frozenset[str], frozenset[str], Patterns, frozenset[str]] | None
@@ -358,6 +361,11 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             None,
         ),
         server_kwargs=tuple((r, frozenset(r.match["server_kwargs"])) for r in gates if "server_kwargs" in r.match),
+        tool_auth_kwargs=tuple(
+            (r, frozenset(r.match["tool_kwargs"]), tuple(r.match.get("permission_words", ())))
+            for r in gates
+            if "tool_kwargs" in r.match
+        ),
         server_middleware=next(
             (
                 (

@@ -78,6 +78,8 @@ class ToolLogic(MessageTools):
                 self._wrapped_by(dec, name, scope)
             if len(self.tools) > tools_before:
                 self._server_gates(target, entry, scope)
+                if isinstance(dec, ast.Call) and dec.keywords:
+                    entry |= self._tool_auth_gates(dec, scope)  # ``@mcp.tool(auth=require_scopes("write"))``
             elif (
                 isinstance(dec, ast.Call)
                 and (dec.args or dec.keywords)
@@ -469,9 +471,16 @@ class ToolLogic(MessageTools):
             return
         location = self.loc(node)
         self._call_site_tool(node, tool_name, rule, location, function)
+        update: dict[str, object] = {}
         if named is None and metadata is None and function and kwarg(node, "description") is None:
             # ``FunctionTool.from_defaults(fn=f)``: f's tool, named and described by f (placed at its def).
-            self.tools[-1] = self.tools[-1].model_copy(update={"byFunction": True})
+            update["byFunction"] = True
+        checks = self._tool_auth_gates(node, scope) if node.keywords else set()
+        if checks:
+            # ``Tool.from_function(f, auth=require_roles("admin"))``: the check runs before every call of the tool.
+            update["hookGates"] = tuple(sorted(checks))
+        if update:
+            self.tools[-1] = self.tools[-1].model_copy(update=update)
 
     def _executor_tool(self, node: ast.Call, rule: Rule, scope: Scope) -> None:
         """A tool the SDK defines and the code runs: ``ShellTool(executor=f)`` runs ``f`` (a function or a
