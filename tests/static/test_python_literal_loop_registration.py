@@ -64,3 +64,34 @@ def test_tools_registered_in_a_loop_over_what_is_not_a_literal_are_no_tool_named
     assert [(f.kind, f.location.line) for f in linked.frontier if f.kind == "runtime_registered_tools"] == [
         ("runtime_registered_tools", 7)
     ]
+
+
+GROWN = (
+    "import subprocess\n"
+    "from mcp.server.fastmcp import FastMCP\n\n"
+    "def run(cmd: str) -> str:\n"
+    "    return subprocess.run(cmd, shell=True).stdout\n\n"
+    "def setup(enabled: bool) -> FastMCP:\n"
+    "    tools = {}\n"
+    "    if enabled:\n"
+    "        tools['run_command'] = run\n"
+    "{extra}"
+    "    server = FastMCP('tools')\n"
+    "    for name, tool in tools.items():\n"
+    "        server.tool(name=name)(tool)\n"
+    "    return server\n"
+)
+
+
+def test_a_dict_grown_under_literal_keys_before_the_loop_names_the_tools_it_registers() -> None:
+    linked = analyse({"server.py": GROWN.replace("{extra}", "")})
+    assert [(t.name, t.location.line) for t in linked.tools] == [("run_command", 10)]
+    assert {a.actionClass for a in linked.actions if a.reachedFrom} == {"shell.exec"}
+
+
+def test_a_dict_also_changed_another_way_stays_registered_at_run_time() -> None:
+    # ``tools.update(...)`` (or a key computed at run time) may add entries the code does not spell.
+    for extra in ("    tools.update(load_plugins())\n", "    tools[prefix + 'x'] = run\n"):
+        linked = analyse({"server.py": GROWN.replace("{extra}", extra)})
+        assert [t.name for t in linked.tools] == []
+        assert [f.kind for f in linked.frontier if f.kind == "runtime_registered_tools"] == ["runtime_registered_tools"]

@@ -29,7 +29,8 @@ def enclosing_loop(body: Sequence[ast.stmt], node: ast.AST) -> ast.For | ast.Asy
 
 
 def _bound_once(name: str, bodies: Sequence[Sequence[ast.stmt]]) -> ast.expr | None:
-    """The literal a name is bound to by its one assignment in the first of ``bodies`` that assigns it."""
+    """The literal a name is bound to by its one assignment in the first of ``bodies`` that assigns it; a dict
+    literal with the entries its body then stores under literal keys (``tools = {}`` ... ``tools["run"] = run``)."""
     for body in bodies:
         values = [
             stmt.value
@@ -37,8 +38,52 @@ def _bound_once(name: str, bodies: Sequence[Sequence[ast.stmt]]) -> ast.expr | N
             if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
         ]
         if values:
-            return values[0] if len(values) == 1 else None
+            if len(values) != 1:
+                return None
+            return _grown(name, body, values[0]) if isinstance(values[0], ast.Dict) else values[0]
     return None
+
+
+def _grown(name: str, body: Sequence[ast.stmt], literal: ast.Dict) -> ast.Dict | None:
+    """``literal`` with the entries ``body`` (its nested blocks too, not nested definitions) stores into ``name``
+    under literal keys (``tools["run"] = run``, also under a condition: the loop may see it); ``None`` when the
+    body stores under a key it computes or names the dict anywhere else than its one binding, those stores and a
+    loop over it (``tools.update(...)``, ``register(tools)``): it may change."""
+    keys: list[ast.expr | None] = list(literal.keys)
+    values: list[ast.expr] = list(literal.values)
+    allowed: set[int] = set()
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and target.id == name:
+                allowed.add(id(target))
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name:
+                if not (isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str)):
+                    return None
+                allowed.add(id(target.value))
+                keys.append(target.slice)
+                values.append(node.value)
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            iterable = node.iter
+            if (
+                isinstance(iterable, ast.Call)
+                and isinstance(iterable.func, ast.Attribute)
+                and not iterable.args
+                and iterable.func.attr in ("items", "values", "keys")
+            ):
+                iterable = iterable.func.value
+            if isinstance(iterable, ast.Name):
+                allowed.add(id(iterable))
+        elif isinstance(node, ast.Name) and node.id == name and id(node) not in allowed:
+            return None
+        stack.extend(ast.iter_child_nodes(node))
+    if len(keys) == len(literal.keys):
+        return literal
+    return ast.Dict(keys=keys, values=values)
 
 
 def unrolled(loop: ast.For | ast.AsyncFor, bodies: Sequence[Sequence[ast.stmt]]) -> list[Binding] | None:
