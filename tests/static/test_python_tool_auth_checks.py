@@ -76,3 +76,33 @@ def test_a_server_a_function_builds_with_a_provider_gates_what_another_module_re
         "app = create_mcp().http_app()\n"
     )
     assert gate_kinds(analyse({"server.py": server, "tools.py": REGISTER}), "shell.exec") == kinds
+
+
+SETUP = (
+    "import subprocess\nfrom mcp.server.fastmcp import FastMCP\n\n"
+    "def run(cmd: str) -> str:\n    return subprocess.run(cmd, shell=True).stdout\n\n"
+    "def set_up_tools_server() -> FastMCP:\n"
+    "    server = FastMCP('tools')\n"
+    "    server.tool(name='run_command')(run)\n"
+    "    return server\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("middleware", "kinds"),
+    [
+        ("app.add_middleware(APIKeyMiddleware)\n", {"authentication"}),
+        ("app.add_middleware(GZipMiddleware)\n", set()),
+        ("", set()),
+    ],
+)
+def test_middleware_on_the_app_of_a_server_another_module_returns_gates_the_tools_it_registers(
+    middleware: str, kinds: set[str]
+) -> None:
+    serve = (
+        "from starlette.middleware.gzip import GZipMiddleware\n"
+        "from setup import set_up_tools_server\nfrom keys import APIKeyMiddleware\n\n"
+        "mcp_server = set_up_tools_server()\napp = mcp_server.sse_app()\n"
+        f"{middleware}"
+    )
+    assert gate_kinds(analyse({"setup.py": SETUP, "serve.py": serve}), "shell.exec") == kinds

@@ -68,6 +68,7 @@ from assay.backend.engines.static.link.sources import (
     settle_imported,
     settle_receivers,
     settle_renamed,
+    settle_returned_servers,
 )
 from assay.backend.engines.static.link.sqlflow import NO_CTX, Ctx, SqlContexts
 from assay.backend.engines.static.link.taint import Taint
@@ -341,10 +342,13 @@ def _tools(
     }
     from_records, unlisted = expand_records(
         settle_imported(
-            settle_receivers(
-                settle_described(
-                    settle_constants(
-                        settle_listed(joined if joined is not None else [t for f in files for t in f.tools], files),
+            settle_returned_servers(
+                settle_receivers(
+                    settle_described(
+                        settle_constants(
+                            settle_listed(joined if joined is not None else [t for f in files for t in f.tools], files),
+                            files,
+                        ),
                         files,
                     ),
                     files,

@@ -197,6 +197,38 @@ def settle_receivers(defined: list[ToolDef], files: Sequence[FileFacts]) -> list
     return out
 
 
+def settle_returned_servers(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
+    """``mcp_server = set_up_tools_server()`` then ``app = mcp_server.sse_app(); app.add_middleware(APIKeyMiddleware)``
+    in one module, the server built, its tools registered and the server returned by that function in another:
+    the middleware's gates (``FileFacts.serverGates`` under ``<function>()``) hold over every tool registered in
+    the function's body (a tool of the same file located within the function)."""
+    returned = [(key[:-2], ids) for f in files for key, ids in f.serverGates.items() if key.endswith("()")]
+    if not returned:
+        return defined
+    functions = {fn.qualname: (f.path, fn.location) for f in files if f.language == "python" for fn in f.functions}
+    index = NameIndex(functions, module_heads(files))
+    spans: dict[str, list[tuple[int, int, tuple[str, ...]]]] = {}
+    for callee, ids in returned:
+        found = index.find(callee)
+        if found is not None:
+            path, location = functions[found]
+            spans.setdefault(path, []).append((location.line, location.endLine or location.line, tuple(ids)))
+    if not spans:
+        return defined
+    out: list[ToolDef] = []
+    for tool in defined:
+        gates = {
+            g
+            for start, end, ids in spans.get(tool.location.path, ())
+            if start <= tool.location.line <= end
+            for g in ids
+        }
+        if gates:
+            tool = tool.model_copy(update={"hookGates": tuple(sorted({*tool.hookGates, *gates}))})
+        out.append(tool)
+    return out
+
+
 def settle_imported(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
     """Keeps a tool literal bound to a name its own file never reads only when another file imports
     that name (or its whole module, or re-exports it): an exported schema nothing imports is never

@@ -141,6 +141,7 @@ class FileAnalyzer(StatementLogic):
                     self._collect_class_attrs(inner, f"{stmt.name}.{inner.name}")
                 self._class = enclosing
         self._walk_block(self.tree.body, module_scope, frozenset())
+        self._returned_server_gates(module_scope)
         self.module_bound = frozenset(module_scope.taint)
         if self.roles.module_tool_specs:
             self._module_tool_spec()

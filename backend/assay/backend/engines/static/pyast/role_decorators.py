@@ -13,6 +13,7 @@ from typing import Any
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import PARAM_ARG, PARAM_KW, ToolDef, ToolSource
+from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.described import abstract_method
 from assay.backend.engines.static.pyast.literals import (
     base_init_calls,
@@ -706,6 +707,29 @@ class DecoratorRoles(SourceLogic):
                 and value.args
             ):
                 self._middleware_gate(value.args[0], value, entry, scope)
+
+    def _returned_server_gates(self, scope: Scope) -> None:
+        """``mcp_server = set_up_tools_server()`` (a function of the tree that builds a server and returns it), then
+        ``app = mcp_server.sse_app(); app.add_middleware(APIKeyMiddleware)``: the middleware stands in front of the
+        tools that function registers. Recorded as ``<function>()`` -> the gates (``FileFacts.serverGates``), for
+        the linker to put on the tools registered in that function (``link/sources.py``)."""
+        found = self.rules.server_middleware
+        text = self.ascii_text
+        if found is None or (text is not None and not any(word in text for word in found[1])):
+            return
+        for stmt in self.tree.body:
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            value = stmt.value.value if isinstance(stmt.value, ast.Await) else stmt.value
+            if not isinstance(value, ast.Call):
+                continue
+            callee, resolved = self.dotted(value.func, None)
+            if not callee or not resolved or not is_user_callee(callee, resolved, self):
+                continue
+            entry: set[str] = set()
+            self._server_middleware(stmt.targets[0].id, entry, scope)
+            if entry:
+                self.server_gates[f"{callee}()"] = sorted(entry)
 
     def _middleware_gate(self, middleware: ast.expr, at: ast.expr, entry: set[str], scope: Scope) -> None:
         """The gate a middleware in front of a server is, if it is one, at ``at``."""
