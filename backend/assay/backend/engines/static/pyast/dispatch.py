@@ -69,11 +69,24 @@ class DispatchLogic(ToolLogic):
         return self._dispatch
 
     def _collect_dispatch_tables(self, nodes: Iterable[ast.AST]) -> None:
+        """Also a table of records, each holding its function under a key of the function-record rule
+        (``{"read_file": {"definition": read_file_definition, "function": read_file}}``)."""
         assert self._dispatch is not None
+        rule = self._record_rule
+        function_keys = frozenset(rule.match["function_keys"]) if rule is not None else frozenset()
         for node in nodes:
             if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) for k in node.keys):
                 for key, value in zip(node.keys, node.values, strict=True):
                     if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        if isinstance(value, ast.Dict) and function_keys:
+                            value = next(
+                                (
+                                    v
+                                    for k, v in zip(value.keys, value.values, strict=True)
+                                    if isinstance(k, ast.Constant) and k.value in function_keys
+                                ),
+                                value,
+                            )
                         target, ok = self.dotted(value, None)
                         if ok and target and isinstance(value, ast.Name | ast.Attribute):
                             self._dispatch.setdefault(key.value, target)
