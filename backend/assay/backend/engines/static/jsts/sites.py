@@ -9,11 +9,11 @@ from typing import Literal
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ActionSite, FrontierSite, ModelSite, SqlKind
+from assay.backend.engines.static.facts import ActionSite, FrontierSite, ModelSite, SqlKind, ToolDef
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.gates import GateLogic
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint
-from assay.backend.engines.static.jsts.syntax import WRAPPERS, unwrap
+from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import FrontierKind, Location
@@ -560,6 +560,8 @@ class SiteLogic(GateLogic):
                 return
             if index.type == "identifier" and self.code.text(index) in scope.choices:
                 return  # ``collection[m](...)`` with ``m`` one of a few literals: no key chosen at run time
+            if func is target and self.model_keyed_table(target.child_by_field_id(self.fields.object), index, scope):
+                return  # ``TOOL_MAP[parsed.tool_name](input)``: the table's functions are the model's tools
             detail = f"{self.code.text(target.child_by_field_id(self.fields.object)) or 'a table'}[...] is called with a key chosen at run time"
         else:
             return
@@ -573,6 +575,93 @@ class SiteLogic(GateLogic):
                 ruleId=rule.id,
             )
         )
+
+    def model_keyed_table(self, table: Node | None, index: Node, scope: Scope) -> bool:
+        """``TOOL_MAP[toolName](input)`` with ``const TOOL_MAP = { executeCommand, fetchPage }`` at the top level and
+        ``toolName`` taken from the model's answer: the model picks a function of the table by name, so each entry is
+        a tool named by its key and run by its function (JS-TOOL-TABLE-001). False, and nothing made, for a table
+        holding anything but functions named by reference, or a key the model's answer does not carry."""
+        rule = self.rules.table_rule
+        table = unwrap(table)
+        if rule is None or table is None or table.type != "identifier":
+            return False
+        key = unwrap(index)
+        base = key
+        while base is not None and base.type == "member_expression":
+            base = unwrap(base.child_by_field_id(self.fields.object))
+        if base is None or base.type != "identifier":
+            return False
+        if not self.holds_model_answer(base, scope):
+            return False
+        entries = self.function_table(self.code.text(table))
+        if not entries:
+            return False
+        resolved = [(name, at, self.resolve_name(self.code.text(value), None)) for name, at, value in entries]
+        if not all(ok and function for _, _, (function, ok) in resolved):
+            return False
+        for name, at, (function, _) in resolved:
+            tool = ToolDef.found(rule, name, self.loc(at), function=function)
+            if function and name == function.rpartition("#")[2].rpartition(".")[2]:
+                # Named as its function: one tool with any other definition of it, at the function's def.
+                tool = tool.model_copy(update={"byFunction": True})
+            self.tools.append(tool)
+        return True
+
+    def holds_model_answer(self, name: Node, scope: Scope) -> bool:
+        """Whether the variable ``name`` holds part of the model's answer: its taint says so, or, once a check of it
+        against the table cleaned that (``if (!TOOL_MAP[tool]) continue``), the value it was declared with
+        (``let tool = parsed.tool_name``, ``parsed`` the model's answer parsed)."""
+        if any(origin.kind == "model_output" for origin in scope.taint_of(self.code.text(name))):
+            return True
+        function = name.parent
+        while function is not None and function.type not in FUNCTIONS and function.type != "program":
+            function = function.parent
+        wanted = self.code.raw(name)
+        stack = [function] if function is not None else []
+        while stack:
+            node = stack.pop()
+            if node.type == "variable_declarator" and self.code.raw(node.child_by_field_id(self.fields.name)) == wanted:
+                value = unwrap(node.child_by_field_id(self.fields.value))
+                while value is not None and value.type in ("member_expression", "subscript_expression"):
+                    value = unwrap(value.child_by_field_id(self.fields.object))
+                return (
+                    value is not None
+                    and value.type == "identifier"
+                    and any(origin.kind == "model_output" for origin in scope.taint_of(self.code.text(value)))
+                )
+            stack.extend(c for c in node.named_children if c.type not in FUNCTIONS)
+        return False
+
+    def function_table(self, name: str) -> list[tuple[str, Node, Node]] | None:
+        """The entries of the top-level object literal ``name`` is declared with, when each is a function named by
+        reference (``{ executeCommand }``, ``{ run: executeCommand }``): (key, entry, the function's name)."""
+        for stmt in self.root.named_children:
+            declaration = stmt.child_by_field_id(self.fields.declaration) if stmt.type == "export_statement" else stmt
+            if declaration is None or declaration.type not in ("lexical_declaration", "variable_declaration"):
+                continue
+            for declarator in declaration.named_children:
+                if (
+                    declarator.type != "variable_declarator"
+                    or self.code.text(declarator.child_by_field_id(self.fields.name)) != name
+                ):
+                    continue
+                value = unwrap(declarator.child_by_field_id(self.fields.value))
+                if value is None or value.type != "object":
+                    return None
+                entries: list[tuple[str, Node, Node]] = []
+                for entry in value.named_children:
+                    if entry.type == "shorthand_property_identifier":
+                        entries.append((self.code.text(entry), entry, entry))
+                    elif entry.type == "pair":
+                        held = unwrap(entry.child_by_field_id(self.fields.value))
+                        key = self.code.key_name(entry.child_by_field_id(self.fields.key))
+                        if held is None or held.type != "identifier" or not key:
+                            return None
+                        entries.append((key, entry, held))
+                    elif entry.type != "comment":
+                        return None
+                return entries
+        return None
 
     def frontier_tools(self, node: Node, name: str, args: list[Node], scope: Scope) -> None:
         rule = self.rules.frontier_tools(name)

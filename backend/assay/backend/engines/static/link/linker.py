@@ -449,7 +449,8 @@ def _tools(
             listed.add(fid)
             facts = resolver.functions[fid].facts
             update: dict[str, object] = {"hookGates": tuple(sorted(hooked.get(fid, ())))}
-            if "#" not in facts.qualname:  # a function, not the dispatch branch a schema class runs
+            if "#" not in facts.qualname or resolver.functions[fid].language != "python":
+                # a function (a JS/TS qualname always holds ``#``), not the dispatch branch a schema class runs
                 update["location"] = facts.location
             tool = tool.model_copy(update=update)
         elif fid is not None and hooked.get(fid) and not tool.hookGates:
