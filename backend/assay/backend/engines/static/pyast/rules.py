@@ -158,6 +158,8 @@ class CompiledRules:
     # What the action rules call methods on, by the call that made it (``asyncpg.create_pool`` for
     # ``asyncpg.create_pool.acquire.fetch``): a value a package function returns that the pack acts on.
     rule_receivers: frozenset[str] = frozenset()
+    # A dict of functions looked up by a key the model's answer holds (``TOOL_MAP[parsed["tool"]](x)``).
+    table_rule: Rule | None = None
     # The methods raw SQL rules name (``execute``, ``fetch``...): calls whose SQL text the linker may class.
     sql_methods: frozenset[str] = frozenset()
     # Defaults that hand a parameter what a function gives (``db=Depends(get_db)``): the markers.
@@ -452,6 +454,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         answer_calls=frozenset(c for r in of("model") for c in r.match.get("answer_calls", ())),
         instances_make={k: v for r in of("action") for k, v in r.match.get("instances_make", {}).items()},
         rule_receivers=_receivers(c for r in of("action") for c in r.match.get("calls", ())),
+        table_rule=next((r for r in tools if r.match.get("model_keyed_tables")), None),
         graph_adders=frozenset(a for r in tools for a in r.match.get("graph_nodes", {}).get("adders", ())),
         graph_compile=next((r.match["graph_nodes"]["compile"] for r in tools if "graph_nodes" in r.match), "compile"),
         graph_runs=tuple(m for r in tools for m in r.match.get("graph_nodes", {}).get("runs", ())),

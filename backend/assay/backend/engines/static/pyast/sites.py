@@ -13,7 +13,9 @@ from assay.backend.engines.static.facts import (
     FrontierSite,
     ModelSite,
     TaintOrigin,
+    ToolDef,
 )
+from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.fixed_text import bound_values, is_fixed, leading_text
 from assay.backend.engines.static.pyast.gates import GateLogic
 from assay.backend.engines.static.pyast.literals import (
@@ -583,6 +585,48 @@ class SiteLogic(GateLogic, ModelValueLogic):
             )
         )
 
+    def _model_keyed_table(self, lookup: ast.Subscript, scope: Scope) -> bool:
+        """``TOOL_MAP[tool](arg)`` with ``TOOL_MAP = {"execute_command": execute_command, ...}`` at module level and
+        ``tool`` taken from the model's answer: the model picks a function of the table by name, so each entry is a
+        tool named by its key and run by its function (PY-TOOL-TABLE-001). False, and nothing made, for a table
+        holding anything but functions named by reference, or a key the model's answer does not carry."""
+        rule = self.rules.table_rule
+        if rule is None or not isinstance(lookup.value, ast.Name) or not self._holds_model_answer(lookup.slice, scope):
+            return False
+        table = self._module_bindings.get(lookup.value.id, [])
+        if len(table) != 1 or not isinstance(table[0], ast.Dict) or not table[0].keys:
+            return False
+        entries: list[tuple[str, ast.expr, str]] = []
+        for key, value in zip(table[0].keys, table[0].values, strict=True):
+            name = self.constant_str(key) if key is not None else None
+            function, ok = self.dotted(value, None) if isinstance(value, ast.Name | ast.Attribute) else (None, False)
+            if key is None or not name or not ok or not function or not is_user_callee(function, ok, self):
+                return False
+            entries.append((name, key, function))  # at the key, where the table spells the name
+        for name, at, function in entries:
+            tool = ToolDef.found(rule, name, self.loc(at), function=function)
+            if name == function.rsplit(".", 1)[-1]:
+                tool = tool.model_copy(update={"byFunction": True})  # at the function's def, one tool with it
+            self.tools.append(tool)
+        return True
+
+    def _holds_model_answer(self, key: ast.expr, scope: Scope) -> bool:
+        """Whether a lookup key holds part of the model's answer: its root name's taint says so, or, once a check
+        against the table cleaned that (``if tool not in TOOL_MAP: continue``), the value it was bound to once."""
+        root: ast.expr | None = key
+        while isinstance(root, ast.Subscript | ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return False
+        if any(origin.kind == "model_output" for origin in scope.taint.get(root.id, NO_TAINT)):
+            return True
+        bound = self.bound_once(root.id, key)
+        while isinstance(bound, ast.Subscript | ast.Attribute):
+            bound = bound.value
+        return isinstance(bound, ast.Name) and any(
+            origin.kind == "model_output" for origin in scope.taint.get(bound.id, NO_TAINT)
+        )
+
     def _dynamic_dispatch(self, node: ast.Call, scope: Scope) -> None:
         rule = self.rules.dispatch_rule
         if rule is None:
@@ -593,6 +637,8 @@ class SiteLogic(GateLogic, ModelValueLogic):
             if len(func.args) >= 2 and not isinstance(func.args[1], ast.Constant):
                 detail = "getattr(...) with a name chosen at run time is called"
         elif isinstance(func, ast.Subscript) and not isinstance(func.slice, ast.Constant):
+            if self._model_keyed_table(func, scope):
+                return  # ``TOOL_MAP[parsed["tool_name"]](...)``: the table's functions are the model's tools
             detail = f"{name_text(func.value) or 'a table'}[...] is called with a key chosen at run time"
         if detail is None:
             return
