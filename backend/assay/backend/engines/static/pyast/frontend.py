@@ -40,7 +40,9 @@ def prepare_python(rules: RulePack) -> None:
 
 def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> FileFacts:
     """Analyse one Python file. Never raises for bad code: a parse failure is recorded in the facts."""
-    text = source.decode("utf-8", errors="replace")
+    # A byte-order mark opening the file is no character of the program (Python's own reader drops it; ``ast.parse``
+    # of the text would refuse it as "invalid non-printable character U+FEFF" and leave the file unread).
+    text = source.decode("utf-8", errors="replace").removeprefix("\ufeff")
     lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
     module = module_name(path)
     unread = _not_for_analysis(text, lines)
