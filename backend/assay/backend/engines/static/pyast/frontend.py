@@ -24,6 +24,7 @@ from assay.backend.engines.static.facts import FileFacts, FrontierSite
 from assay.backend.engines.static.pyast.analyzer import FileAnalyzer
 from assay.backend.engines.static.pyast.literals import mend_surrogates
 from assay.backend.engines.static.pyast.names import module_name
+from assay.backend.engines.static.pyast.newer_syntax import MAX_REPAIRS, blank_fstring
 from assay.backend.engines.static.pyast.role_rules import compile_roles
 from assay.backend.engines.static.pyast.rules import compile_rules
 from assay.backend.engines.static.rules.pack import RulePack
@@ -56,15 +57,35 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
             "skipped_file",
             f"not analysed ({unread}); what this file does is not visible",
         )
-    try:
-        tree = ast.parse(text, filename=path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        line = getattr(exc, "lineno", None) or 1
-        message = f"{type(exc).__name__}: {getattr(exc, 'msg', None) or exc}"
-        detail = f"not parsed ({message}); nothing in this file was analysed"
-        return _unanalysed(path, digest, lines, module, message, "parse_error", detail, max(int(line), 1))
+    blanked: list[int] = []  # lines whose f-string of Python 3.12 syntax was read as an empty string
+    while True:
+        try:
+            tree = ast.parse(text, filename=path)
+            break
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            line = getattr(exc, "lineno", None) or 1
+            repaired = blank_fstring(text, int(line)) if isinstance(exc, SyntaxError) else None
+            if repaired is not None and len(blanked) < MAX_REPAIRS:
+                text, at = repaired
+                blanked.append(at)
+                continue
+            message = f"{type(exc).__name__}: {getattr(exc, 'msg', None) or exc}"
+            detail = f"not parsed ({message}); nothing in this file was analysed"
+            return _unanalysed(path, digest, lines, module, message, "parse_error", detail, max(int(line), 1))
     mend_surrogates(tree, source)
     analyzer = FileAnalyzer(path, tree, rules, text)
+    for at in blanked:
+        analyzer.frontier.append(
+            FrontierSite(
+                id=short_id("fr", "parse_error", path, at),
+                kind="parse_error",
+                detail=(
+                    f"line {at} holds an f-string of Python 3.12 syntax the engine's parser does not read; it was "
+                    "read as an empty string (what it carries is not seen), the rest of the file was analysed"
+                ),
+                location=Location(path=path, line=at, column=1),
+            )
+        )
     try:
         analyzer.run()
     except RecursionError:
