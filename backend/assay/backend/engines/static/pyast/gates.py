@@ -370,25 +370,35 @@ class GateLogic(AnalyzerBase):
         ``is_destructive``...), one branch ending the path, admits only that kind: an allow-list
         (deny-list) check, passed on the branch that goes on, whichever kind it admits."""
         found = self.rules.kind_checks
-        test: ast.expr = stmt.test
-        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            test = test.operand
-        if isinstance(test, ast.Await):
-            test = test.value
-        if found is None or not isinstance(test, ast.Call):
+        if found is None:
             return NOTHING
-        rule, patterns = found
-        name, _ = self._callee(test, scope)
-        if not name or not patterns.matches(name.rsplit(".", 1)[-1]):
-            return NOTHING
-        values = (*test.args, *(k.value for k in test.keywords))
-        if not any(isinstance(n, ast.Name) and scope.taint.get(n.id) for v in values for n in walk(v)):
-            return NOTHING  # a check of something the model does not choose
-        body_ends = bool(stmt.body) and isinstance(stmt.body[-1], ast.Return | ast.Raise)
-        else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], ast.Return | ast.Raise)
+        body_ends = bool(stmt.body) and isinstance(stmt.body[-1], _STOPS)
+        else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], _STOPS)
         if body_ends == else_ends:
             return NOTHING
-        return gate_when(self._gate(scope, rule, stmt.test, f"{name} decides the kind admitted"), not body_ends)
+        # ``if not sql or not is_safe_query(sql): return``: a refusal when any of several tests holds goes on
+        # only when each is false, the kind check among them.
+        tests = (
+            stmt.test.values
+            if isinstance(stmt.test, ast.BoolOp) and isinstance(stmt.test.op, ast.Or) and body_ends
+            else [stmt.test]
+        )
+        rule, patterns = found
+        for test in tests:
+            while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test = test.operand
+            if isinstance(test, ast.Await):
+                test = test.value
+            if not isinstance(test, ast.Call):
+                continue
+            name, _ = self._callee(test, scope)
+            if not name or not patterns.matches(name.rsplit(".", 1)[-1]):
+                continue
+            values = (*test.args, *(k.value for k in test.keywords))
+            if not any(isinstance(n, ast.Name) and scope.taint.get(n.id) for v in values for n in walk(v)):
+                continue  # a check of something the model does not choose
+            return gate_when(self._gate(scope, rule, stmt.test, f"{name} decides the kind admitted"), not body_ends)
+        return NOTHING
 
     def _quantified_check(self, stmt: ast.If, scope: Scope) -> Condition:
         """``if not any(url.startswith(d) for d in ALLOWED_DOMAINS): return "Error: URL not allowed"``: a
@@ -540,8 +550,8 @@ class GateLogic(AnalyzerBase):
             allowed = all(w.strip().upper() in keywords for w in words)
         else:
             allowed = all(_EXTENSION.fullmatch(w) for w in words)
-        body_ends = bool(stmt.body) and isinstance(stmt.body[-1], ast.Return | ast.Raise)
-        else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], ast.Return | ast.Raise)
+        body_ends = bool(stmt.body) and isinstance(stmt.body[-1], _STOPS)
+        else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], _STOPS)
         if not allowed:
             return NOTHING
         words_text = ", ".join(words)
@@ -779,6 +789,11 @@ class GateLogic(AnalyzerBase):
             scope.gate_ids.add(gate_id)
             scope.gates.append(site.model_copy(update={"id": gate_id, "location": location, "detail": detail}))
         return gate_id
+
+
+# Statements that end the path a branch is on: a ``continue`` or ``break`` skips the rest of the loop's body
+# (``if not is_safe_query(sql): continue``), refusing what follows in it as a ``return`` does.
+_STOPS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
 def _literal_collection_names(body: list[ast.stmt]) -> dict[str, bool]:

@@ -808,11 +808,11 @@ def _entering(value: ast.expr, method: str) -> ast.Call:
 
 
 def _ends(block: Sequence[ast.stmt]) -> bool:
-    """Whether a block's last statement returns or raises."""
+    """Whether a block's last statement returns, raises or leaves the loop's pass (``continue``, ``break``)."""
     return bool(block) and type(block[-1]) in _ENDINGS
 
 
-_ENDINGS = frozenset({ast.Return, ast.Raise})
+_ENDINGS = frozenset({ast.Return, ast.Raise, ast.Continue, ast.Break})
 
 # Values an assignment may hold a check's answer from (``_answer_held``).
 _CALLISH = frozenset({ast.Call, ast.Await})
