@@ -698,6 +698,7 @@ class DecoratorRoles(SourceLogic):
                 continue
             if isinstance(stmt, ast.Assign) and _app_of(value, server, apps):
                 fronts |= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+                self._app_middleware(value, entry, scope)
             elif (
                 isinstance(value, ast.Call)
                 and isinstance(value.func, ast.Attribute)
@@ -707,6 +708,29 @@ class DecoratorRoles(SourceLogic):
                 and value.args
             ):
                 self._middleware_gate(value.args[0], value, entry, scope)
+
+    def _app_middleware(self, app: ast.expr, entry: set[str], scope: Scope) -> None:
+        """``app = mcp.http_app(middleware=[Middleware(ApiKeyMiddleware)])`` (the list also a module-level name):
+        each middleware the HTTP app is made with stands in front of the server's tools, as one added later
+        does; Starlette's ``Middleware(cls, ...)`` wrapper names the class."""
+        found = self.rules.server_middleware
+        if found is None or not isinstance(app, ast.Call):
+            return
+        for kw in app.keywords:
+            if kw.arg not in found[4]:
+                continue
+            listed = self._module_value(kw.value.id) if isinstance(kw.value, ast.Name) else kw.value
+            if not isinstance(listed, ast.List | ast.Tuple):
+                continue
+            for element in listed.elts:
+                wrapped = (
+                    element.args[0]
+                    if isinstance(element, ast.Call)
+                    and element.args
+                    and (name_text(element.func) or "").rsplit(".", 1)[-1] == "Middleware"
+                    else element
+                )
+                self._middleware_gate(wrapped, element, entry, scope)
 
     def _returned_server_gates(self, scope: Scope) -> None:
         """``mcp_server = set_up_tools_server()`` (a function of the tree that builds a server and returns it), then
