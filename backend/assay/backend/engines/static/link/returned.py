@@ -736,11 +736,15 @@ def _in_tree(callee: str, fn: Fn, resolve: Callable[[str, str], str | None]) -> 
 
 def _python_action(name: str, actions: Iterable[Rule], roles: Roles) -> Rule | None:
     """The Python action rule naming ``name`` whatever its arguments, else the client-class rule when a
-    segment of ``name`` is a package's client class (``tavily.TavilyClient.search``)."""
+    segment of ``name`` is a package's client class (``tavily.TavilyClient.search``) and no rule names the call
+    at all: a rule that decides by the arguments (raw SQL classed by its text, ``asyncpg.Connection.fetch``) is
+    the caller's to read, not a client's network egress."""
+    named = False
     for rule in actions:
         if not any(key in rule.match for key in _ARGUMENT_KEYS):
             return rule
-    if roles.client_rule is None:
+        named = True
+    if roles.client_rule is None or named:
         return None
     for segment in name.split(".")[1:-1]:
         if segment[:1].isupper() and roles.client_classes.matches(segment):
