@@ -46,6 +46,9 @@ class AnalyzerBase:
         # The file's text when it is ASCII: a word missing from it is spelt nowhere in the file (an identifier
         # outside ASCII may normalise to an ASCII one, so other texts answer nothing).
         self.ascii_text = text if text.isascii() else None
+        # Whether the file reads the request's verified access token (``get_access_token()``): only then may a
+        # test of it be a check in front of a tool (``GateLogic._token_check``).
+        self.reads_access_token = "get_access_token" in text
         self.module = module_name(path)
         self.module_prefix = self.module + "."
         self.is_package = path.endswith("__init__.py")

@@ -400,6 +400,37 @@ class GateLogic(AnalyzerBase):
             return gate_when(self._gate(scope, rule, stmt.test, f"{name} decides the kind admitted"), not body_ends)
         return NOTHING
 
+    def _token_check(self, stmt: ast.If, scope: Scope) -> Condition:
+        """``token = get_access_token()`` then ``if "admin" not in token.scopes: raise ToolError(...)``: a test of
+        the request's verified access token (FastMCP's or the MCP SDK's ``get_access_token``), one branch ending
+        the path, lets only those requests go on: a ``permission_check`` where it reads the token's scopes,
+        roles, claims, groups or permissions, else (``if token is None: return``) ``authentication``, passed on
+        the branch that goes on."""
+        if not self.reads_access_token or scope.function is None:
+            return NOTHING
+        body_ends = bool(stmt.body) and isinstance(stmt.body[-1], _STOPS)
+        else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], _STOPS)
+        if body_ends == else_ends:
+            return NOTHING
+        tokens = _token_names(scope.function)
+        read = [
+            n
+            for n in walk(stmt.test)
+            if (type(n) is ast.Name and n.id in tokens) or (type(n) is ast.Call and _reads_token(n))
+        ]
+        if not read:
+            return NOTHING
+        permits = any(
+            (type(n) is ast.Attribute and n.attr in _TOKEN_GRANTS)
+            or (type(n) is ast.Constant and n.value in _TOKEN_GRANTS)
+            for n in walk(stmt.test)
+        )
+        rule = self.rules.gate_by_kind.get("permission_check" if permits else "authentication")
+        if rule is None:
+            return NOTHING
+        detail = "the access token's grants" if permits else "the access token"
+        return gate_when(self._gate(scope, rule, stmt.test, f"a test of {detail}"), not body_ends)
+
     def _quantified_check(self, stmt: ast.If, scope: Scope) -> Condition:
         """``if not any(url.startswith(d) for d in ALLOWED_DOMAINS): return "Error: URL not allowed"``: a
         value tested against each entry of a collection written out in the code (``any`` / ``all`` over
@@ -794,6 +825,26 @@ class GateLogic(AnalyzerBase):
 # Statements that end the path a branch is on: a ``continue`` or ``break`` skips the rest of the loop's body
 # (``if not is_safe_query(sql): continue``), refusing what follows in it as a ``return`` does.
 _STOPS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+# What a verified access token grants, read by a check of it (``token.scopes``, ``token.claims.get("roles")``).
+_TOKEN_GRANTS = frozenset({"scopes", "scope", "roles", "role", "claims", "groups", "permissions"})
+
+
+def _reads_token(call: ast.Call) -> bool:
+    """``get_access_token()``: the request's verified access token."""
+    return (name_text(call.func) or "").rsplit(".", 1)[-1] == "get_access_token"
+
+
+def _token_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The names a function binds to the request's access token (``token = get_access_token()``)."""
+    names: set[str] = set()
+    for node in walk(fn):
+        if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+            value = node.value.value if type(node.value) is ast.Await else node.value
+            if type(value) is ast.Call and _reads_token(value):
+                names.add(node.targets[0].id)
+    return frozenset(names)
 
 
 def _literal_collection_names(body: list[ast.stmt]) -> dict[str, bool]:

@@ -641,6 +641,7 @@ class StatementLogic(ExpressionLogic):
                     self._quantified_check,
                     self._statement_check,
                     self._kind_check,
+                    self._token_check,
                     self._inline_membership,
                     self._paused_branch,
                 ):
