@@ -69,6 +69,7 @@ from assay.backend.engines.static.link.sources import (
     settle_receivers,
     settle_renamed,
     settle_returned_servers,
+    settle_served_apps,
 )
 from assay.backend.engines.static.link.sqlflow import NO_CTX, Ctx, SqlContexts
 from assay.backend.engines.static.link.taint import Taint
@@ -342,11 +343,16 @@ def _tools(
     }
     from_records, unlisted = expand_records(
         settle_imported(
-            settle_returned_servers(
-                settle_receivers(
-                    settle_described(
-                        settle_constants(
-                            settle_listed(joined if joined is not None else [t for f in files for t in f.tools], files),
+            settle_served_apps(
+                settle_returned_servers(
+                    settle_receivers(
+                        settle_described(
+                            settle_constants(
+                                settle_listed(
+                                    joined if joined is not None else [t for f in files for t in f.tools], files
+                                ),
+                                files,
+                            ),
                             files,
                         ),
                         files,

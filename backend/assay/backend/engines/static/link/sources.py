@@ -229,6 +229,33 @@ def settle_returned_servers(defined: list[ToolDef], files: Sequence[FileFacts]) 
     return out
 
 
+def settle_served_apps(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
+    """``mcp = FastMCP("x")`` with ``@mcp.tool()`` tools in one module, ``from server import mcp; app =
+    mcp.http_app(); app.add_middleware(AuthMiddleware)`` in another: the middleware's gates
+    (``FileFacts.serverGates`` under the server's qualified name) hold over the tools of the server's module,
+    when that module binds no other object of the server's class (which server a tool is on is not recorded)."""
+    owners = {name: (f.path, kind) for f in files if f.language == "python" for name, kind in f.bindings.items()}
+    spans: dict[str, set[str]] = {}
+    for f in files:
+        for key, ids in f.serverGates.items():
+            owner = owners.get(key)
+            if owner is None or f.path == owner[0]:
+                continue
+            path, kind = owner
+            same = [n for n, (p, k) in owners.items() if p == path and k == kind]
+            if len(same) == 1:
+                spans.setdefault(path, set()).update(ids)
+    if not spans:
+        return defined
+    out: list[ToolDef] = []
+    for tool in defined:
+        gates = spans.get(tool.location.path)
+        if gates and tool.source is None:
+            tool = tool.model_copy(update={"hookGates": tuple(sorted({*tool.hookGates, *gates}))})
+        out.append(tool)
+    return out
+
+
 def settle_imported(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
     """Keeps a tool literal bound to a name its own file never reads only when another file imports
     that name (or its whole module, or re-exports it): an exported schema nothing imports is never

@@ -739,21 +739,37 @@ class DecoratorRoles(SourceLogic):
         the linker to put on the tools registered in that function (``link/sources.py``)."""
         found = self.rules.server_middleware
         text = self.ascii_text
-        if found is None or (text is not None and not any(word in text for word in found[1])):
+        if found is None or (text is not None and not any(word in text for word in (*found[1], *found[2]))):
             return
+        receivers: set[str] = set()
         for stmt in self.tree.body:
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
-                continue
-            value = stmt.value.value if isinstance(stmt.value, ast.Await) else stmt.value
+            value = stmt.value if isinstance(stmt, ast.Assign | ast.Expr) else None
+            value = value.value if isinstance(value, ast.Await) else value
             if not isinstance(value, ast.Call):
                 continue
-            callee, resolved = self.dotted(value.func, None)
+            func = value.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr in found[2]:
+                receivers.add(func.value.id)
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            callee, resolved = self.dotted(func, None)
             if not callee or not resolved or not is_user_callee(callee, resolved, self):
                 continue
             entry: set[str] = set()
             self._server_middleware(stmt.targets[0].id, entry, scope)
             if entry:
                 self.server_gates[f"{callee}()"] = sorted(entry)
+        # ``from server import mcp`` then ``app = mcp.http_app(); app.add_middleware(AuthMiddleware)``: a server of
+        # another module of the tree whose HTTP app this file makes. Recorded under the server's qualified name for
+        # the linker to hold the gates over the tools registered on it (``link/sources.py``).
+        for name in sorted(receivers):
+            qualified = self.aliases.get(name)
+            if qualified is None or "." not in qualified or self._module_value(name) is not None:
+                continue
+            entry = set()
+            self._server_middleware(name, entry, scope)
+            if entry:
+                self.server_gates[qualified] = sorted(entry)
 
     def _middleware_gate(self, middleware: ast.expr, at: ast.expr, entry: set[str], scope: Scope) -> None:
         """The gate a middleware in front of a server is, if it is one, at ``at``."""
