@@ -195,3 +195,58 @@ def test_a_factory_whose_middleware_refuses_nothing_gates_nothing() -> None:
     linked = analyse(files)
     assert [a for a in linked.actions if a.actionClass == "file.delete" and a.reachedFrom]
     assert _gates_on_delete(linked) == set()
+
+
+DEFINITION = """\
+import { z } from 'zod';
+import { unlink } from 'node:fs/promises';
+
+const definition = { name: 'delete_file', description: 'Delete a file', inputSchema: { path: z.string() } };
+
+const handler = async ({ path }: { path: string }) => {
+  await unlink(path);
+  return { content: [] };
+};
+
+export { definition, handler };
+"""
+
+REGISTERING_HANDLER = """\
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { deleteFile } from './tools/index.js';
+
+export const handleMcp = async (req: any, res: any) => {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  const server = new McpServer({ name: 'files', version: '1' });
+  server.registerTool(deleteFile.definition.name, {
+    description: deleteFile.definition.description,
+    inputSchema: deleteFile.definition.inputSchema,
+  }, deleteFile.handler);
+  await server.connect(transport);
+  await transport.handleRequest(req, res, req.body);
+};
+"""
+
+
+def _defined_elsewhere(routes: str) -> Linked:
+    return analyse(
+        {
+            "src/auth.ts": AUTH,
+            "src/tools/delete-file.ts": DEFINITION,
+            "src/tools/index.ts": "export * as deleteFile from './delete-file.js';\n",
+            "src/handler.ts": REGISTERING_HANDLER,
+            "src/index.ts": routes,
+        }
+    )
+
+
+def test_a_tool_defined_in_another_module_and_registered_by_the_handler_behind_the_middleware() -> None:
+    # the tool is named and located by its definition's file; the route's handler registering it serves it
+    assert _gates_on_delete(_defined_elsewhere(NAMED_ROUTE)) == {("authentication", "src/auth.ts", 1)}
+
+
+def test_a_tool_defined_in_another_module_served_on_a_second_open_route_is_not_gated() -> None:
+    linked = _defined_elsewhere(NAMED_ROUTE + "app.post('/open', handleMcp);\n")
+    assert [a for a in linked.actions if a.actionClass == "file.delete" and a.reachedFrom]
+    assert _gates_on_delete(linked) == set()

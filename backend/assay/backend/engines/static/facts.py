@@ -465,6 +465,7 @@ class ToolDef(_Facts):
         ref: str | None = None,
         ref_name: bool = False,
         candidate: bool = False,
+        served_by: str | None = None,
     ) -> ToolDef:
         """The tool ``rule`` found, named ``name``, at ``location``; its id is made of where and what it is
         (path, line, name, rule), so the same code gives the same id in every scan."""
@@ -483,6 +484,7 @@ class ToolDef(_Facts):
             ref=ref,
             refName=ref_name,
             candidate=candidate,
+            servedBy=served_by,
         )
 
 

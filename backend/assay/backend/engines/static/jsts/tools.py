@@ -656,6 +656,9 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
                 binding=held,
                 ref=ref,
                 ref_name=ref is not None,
+                # registered under another file's definition (``server.registerTool(def.name, ...)``): the
+                # function registering it serves it, not the definition's file (``link/served.py``)
+                served_by=outer.qualname if ref is not None and outer is not None and not outer.is_module else None,
             )
         )
 
