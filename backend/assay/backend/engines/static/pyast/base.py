@@ -83,6 +83,8 @@ class AnalyzerBase:
         # Module string constants and class string attributes, read when a tool's name needs them.
         self._constants: dict[str, str] | None = None
         self._collections: dict[str, bool] | None = None  # module names bound to literal collections
+        # Per class of the file: its class-level names bound to literal collections (``RISKY = ["rm", "sudo"]``).
+        self._class_collections: dict[str, dict[str, bool]] = {}
         self._listed: dict[str, tuple[str, ...]] = {}  # the strings of those collections, once read
         # Gates each function of the file holds on return (``_exit_gates``), and its functions by qualname.
         self._summaries: dict[str, tuple[GateSite, ...]] = {}

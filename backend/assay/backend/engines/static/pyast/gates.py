@@ -481,7 +481,7 @@ class GateLogic(AnalyzerBase):
             test = test.operand
         if not any(isinstance(n, ast.Name) and scope.taint.get(n.id) for n in walk(test)):
             return False  # a test of nothing the model chooses
-        if self._quantified(test, scope) is not None:
+        if self._quantified(test, scope) is not None or self._class_listed(test):
             return True
         if isinstance(test, ast.Compare):
             listed = test.comparators[0]
@@ -704,6 +704,37 @@ class GateLogic(AnalyzerBase):
         # A local bound only to such a collection (``_CATALOGS = ("pg_catalog", ...)`` in the function).
         values = local_values(scope.function).get(node.id) if scope.function is not None else None
         return rule if values and all(_literal_collection(v) for v, _ in values) else None
+
+    def _class_listed(self, test: ast.expr) -> bool:
+        """``any(word in command for word in self.RISKY_KEYWORDS)``: the input against each entry of a collection
+        written out in the body of the method's class."""
+        if not (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Name)
+            and test.func.id in ("any", "all")
+            and len(test.args) == 1
+            and isinstance(test.args[0], ast.GeneratorExp | ast.ListComp)
+        ):
+            return False
+        listed = test.args[0].generators[0].iter
+        return (
+            isinstance(listed, ast.Attribute)
+            and isinstance(listed.value, ast.Name)
+            and listed.value.id in ("self", "cls")
+            and listed.attr in self._class_collection_names()
+        )
+
+    def _class_collection_names(self) -> dict[str, bool]:
+        """The names the class whose method is walked binds to literal collections in its own body."""
+        name = self._class
+        if name is None:
+            return {}
+        found = self._class_collections.get(name)
+        if found is None:
+            cls = next((d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == name), None)
+            found = _literal_collection_names(cls.body) if cls is not None else {}
+            self._class_collections[name] = found
+        return found
 
     def _literal_collections(self) -> dict[str, bool]:
         """Module names bound to literal collections, each with whether it is a dict."""
