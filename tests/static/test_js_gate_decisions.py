@@ -262,6 +262,18 @@ def test_a_count_against_its_limit_is_a_rate_limit(tmp_path: Path) -> None:
         assert _gates_over(bundle) == set()
 
 
+def test_a_check_of_the_rate_limit_by_name_refusing_is_a_rate_limit(tmp_path: Path) -> None:
+    security = {"security.ts": "export function checkRateLimit(key: string): boolean { return key.length > 0; }\n"}
+    body = '  if (!checkRateLimit(`tool:${command}`)) throw new Error("Rate limit exceeded");\n'
+    head = 'import { checkRateLimit, logRateLimitEvent } from "./security.js";\n'
+    bundle = scan_files(tmp_path / "a", {"server.ts": head + SERVER.replace("{body}", body), **security})
+    assert _gates_over(bundle) == {("rate_limit", "server.ts", 8)}
+    # A call only named for the rate limit (logging it) checks nothing.
+    logging = head + SERVER.replace("{body}", "  logRateLimitEvent(command);\n")
+    logged = scan_files(tmp_path / "b", {"server.ts": logging, **security})
+    assert not {g for g in _gates_over(logged) if g[0] == "rate_limit"}
+
+
 def test_a_terminal_choice_is_a_question_and_an_empty_check_is_none(tmp_path: Path) -> None:
     source = (
         'import * as p from "@clack/prompts";\n'
