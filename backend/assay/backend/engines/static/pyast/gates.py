@@ -431,6 +431,27 @@ class GateLogic(AnalyzerBase):
         detail = "the access token's grants" if permits else "the access token"
         return gate_when(self._gate(scope, rule, stmt.test, f"a test of {detail}"), not body_ends)
 
+    def _switch_check(self, stmt: ast.If, scope: Scope) -> Condition:
+        """``if not ctx.servicenow_enabled: return "disabled"``: a setting that switches what follows on, tested
+        before it with the path ending when off, withholds it from the model: a permission check, passed when
+        the switch is on (a setting an object holds, or a name the function does not take). A switch the model's
+        call sets decides nothing."""
+        test = stmt.test
+        if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
+            return NOTHING
+        switch = test.operand
+        word = switch.attr if isinstance(switch, ast.Attribute) else switch.id if isinstance(switch, ast.Name) else ""
+        if not (word == "enabled" or word.endswith("_enabled")) or stmt.orelse:
+            return NOTHING
+        if not (stmt.body and isinstance(stmt.body[-1], ast.Return | ast.Raise)):
+            return NOTHING
+        if isinstance(switch, ast.Name) and (switch.id in scope.params or scope.taint.get(switch.id)):
+            return NOTHING  # ``def tool(enabled: bool)``: a switch the model's call sets
+        rule = self.rules.gate_by_kind.get("permission_check")
+        if rule is None:
+            return NOTHING
+        return gate_when(self._gate(scope, rule, test, f"{word} switched on"), False)
+
     def _quantified_check(self, stmt: ast.If, scope: Scope) -> Condition:
         """``if not any(url.startswith(d) for d in ALLOWED_DOMAINS): return "Error: URL not allowed"``: a
         value tested against each entry of a collection written out in the code (``any`` / ``all`` over

@@ -642,6 +642,7 @@ class StatementLogic(ExpressionLogic):
                     self._statement_check,
                     self._kind_check,
                     self._token_check,
+                    self._switch_check,
                     self._inline_membership,
                     self._paused_branch,
                 ):
