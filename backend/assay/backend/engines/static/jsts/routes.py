@@ -14,6 +14,8 @@ tree (``bearerAuth(key)``), is a ``FRONT`` gate id the linker makes concrete (``
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from tree_sitter import Node
 
 from assay.backend.engines.static.facts import FRONT, CallFact, GateSite
@@ -43,6 +45,20 @@ def _covers(prefix: str | None, path: str | None) -> bool:
     if not base:
         return True
     return path is not None and (path.rstrip("/") == base or path.startswith(base + "/"))
+
+
+def _outside_functions(body: Node | None) -> Iterator[Node]:
+    """The nodes of ``body`` in source order, the functions nested in it left out (bounded: ``_READ_LIMIT``
+    nodes are looked at)."""
+    pending = [body] if body is not None else []
+    for _ in range(_READ_LIMIT):
+        if not pending:
+            return
+        node = pending.pop()
+        if node.type in FUNCTIONS:
+            continue
+        yield node
+        pending.extend(reversed(node.named_children))
 
 
 class RouteLogic(SiteLogic):
@@ -76,15 +92,8 @@ class RouteLogic(SiteLogic):
 
     def called_refusal(self, body: Node | None, scope: Scope) -> str | None:
         """The gate of the first function of this file a hook's body calls that refuses requests."""
-        pending = [body] if body is not None else []
-        for _ in range(_READ_LIMIT):
-            if not pending:
-                break
-            node = pending.pop()
-            kind = node.type
-            if kind in FUNCTIONS:
-                continue
-            if kind == "call_expression":
+        for node in _outside_functions(body):
+            if node.type == "call_expression":
                 callee = node.child_by_field_id(self.fields.function)
                 if callee is not None and callee.type == "identifier":
                     decl = self.top_definition(self.code.text(callee))
@@ -97,7 +106,6 @@ class RouteLogic(SiteLogic):
                         gate = self.middleware_gate(value, scope, hook=True)
                         if gate is not None:
                             return gate
-            pending.extend(reversed(node.named_children))
         return None
 
     def returned_middleware(self, value: Node | None, scope: Scope) -> None:
@@ -128,23 +136,14 @@ class RouteLogic(SiteLogic):
         """401 when the body (its nested functions left out) answers a request with 401, else 403 when with
         403, else 429 when with 429 (too many requests), else None."""
         found: int | None = None
-        pending = [body] if body is not None else []
         code = self.code
-        for _ in range(_READ_LIMIT):
-            if not pending:
-                break
-            node = pending.pop()
-            kind = node.type
-            if kind in FUNCTIONS:
-                continue
-            if kind == "number":
+        for node in _outside_functions(body):
+            if node.type == "number":
                 status = _STATUSES.get(code.raw(node))
                 if status is not None and self.sets_status(node):
                     if status == 401:
                         return status
                     found = status if found is None else min(found, status)
-                continue
-            pending.extend(node.named_children)
         return found
 
     def sets_status(self, number: Node) -> bool:
