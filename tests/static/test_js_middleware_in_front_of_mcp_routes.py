@@ -250,3 +250,42 @@ def test_a_tool_defined_in_another_module_served_on_a_second_open_route_is_not_g
     linked = _defined_elsewhere(NAMED_ROUTE + "app.post('/open', handleMcp);\n")
     assert [a for a in linked.actions if a.actionClass == "file.delete" and a.reachedFrom]
     assert _gates_on_delete(linked) == set()
+
+
+FASTIFY = """\
+import Fastify from 'fastify';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { buildServer } from './server.js';
+
+async function verify(request: any, reply: any) {
+  if (request.headers.authorization !== `Bearer ${process.env.KEY}`) {
+    return reply.code(401).send({ error: 'unauthorized' });
+  }
+}
+
+const app = Fastify();
+app.post('/mcp', OPTIONS, async (request: any, reply: any) => {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  const server = buildServer();
+  await server.connect(transport);
+  await transport.handleRequest(request.raw, reply.raw, request.body);
+});
+"""
+
+
+def _fastify(options: str) -> Linked:
+    return analyse(
+        {"src/tools.ts": TOOLS, "src/server.ts": SERVER, "src/index.ts": FASTIFY.replace("OPTIONS", options)}
+    )
+
+
+def test_a_fastify_hook_given_in_the_route_options_gates_the_tools_behind_the_route() -> None:
+    for options in ("{ preHandler: verify }", "{ onRequest: [verify] }"):
+        assert _gates_on_delete(_fastify(options)) == {("authentication", "src/index.ts", 5)}
+
+
+def test_a_route_option_hook_run_after_the_handler_or_a_plain_option_gates_nothing() -> None:
+    for options in ("{ onResponse: verify }", "{ bodyLimit: 1024 }"):
+        linked = _fastify(options)
+        assert [a for a in linked.actions if a.actionClass == "file.delete" and a.reachedFrom]
+        assert _gates_on_delete(linked) == set()

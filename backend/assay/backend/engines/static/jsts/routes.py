@@ -198,11 +198,29 @@ class RouteLogic(SiteLogic):
                 continue
             if index == last or method == "use":
                 self.named_handler(inner, scope, active | front | put)
-            if index < last or method == "use":
+            if inner.type == "object":
+                put |= self.option_hooks(inner, scope, name)
+            elif index < last or method == "use":
                 put |= self.middleware_front(inner, scope, name)
         if method == "use" and put:
             self.route_uses.setdefault(key, []).append((path, frozenset(put)))
         return fronts
+
+    def option_hooks(self, options: Node, scope: Scope, route: str) -> frozenset[str]:
+        """``app.post("/mcp", { preHandler: verify }, handler)``: hooks given in a route's options (Fastify's
+        ``onRequest`` / ``preHandler`` ..., a function or a list of them, of a phase of ``hook_phases``) run
+        before that route's handler, as ``addHook`` puts them before every route; later phases do not."""
+        put: frozenset[str] = _NONE
+        for key, value in self.code.props(options).items():
+            if key not in self.rules.hook_phases:
+                continue
+            inner = unwrap(value)
+            hooks = inner.named_children if inner is not None and inner.type == "array" else [inner]
+            for hook in hooks:
+                found = unwrap(hook)
+                if found is not None:
+                    put |= self.middleware_front(found, scope, route, hook=True)
+        return put
 
     def hook_front(self, func: Node | None, args: list[Node], scope: Scope, name: str) -> None:
         """``app.addHook("onRequest", fn)``: a hook run before the handler of every route of that instance (a
