@@ -289,3 +289,25 @@ def test_a_route_option_hook_run_after_the_handler_or_a_plain_option_gates_nothi
         linked = _fastify(options)
         assert [a for a in linked.actions if a.actionClass == "file.delete" and a.reachedFrom]
         assert _gates_on_delete(linked) == set()
+
+
+DECLARED_ROUTE = """\
+import Fastify from 'fastify';
+import { handleMcp } from './handler.js';
+
+async function verify(request: any, reply: any) {
+  if (request.headers.authorization !== `Bearer ${process.env.KEY}`) {
+    return reply.code(401).send({ error: 'unauthorized' });
+  }
+}
+const app = Fastify();
+app.route({ method: 'POST', url: '/mcp', HOOK, handler: handleMcp });
+"""
+
+
+def test_a_hook_of_a_fastify_route_declaration_gates_its_named_handler() -> None:
+    gated = analyse({"src/handler.ts": HANDLER, "src/index.ts": DECLARED_ROUTE.replace("HOOK", "preHandler: verify")})
+    assert _gates_on_delete(gated) == {("authentication", "src/index.ts", 4)}
+    after = analyse({"src/handler.ts": HANDLER, "src/index.ts": DECLARED_ROUTE.replace("HOOK", "onResponse: verify")})
+    assert [a for a in after.actions if a.actionClass == "file.delete" and a.reachedFrom]
+    assert _gates_on_delete(after) == set()

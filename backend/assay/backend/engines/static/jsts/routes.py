@@ -175,6 +175,9 @@ class RouteLogic(SiteLogic):
         if method not in self.rules.route_methods or not args:
             return None
         first = unwrap(args[0])
+        if method == "route" and first is not None and first.type == "object":
+            self.declared_route(first, func, scope, name, active)
+            return None
         path = self.code.string_value(first) if first is not None and first.type == "string" else None
         start = 0 if path is None else 1
         if method != "use" and (path is None or len(args) < 2):
@@ -205,6 +208,25 @@ class RouteLogic(SiteLogic):
         if method == "use" and put:
             self.route_uses.setdefault(key, []).append((path, frozenset(put)))
         return fronts
+
+    def declared_route(self, options: Node, func: Node | None, scope: Scope, name: str, active: frozenset[str]) -> None:
+        """``app.route({ method: "POST", url: "/mcp", preHandler: verify, handler })`` (Fastify's full
+        declaration): the hooks of its options and the middleware put before it on the instance for its
+        ``url`` are in front of its handler named by reference (a handler written in the object is not yet
+        reached)."""
+        inner_func = unwrap(func)
+        receiver = inner_func.child_by_field_id(self.fields.object) if inner_func is not None else None
+        if receiver is None:
+            return
+        props = self.code.props(options)
+        url = unwrap(props.get("url"))
+        path = self.code.string_value(url) if url is not None and url.type == "string" else None
+        uses = self.route_uses.get((scope.qualname, self.code.text(receiver)))
+        front = frozenset(g for prefix, gates in uses if _covers(prefix, path) for g in gates) if uses else _NONE
+        gates = front | self.option_hooks(options, scope, name)
+        handler = unwrap(props.get("handler"))
+        if handler is not None:
+            self.named_handler(handler, scope, active | gates)
 
     def option_hooks(self, options: Node, scope: Scope, route: str) -> frozenset[str]:
         """``app.post("/mcp", { preHandler: verify }, handler)``: hooks given in a route's options (Fastify's
