@@ -130,6 +130,17 @@ def test_a_session_from_another_module_s_factory_reads_and_writes_by_statement()
     assert ("db.write", 43) in _at(_sessions(), "app/tools.py")  # ``db=Depends(get_db)``
 
 
+def test_a_session_factory_a_package_re_exports_is_the_factory_of_the_module_that_binds_it() -> None:
+    # ``from app import SessionLocal`` with ``app/__init__.py`` importing it from ``app.db``.
+    tools = TOOLS.replace("from app.db import", "from app import")
+    init = "from .db import AsyncSessionLocal, SessionLocal, get_db, manager, seen, session_scope\n"
+    linked = analyse({"app/__init__.py": init, "app/db.py": DB, "app/tools.py": tools})
+    reached = _reached(linked, "app/tools.py")
+    assert {("db.write", 13), ("db.write", 14), ("db.read", 15), ("db.write", 16)} <= reached
+    assert {("db.read", 28), ("db.write", 29)} <= reached
+    assert not {c for c, line in _at(linked, "app/tools.py") if line == 21}  # a re-exported set's ``add``
+
+
 def test_a_set_s_add_and_sql_chosen_at_run_time_are_no_more_than_they_are() -> None:
     at = _at(_sessions(), "app/tools.py")
     assert not {c for c, line in at if line == 21}  # ``seen.add(name)``: a set of another module, no session

@@ -154,7 +154,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         rules,
         _module_values(ordered, resolver),
         resolver.reexports,
-        _py_module_values(ordered),
+        _py_module_values(ordered, resolver.py_reexported),
         param_calls,
     )
     found_aliases = {
@@ -495,10 +495,13 @@ def _module_values(files: Sequence[FileFacts], resolver: Resolver) -> Callable[[
     return value_of
 
 
-def _py_module_values(files: Sequence[FileFacts]) -> Callable[[str], str | None]:
+def _py_module_values(
+    files: Sequence[FileFacts], reexported: Callable[[str], list[str]]
+) -> Callable[[str], str | None]:
     """The type of a Python module's top-level value (``FileFacts.bindings``: ``llm.llm`` ->
     ``langchain_openai.ChatOpenAI``), named as an importer names it: exactly, by a unique dotted suffix or
-    without the package's name (``NameIndex``)."""
+    without the package's name (``NameIndex``), or through a package that re-exports it (``from data import
+    Session`` with ``data/__init__.py`` importing ``Session`` from ``data.database``)."""
     values = {
         name: typed
         for f in files
@@ -510,6 +513,8 @@ def _py_module_values(files: Sequence[FileFacts]) -> Callable[[str], str | None]
 
     def value_of(name: str) -> str | None:
         found = index.find(name)
+        if found is None:
+            found = next((f for f in map(index.find, reexported(name)) if f is not None), None)
         return values[found] if found is not None else None
 
     return value_of

@@ -571,6 +571,8 @@ def _python_returns(
         )
         if name is None and reexports:
             name = _imported_library(callee, reexports, fn, resolve)
+            if name is not None and _valued(name, value_of) is not None:
+                name = None  # a top-level value of the tree a package re-exports (``from data import Session``)
         if name is None and given:
             head, _, rest = callee.partition(".")
             # (A local bound to a call on the parameter is named after it: ``paginator = client.get_paginator(...)``
