@@ -79,3 +79,27 @@ def test_local_settings_named_like_credentials_and_the_trees_own_classes_make_no
         "    return len(tokenizer.encode(text))\n"  # 17
     )
     assert _reached(analyse({"m.py": code}), "count_tokens") == set()
+
+
+def test_a_resource_of_a_client_an_object_holds_is_that_client() -> None:
+    code = (
+        "from acme import Acme\n"  # 1
+        "from acme_docs import Parser\n"  # 2
+        "from agents import function_tool\n"  # 3
+        "\n"  # 4
+        "class Service:\n"  # 5
+        "    def __init__(self) -> None:\n"  # 6
+        "        self.client = Acme(api_key='k')\n"  # 7
+        "        self.parser = Parser()\n"  # 8
+        "    def remove(self, widget_id: str) -> None:\n"  # 9
+        "        self.client.widgets.delete(widget_id)\n"  # 10
+        "    def parse(self, text: str) -> str:\n"  # 11
+        "        return self.parser.blocks.read(text)\n"  # 12
+        "\n"  # 13
+        "@function_tool\n"  # 14
+        "def delete_widget(widget_id: str) -> str:\n"  # 15
+        "    Service().remove(widget_id)\n"  # 16
+        "    return Service().parse(widget_id)\n"  # 17
+    )
+    reached = _reached(analyse({"m.py": code}), "delete_widget")
+    assert {(c, line) for c, line, _ in reached} == {("network.egress", 10)}  # not the local parser's read

@@ -89,9 +89,13 @@ class RoleLogic(AgentRoles):
         if not self.network_built or type(func) is not ast.Attribute or type(func.value) is not ast.Attribute:
             return False
         root: ast.expr = func.value
+        held: ast.expr = func.value
         while type(root) is ast.Attribute:
-            root = root.value
-        if type(root) is ast.Name:
+            held, root = root, root.value
+        if type(root) is ast.Name and root.id == "self" and held is not func.value:
+            # ``self.client.widgets.delete(i)`` with ``self.client = Acme(api_key=k)``: the client the object holds.
+            built = self.dotted(held, scope)[0]
+        elif type(root) is ast.Name:
             built = scope.types.get(root.id) or self.module_types.get(root.id)
         elif type(root) is ast.Call:
             built = self.dotted(root.func, scope)[0]
