@@ -472,18 +472,14 @@ class GateLogic(AnalyzerBase):
         """The allow-list rule of ``any(<test of x> for x in C)`` / ``all(...)`` over a collection ``C`` the
         code writes out (a module or local literal, a literal in place, or a name the rule pack reads as an
         allow list: ``ALLOWED_HOSTS``), and the gate's detail; None for anything else."""
-        if not (
-            isinstance(test, ast.Call)
-            and isinstance(test.func, ast.Name)
-            and test.func.id in ("any", "all")
-            and len(test.args) == 1
-            and isinstance(test.args[0], ast.GeneratorExp | ast.ListComp)
-        ):
+        found = _quantified_over(test)
+        if found is None:
             return None
-        generator = test.args[0].generators[0]
+        quantifier, quantified = found
+        generator = quantified.generators[0]
         target = generator.target
         if not isinstance(target, ast.Name) or not any(
-            isinstance(n, ast.Name) and n.id == target.id for n in walk(test.args[0].elt)
+            isinstance(n, ast.Name) and n.id == target.id for n in walk(quantified.elt)
         ):
             return None
         ref = name_text(generator.iter)
@@ -492,7 +488,7 @@ class GateLogic(AnalyzerBase):
             rule = self.rules.collection_gate
         if rule is None:
             return None
-        return rule, f"{test.func.id}(... for {target.id} in {ref or 'collection'})"
+        return rule, f"{quantifier}(... for {target.id} in {ref or 'collection'})"
 
     def _risky_input(self, test: ast.expr, scope: Scope) -> bool:
         """Whether a test says the model's input is risky (or not): the input against each entry of a collection
@@ -729,15 +725,10 @@ class GateLogic(AnalyzerBase):
     def _class_listed(self, test: ast.expr) -> bool:
         """``any(word in command for word in self.RISKY_KEYWORDS)``: the input against each entry of a collection
         written out in the body of the method's class."""
-        if not (
-            isinstance(test, ast.Call)
-            and isinstance(test.func, ast.Name)
-            and test.func.id in ("any", "all")
-            and len(test.args) == 1
-            and isinstance(test.args[0], ast.GeneratorExp | ast.ListComp)
-        ):
+        found = _quantified_over(test)
+        if found is None:
             return False
-        listed = test.args[0].generators[0].iter
+        listed = found[1].generators[0].iter
         return (
             isinstance(listed, ast.Attribute)
             and isinstance(listed.value, ast.Name)
@@ -897,6 +888,20 @@ def _token_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
             if type(value) is ast.Call and _reads_token(value):
                 names.add(node.targets[0].id)
     return frozenset(names)
+
+
+def _quantified_over(test: ast.expr) -> tuple[str, ast.GeneratorExp | ast.ListComp] | None:
+    """``any`` or ``all`` and the comprehension it is given (``any(... for x in C)``, ``all([... for x in C])``),
+    or None for any other test."""
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id in ("any", "all")
+        and len(test.args) == 1
+        and isinstance(test.args[0], ast.GeneratorExp | ast.ListComp)
+    ):
+        return test.func.id, test.args[0]
+    return None
 
 
 def _literal_collection_names(body: list[ast.stmt]) -> dict[str, bool]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
+from assay.backend.engines.static.pyast.syntax import child_nodes
+
 # One unrolled iteration: the loop's names bound to the expressions that iteration gives them.
 Binding = dict[str, ast.expr]
 
@@ -80,7 +82,7 @@ def _grown(name: str, body: Sequence[ast.stmt], literal: ast.Dict) -> ast.Dict |
                 allowed.add(id(iterable))
         elif isinstance(node, ast.Name) and node.id == name and id(node) not in allowed:
             return None
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     if len(keys) == len(literal.keys):
         return literal
     return ast.Dict(keys=keys, values=values)
