@@ -136,6 +136,48 @@ class Resolver:
         # times ``_closest`` chose among candidates by the caller's name.
         self._anywhere: dict[tuple[str, int], str | None] = {}
         self._ranked = 0
+        # Python methods by the method of a base they override (``pkg.base.Base.run`` -> ``pkg.pg.Pg.run``, the
+        # subclasses' subclasses too): a call on a value typed as the base runs whichever the value is.
+        self.overrides: dict[str, list[str]] = self._overrides() if self.bases else {}
+
+    def _overrides(self) -> dict[str, list[str]]:
+        """Each method of a Python class with bases in the tree, under every method of its ancestors it overrides
+        (each ancestor's nearest definition of the name, as ``resolve`` finds it through ``_inherited``)."""
+        methods: dict[str, list[str]] = {}
+        for fid in sorted(self.functions):
+            fn = self.functions[fid]
+            if fn.language == "python":
+                owner, _, _ = fn.facts.qualname.rpartition(".")
+                if owner in self.bases:
+                    methods.setdefault(owner, []).append(fid)
+        out: dict[str, list[str]] = {}
+        for owner in sorted(methods):
+            for fid in methods[owner]:
+                name = self.functions[fid].facts.qualname.rpartition(".")[2]
+                if name.startswith("__") and name.endswith("__"):
+                    continue  # constructors and dunders are the class's own, never called through a base
+                seen = {owner}
+                queue = list(self.bases[owner])
+                while queue:
+                    base = queue.pop(0)
+                    found = self.resolve(f"{base}.{name}", owner) if base not in seen else None
+                    seen.add(base)
+                    if found is None or found == fid:
+                        continue
+                    over = self.functions[found].facts.qualname
+                    out.setdefault(found, []).append(fid)
+                    queue.extend(self.bases.get(over.rpartition(".")[0], ()))
+        return out
+
+    def dispatched(self, callee: str, target: str) -> list[str]:
+        """The overrides a call of ``callee`` resolved to the method ``target`` also runs: every subclass's, when the
+        call names the class defining ``target`` (a value typed as that class); none when it names a subclass that
+        inherits ``target`` (``Sub().close()`` runs the base's ``close``, never a sibling's)."""
+        found = self.overrides.get(target)
+        if not found:
+            return []
+        owner_method = ".".join(self.functions[target].facts.qualname.rsplit(".", 2)[-2:])
+        return found if callee == owner_method or callee.endswith(f".{owner_method}") else []
 
     def resolve(self, callee: str, caller: str, depth: int = 0) -> str | None:
         """The function ``callee`` names, as seen from the function or module ``caller``; failing

@@ -179,6 +179,8 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
             if target is not None:
                 for each in resolver.every.get(functions[target].facts.qualname, (target,)):
                     fn.edges.append((each, call))
+                for each in resolver.dispatched(call.callee, target):
+                    fn.edges.append((each, call))
                 for each in fn.also.get(call.callee, ()):
                     fn.edges.append((each, call))
             fn.by_callee.setdefault(call.callee, []).append(call)

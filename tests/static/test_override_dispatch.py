@@ -1,0 +1,130 @@
+"""Issue 20, a call on a value typed as a base class runs whichever subclass the value is: ``conn.execute(q)`` with
+``conn`` annotated, held or returned as ``BaseConnector`` reaches the ``execute`` of every subclass of the tree that
+overrides it (override dispatch), so the effects written in those subclasses are reached. A call naming a subclass
+that does not override the method runs the base's alone, never a sibling's."""
+
+from __future__ import annotations
+
+from pyfix import analyse
+
+from assay.backend.engines.static.link import Linked
+
+_BASE = (
+    "from abc import ABC, abstractmethod\n"  # 1
+    "\n"  # 2
+    "class BaseConnector(ABC):\n"  # 3
+    "    @abstractmethod\n"  # 4
+    "    def execute(self, query: str) -> list:\n"  # 5
+    "        ...\n"  # 6
+    "\n"  # 7
+    "    def close(self) -> None:\n"  # 8
+    "        pass\n"  # 9
+)
+_PG = (
+    "import psycopg2\n"  # 1
+    "from pkg.base import BaseConnector\n"  # 2
+    "\n"  # 3
+    "class PgConnector(BaseConnector):\n"  # 4
+    "    def execute(self, query: str) -> list:\n"  # 5
+    "        cur = psycopg2.connect('dsn').cursor()\n"  # 6
+    "        cur.execute(query)\n"  # 7
+    "        return cur.fetchall()\n"  # 8
+)
+_SHELL = (
+    "import subprocess\n"  # 1
+    "from pkg.pg import PgConnector\n"  # 2
+    "from pkg.base import BaseConnector\n"  # 3
+    "\n"  # 4
+    "class ShellConnector(PgConnector):\n"  # 5
+    "    def execute(self, query: str) -> list:\n"  # 6
+    "        return [subprocess.run(query, shell=True)]\n"  # 7
+    "\n"  # 8
+    "class LocalConnector(BaseConnector):\n"  # 9
+    "    def execute(self, query: str) -> list:\n"  # 10
+    "        return []\n"  # 11
+    "\n"  # 12
+    "    def close(self) -> None:\n"  # 13
+    "        import os\n"  # 14
+    "        os.remove('/tmp/x')\n"  # 15
+)
+
+
+def _reached(linked: Linked, tool: str) -> set[tuple[str, str, int]]:
+    ids = {t.id for t in linked.tools if t.name == tool}
+    return {
+        (a.actionClass, a.location.path, a.location.line)
+        for a in linked.actions
+        if any(p.toolId in ids for p in a.reachedFrom)
+    }
+
+
+def _tainted(linked: Linked) -> set[tuple[str, int]]:
+    return {(f.sink.path, f.sink.line) for f in linked.taintFlows if f.sourceKind == "tool_argument"}
+
+
+def test_a_call_on_a_value_a_factory_types_as_the_base_reaches_every_override() -> None:
+    tool = (
+        "from mcp.server.fastmcp import FastMCP\n"  # 1
+        "from pkg.base import BaseConnector\n"  # 2
+        "\n"  # 3
+        "mcp = FastMCP('db')\n"  # 4
+        "\n"  # 5
+        "class Registry:\n"  # 6
+        "    def connector(self, kind: str) -> BaseConnector:\n"  # 7
+        "        return load(kind)\n"  # 8
+        "\n"  # 9
+        "    def run(self, kind: str, query: str) -> list:\n"  # 10
+        "        conn = self.connector(kind)\n"  # 11
+        "        return conn.execute(query)\n"  # 12
+        "\n"  # 13
+        "@mcp.tool()\n"  # 14
+        "def db_query(kind: str, query: str) -> list:\n"  # 15
+        "    return Registry().run(kind, query)\n"  # 16
+    )
+    linked = analyse(
+        {"pkg/base.py": _BASE, "pkg/pg.py": _PG, "pkg/shell.py": _SHELL, "pkg/server.py": tool, "pkg/__init__.py": ""}
+    )
+    reached = _reached(linked, "db_query")
+    assert ("sql.exec", "pkg/pg.py", 7) in reached
+    assert ("shell.exec", "pkg/shell.py", 7) in reached
+    assert ("file.delete", "pkg/shell.py", 15) not in reached
+    assert {("pkg/pg.py", 7), ("pkg/shell.py", 7)} <= _tainted(linked)
+
+
+def test_a_parameter_annotated_as_the_base_reaches_every_override() -> None:
+    tool = (
+        "from mcp.server.fastmcp import FastMCP\n"  # 1
+        "from pkg.base import BaseConnector\n"  # 2
+        "\n"  # 3
+        "mcp = FastMCP('db')\n"  # 4
+        "\n"  # 5
+        "def shut(conn: BaseConnector) -> None:\n"  # 6
+        "    conn.close()\n"  # 7
+        "\n"  # 8
+        "@mcp.tool()\n"  # 9
+        "def db_close(kind: str) -> str:\n"  # 10
+        "    shut(pick(kind))\n"  # 11
+        "    return 'ok'\n"  # 12
+    )
+    linked = analyse(
+        {"pkg/base.py": _BASE, "pkg/pg.py": _PG, "pkg/shell.py": _SHELL, "pkg/server.py": tool, "pkg/__init__.py": ""}
+    )
+    assert _reached(linked, "db_close") == {("file.delete", "pkg/shell.py", 15)}
+
+
+def test_a_call_naming_a_subclass_that_does_not_override_runs_no_sibling() -> None:
+    tool = (
+        "from mcp.server.fastmcp import FastMCP\n"  # 1
+        "from pkg.pg import PgConnector\n"  # 2
+        "\n"  # 3
+        "mcp = FastMCP('db')\n"  # 4
+        "\n"  # 5
+        "@mcp.tool()\n"  # 6
+        "def pg_close() -> str:\n"  # 7
+        "    PgConnector().close()\n"  # 8
+        "    return 'ok'\n"  # 9
+    )
+    linked = analyse(
+        {"pkg/base.py": _BASE, "pkg/pg.py": _PG, "pkg/shell.py": _SHELL, "pkg/server.py": tool, "pkg/__init__.py": ""}
+    )
+    assert _reached(linked, "pg_close") == set()
