@@ -269,7 +269,8 @@ class Taint:
         found = self._passing.get(fid)
         if found is None:
             found = self._passing[fid] = []
-            for target, call in self.functions[fid].edges:
+            fn = self.functions[fid]
+            for target, call in fn.edges:
                 callee = self.functions[target]
                 for arg in call.args:
                     if not arg.origins:
@@ -277,6 +278,12 @@ class Taint:
                     name = param_for(callee, arg)
                     if name is not None:
                         found.append((target, call.location, name, arg.origins))
+                if fn.language == "python" and callee.facts.qualname.startswith(fn.facts.qualname + "."):
+                    # A closure the function calls (or hands to a runner) reads its parameters as they are here.
+                    own = set(callee.params)
+                    for index, param in enumerate(fn.params):
+                        if param not in own and param not in NON_TOOL_PARAMS:
+                            found.append((target, call.location, param, [_param(param, index)]))
         return found
 
     def _passed_sources(
@@ -297,3 +304,8 @@ class Taint:
         # (Which origins a read visits does not depend on the sources it finds.)
         self._passed[(fid, position)] = (grown, self.fields_grown if self.read_fields else -1, sources)
         return sources
+
+
+def _param(name: str, index: int) -> TaintOrigin:
+    """A parameter's own taint origin, as the analyzer writes it."""
+    return TaintOrigin(kind="param", param=name, index=index)

@@ -9,6 +9,7 @@ from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     FieldWrite,
     FunctionFacts,
+    TaintOrigin,
     ToolDef,
 )
 from assay.backend.engines.static.held_gates import held_on_every_listing
@@ -259,10 +260,11 @@ class FileAnalyzer(StatementLogic):
         prefix: str,
         outer: frozenset[str] = frozenset(),
         outer_types: dict[str, str] | None = None,
+        outer_taint: dict[str, frozenset[TaintOrigin]] | None = None,
     ) -> None:
         for stmt in defs:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                self._function(stmt, f"{prefix}.{stmt.name}", outer, outer_types)
+                self._function(stmt, f"{prefix}.{stmt.name}", outer, outer_types, outer_taint)
             elif isinstance(stmt, ast.ClassDef):
                 enclosing = self._class
                 self._class = stmt.name
@@ -270,7 +272,7 @@ class FileAnalyzer(StatementLogic):
                 self._class_tool(stmt, f"{prefix}.{stmt.name}")
                 self._class_body(stmt, f"{prefix}.{stmt.name}")
                 # Methods do not see the class body's names, but do see the enclosing function's.
-                self._visit_defs(definitions(stmt.body), f"{prefix}.{stmt.name}", outer, outer_types)
+                self._visit_defs(definitions(stmt.body), f"{prefix}.{stmt.name}", outer, outer_types, outer_taint)
                 self._class = enclosing
 
     def _mcp_servers(self) -> dict[str, tuple[str, list[str], str | None]]:
@@ -365,6 +367,7 @@ class FileAnalyzer(StatementLogic):
         qualname: str,
         outer: frozenset[str] = frozenset(),
         outer_types: dict[str, str] | None = None,
+        outer_taint: dict[str, frozenset[TaintOrigin]] | None = None,
     ) -> None:
         scope = self._function_scope(fn, qualname, outer)
         if outer_types:
@@ -374,13 +377,20 @@ class FileAnalyzer(StatementLogic):
             for name, typed in outer_types.items():
                 if name not in scope.taint:
                     scope.types[name] = typed
+        if outer_taint:
+            # And with what they carry (``def _run(): cur.execute(query)`` inside ``execute(self, query)``, handed to
+            # ``loop.run_in_executor``): the enclosing function's parameters are its, read by the linker in the
+            # enclosing function's context where it calls the closure (``link/taint.py``).
+            own = scope.taint.keys()
+            for name in sorted(outer_taint.keys() - own):
+                scope.taint[name] = outer_taint[name]
         entry = self._decorators(fn, qualname, scope, outer_types)
         self._walk_block(fn.body, scope, entry)
         self._finish(scope, fn, fn.name)
         if scope.defines:
             enclosing = self._enclosing_fn
             self._enclosing_fn = (fn, qualname)
-            self._visit_defs(definitions(fn.body), qualname, outer | scope.taint.keys(), scope.types)
+            self._visit_defs(definitions(fn.body), qualname, outer | scope.taint.keys(), scope.types, scope.taint)
             self._enclosing_fn = enclosing
 
     def _finish(self, scope: Scope, node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> None:

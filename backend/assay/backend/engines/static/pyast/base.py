@@ -49,6 +49,10 @@ class AnalyzerBase:
         # Whether the file reads the request's verified access token (``get_access_token()``): only then may a
         # test of it be a check in front of a tool (``GateLogic._token_check``).
         self.reads_access_token = "get_access_token" in text
+        # Whether the file reads an MCP server's lifespan context (``ctx.request_context.lifespan_context``): only
+        # then are attribute paths of a parameter longer than one attribute typed (``_lifespan_type``).
+        self.reads_lifespan = "lifespan_context" in text
+        self._lifespan: tuple[str | None] | None = None
         self.module = module_name(path)
         self.module_prefix = self.module + "."
         self.is_package = path.endswith("__init__.py")
@@ -244,10 +248,15 @@ class AnalyzerBase:
                 attrs.append(node.attr)
                 if not isinstance(value, ast.Attribute):
                     held = f"{value.id}.{node.attr}" if isinstance(value, ast.Name) and scope is not None else ""
+                    deep = f"{held}.{attrs[-2]}" if held and self.reads_lifespan and len(attrs) > 1 else ""
                     if held and held in scope.types:  # type: ignore[union-attr]
                         # ``ctx.deps`` of ``ctx: RunContext[Deps]``: the ``Deps`` the context holds.
                         base, ok = scope.types[held], True  # type: ignore[union-attr]
                         attrs.pop()
+                    elif deep and deep in scope.types:  # type: ignore[union-attr]
+                        # ``ctx.request_context.lifespan_context``: what the server's lifespan yields.
+                        base, ok = scope.types[deep], True  # type: ignore[union-attr]
+                        del attrs[-2:]
                     else:
                         base, ok = self.dotted(value, scope)
                     break
@@ -284,6 +293,46 @@ class AnalyzerBase:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             return self.dotted(node.left, scope)
         return None, False
+
+    def _lifespan_type(self) -> str | None:
+        """What the file's MCP server keeps as its lifespan context: the type the function of this file handed as
+        ``lifespan=`` (``FastMCP("db", lifespan=app_lifespan)``) yields, by its annotation
+        (``-> AsyncIterator[AppContext]``) or else by the class it builds where it yields (``yield AppContext(...)``)."""
+        if self._lifespan is None:
+            found: str | None = None
+            for node in ast.walk(self.tree):
+                if type(node) is ast.keyword and node.arg == "lifespan" and type(node.value) is ast.Name:
+                    fn = next(
+                        (
+                            d
+                            for d in self.module_defs
+                            if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == node.value.id
+                        ),
+                        None,
+                    )
+                    found = self._yielded_type(fn) if fn is not None else None
+                    if found is not None:
+                        break
+            self._lifespan = (found,)
+        return self._lifespan[0]
+
+    def _yielded_type(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+        """The class a generator function yields: the first argument of its ``Iterator``/``Generator`` annotation, else
+        the one class of the file's imports or definitions every ``yield`` of it builds."""
+        returns = fn.returns
+        if type(returns) is ast.Subscript:
+            item = returns.slice.elts[0] if type(returns.slice) is ast.Tuple and returns.slice.elts else returns.slice
+            named = annotation_type(item)
+            typed, ok = self.dotted(named, None) if named is not None else (None, False)
+            if ok and typed and not typed.startswith(("typing.", "typing_extensions.", "collections.")):
+                return typed
+        built: set[str | None] = set()
+        for node in walk(fn):
+            if type(node) is ast.Yield:
+                value = node.value
+                callee, ok = self.dotted(value.func, None) if type(value) is ast.Call else (None, False)
+                built.add(callee if ok and callee and callee.rpartition(".")[2][:1].isupper() else None)
+        return next(iter(built)) if len(built) == 1 else None
 
     def _held_item(self, container: ast.expr) -> str | None:
         """What ``self.<field>[key]`` (``cls.<field>[key]`` in a classmethod) gives when the class (or a base of

@@ -118,6 +118,9 @@ class CompiledRules:
     gate_by_kind: dict[str, Rule]  # the first gate rule of each kind (gates a library tool brings)
     callback_runners: dict[str, int]  # ``asyncio.to_thread(f, *args)``: runner -> position of ``f``
     context_generics: dict[str, str]  # ``RunContext[Deps]`` -> ``deps``: the attribute holding the ``Deps``
+    # ``ctx: Context`` of an MCP server -> ``request_context.lifespan_context``: where it holds what the server's
+    # lifespan yields.
+    lifespan_contexts: dict[str, str]
     attribute_gate: tuple[Rule, frozenset[str], Patterns] | None  # ``if not creds.valid:`` (attrs, receivers)
     # ``if role != "admin": raise PermissionError``: exceptions whose raising says what the test checked.
     denials: tuple[tuple[Rule, Patterns], ...]
@@ -485,6 +488,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         gate_by_kind={kind: r for r in reversed(gates) if (kind := r.gateKind) is not None},
         callback_runners={k: v for r in frontier for k, v in r.match.get("callback_runners", {}).items()},
         context_generics={k: v for r in frontier for k, v in r.match.get("context_generics", {}).items()},
+        lifespan_contexts={k: v for r in frontier for k, v in r.match.get("lifespan_contexts", {}).items()},
         attribute_gate=next(
             (
                 (r, frozenset(r.match["attribute_tests"]["attrs"]), Patterns(r.match["attribute_tests"]["receivers"]))

@@ -247,6 +247,11 @@ class StatementLogic(ExpressionLogic):
                 typed, ok = self.dotted(annotation, None)
                 if ok and typed:
                     scope.types[arg.arg] = typed
+                    if self.reads_lifespan and typed in self.rules.lifespan_contexts:
+                        # ``ctx: Context`` of an MCP server: its lifespan context is what the lifespan yields.
+                        held = self._lifespan_type()
+                        if held is not None:
+                            scope.types[f"{arg.arg}.{self.rules.lifespan_contexts[typed]}"] = held
             elif isinstance(arg.annotation, ast.Subscript):
                 self._context_param(arg.arg, arg.annotation, scope)
         if self.rules.dependency_markers and (fn.args.defaults or fn.args.kw_defaults):
@@ -291,6 +296,13 @@ class StatementLogic(ExpressionLogic):
         if attr is None:
             if "." in generic and generic.split(".", 1)[0] not in _GENERIC_CONTAINERS:
                 scope.types[name] = generic
+            path = self.rules.lifespan_contexts.get(generic) if self.reads_lifespan else None
+            if path is not None and type(annotation.slice) is ast.Tuple and len(annotation.slice.elts) > 1:
+                # ``ctx: Context[ServerSession, AppContext]``: the lifespan context is an ``AppContext``.
+                named = annotation_type(annotation.slice.elts[1])
+                held, known = self.dotted(named, None) if named is not None else (None, False)
+                if known and held:
+                    scope.types[f"{name}.{path}"] = held
             return
         inner = annotation_type(annotation.slice)
         typed, resolved = self.dotted(inner, None) if inner is not None else (None, False)
@@ -507,6 +519,14 @@ class StatementLogic(ExpressionLogic):
             name = self._type_of(value, scope)
         elif kind is ast.Await and type(value.value) is ast.Call:  # type: ignore[attr-defined]
             name = self._type_of(value.value, scope)  # type: ignore[attr-defined]  # ``x = await X.create()``
+        elif (
+            self.reads_lifespan
+            and kind is ast.Attribute
+            and type(inner := value.value) is ast.Attribute  # type: ignore[attr-defined]
+            and type(inner.value) is ast.Name
+        ):
+            # ``app = ctx.request_context.lifespan_context``: what the server's lifespan yields.
+            name = scope.types.get(f"{inner.value.id}.{inner.attr}.{value.attr}")  # type: ignore[attr-defined]
         elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name | ast.Call):
             # ``audio = clip.audio`` (``VideoFileClip(p).audio``) with ``clip`` a package's object: ``audio`` is
             # that object's attribute, so a method on it is the package's (``moviepy.VideoFileClip.audio.write_audiofile``).
