@@ -128,3 +128,36 @@ def test_a_call_naming_a_subclass_that_does_not_override_runs_no_sibling() -> No
         {"pkg/base.py": _BASE, "pkg/pg.py": _PG, "pkg/shell.py": _SHELL, "pkg/server.py": tool, "pkg/__init__.py": ""}
     )
     assert _reached(linked, "pg_close") == set()
+
+
+def test_a_field_typed_as_the_base_reaches_every_override() -> None:
+    deps = (
+        "from dataclasses import dataclass\n"  # 1
+        "from pkg.base import BaseConnector\n"  # 2
+        "\n"  # 3
+        "@dataclass\n"  # 4
+        "class Deps:\n"  # 5
+        "    conn: BaseConnector\n"  # 6
+    )
+    tool = (
+        "from pydantic_ai import Agent, RunContext\n"  # 1
+        "from pkg.deps import Deps\n"  # 2
+        "\n"  # 3
+        "agent = Agent('openai:gpt-4o', deps_type=Deps)\n"  # 4
+        "\n"  # 5
+        "@agent.tool\n"  # 6
+        "def run_query(ctx: RunContext[Deps], query: str) -> list:\n"  # 7
+        "    return ctx.deps.conn.execute(query)\n"  # 8
+    )
+    linked = analyse(
+        {
+            "pkg/base.py": _BASE,
+            "pkg/pg.py": _PG,
+            "pkg/shell.py": _SHELL,
+            "pkg/deps.py": deps,
+            "pkg/agent.py": tool,
+            "pkg/__init__.py": "",
+        }
+    )
+    reached = _reached(linked, "run_query")
+    assert {("sql.exec", "pkg/pg.py", 7), ("shell.exec", "pkg/shell.py", 7)} <= reached

@@ -136,6 +136,12 @@ class Resolver:
         # times ``_closest`` chose among candidates by the caller's name.
         self._anywhere: dict[tuple[str, int], str | None] = {}
         self._ranked = 0
+        # Callees found as a method a class inherits from a base (``Sub.close`` -> ``Base.close``): such a call names
+        # the subclass, and runs no override of another subclass (``dispatched``).
+        self.inherited: set[str] = set()
+        # Whether the resolution under way went through a base, and the cached answers (``_anywhere``) that did.
+        self._through_bases = False
+        self._by_bases: set[tuple[str, int]] = set()
         # Python methods by the method of a base they override (``pkg.base.Base.run`` -> ``pkg.pg.Pg.run``, the
         # subclasses' subclasses too): a call on a value typed as the base runs whichever the value is.
         self.overrides: dict[str, list[str]] = self._overrides() if self.bases else {}
@@ -171,13 +177,10 @@ class Resolver:
 
     def dispatched(self, callee: str, target: str) -> list[str]:
         """The overrides a call of ``callee`` resolved to the method ``target`` also runs: every subclass's, when the
-        call names the class defining ``target`` (a value typed as that class); none when it names a subclass that
-        inherits ``target`` (``Sub().close()`` runs the base's ``close``, never a sibling's)."""
+        call is on a value of the class defining ``target`` (typed so, or held in a field typed so); none when the call
+        names a subclass that inherits ``target`` (``Sub().close()`` runs the base's ``close``, never a sibling's)."""
         found = self.overrides.get(target)
-        if not found:
-            return []
-        owner_method = ".".join(self.functions[target].facts.qualname.rsplit(".", 2)[-2:])
-        return found if callee == owner_method or callee.endswith(f".{owner_method}") else []
+        return found if found and callee not in self.inherited else []
 
     def resolve(self, callee: str, caller: str, depth: int = 0) -> str | None:
         """The function ``callee`` names, as seen from the function or module ``caller``; failing
@@ -186,11 +189,20 @@ class Resolver:
         by the caller's name to find it: most callees, library calls above all) is kept per callee."""
         key = (callee, depth)
         if key in self._anywhere:
+            self._through_bases = self._through_bases or key in self._by_bases
             return self._anywhere[key]
         ranked = self._ranked
+        outer = self._through_bases
+        self._through_bases = False
         found = self._resolve(callee, caller, depth)
+        through = self._through_bases and found is not None
+        if through:
+            self._by_bases.add(key)
+            if depth == 0:
+                self.inherited.add(callee)
         if self._ranked == ranked:
             self._anywhere[key] = found
+        self._through_bases = outer or through
         return found
 
     def _resolve(self, callee: str, caller: str, depth: int) -> str | None:
@@ -222,6 +234,7 @@ class Resolver:
             for name in self._inherited(callee):
                 found = self.resolve(name, caller, depth + 1)
                 if found is not None:
+                    self._through_bases = True
                     return found
         if "#" not in callee and "." in callee and depth == 0:
             # A module handed over where a function is expected (Strands ``tools=[calendar.create_event]``
