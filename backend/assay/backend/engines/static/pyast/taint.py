@@ -329,6 +329,9 @@ class ExpressionLogic(DispatchLogic):
             self._role_tool_params(node, name, resolved, scope)
         if resolved and (node.args or node.keywords) and not profile.tool_call and not profile.tool_list:
             self._role_builder(node, name, resolved, scope)
+        elif func_kind is ast.Attribute and (built := self._built_base(func, node)) is not None:
+            # ``super().__init__(name="x", func=self._run)``: the package base's constructor, building a tool.
+            self._role_builder(node, built, True, scope)
         if node.keywords and is_user_callee(name, resolved, self):
             self._function_record_call(node, scope)
         if (
@@ -667,6 +670,21 @@ class ExpressionLogic(DispatchLogic):
                         break
             self._module_models[type_name] = found
         return found
+
+    def _built_base(self, func: ast.expr, node: ast.Call) -> str | None:
+        """``super().__init__(name="x", func=self._run)`` in a class of the file extending one package class: that
+        class, built as its constructor would be (None for any other call)."""
+        if not (
+            node.keywords
+            and self._class is not None
+            and type(func) is ast.Attribute
+            and func.attr == "__init__"
+            and type(held := func.value) is ast.Call
+            and type(held.func) is ast.Name
+            and held.func.id == "super"
+        ):
+            return None
+        return self._package_base(self._class)
 
     def _user_callee(self, name: str, resolved: bool) -> bool:
         """``is_user_callee``, memoised for the file: most calls in a file repeat a few names."""
