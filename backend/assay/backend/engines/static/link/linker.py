@@ -438,19 +438,20 @@ def _tools(
     listed: set[str | None] = set()
     holders = _tool_holders(files, rules)
     registering = {r.id for r in rules.rules if r.kind == "tool" and "function_args" in r.match}
-    built = _built_tools(files, rules) if any(t.ruleId in registering for t in defined) else None
+    # A name bound elsewhere to what a tool-building call returns, registered (``mcp.add_tool(soma)``) or listed
+    # (``ReActAgent.from_tools([cmd_engine])``), stands for the tool that call builds where it is written.
+    by_name = registering | listed_rules
+    built = (
+        _built_tools(files, rules)
+        if any(t.ruleId in by_name and tool_fn[t.id] is None and t.function for t in defined)
+        else None
+    )
     for tool in defined:
         fid = tool_fn[tool.id]
         if tool.ruleId in listed_rules and fid is None and tool.function and holders.find(tool.function):
             continue  # ``tools=[available]``, ``available = types.Tool(function_declarations=[...])`` elsewhere
-        if (
-            built is not None
-            and tool.ruleId in registering
-            and fid is None
-            and tool.function
-            and built.find(tool.function)
-        ):
-            continue  # ``mcp.add_tool(soma)``, ``soma = Tool.from_function(...)`` elsewhere: that call is the tool
+        if built is not None and tool.ruleId in by_name and fid is None and tool.function and built.find(tool.function):
+            continue  # ``soma = Tool.from_function(...)`` elsewhere: that call is the tool
         if (tool.ruleId in listed_rules or tool.byFunction) and fid is not None:
             if fid in defining or fid in listed:
                 continue
