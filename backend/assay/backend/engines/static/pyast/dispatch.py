@@ -30,6 +30,7 @@ from assay.backend.engines.static.pyast.described import dict_schema, schema_sou
 from assay.backend.engines.static.pyast.literals import (
     kwarg,
     literal_dict,
+    literal_str,
     schema_params,
     tool_annotations,
 )
@@ -37,7 +38,7 @@ from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import STDLIB_HEADS
 from assay.backend.engines.static.pyast.schema_uses import Loads, only_shapes_data, parents_of
 from assay.backend.engines.static.pyast.scope import Branch, Scope
-from assay.backend.engines.static.pyast.syntax import breadth_first
+from assay.backend.engines.static.pyast.syntax import breadth_first, walk
 from assay.backend.engines.static.pyast.tools import ToolLogic
 from assay.backend.engines.static.rules.pack import Rule
 
@@ -128,6 +129,8 @@ class DispatchLogic(ToolLogic):
                     if "arguments" in inner and "parameters" not in inner:
                         return  # a tool call the code records (``{"name": ..., "arguments": ...}``), no definition
                     name, description = inner.get("name"), inner.get("description")
+                    if name is None:
+                        name = self._constant_name(node, "function")
                     self._schema_parts.update(
                         id(v) for k, v in zip(node.keys, node.values, strict=True) if k is not None
                     )
@@ -141,10 +144,27 @@ class DispatchLogic(ToolLogic):
                 kind == "bedrock_tool_spec" and isinstance(spec := data.get("toolSpec"), dict) and "inputSchema" in spec
             ):
                 name, description = spec.get("name"), spec.get("description")
+            if name is None and kind != "openai_function":
+                name = self._constant_name(node, "toolSpec" if kind == "bedrock_tool_spec" else None)
             if not isinstance(name, str) or not name:
                 continue  # an empty name is filled in later (a tool call being assembled): it names no tool
             self._literal_tool(rule, node, name, description, sorted(schema_params(data)))
             return
+
+    def _constant_name(self, node: ast.Dict, inner: str | None) -> str | None:
+        """The name a tool dict gives by a constant (``"name": NAME`` with ``NAME = "run_sql"`` in the module, or in
+        the class whose body writes the dict), under its key ``inner`` when given (``{"function": {"name": ...}}``)."""
+        held: ast.expr | None = node
+        if inner is not None:
+            held = next((v for k, v in zip(node.keys, node.values, strict=True) if literal_str(k) == inner), None)
+        if type(held) is not ast.Dict:
+            return None
+        value = next((v for k, v in zip(held.keys, held.values, strict=True) if literal_str(k) == "name"), None)
+        if type(value) is ast.Name and self._class is not None:
+            found = self._class_constants(self._class).get(value.id)
+            if found is not None:
+                return found
+        return self.constant_str(value) if type(value) is ast.Name else None
 
     def _function_record(self, node: ast.Dict, scope: Scope) -> bool:
         """``{"function": get_price, "parameters": PriceParams}``: a record pairing a function of the code with
@@ -411,10 +431,14 @@ class DispatchLogic(ToolLogic):
         """Literal tools not in a dispatch table take the branch that dispatches their name; the rest
         are ``dynamic_dispatch`` frontier items."""
         split: dict[str, tuple[FunctionFacts, dict[str, list[Branch]]]] = {}
+        paired = self._paired_functions() if any(t.function is None for t in self._literal_tools) else {}
         for tool in self._literal_tools:
             if tool.function is None:
-                # The branch for its name, else the handler that runs every tool of the server.
-                function = self._branch_function(tool.name, split) or next(iter(self._handlers), None)
+                # The function handed over with its definition, else the branch for its name, else the handler
+                # that runs every tool of the server.
+                function = (
+                    paired.get(tool.id) or self._branch_function(tool.name, split) or next(iter(self._handlers), None)
+                )
                 if function is not None:
                     tool = tool.model_copy(update={"function": function})
             self.tools.append(tool)
@@ -429,6 +453,38 @@ class DispatchLogic(ToolLogic):
                     )
                 )
         self._split_handlers(split)
+
+    def _paired_functions(self) -> dict[str, str]:
+        """Literal tools handed over in one call with the function that runs them, by the tool's id: a class of the
+        file whose attribute holds the definition gives it and one of its own methods together (``super().__init__(
+        self.NAME, self.SQL_FUNCTION_DICT, self.generate_and_run_sql_query)``), as a registration pairs a schema with
+        its handler. Read only for the literal tools no dispatch table or branch runs."""
+        held: dict[tuple[str, str], str] = {}  # (class, attribute) -> the tool whose definition it holds
+        nodes = {id(node): tid for tid, node in self._literal_nodes.items()}
+        classes = [d for d in self.module_defs if isinstance(d, ast.ClassDef)]
+        for cls in classes:
+            for stmt in cls.body:
+                if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+                    tid = nodes.get(id(stmt.value))
+                    if tid is not None:
+                        held[(cls.name, stmt.targets[0].id)] = tid
+        out: dict[str, str] = {}
+        for cls in classes:
+            methods = self.classes.get(cls.name, (frozenset(), []))[0]
+            for node in walk(cls):
+                if type(node) is not ast.Call:
+                    continue
+                given = [*node.args, *(k.value for k in node.keywords)]
+                attrs = [
+                    a.attr
+                    for a in given
+                    if type(a) is ast.Attribute and type(a.value) is ast.Name and a.value.id in ("self", "cls")
+                ]
+                tools = [held[(cls.name, a)] for a in attrs if (cls.name, a) in held]
+                runs = [a for a in attrs if a in methods]
+                if len(tools) == 1 and len(runs) == 1:
+                    out.setdefault(tools[0], f"{self.module}.{cls.name}.{runs[0]}")
+        return out
 
     def _branch_function(
         self, name: str, split: dict[str, tuple[FunctionFacts, dict[str, list[Branch]]]]
