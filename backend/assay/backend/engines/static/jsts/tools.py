@@ -22,6 +22,7 @@ from assay.backend.engines.static.facts import (
     CallFact,
     FrontierSite,
     GateSite,
+    TaintOrigin,
     ToolDef,
     ToolSource,
 )
@@ -35,6 +36,7 @@ from assay.backend.engines.static.jsts.tool_sets import ToolSets
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rules.match import Patterns
 from assay.backend.engines.static.rules.pack import Rule
+from assay.backend.scans.bundle import Location
 from assay.backend.snippets import snippet
 
 if TYPE_CHECKING:
@@ -644,6 +646,8 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
             function = self.a.dotted(handler_node, None)[0]
             if function is not None and function.endswith("#"):
                 function += "default"
+        if entry and function is not None and function not in self.handlers:
+            function = self._approved_entry(name, function, location, entry)
         self.a.tools.append(
             ToolDef.found(
                 rule,
@@ -661,6 +665,22 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
                 served_by=outer.qualname if ref is not None and outer is not None and not outer.is_module else None,
             )
         )
+
+    def _approved_entry(self, name: str, function: str, location: Location, entry: list[GateSite]) -> str:
+        """``tool({ name, execute, needsApproval })`` whose handler is a function given by name: the tool runs
+        through an entry of its own, asked for before it hands the model's input to that function, as the
+        approval of an inline handler is asked for before its body."""
+        wrapper = f"{self.a.module}#tool:{name}@{location.line}"
+        given = [TaintOrigin(kind="param", param="input", index=0)]
+        call = CallFact(
+            location=location,
+            callee=function,
+            resolved=True,
+            dominatingGates=[g.id for g in entry],
+            args=[ArgTaint(index=0, origins=given)],
+        )
+        self.a.add_tool_function(wrapper, name, location, calls=[call], gates=entry)
+        return wrapper
 
     def annotations(self, node: Node | None) -> dict[str, bool]:
         """MCP annotations (``readOnlyHint: true``...): what the tool says of itself, a disclosure
