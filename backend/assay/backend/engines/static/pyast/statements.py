@@ -284,6 +284,20 @@ class StatementLogic(ExpressionLogic):
             if known and dependency:
                 scope.types[arg.arg] = self._return_types().get(dependency, dependency)
 
+    @staticmethod
+    def _typed_root(value: ast.expr, scope: Scope) -> bool:
+        """Whether an attribute chain starts at a name the function typed (a parameter's annotation, a local bound to
+        a known object), or at an attribute of it the function typed (``ctx.deps`` of ``ctx: RunContext[Deps]``)."""
+        node = value
+        first = ""
+        while isinstance(node, ast.Attribute):
+            first = node.attr
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return False
+        root = node.id
+        return root != "self" and (root in scope.types or f"{root}.{first}" in scope.types)
+
     def _context_param(self, name: str, annotation: ast.Subscript, scope: Scope) -> None:
         """``ctx: RunContext[Deps]``: ``ctx.deps`` is a ``Deps`` (typed under the key ``ctx.deps``, which
         ``dotted`` reads before the attribute chain goes on). Any other parameterised class of a package
@@ -527,6 +541,11 @@ class StatementLogic(ExpressionLogic):
         ):
             # ``app = ctx.request_context.lifespan_context``: what the server's lifespan yields.
             name = scope.types.get(f"{inner.value.id}.{inner.attr}.{value.attr}")  # type: ignore[attr-defined]
+        elif isinstance(value, ast.Attribute) and type(value.value) is ast.Attribute and self._typed_root(value, scope):
+            # ``graphiti = ctx.deps.graphiti_client`` with ``ctx: RunContext[Deps]``: the field's type, as a call
+            # on the chain itself (``ctx.deps.graphiti_client.search(q)``) would read it.
+            typed, ok = self.dotted(value, scope)
+            name = typed if ok and typed and self._package_type(typed) else None
         elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name | ast.Call):
             # ``audio = clip.audio`` (``VideoFileClip(p).audio``) with ``clip`` a package's object: ``audio`` is
             # that object's attribute, so a method on it is the package's (``moviepy.VideoFileClip.audio.write_audiofile``).
