@@ -155,6 +155,9 @@ class CompiledRules:
     # reply's shape (``response_format=``) and calls that check or write data (``jsonschema.validate``).
     # Calls whose result is the answer of an agent's model (pydantic-ai ``agent.run_sync(q)``, read as ``.output``).
     answer_calls: frozenset[str] = frozenset()
+    # Classes whose instances answer with model output when called (a DSPy module: ``coder(task=t)`` on
+    # ``coder = dspy.Predict(sig)``); their construction asks nothing.
+    answer_instances: frozenset[str] = frozenset()
     # What a factory's instance makes when called (``SessionLocal = sessionmaker(...)``; ``SessionLocal()`` is a
     # ``sqlalchemy.orm.Session``): a call on what it made is read as the made type's (``instances_make``).
     instances_make: dict[str, str] = field(default_factory=dict)
@@ -455,6 +458,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             None,
         ),
         answer_calls=frozenset(c for r in of("model") for c in r.match.get("answer_calls", ())),
+        answer_instances=frozenset(c for r in of("model") for c in r.match.get("answer_instances", ())),
         instances_make={k: v for r in of("action") for k, v in r.match.get("instances_make", {}).items()},
         rule_receivers=_receivers(c for r in of("action") for c in r.match.get("calls", ())),
         table_rule=next((r for r in tools if r.match.get("model_keyed_tables")), None),

@@ -261,6 +261,10 @@ class ExpressionLogic(DispatchLogic):
             # ``query_engine.query(prompt)`` on an ``NLSQLTableQueryEngine``: the answer (the SQL in its
             # metadata, the code in it) is what the engine's model wrote.
             receiver_taint = receiver_taint | model_output(self.loc(node))
+        elif resolved and name in self.rules.answer_instances and _names_an_instance(func, name):
+            # ``coder(task=t)`` on ``coder = dspy.Predict(sig)``: the module asks its model (the call of the class
+            # itself only builds the module).
+            receiver_taint = receiver_taint | model_output(self.loc(node))
         if resolved and (node.args or node.keywords):
             # Not only ``is_user_callee``: a package of the tree may share a library's name (``agents``).
             self._given_lists(node, name, scope)
@@ -786,3 +790,10 @@ def _literals(node: ast.Call) -> dict[str, str] | None:
             found = found or {}
             found[kw.arg] = value.value
     return found
+
+
+def _names_an_instance(func: ast.expr, cls: str) -> bool:
+    """Whether ``func`` is a name or member holding an instance of ``cls``, not ``cls`` itself (``self.coder``,
+    ``qa``; not ``dspy.Predict`` nor an imported ``Predict``)."""
+    last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
+    return last is not None and last != cls.rpartition(".")[2]
