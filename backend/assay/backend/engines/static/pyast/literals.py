@@ -124,15 +124,29 @@ def string_text(node: ast.AST) -> str | None:
     return None
 
 
-def opens_for_writing(node: ast.Call) -> bool:
-    """Whether an ``open(path, mode)`` call (or ``path.open(mode)``) has a writing mode."""
+def opens_for_writing(node: ast.Call, fn: ast.AST | None = None) -> bool:
+    """Whether an ``open(path, mode)`` call (or ``path.open(mode)``) has a writing mode; with the function ``fn``
+    making the call, also a mode held in a local it binds to literals (``mode = "a" if exists else "w"``), any of
+    which writes."""
     mode = kwarg(node, "mode")
     if mode is None:
         is_method = isinstance(node.func, ast.Attribute)
         index = 0 if is_method else 1
         mode = node.args[index] if len(node.args) > index else None
     text = literal_str(mode)
+    if text is None and fn is not None and isinstance(mode, ast.Name):
+        return any(_WRITE_MODES.search(t) is not None for t in _bound_literals(fn, mode.id))
     return text is not None and _WRITE_MODES.search(text) is not None
+
+
+def _bound_literals(fn: ast.AST, name: str) -> list[str]:
+    """The string literals ``fn`` assigns to the local ``name``, directly or as a branch of a conditional."""
+    out: list[str] = []
+    for node in walk(fn):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            values = [node.value.body, node.value.orelse] if isinstance(node.value, ast.IfExp) else [node.value]
+            out.extend(text for value in values if (text := literal_str(value)) is not None)
+    return out
 
 
 def docstring(node: ast.AST) -> str | None:

@@ -420,9 +420,9 @@ class SiteLogic(GateLogic, ModelValueLogic):
         display = profile.display
         for rule in profile.actions:
             match = rule.match
-            if match.get("write_mode") and not opens_for_writing(node):
+            if match.get("write_mode") and not opens_for_writing(node, scope.function):
                 continue
-            if match.get("read_mode") and opens_for_writing(node):
+            if match.get("read_mode") and opens_for_writing(node, scope.function):
                 continue
             if "nonliteral_arg" in match:
                 index = match["nonliteral_arg"]
