@@ -7,7 +7,7 @@ from tree_sitter import Node
 
 from assay.backend.engines.static.checked import reached
 from assay.backend.engines.static.facts import AFTER, PARAM, ArgTaint, CallFact, TaintOrigin
-from assay.backend.engines.static.jsts.base import origin_key
+from assay.backend.engines.static.jsts.base import BUILTINS, origin_key
 from assay.backend.engines.static.jsts.routes import RouteLogic
 from assay.backend.engines.static.jsts.rules import NOTHING, classify
 from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint, callback_origin
@@ -180,6 +180,8 @@ class CallLogic(RouteLogic):
                 settled.update(all_args)  # ``resolve(data)``: the promise's value
         if all_args is not receiver and func_kind == "member_expression" and inner_func is not None:
             self.mutated(inner_func, all_args, scope)
+        if len(arg_taints) > 1 and facts.action is not None and facts.action.actionClass == "file.write":
+            self.written_to(arg_taints, scope)
         self.handler_args = False
         callback_active = active | {gate_id} if gate_id is not None else active
         # ``app.post("/mcp", auth, async (req, res) => ...)``: the middleware's gates hold in the handler.
@@ -321,6 +323,18 @@ class CallLogic(RouteLogic):
                 return  # ``redis.set(k, v)`` on a typed client or an import: a call, not a local collection
             scope.taint[name] = scope.taint_of(name) | taint
             scope.assembled.add(name)
+
+    def written_to(self, arg_taints: list[tuple[int, Taint, Node]], scope: Scope) -> None:
+        """``await writeFile(tempFile, code)``: the names the file's path is made of carry what was written, so a
+        command that later names the same file (``exec(`python3 ${tempFile}`)``) runs it."""
+        path = next((a for i, _, a in arg_taints if i == 0), None)
+        written = next((t for i, t, _ in arg_taints if i == 1), EMPTY)
+        if path is None or not written:
+            return
+        for name in self.identifiers(path):
+            if name in BUILTINS or name in self.imports.aliases or name in self.module_types:
+                continue  # ``path.join(process.cwd(), f)``: the module and the runtime hold no file
+            scope.taint[name] = scope.taint_of(name) | written
 
     def after_args(self, args: list[Node], scope: Scope, before: int, active: frozenset[str]) -> frozenset[str]:
         """``fs.rm(checkedJoin(p))``: an argument's call to a function of the tree has returned before
