@@ -355,6 +355,16 @@ class ToolSource(_Facts):
     types: list[str] = Field(default_factory=list)
 
 
+class ServedElements(_Facts):
+    """A registration of every element of a collection typed by a type of the tree (``ToolClassUses.served``)."""
+
+    type: str = Field(description="The elements' type (``src/modules/mcp/types#Tool``).")
+    method: str = Field(description="The method the registration runs on each element (``handler``), or empty.")
+    frontier: str | None = Field(
+        default=None, description="The id of the registration's frontier item, answered once a class is served."
+    )
+
+
 class ToolClassUses(_Facts):
     """(JS/TS) What a file shows of the roles that make a class a tool class (``jsts/tool_classes.py``)."""
 
@@ -372,6 +382,18 @@ class ToolClassUses(_Facts):
         default_factory=dict,
         description="Classes with a method listing ``this.name`` in a tool definition or registering it -> the "
         "method the registration runs (``this.execute.bind(this)``: ``execute``), empty when it names none.",
+    )
+    served: list[ServedElements] = Field(
+        default_factory=list,
+        exclude_if=lambda served: not served,
+        description="Registrations naming each element of a collection typed by a type of the tree by a field of it "
+        "(``for (const tool of this.tools) server.tool(tool.name, ..., (p) => tool.handler(p))`` with ``tools: Tool[]``).",
+    )
+    implements: dict[str, list[str]] = Field(
+        default_factory=dict,
+        exclude_if=lambda implements: not implements,
+        description="Candidate tool classes -> the types of the tree they implement or extend (``class Click "
+        "implements Tool``): the instances a registration over elements of such a type serves.",
     )
 
 

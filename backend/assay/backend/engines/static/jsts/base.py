@@ -34,6 +34,8 @@ Callees = dict[int, tuple[Scope | None, str | None, bool]]
 
 # Generic types whose value, awaited, is their type argument.
 _AWAITED = frozenset({b"Promise", b"PromiseLike", b"Awaited"})
+# Generic collections whose one type argument is the type of their elements.
+_COLLECTIONS = frozenset({b"Array", b"ReadonlyArray", b"Set", b"ReadonlySet", b"Iterable", b"AsyncIterable"})
 
 # Global functions and objects of JavaScript runtimes: calls to them are resolved (never frontier).
 BUILTINS = frozenset(
@@ -133,6 +135,8 @@ class AnalyzerBase:
         # Module names bound to a client built for a model host (``createOpenAI({ baseURL: OLLAMA })``): its provider.
         self.module_hosts: dict[str, str] = {}
         self.field_types: dict[str, str] = {}
+        # Fields holding a collection of a type of the tree (``private tools: Tool[]``): ``Class.field`` -> the type.
+        self.field_elements: dict[str, str] = {}
         # The fields whose type their declaration gives, or a ``new`` stored in them (not a call's result,
         # whose type may be unknown): a method returning one gives its call that type.
         self.instance_fields: set[str] = set()
@@ -416,6 +420,27 @@ class AnalyzerBase:
             base = self.imports.aliases.get(head)
             return self.rules.client_types.get(f"{base}.{rest}", f"{base}.{rest}") if base else None
         return None
+
+    def element_type(self, annotation: Node | None) -> str | None:
+        """The type of the tree a collection annotation holds: ``Tool[]``, ``readonly Tool[]``, ``Array<Tool>``,
+        ``ReadonlyArray<Tool>``, ``Set<Tool>``, ``Iterable<Tool>``; else None."""
+        if annotation is None:
+            return None
+        node = (
+            annotation.named_children[0]
+            if annotation.type == "type_annotation" and annotation.named_children
+            else annotation
+        )
+        if node.type == "readonly_type" and node.named_children:
+            node = node.named_children[0]
+        if node.type == "array_type" and node.named_children:
+            found = self.type_name(node.named_children[0])
+        elif node.type == "generic_type" and self.code.raw(node.child_by_field_id(self.fields.name)) in _COLLECTIONS:
+            arguments = next((c for c in node.named_children if c.type == "type_arguments"), None)
+            found = self.type_name(arguments.named_children[0]) if arguments and arguments.named_children else None
+        else:
+            return None
+        return found if found is not None and "#" in found else None
 
     def returned_type(self, node: Node | None, scope: Scope) -> None:
         """Records the resolved type of a returned value (a typed name, a call, ``new``, a field of the

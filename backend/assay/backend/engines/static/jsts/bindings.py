@@ -309,8 +309,10 @@ class BindingLogic(CallLogic):
             return
         found = len(self.tools)
         self.tool_recognizer.class_tool(node, cls, body)
+        listed = False
         if len(self.tools) == found:
             self.tool_recognizer.listed_class(cls, body, scope)
+            listed = len(self.tools) > found
         self.class_methods[cls] = {
             self.code.text(m.child_by_field_id(self.fields.name) or m.child_by_field_id(self.fields.property)).lstrip(
                 "#"
@@ -327,7 +329,10 @@ class BindingLogic(CallLogic):
                 self.class_bases[cls] = base
             elif base is not None:  # ``class Sandbox extends BaseSandbox``: a library class
                 self.library_bases[cls] = base
-            self.overrides(cls, body, heritage, base if base is not None and "#" in base else None)
+            supertypes = self.supertypes(heritage, base if base is not None and "#" in base else None)
+            if listed and supertypes:  # a candidate tool class: what a registration over its type serves
+                self.tool_recognizer.implementing[cls] = supertypes
+            self.overrides(cls, body, supertypes)
         # Guards put in front of the class's methods (``@UseGuards(G)`` on the class or the method).
         outer = node.parent if node.parent is not None and node.parent.type == "export_statement" else node
         shared = [c for c in outer.named_children if c.type == "decorator"] if self.rules.guard_decorators else []
@@ -346,7 +351,11 @@ class BindingLogic(CallLogic):
                 )
                 value = unwrap(member.child_by_field_id(self.fields.value))
                 if value is None:  # ``private k8sApi: k8s.CoreV1Api;``, assigned in the constructor
-                    declared = self.type_name(member.child_by_field_id(self.fields.type))
+                    annotation = member.child_by_field_id(self.fields.type)
+                    elements = self.element_type(annotation)
+                    if elements is not None:  # ``private tools: Tool[];``
+                        self.field_elements[f"{cls}.{prop}"] = elements
+                    declared = self.type_name(annotation)
                     if declared:
                         self.field_types[f"{cls}.{prop}"] = declared
                         self.instance_fields.add(f"{cls}.{prop}")
@@ -376,7 +385,11 @@ class BindingLogic(CallLogic):
         for param in params.named_children if params is not None else []:
             if any(c.type == "accessibility_modifier" for c in param.named_children):
                 pattern = param.child_by_field_id(self.fields.pattern)
-                type_name = self.type_name(param.child_by_field_id(self.fields.type))
+                annotation = param.child_by_field_id(self.fields.type)
+                elements = self.element_type(annotation)
+                if pattern is not None and elements is not None:  # ``private tools: Tool[]`` (``@multiInject``)
+                    self.field_elements[f"{cls}.{self.code.text(pattern)}"] = elements
+                type_name = self.type_name(annotation)
                 if pattern is not None and type_name:
                     self.field_types[f"{cls}.{self.code.text(pattern)}"] = type_name
                     self.instance_fields.add(f"{cls}.{self.code.text(pattern)}")
@@ -399,11 +412,8 @@ class BindingLogic(CallLogic):
                     if right.type == "new_expression" and self.field_types[key] == type_name:
                         self.instance_fields.add(key)
 
-    def overrides(self, cls: str, body: Node, heritage: Node, base: str | None) -> None:
-        """A call typed by an interface or a base class (``adapter: DbAdapter``, ``adapter.all(q)``) runs
-        the method of whichever class implements it: for each method of ``cls``, a function named as the
-        supertype's method (``<module>#DbAdapter.all``) that calls ``cls``'s. The linker joins those of
-        every implementing class, in every file, so the call reaches them all."""
+    def supertypes(self, heritage: Node, base: str | None) -> list[str]:
+        """The class of the tree a class extends (``base``) and the types of the tree it implements."""
         supertypes = [base] if base is not None else []
         for clause in heritage.named_children:
             if clause.type == "implements_clause":
@@ -411,6 +421,13 @@ class BindingLogic(CallLogic):
                     name = self.type_name(item)
                     if name and "#" in name:
                         supertypes.append(name)
+        return supertypes
+
+    def overrides(self, cls: str, body: Node, supertypes: list[str]) -> None:
+        """A call typed by an interface or a base class (``adapter: DbAdapter``, ``adapter.all(q)``) runs
+        the method of whichever class implements it: for each method of ``cls``, a function named as the
+        supertype's method (``<module>#DbAdapter.all``) that calls ``cls``'s. The linker joins those of
+        every implementing class, in every file, so the call reaches them all."""
         if not supertypes:
             return
         for member in body.named_children:

@@ -192,16 +192,22 @@ _CONSTANT_CHARS = 200
 
 def _member_types(analyzer: FileAnalyzer) -> dict[str, str]:
     """The typed members of the file's interfaces and object types (``interface ToolContext { docker: Docker }``
-    -> ``src/types#ToolContext.docker``: ``dockerode``), for a value another file types by one of them."""
+    -> ``src/types#ToolContext.docker``: ``dockerode``), for a value another file types by one of them; a member
+    holding a collection of a type of the tree also by its elements (``ToolGroup.tools[]`` -> ``Tool``)."""
     out: dict[str, str] = {}
     fields = analyzer.fields
     for name, shape in analyzer.imports.shapes.items():
         for member in shape.named_children:
             if member.type != "property_signature":
                 continue
-            found = analyzer.type_name(member.child_by_field_id(fields.type))
+            annotation = member.child_by_field_id(fields.type)
+            key = f"{analyzer.module}#{name}.{analyzer.code.text(member.child_by_field_id(fields.name))}"
+            found = analyzer.type_name(annotation)
             if found:
-                out[f"{analyzer.module}#{name}.{analyzer.code.text(member.child_by_field_id(fields.name))}"] = found
+                out[key] = found
+            elements = analyzer.element_type(annotation)
+            if elements:  # ``tools: Tool[]``: ``ToolGroup.tools[]`` -> ``Tool``, what a loop over it holds
+                out[f"{key}[]"] = elements
     return dict(sorted(out.items()))
 
 

@@ -94,6 +94,9 @@ class Scope:
     # Callback parameters that are the elements of a list of records (``tools(ctx).forEach((tool) =>
     # ...)``, ``tools`` a function of the tree returning object literals): the list's name.
     elements: dict[str, str] = field(default_factory=dict)
+    # Loop variables over a collection typed by a type of the tree (``for (const tool of this.tools)`` with
+    # ``tools: Tool[]``): the type (``tool_classes`` ``note_elements``).
+    element_types: dict[str, str] = field(default_factory=dict)
     locals: dict[str, str] = field(default_factory=dict)
     dispatch_vars: set[str] = field(default_factory=set)
     # Names bound to a value found by a tool's name (``const tool = tools.get(name)``): ``tool_classes``.
@@ -181,6 +184,7 @@ class Scope:
             choices={} if fresh or not self.choices else dict(self.choices),
             shapes={} if fresh or not self.shapes else dict(self.shapes),
             elements={} if fresh or not self.elements else dict(self.elements),
+            element_types={} if fresh or not self.element_types else dict(self.element_types),
             locals={} if fresh else dict(self.locals),
             dispatch_vars=set() if fresh else set(self.dispatch_vars),
             found_vars=frozenset() if fresh else self.found_vars,
@@ -218,6 +222,7 @@ class Scope:
             choices={} if fresh or not self.choices else dict(self.choices),
             shapes={} if fresh or not self.shapes else dict(self.shapes),
             elements={} if fresh or not self.elements else dict(self.elements),
+            element_types={} if fresh or not self.element_types else dict(self.element_types),
             locals={} if fresh else dict(self.locals),
             dispatch_vars=set() if fresh else set(self.dispatch_vars),
             found_vars=frozenset() if fresh else self.found_vars,

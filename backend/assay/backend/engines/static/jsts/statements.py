@@ -506,6 +506,10 @@ class StmtLogic(ExprLogic):
             if left is not None:
                 for name in self.code.pattern_names(left):
                     scope.taint[name] = taint
+                    scope.element_types.pop(name, None)
+                element = self.loop_element_type(left, right, scope) if self.code.operator_of(stmt) == "of" else None
+                if element is not None:
+                    scope.element_types[element[0]] = element[1]
         else:
             for field in (self.fields.initializer, self.fields.condition, self.fields.increment):
                 part = stmt.child_by_field_id(field)
@@ -515,6 +519,24 @@ class StmtLogic(ExprLogic):
                     else:
                         self.expr(part, scope, active)
         return self.stmt(body, scope, active) if body is not None else active
+
+    def loop_element_type(self, left: Node, right: Node | None, scope: Scope) -> tuple[str, str] | None:
+        """``for (const tool of this.tools)`` with ``tools: Tool[]`` a field of the class: the loop variable and
+        the type of the tree each element is. Over a field of an element of such a loop (``for (const tool of
+        group.tools)`` with ``group`` a ``ToolGroup``), the elements of that field of the type, which the file
+        declaring it says (``ToolGroup.tools[]``, ``frontend._member_types``)."""
+        right = unwrap(right)
+        if right is None or right.type != "member_expression" or left.type != "identifier":
+            return None
+        held = unwrap(right.child_by_field_id(self.fields.object))
+        prop = self.code.text(right.child_by_field_id(self.fields.property))
+        found: str | None = None
+        if held is not None and held.type == "this" and scope.cls is not None:
+            found = self.field_elements.get(f"{scope.cls}.{prop}")
+        elif held is not None and held.type == "identifier" and scope.element_types:
+            element = scope.element_types.get(self.code.text(held))
+            found = f"{element}.{prop}[]" if element is not None and not element.endswith("[]") else None
+        return (self.code.text(left), found) if found is not None else None
 
     def try_stmt(self, stmt: Node, scope: Scope, active: frozenset[str]) -> frozenset[str]:
         body = stmt.child_by_field_id(self.fields.body)

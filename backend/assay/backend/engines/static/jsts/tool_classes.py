@@ -30,12 +30,13 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from assay.backend.engines.static.facts import ToolClassUses, ToolDef, ToolSource
+from assay.backend.engines.static.facts import ServedElements, ToolClassUses, ToolDef, ToolSource
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
 
 if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
     from assay.backend.engines.static.jsts.scope import Scope
+    from assay.backend.engines.static.rules.pack import Rule
 
 # Where a ``new`` puts the instance into a collection (or hands it to a call).
 _GATHERING = frozenset({"array", "arguments", "pair", "spread_element"})
@@ -50,8 +51,12 @@ class ClassTools:
         gathered: set[str]
         dispatched: dict[str, bool]
         listing: dict[str, str]
+        served: list[ServedElements]
+        implementing: dict[str, list[str]]
 
         def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None: ...
+
+        def unnamed_tool(self, node: Node, name: Node | None, rule: Rule, scope: Scope | None = None) -> None: ...
 
     def listed_class(self, cls: str, body: Node, scope: Scope) -> None:
         """A class of the tree that names itself and has methods: a candidate the linker keeps when the
@@ -270,11 +275,55 @@ class ClassTools:
             return None
         return self.a.code.text(node.child_by_field_id(fields.property)) or None
 
+    def note_elements(self, node: Node, name: Node | None, handler: Node | None, rule: Rule, scope: Scope) -> bool:
+        """``server.tool(tool.name, tool.description, tool.schema, (p) => tool.handler(p))`` in ``for (const tool
+        of this.tools)`` with ``tools: Tool[]`` (a field a container fills: ``@multiInject(TOOL) tools: Tool[]``):
+        each element is an instance of a class of the tree implementing ``Tool``, so every such class that names
+        itself is a tool, run by the method the handler calls on the element (settled by the linker, which
+        answers the registration's frontier item once one is). True when ``name`` is such an element's field."""
+        inner = unwrap(name)
+        if inner is None or inner.type != "member_expression" or not scope.element_types:
+            return False
+        holder = unwrap(inner.child_by_field_id(self.a.fields.object))
+        if holder is None or holder.type != "identifier":
+            return False
+        variable = self.a.code.text(holder)
+        element = scope.element_types.get(variable)
+        if element is None:
+            return False
+        before = len(self.a.frontier)
+        self.unnamed_tool(node, name, rule, scope)
+        frontier = self.a.frontier[-1].id if len(self.a.frontier) > before else None
+        method = self.element_method(handler, variable) or ""
+        self.served.append(ServedElements(type=element, method=method, frontier=frontier))
+        return True
+
+    def element_method(self, handler: Node | None, variable: str) -> str | None:
+        """The method a registration's handler calls on the element ``variable`` (``(p) => tool.handler(p)``)."""
+        node = unwrap(handler)
+        if node is None or node.type not in FUNCTIONS:
+            return None
+        fields = self.a.fields
+        code = self.a.code
+        pending = [node]
+        while pending:
+            current = pending.pop()
+            if current.type == "call_expression":
+                func = unwrap(current.child_by_field_id(fields.function))
+                if func is not None and func.type == "member_expression":
+                    target = unwrap(func.child_by_field_id(fields.object))
+                    if target is not None and target.type == "identifier" and code.text(target) == variable:
+                        return code.text(func.child_by_field_id(fields.property)) or None
+            pending.extend(reversed(current.named_children))
+        return None
+
     def class_uses(self) -> ToolClassUses | None:
-        if not (self.gathered or self.dispatched or self.listing):
+        if not (self.gathered or self.dispatched or self.listing or self.served or self.implementing):
             return None
         return ToolClassUses(
             gathered=sorted(self.gathered),
             dispatched=dict(sorted(self.dispatched.items())),
             listing=dict(sorted(self.listing.items())),
+            served=self.served,
+            implements=dict(sorted(self.implementing.items())),
         )

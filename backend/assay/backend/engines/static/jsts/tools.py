@@ -22,6 +22,7 @@ from assay.backend.engines.static.facts import (
     CallFact,
     FrontierSite,
     GateSite,
+    ServedElements,
     TaintOrigin,
     ToolDef,
     ToolSource,
@@ -93,6 +94,8 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
         self.gathered: set[str] = set()
         self.dispatched: dict[str, bool] = {}
         self.listing: dict[str, str] = {}
+        self.served: list[ServedElements] = []
+        self.implementing: dict[str, list[str]] = {}
 
     def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None:
         """Parameter names of a schema: ``z.object({...})`` (also chained, ``.describe()``), a zod raw shape
@@ -442,6 +445,8 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
         tool_name = self.a.constant(args[0], scope)
         if not tool_name:
             first = unwrap(args[0])
+            if self.note_elements(node, args[0], handler, rule, scope):
+                return  # ``server.tool(tool.name, ..., (p) => tool.handler(p))`` over ``tools: Tool[]``
             if first is not None and first.type in ("identifier", "member_expression"):
                 self.unnamed_tool(node, args[0], rule, scope)
             return
@@ -531,6 +536,8 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
         ref: str | None = None
         if not tool_name and self.note_listing(args[0], scope, args[-1] if len(args) > 1 else None):
             return  # ``server.tool(this.name, ..., this.execute.bind(this))``: each instance's own tool
+        if not tool_name and self.note_elements(node, args[0], args[-1] if len(args) > 1 else None, rule, scope):
+            return  # ``server.tool(tool.name, ..., (p) => tool.handler(p))`` over ``tools: Tool[]``
         if not tool_name:
             # ``server.registerTool(getDataTool.name, ...)``: the name of a definition held elsewhere.
             first = unwrap(args[0])

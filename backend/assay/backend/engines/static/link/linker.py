@@ -73,7 +73,7 @@ from assay.backend.engines.static.link.sources import (
 )
 from assay.backend.engines.static.link.sqlflow import NO_CTX, Ctx, SqlContexts
 from assay.backend.engines.static.link.taint import Taint
-from assay.backend.engines.static.link.tool_classes import settle_listed
+from assay.backend.engines.static.link.tool_classes import answered_by_elements, settle_listed
 from assay.backend.engines.static.link.tool_uses import bind_tools
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rules.match import Patterns
@@ -302,6 +302,9 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
             and (f.path, s.location.line, s.detail.split(";", 1)[0]) in answered
         )
     ]
+    answered_registrations = answered_by_elements(ordered)
+    if answered_registrations:  # registrations over typed elements that serve classes of the tree
+        frontier = [f for f in frontier if f.id not in answered_registrations]
     frontier.extend(tool_frontier)
     frontier.extend(_opaque_results(opaque))
     frontier.extend(_unlisted_records(unlisted))
