@@ -94,6 +94,8 @@ class AnalyzerBase:
         self._summaries: dict[str, tuple[GateSite, ...]] = {}
         # Gates met in each function of the file that answers yes or no (``_verdict_sites``).
         self._verdicts: dict[str, tuple[GateSite, ...]] = {}
+        # Gates met in each function of the file that hands back a message or nothing (``_error_sites``).
+        self._errors: dict[str, tuple[GateSite, ...]] = {}
         # Functions of the file that hand back a value or refuse: gates held at their returns of a value, and
         # the constants they refuse with (``_refusing_sites``).
         self._refusing: dict[str, tuple[tuple[GateSite, ...], frozenset[object]]] = {}

@@ -197,6 +197,15 @@ class GateLogic(AnalyzerBase):
             for part in parts[1:]:
                 combined = combined.both(part) if isinstance(test.op, ast.And) else combined.either(part)
             return combined
+        if isinstance(test, ast.NamedExpr):
+            # ``if error := validate_sql(sql): return error``: the test is the value bound.
+            errors = self._error_verdict(test.value, scope)
+            if errors:
+                scope.errors[test.target.id] = errors
+                return Condition(when_false=errors)
+            return self._condition(test.value, scope)
+        if isinstance(test, ast.Name) and test.id in scope.errors:
+            return Condition(when_false=scope.errors[test.id])
         if isinstance(test, ast.Name):
             verdict = scope.verdict_vars.get(test.id)
             if verdict and not _in_words(scope.refusals.get(test.id)):
@@ -215,7 +224,35 @@ class GateLogic(AnalyzerBase):
         if gate is not None:
             return gate_when(gate, True)
         verdict = self._verdict(test, scope)
-        return Condition(when_true=verdict) if verdict else NOTHING
+        if verdict:
+            return Condition(when_true=verdict)
+        errors = self._error_verdict(test, scope)
+        return Condition(when_false=errors) if errors else NOTHING
+
+    def _error_verdict(self, node: ast.expr, scope: Scope) -> frozenset[str]:
+        """``if error := validate_sql_safety(sql): return error``: a function of this file that hands back a message
+        when a check it makes fails and nothing when it passes (``_error_sites``) is that check; its answer, tested
+        by the caller, is a gate of each of their kinds there, passed when the answer is empty."""
+        if isinstance(node, ast.Await):
+            node = node.value
+        if not isinstance(node, ast.Call):
+            return frozenset()
+        name, resolved = self._callee(node, scope)
+        if not (name and resolved and name.startswith(self.module_prefix)):
+            return frozenset()
+        sites = self._error_sites(name)
+        short = name.rsplit(".", 1)[-1]
+        ids: set[str] = set()
+        kinds: set[str] = set()
+        for site in sites:
+            if site.kind not in kinds:
+                kinds.add(site.kind)
+                ids.add(self._resited(site, node, scope, f"{short}(...) answers no message only past {site.detail}"))
+        return frozenset(ids)
+
+    def _error_sites(self, qualname: str) -> tuple[GateSite, ...]:
+        """The gates met in a function of this file that hands back a message or nothing (``StatementLogic``)."""
+        return ()
 
     def _verdict(self, node: ast.expr, scope: Scope) -> frozenset[str]:
         """``if not is_path_allowed(p): raise``, ``ok, why = is_command_safe(cmd)``: a function of this file
@@ -352,6 +389,13 @@ class GateLogic(AnalyzerBase):
         if not isinstance(pattern, ast.Name):
             return NOTHING
         source = scope.iterables.get(pattern.id)
+        if source is None and pattern.id in scope.loop_items:
+            # ``for pattern, label in FORBIDDEN: if re.search(pattern, sql): return f"{label} not allowed"``: one
+            # part of each entry of a module-level list of literal tuples.
+            source = scope.loop_items[pattern.id]
+            if not (isinstance(source, ast.Name) and source.id not in scope.taint and self._literal_rows(source.id)):
+                return NOTHING
+            return gate_when(self._gate(scope, rule, test, f"{name} against each of {source.id}"), False)
         if not isinstance(source, ast.Name):
             return NOTHING
         listed = scope.list_vars.get(source.id)
@@ -747,6 +791,25 @@ class GateLogic(AnalyzerBase):
             found = _literal_collection_names(cls.body) if cls is not None else {}
             self._class_collections[name] = found
         return found
+
+    def _literal_rows(self, name: str) -> bool:
+        """Whether the module binds ``name`` (once) to a literal list or tuple of tuples of constants."""
+        values = [
+            stmt.value
+            for stmt in self.tree.body
+            if isinstance(stmt, ast.Assign | ast.AnnAssign)
+            and stmt.value is not None
+            and any(
+                isinstance(t, ast.Name) and t.id == name
+                for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+            )
+        ]
+        if len(values) != 1 or not isinstance(values[0], ast.List | ast.Tuple) or not values[0].elts:
+            return False
+        return all(
+            isinstance(row, ast.Tuple | ast.List) and row.elts and all(isinstance(e, ast.Constant) for e in row.elts)
+            for row in values[0].elts
+        )
 
     def _literal_collections(self) -> dict[str, bool]:
         """Module names bound to literal collections, each with whether it is a dict."""

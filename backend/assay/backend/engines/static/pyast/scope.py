@@ -46,6 +46,9 @@ class Scope:
     # What the helper whose answer a verdict name holds refuses with (``path is None``), when it hands back a
     # value or refuses (``GateLogic._refused``); empty for a yes/no answer.
     refusals: dict[str, frozenset[object]] = field(default_factory=dict)
+    # Names holding the answer of a helper of this file that hands back a message when a check fails and nothing
+    # when it passes (``error = validate_sql(sql)``): the gates that hold when the name is empty.
+    errors: dict[str, frozenset[str]] = field(default_factory=dict)
     # Gates that hold from the point they are reached, even when their result is only assigned.
     unconditional: set[str] = field(default_factory=set)
     gate_ids: set[str] = field(default_factory=set)

@@ -140,6 +140,21 @@ class StatementLogic(ExpressionLogic):
         scope, _ = self._summary_walk(fn, qualname, cls)
         return tuple(g for g in scope.gates if g.kind != "sandbox")
 
+    def _error_sites(self, qualname: str) -> tuple[GateSite, ...]:
+        """The gates met in a function of this file that hands back a message when a check fails and nothing when it
+        passes (``return f"Error: {name} not allowed"`` on some path, ``return None`` or its end on another: an
+        error-or-nothing validator; ``GateLogic._error_verdict``). Read once per function; sandboxes are not
+        carried."""
+        return self._summarised(self._errors, qualname, self._error_sites_of)
+
+    def _error_sites_of(
+        self, fn: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, cls: str | None
+    ) -> tuple[GateSite, ...]:
+        if not _errors_or_nothing(fn):
+            return ()
+        scope, _ = self._summary_walk(fn, qualname, cls)
+        return tuple(g for g in scope.gates if g.kind != "sandbox")
+
     def _refusing_sites(self, qualname: str) -> tuple[tuple[GateSite, ...], frozenset[object]]:
         """``def resolve_path(p): ...; if root not in path.parents: return None; return path``: a function of
         this file that refuses with ``None`` or ``False`` on some path and hands back a value on the others
@@ -625,6 +640,10 @@ class StatementLogic(ExpressionLogic):
             if not (name and resolved and name.startswith(self.module_prefix)):
                 return
             verdict = self._verdict(value, scope) or self._worded_refusal(value, scope)
+            if not verdict:
+                errors = self._error_verdict(value, scope)
+                if errors:
+                    scope.errors[target.id] = errors
             if verdict:
                 scope.verdict_vars[target.id] = verdict
                 call = value.value if isinstance(value, ast.Await) else value
@@ -883,6 +902,23 @@ def _answers(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[bool | str | Non
         else:
             found.add(_TEST if _is_test(first) else None)
     return found
+
+
+def _errors_or_nothing(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a function hands back a message on some path (a string literal or an f-string) and nothing on
+    another (a bare ``return``, ``return None``, falling off its end), and nothing else."""
+    messages = nothing = False
+    for stmt in _own_returns(fn):
+        value = stmt.value
+        if value is None or (type(value) is ast.Constant and value.value is None):
+            nothing = True
+        elif (type(value) is ast.Constant and type(value.value) is str) or type(value) is ast.JoinedStr:
+            messages = True
+        else:
+            return False
+    if not fn.body or type(fn.body[-1]) not in (ast.Return, ast.Raise):
+        nothing = True
+    return messages and nothing
 
 
 def _own_returns(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Return]:
