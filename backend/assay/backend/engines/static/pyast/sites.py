@@ -68,6 +68,8 @@ class SiteLogic(GateLogic, ModelValueLogic):
         match = model_rule.match
         if match.get("provider_from_package") and name.startswith(self.module_prefix):
             return None  # an API's shape on an object of this file's own classes (a fake, a wrapper) is no model
+        if "config_kwarg" in match:
+            return self._configured_agent(node, name, model_rule)
         model: str | None = next(
             (found for key in match.get("model_kwargs", ()) if (found := self.constant_str(kwarg(node, key)))), None
         )
@@ -106,6 +108,39 @@ class SiteLogic(GateLogic, ModelValueLogic):
         if match.get("constructors"):
             return NO_TAINT  # the client or agent is not model output; what its calls return is
         return model_output(location)
+
+    def _configured_agent(self, node: ast.Call, name: str, rule: Rule) -> frozenset[TaintOrigin] | None:
+        """``AssistantAgent(name, llm_config={...})`` (AutoGen 0.2 / AG2): a model use when the agent is given a
+        config, of the model it names (``model``, else the first ``config_list`` entry's) and the vendor its
+        ``api_type`` says; ``llm_config=False`` or none at all calls no model."""
+        match = rule.match
+        config = kwarg(node, match["config_kwarg"])
+        if isinstance(config, ast.Name):
+            bound = self._config_value(config.id, node)
+            config = bound if bound is not None else config
+        if config is None or (isinstance(config, ast.Constant) and config.value in (False, None)):
+            return None
+        entry = config if isinstance(config, ast.Dict) else None
+        listed = _dict_value(entry, "config_list") if entry is not None else None
+        if entry is not None and _dict_value(entry, "model") is None and isinstance(listed, ast.List | ast.Tuple):
+            first = listed.elts[0] if listed.elts else None
+            entry = first if isinstance(first, ast.Dict) else None
+        model = self.constant_str(_dict_value(entry, "model")) if entry is not None else None
+        api = self.constant_str(_dict_value(entry, "api_type")) if entry is not None else None
+        provider = match.get("api_types", {}).get(api or "", rule.provider or "openai")
+        self._model(rule, provider, name, "sdk", self.loc(node), model)
+        return NO_TAINT
+
+    def _config_value(self, name: str, at: ast.Call) -> ast.expr | None:
+        """The one value ``name`` is bound to, in the function around ``at`` or else at the module's top level."""
+        if self._function_around(at) is not None:
+            return self._bound_value(name, at)
+        values = [
+            stmt.value
+            for stmt in self.tree.body
+            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+        ]
+        return values[0] if len(values) == 1 else None
 
     def _model_named(self, rule: Rule, name: str, model: str | None, vendor: str | None) -> tuple[str, str | None]:
         """The provider and model id a model call names: ``Agent("openai:gpt-4o")`` and
@@ -663,3 +698,13 @@ def _statement_kind(sql: str) -> str | None:
     if _SQL_WRITE.match(sql):
         return "write"
     return "read" if _SQL_READ.match(sql) else None
+
+
+def _dict_value(node: ast.Dict | None, key: str) -> ast.expr | None:
+    """The value a dict literal gives a string key."""
+    if node is None:
+        return None
+    return next(
+        (v for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant) and k.value == key),
+        None,
+    )
