@@ -336,7 +336,17 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
         { sandbox: Sandbox }``: each destructured name takes its property's type."""
         shape = annotation.named_children[0] if annotation is not None and annotation.named_children else None
         if shape is not None and shape.type == "type_identifier":
+            named = shape
             shape = self.imports.shapes.get(self.code.text(shape))
+            if shape is None:
+                # ``{ browserService }: BrowserToolContext`` with the interface imported: each name is that
+                # member of the type (``<other>#BrowserToolContext.browserService``), which the declaring file
+                # types (``frontend._member_types``) for the linker.
+                held = self.type_name(named)
+                if held is not None and "#" in held:
+                    for key, local in self._destructured_names(pattern):
+                        types[local] = f"{held}.{key}"
+                return
         if shape is None or shape.type not in ("object_type", "interface_body"):
             return
         members = {
@@ -344,16 +354,21 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
             for m in shape.named_children
             if m.type == "property_signature"
         }
-        for part in pattern.named_children:
-            if part.type == "shorthand_property_identifier_pattern":
-                key = local = self.code.text(part)
-            elif part.type == "pair_pattern" and (value := part.child_by_field_id(self.fields.value)) is not None:
-                key, local = self.code.text(part.child_by_field_id(self.fields.key)), self.code.text(value)
-            else:
-                continue
+        for key, local in self._destructured_names(pattern):
             found = self.type_name(members.get(key))
             if found:
                 types[local] = found
+
+    def _destructured_names(self, pattern: Node) -> list[tuple[str, str]]:
+        """The (property, local name) pairs an object pattern binds: ``{ a, b: c }`` -> ``a, a``, ``b, c``."""
+        out: list[tuple[str, str]] = []
+        for part in pattern.named_children:
+            if part.type == "shorthand_property_identifier_pattern":
+                out.append((self.code.text(part), self.code.text(part)))
+            elif part.type == "pair_pattern" and (value := part.child_by_field_id(self.fields.value)) is not None:
+                if value.type == "identifier":
+                    out.append((self.code.text(part.child_by_field_id(self.fields.key)), self.code.text(value)))
+        return out
 
     def emit(self, scope: Scope, node: Node | None, name: str) -> str:
         """Records the function ``scope`` walked; returns its qualname (made unique in the file)."""

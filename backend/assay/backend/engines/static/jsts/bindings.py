@@ -450,6 +450,9 @@ class BindingLogic(CallLogic):
                 ],
             )
             returned = sorted(call_return_taint(target), key=origin_key)
+            # ``async getNewPage(name): Promise<Page>``: what the method says it gives, so a call of the
+            # supertype's method (``pageService.getNewPage(n)`` with ``pageService: PageService``) gives it too.
+            declared = self.type_name(member.child_by_field_id(self.fields.return_type))
             for supertype in supertypes:
                 qualname = f"{supertype}.{method}"
                 self.functions.append(
@@ -466,6 +469,6 @@ class BindingLogic(CallLogic):
                         returns=returned,
                         fieldWrites=[],
                         returnShape=ArgTaint(origins=returned, whole=True),
-                        returnType=None,
+                        returnType=declared,
                     )
                 )
