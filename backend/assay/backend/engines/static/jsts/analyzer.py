@@ -365,9 +365,12 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
         for part in pattern.named_children:
             if part.type == "shorthand_property_identifier_pattern":
                 out.append((self.code.text(part), self.code.text(part)))
-            elif part.type == "pair_pattern" and (value := part.child_by_field_id(self.fields.value)) is not None:
-                if value.type == "identifier":
-                    out.append((self.code.text(part.child_by_field_id(self.fields.key)), self.code.text(value)))
+            elif (
+                part.type == "pair_pattern"
+                and (value := part.child_by_field_id(self.fields.value)) is not None
+                and value.type == "identifier"
+            ):
+                out.append((self.code.text(part.child_by_field_id(self.fields.key)), self.code.text(value)))
         return out
 
     def emit(self, scope: Scope, node: Node | None, name: str) -> str:
