@@ -260,6 +260,11 @@ class Resolver:
         constructor of its own is built by its bases' (``DeleteTool()`` runs ``Base.__init__``)."""
         return _carried_over(self.bases, callee, _first_segment(callee))
 
+    def inherited_names(self, callee: str) -> list[str]:
+        """``_inherited`` for the linker's other passes: the same member of each base of the class ``callee`` names,
+        the package's among them (none when no class of the tree has bases)."""
+        return self._inherited(callee) if self.bases and "#" not in callee else []
+
     def py_reexported(self, name: str) -> list[str]:
         """What the Python name ``name`` stands for through the packages that re-export it (none when no
         module re-exports a prefix of it)."""

@@ -156,6 +156,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         resolver.reexports,
         _py_module_values(ordered, resolver.py_reexported),
         param_calls,
+        resolver.inherited_names,
     )
     found_aliases = {
         short_id("fr", "unresolved_call", fn.path, fn.facts.qualname, callee)

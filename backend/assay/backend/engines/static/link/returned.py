@@ -43,6 +43,7 @@ from assay.backend.engines.static.link.sqlflow import param_for
 from assay.backend.engines.static.pyast.role_rules import Roles, compile_roles
 from assay.backend.engines.static.pyast.rules import CompiledRules
 from assay.backend.engines.static.pyast.rules import compile_rules as compile_py_rules
+from assay.backend.engines.static.pyast.scope import model_output
 from assay.backend.engines.static.rules.pack import Rule, RulePack
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ def through_returns(
     reexports: dict[str, list[str]] | None = None,
     py_value_of: Callable[[str], str | None] = lambda _name: None,
     param_calls: bool = True,
+    inherited: Callable[[str], list[str]] = lambda _name: [],
 ) -> None:
     """Resolves each JS/TS call left unresolved whose callee is a member of a function's result, of
     another module's top-level value whose type is known (``value_of``; an interface's member as well:
@@ -85,7 +87,16 @@ def through_returns(
     for fn in functions.values():
         if fn.language == "python":
             _python_returns(
-                fn, resolve, returns, candidates, rules, reexports or {}, param_types, constructs, py_value_of
+                fn,
+                resolve,
+                returns,
+                candidates,
+                rules,
+                reexports or {},
+                param_types,
+                constructs,
+                py_value_of,
+                inherited,
             )
             continue
         if fn.language not in _JS:
@@ -425,7 +436,9 @@ def _add_action(fn: Fn, site: CallFact, rule: Rule, name: str, sandbox: Rule | N
             target=name,
             location=site.location,
             dominatingGates=sorted(set(gates)),
-            taint=[o for arg in site.args for o in arg.origins],
+            taint=[o for arg in site.args for o in arg.origins]
+            # A call whose library has its model write what it runs (Vanna's ``ask``): model output reaches the sink.
+            + ([*model_output(site.location)] if rule.match.get("model_written") else []),
         )
     )
 
@@ -550,6 +563,7 @@ def _python_returns(
     given: dict[tuple[str, str], str],
     built: Callable[[str], bool],
     value_of: Callable[[str], str | None],
+    inherited: Callable[[str], list[str]] = lambda _name: [],
 ) -> None:
     py = compile_py_rules(rules)
     roles = compile_roles(rules)
@@ -598,6 +612,13 @@ def _python_returns(
             # module (``db.SessionLocal.add``): a call on that package's value, matched as where it is bound.
             name = ".".join([valued[0], *valued[1]])
             fn.typed.add(callee)
+        if name is None:
+            # ``vn.ask(question=q)`` with ``vn = VannaClient(...)`` and ``class VannaClient(ChromaDB_VectorStore,
+            # OpenAI_Chat)``: a method the tree's class does not define is its package base's, as the rules name it.
+            held = [".".join([valued[0], *valued[1]])] if valued is not None else []
+            name = next((n for c in (callee, *held) for n in inherited(c) if named(n)), None)
+            if name is not None:
+                fn.typed.add(callee)
         if name is None and call.client and roles.client_rule is not None and not _in_tree(callee, fn, resolve):
             # ``create_client(...).send_message``, ``Resolver(base_url=...).get_agent_card`` of a package.
             for site in _calls_of(fn.calls, callee):
@@ -609,6 +630,9 @@ def _python_returns(
         if target is not None:
             fn.targets[callee] = target
             continue
+        if not named(name):
+            # ``data.vanna_ai.VannaClient.ask``: a method the tree's class inherits from a package base.
+            name = next((n for n in inherited(name) if named(n)), name)
         profile = py.profile(name)
         if profile.model is not None and not profile.model.match.get("constructors"):
             # ``get_client().chat.completions.create(...)`` with ``get_client`` returning a model client: its
