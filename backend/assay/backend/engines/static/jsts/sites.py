@@ -311,6 +311,13 @@ class SiteLogic(GateLogic):
                 # ``model: ollama("qwen3:4b")`` with ``ollama = createOpenAI({ baseURL: OLLAMA_URL })``.
                 return self.served_by(handle, scope) or vendor
             return vendor
+        rule = self.rules.model(name) if name else None
+        if (
+            rule is not None
+            and rule.match.get("returns_handle")
+            and rule.provider not in (None, "unknown", "vercel-ai")
+        ):
+            return rule.provider  # ``model: ollama("qwen3:8b")`` of a community provider package
         return None
 
     def http_model(self, args: list[Node], scope: Scope) -> tuple[Rule, str] | None:
