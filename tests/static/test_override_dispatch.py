@@ -161,3 +161,45 @@ def test_a_field_typed_as_the_base_reaches_every_override() -> None:
     )
     reached = _reached(linked, "run_query")
     assert {("sql.exec", "pkg/pg.py", 7), ("shell.exec", "pkg/shell.py", 7)} <= reached
+
+
+def test_a_protocol_typed_value_reaches_every_class_implementing_it() -> None:
+    port = (
+        "from typing import Protocol\n"  # 1
+        "\n"  # 2
+        "class Store(Protocol):\n"  # 3
+        "    def put(self, key: str, data: bytes) -> None: ...\n"  # 4
+        "    def get(self, key: str) -> bytes: ...\n"  # 5
+    )
+    impls = (
+        "import os\n"  # 1
+        "import boto3\n"  # 2
+        "\n"  # 3
+        "class S3Store:\n"  # 4
+        "    def put(self, key: str, data: bytes) -> None:\n"  # 5
+        "        boto3.client('s3').put_object(Bucket='b', Key=key, Body=data)\n"  # 6
+        "    def get(self, key: str) -> bytes:\n"  # 7
+        "        return b''\n"  # 8
+        "\n"  # 9
+        "class PutOnly:\n"  # 10
+        "    def put(self, key: str, data: bytes) -> None:\n"  # 11
+        "        os.remove(key)\n"  # 12
+    )
+    tool = (
+        "from mcp.server.fastmcp import FastMCP\n"  # 1
+        "from pkg.port import Store\n"  # 2
+        "\n"  # 3
+        "mcp = FastMCP('store')\n"  # 4
+        "\n"  # 5
+        "def save(store: Store, key: str, data: str) -> None:\n"  # 6
+        "    store.put(key, data.encode())\n"  # 7
+        "\n"  # 8
+        "@mcp.tool()\n"  # 9
+        "def upload(key: str, data: str) -> str:\n"  # 10
+        "    save(make_store(), key, data)\n"  # 11
+        "    return 'ok'\n"  # 12
+    )
+    linked = analyse({"pkg/port.py": port, "pkg/impls.py": impls, "pkg/server.py": tool, "pkg/__init__.py": ""})
+    reached = _reached(linked, "upload")
+    assert ("network.egress", "pkg/impls.py", 6) in reached
+    assert ("file.delete", "pkg/impls.py", 12) not in reached  # defines put only: no Store

@@ -20,6 +20,7 @@ from assay.backend.engines.static.facts import (
     TaintOrigin,
 )
 from assay.backend.engines.static.link.sources import without_package
+from assay.backend.engines.static.pyast.base import PROTOCOLS
 from assay.backend.scans.bundle import Location
 
 MAX_DEPTH = 12
@@ -173,7 +174,34 @@ class Resolver:
                     over = self.functions[found].facts.qualname
                     out.setdefault(found, []).append(fid)
                     queue.extend(self.bases.get(over.rpartition(".")[0], ()))
+        protocols = sorted(c for c, bases in self.bases.items() if not PROTOCOLS.isdisjoint(bases))
+        if protocols:
+            self._implementations(protocols, out)
         return out
+
+    def _implementations(self, protocols: list[str], out: dict[str, list[str]]) -> None:
+        """A protocol's methods (``class Store(Protocol)``) under each method of the same name of every class of the
+        tree defining all of them (whether or not it names the protocol as a base): the classes implementing it."""
+        owners: dict[str, dict[str, str]] = {}
+        for fid in sorted(self.functions):
+            fn = self.functions[fid]
+            if fn.language == "python" and fn.params[:1] == ["self"]:
+                owner, _, name = fn.facts.qualname.rpartition(".")
+                owners.setdefault(owner, {}).setdefault(name, fid)
+        for protocol in protocols:
+            wanted = {
+                n: f for n, f in owners.get(protocol, {}).items() if not (n.startswith("__") and n.endswith("__"))
+            }
+            if not wanted:
+                continue
+            for owner in sorted(owners):
+                methods = owners[owner]
+                if owner == protocol or owner in protocols or not wanted.keys() <= methods.keys():
+                    continue
+                for name, fid in wanted.items():
+                    found = out.setdefault(fid, [])
+                    if methods[name] not in found:
+                        found.append(methods[name])
 
     def dispatched(self, callee: str, target: str) -> list[str]:
         """The overrides a call of ``callee`` resolved to the method ``target`` also runs: every subclass's, when the

@@ -530,7 +530,8 @@ class AnalyzerBase:
         those the file names by a dotted path that is no standard-library one."""
         out: dict[str, list[str]] = {}
         for name, bases in sorted(self.class_bases.items()):
-            kept = [b for b in bases if "." in b and b.split(".", 1)[0] not in STDLIB_HEADS]
+            # ``typing.Protocol`` is kept: the linker dispatches a call on a protocol to the classes implementing it.
+            kept = [b for b in bases if "." in b and (b.split(".", 1)[0] not in STDLIB_HEADS or b in PROTOCOLS)]
             if kept:
                 out[f"{self.module}.{name}"] = kept
         return out
@@ -797,6 +798,10 @@ def made(name: str) -> bool:
     return (
         last[:1].isupper() or ":" in last or (owner[:1].isupper() and (last.startswith("from_") or last in FACTORIES))
     )
+
+
+# The bases that make a class a structural protocol: whatever defines its methods implements it.
+PROTOCOLS = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
 
 
 def is_user_callee(name: str, resolved: bool, analyzer: AnalyzerBase) -> bool:
