@@ -247,11 +247,40 @@ class ParamRoles(DecoratorRoles):
                 # at ``f`` (a tool defined, not a function listed: the decorator rule's role).
                 self.tools.append(ToolDef.found(roles.decorator_rule or rule, named, self.loc(node), function=function))
             else:
-                self._listed_tools.append(
-                    ToolDef.found(rule, function.rsplit(".", 1)[-1], self.loc(value), function=function)
-                )
+                listed = ToolDef.found(rule, function.rsplit(".", 1)[-1], self.loc(value), function=function)
+                asking = self._asking_executor(node, scope) if builder and node.keywords else set()
+                if asking:
+                    # ``register_function(f, caller=a, executor=proxy)``: the executor asks a person first.
+                    listed = listed.model_copy(update={"hookGates": tuple(sorted(asking))})
+                self._listed_tools.append(listed)
             if not looped:
                 return
+
+    def _asking_executor(self, node: ast.Call, scope: Scope) -> set[str]:
+        """``register_function(f, caller=a, executor=proxy)``: ``proxy`` runs the call, and when it asks a person
+        before each reply (``human_input_mode="ALWAYS"``, a ``UserProxyAgent``'s default) the call runs only when
+        they let it: a human approval at the executor's constructor, held over the tool."""
+        modes = self.rules.executor_modes
+        executor = kwarg(node, modes[1]["executor_kwarg"]) if modes is not None else None
+        if modes is None or not isinstance(executor, ast.Name):
+            return set()
+        rule, spec = modes
+        built = [
+            stmt.value
+            for stmt in self.tree.body
+            if isinstance(stmt, ast.Assign)
+            and isinstance(stmt.value, ast.Call)
+            and any(isinstance(t, ast.Name) and t.id == executor.id for t in stmt.targets)
+        ]
+        if len(built) != 1:
+            return set()
+        constructor = built[0]
+        cls = self.dotted(constructor.func, scope)[0] or ""
+        mode_node = kwarg(constructor, spec["mode_kwarg"])
+        mode = self.constant_str(mode_node) if mode_node is not None else spec["defaults"].get(cls)
+        if mode not in spec["asking"]:
+            return set()
+        return {self._gate(scope, rule, constructor, f"{executor.id} asks a person before each reply ({mode})")}
 
     def _holds_value(self, value: ast.Name | ast.Attribute, scope: Scope) -> bool:
         """A name or ``self`` field bound to what a call gives (``conn = pyodbc.connect(dsn)``,

@@ -100,6 +100,9 @@ class CompiledRules:
     # (run methods, local transports, stdio-only run methods, HTTP app methods).
     stdio_runs: tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]] | None
     approval_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags that require approval or run guardrails
+    # The agent a registration names as the one running the tool (AutoGen's ``executor=``), when it asks a person
+    # before each reply (``human_input_mode``, by keyword or by its class's default).
+    executor_modes: tuple[Rule, dict[str, Any]] | None
     switch_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # tool flags a setting turns off (``enabled=``)
     prefix_gate: tuple[Rule, frozenset[str], tuple[str, ...]] | None  # ``resolved.startswith(root)``
     collection_gate: Rule | None  # membership in, or a lookup of, a module-level literal collection
@@ -407,6 +410,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             if "approval_kwargs" in r.match or "guard_kwargs" in r.match
         ),
         switch_kwargs=tuple((r, frozenset(r.match["switch_kwargs"])) for r in gates if "switch_kwargs" in r.match),
+        executor_modes=next(((r, r.match["executor_modes"]) for r in gates if "executor_modes" in r.match), None),
         prefix_gate=next(
             (
                 (r, frozenset(r.match["prefix_methods"]), tuple(r.match.get("path_words", [])))

@@ -476,6 +476,8 @@ class ToolLogic(MessageTools):
             # ``FunctionTool.from_defaults(fn=f)``: f's tool, named and described by f (placed at its def).
             update["byFunction"] = True
         checks = self._tool_auth_gates(node, scope) if node.keywords else set()
+        if node.keywords and self.rules.executor_modes is not None:
+            checks |= self._asking_executor(node, scope)
         if checks:
             # ``Tool.from_function(f, auth=require_roles("admin"))``: the check runs before every call of the tool.
             update["hookGates"] = tuple(sorted(checks))
