@@ -26,6 +26,7 @@ from assay.backend.engines.static.facts import (
     GateSite,
 )
 from assay.backend.engines.static.jsts.base import origin_key
+from assay.backend.engines.static.jsts.declarations import Declarations
 from assay.backend.engines.static.jsts.graph_state import GraphStateLogic
 from assay.backend.engines.static.jsts.names import Imports
 from assay.backend.engines.static.jsts.rules import JsRules
@@ -43,11 +44,14 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
     def __init__(self, path: str, code: Code, root: Node, rules: JsRules, imports: Imports) -> None:
         super().__init__(path, code, root, rules, imports)
         self.tool_recognizer = ToolRecognizer(self)
+        self.gemini_declarations = Declarations(self)
 
     def run(self) -> None:
         module_scope = self.module_scope
         active: frozenset[str] = frozenset()
         self.function_types()
+        if self.rules.declaration_rule is not None:
+            self.gemini_declarations.prepare(self.rules.declaration_rule)
         for stmt in self.root.named_children:
             try:
                 active = self.stmt(stmt, module_scope, active)

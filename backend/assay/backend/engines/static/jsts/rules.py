@@ -267,6 +267,8 @@ class JsRules:
             c.encode() for r in tools for c in r.match.get("listed_classes", {}).get("call_requests", ())
         )
         self.literal_tools = [r for r in tools if "object_literal" in r.match and "hosted_types" not in r.match]
+        # Function declarations handed to a model (Gemini ``functionDeclarations``): ``jsts/declarations.py``.
+        self.declaration_rule = next((r for r in tools if "declaration_keys" in r.match), None)
         # A table of functions looked up by a key the model's answer holds (``TOOL_MAP[parsed.tool](x)``).
         self.table_rule = next((r for r in tools if r.match.get("model_keyed_tables")), None)
         # Where a tool-shaped literal only shapes or checks data (``schema_uses``): reply options, checks.

@@ -129,6 +129,26 @@ class LiteralTools:
                 schema = source.get("parameters")
                 if not name and self.note_listing(source.get("name"), scope):
                     return  # ``{ type: "function", function: { name: this.name, ... } }``: a tool class's
+            elif kind == "gemini_declaration" and node.id in self.a.gemini_declarations.literals:
+                # An element of a ``functionDeclarations`` list handed to a model (``jsts/declarations.py``).
+                name = self.a.constant(fields.get("name"), scope)
+                description = self.a.code.string_value(unwrap(fields.get("description")))
+                schema = fields.get("parameters") or fields.get("parametersJsonSchema")
+                paired = self.a.gemini_declarations.paired_function(node)
+                if name and paired is not None:
+                    # ``{ function: ({ date }) => ..., declaration: { name: "getEvents", ... } }``: the record
+                    # pairing the declaration with its function says what runs the tool.
+                    self.a.tools.append(
+                        ToolDef.found(
+                            rule,
+                            name,
+                            self.a.loc(node),
+                            description=description,
+                            function=paired,
+                            parameters=self.schema_keys(schema),
+                        )
+                    )
+                    return
             elif kind == "anthropic_tool" and "input_schema" in fields:
                 name, description = (
                     self.a.code.string_value(unwrap(fields.get("name"))),

@@ -400,6 +400,10 @@ def expand_records(defined: list[ToolDef], files: Sequence[FileFacts]) -> tuple[
                 continue
             targets = tables.get(field.value, set())
             function: str | None = next(iter(targets)) if len(targets) == 1 else base.function
+            if function is None:
+                # ``{ function: (...) => ..., declaration: { name } }``: the one function the record holds.
+                held = [f.value for key, f in record.items() if key.endswith("()")]
+                function = held[0] if len(held) == 1 else None
             out.append(
                 ToolDef(
                     id=short_id("tool", "records", ref, position, function or ""),
