@@ -344,7 +344,7 @@ class BindingLogic(CallLogic):
                 decorators.append(member)
                 continue
             guards = self.decorator_guards(shared + decorators, scope) if decorators or shared else ()
-            decorators = []
+            own_decorators, decorators = decorators, []
             if member.type == "public_field_definition":
                 prop = self.code.text(
                     member.child_by_field_id(self.fields.name) or member.child_by_field_id(self.fields.property)
@@ -373,6 +373,8 @@ class BindingLogic(CallLogic):
                 method = self.code.text(member.child_by_field_id(self.fields.name)).lstrip("#")
                 if method == "constructor":
                     self.constructor_fields(member, cls)
+                if own_decorators:  # ``@Tool({ name: "count-characters", ... }) countCharacters(...)``
+                    self.tool_recognizer.decorated_method(own_decorators, cls, method, scope)
                 if member.id not in self.claimed:
                     self.defer(member, f"{cls}.{method}", method, cls=cls, gates=guards)
             elif member.type == "class_static_block":

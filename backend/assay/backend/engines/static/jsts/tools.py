@@ -97,6 +97,40 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
         self.served: list[ServedElements] = []
         self.implementing: dict[str, list[str]] = {}
 
+    def decorated_method(self, decorators: list[Node], cls: str, method: str, scope: Scope) -> None:
+        """``@Tool({ name: "count-characters", description, parameters }) countCharacters(args) {...}`` (NestJS
+        ``@rekog/mcp-nest``, any decorator whose name says it makes a tool): the method is a tool, named by the
+        options' name field (else after the method), run by the method."""
+        for decorator in decorators:
+            call = unwrap(decorator.named_children[0]) if decorator.named_children else None
+            if call is None or call.type != "call_expression":
+                continue
+            name, _ = self.a.dotted(call.child_by_field_id(self.a.fields.function), scope)
+            rule = self.a.rules.object_tool(name) if name else None
+            if rule is None:
+                continue
+            args = call.child_by_field_id(self.a.fields.arguments)
+            options = next((unwrap(a) for a in args.named_children if a.type != "comment"), None) if args else None
+            fields = self.a.code.props(options) if options is not None and options.type == "object" else {}
+            spec = rule.match
+            named = next((fields[k] for k in spec.get("name_fields", ()) if k in fields), None)
+            tool_name = self.a.constant(named, scope) if named is not None else method
+            if not tool_name:
+                self.unnamed_tool(call, named, rule, scope)
+                return
+            schema = next((fields[k] for k in spec.get("schemas", ()) if k in fields), None)
+            self.a.tools.append(
+                ToolDef.found(
+                    rule,
+                    tool_name,
+                    self.a.loc(named if named is not None else decorator),
+                    description=self.a.code.string_value(unwrap(fields.get("description"))),
+                    function=f"{cls}.{method}",
+                    parameters=self.schema_keys(schema),
+                )
+            )
+            return
+
     def schema_keys(self, node: Node | None, depth: int = 0) -> list[str] | None:
         """Parameter names of a schema: ``z.object({...})`` (also chained, ``.describe()``), a zod raw shape
         ``{ a: z.string() }``, or a JSON Schema ``{ type: "object", properties: {...} }``."""
