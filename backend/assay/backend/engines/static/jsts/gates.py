@@ -536,6 +536,10 @@ class GateLogic(AnalyzerBase):
         for side, over in ((right, operator in (">", ">=")), (left, operator in ("<", "<="))):
             ref = self.code.text(side) if side is not None else ""
             spend = self.rules.spend(ref) if ref else None
+            if spend is None and side is not None and side.type == "member_expression":
+                # ``cost > state.maxCost``, ``total > config.MAX_SPEND``: the ceiling is the member's name.
+                member = self.code.text(side.child_by_field_id(self.fields.property))
+                spend = self.rules.spend(member) if member else None
             if spend is not None:
                 gate = frozenset({self.gate_site(scope, spend, node, ref)})
                 return Cond(f=gate) if over else Cond(t=gate)
