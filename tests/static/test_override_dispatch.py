@@ -203,3 +203,36 @@ def test_a_protocol_typed_value_reaches_every_class_implementing_it() -> None:
     reached = _reached(linked, "upload")
     assert ("network.egress", "pkg/impls.py", 6) in reached
     assert ("file.delete", "pkg/impls.py", 12) not in reached  # defines put only: no Store
+
+
+def test_an_item_of_a_dict_field_annotated_with_the_base_reaches_every_override() -> None:
+    service = (
+        "from typing import Dict\n"  # 1
+        "from mcp.server.fastmcp import FastMCP\n"  # 2
+        "from pkg.base import BaseConnector\n"  # 3
+        "\n"  # 4
+        "mcp = FastMCP('db')\n"  # 5
+        "\n"  # 6
+        "class Registry:\n"  # 7
+        "    def __init__(self) -> None:\n"  # 8
+        "        self._connectors: Dict[str, BaseConnector] = {}\n"  # 9
+        "\n"  # 10
+        "    def run(self, kind: str, query: str) -> list:\n"  # 11
+        "        return self._connectors[kind].execute(query)\n"  # 12
+        "\n"  # 13
+        "registry = Registry()\n"  # 14
+        "\n"  # 15
+        "@mcp.tool()\n"  # 16
+        "def db_query(kind: str, query: str) -> list:\n"  # 17
+        "    return registry.run(kind, query)\n"  # 18
+    )
+    linked = analyse(
+        {
+            "pkg/base.py": _BASE,
+            "pkg/pg.py": _PG,
+            "pkg/shell.py": _SHELL,
+            "pkg/server.py": service,
+            "pkg/__init__.py": "",
+        }
+    )
+    assert {("sql.exec", "pkg/pg.py", 7), ("shell.exec", "pkg/shell.py", 7)} <= _reached(linked, "db_query")

@@ -623,8 +623,33 @@ class AnalyzerBase:
                     attrs[method.name] = held
         self.class_attr_types[key] = attrs
         items = self._item_types(cls) if caches else None
-        if items:
-            self.class_item_types[key] = items
+        declared = self._declared_items(cls)
+        if items or declared:
+            self.class_item_types[key] = {**declared, **(items or {})}
+
+    def _declared_items(self, cls: ast.ClassDef) -> dict[str, str]:
+        """The dict fields of ``cls`` annotated with the type of their values (``pool: Dict[str, Runner]`` in the
+        class body, ``self.pool: dict[str, Runner] = {}`` in a method): ``self.pool[key]`` is a ``Runner``."""
+        found: dict[str, str] = {}
+        for node in statements_breadth_first(cls):
+            if type(node) is not ast.AnnAssign or type(node.annotation) is not ast.Subscript:
+                continue
+            target = node.target
+            if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
+                field = target.attr
+            elif type(target) is ast.Name:
+                field = target.id
+            else:
+                continue
+            mapping, ok = self.dotted(node.annotation.value, None)
+            pair = node.annotation.slice
+            if not (ok and mapping in _MAPPINGS and type(pair) is ast.Tuple and len(pair.elts) == 2):
+                continue
+            named = annotation_type(pair.elts[1])
+            typed, known = self.dotted(named, None) if named is not None else (None, False)
+            if known and typed and "." in typed:
+                found[field] = typed
+        return found
 
     def _item_types(self, cls: ast.ClassDef) -> dict[str, str]:
         """The dict fields of ``cls`` its methods fill with one type of object: ``self._clients[key] = X(...)``
@@ -800,6 +825,17 @@ def made(name: str) -> bool:
     )
 
 
+# Mapping annotations whose second argument types the values (``Dict[str, Runner]``).
+_MAPPINGS = frozenset(
+    {
+        "dict",
+        "typing.Dict",
+        "typing.Mapping",
+        "typing.MutableMapping",
+        "collections.abc.Mapping",
+        "collections.abc.MutableMapping",
+    }
+)
 # The bases that make a class a structural protocol: whatever defines its methods implements it.
 PROTOCOLS = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
 
