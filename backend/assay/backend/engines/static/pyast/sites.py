@@ -469,6 +469,11 @@ class SiteLogic(GateLogic, ModelValueLogic):
                 continue
             if "without_kwargs" in match and any(k.arg in match["without_kwargs"] for k in node.keywords):
                 continue
+            if "off_when_false" in match and any(
+                k.arg in match["off_when_false"] and type(k.value) is ast.Constant and k.value.value is False
+                for k in node.keywords
+            ):
+                continue  # ``builder.build(task, coding=False)``: switched off where it is called
             if match.get("sql_write"):
                 return self._sql_rule(rule, node, scope)
             if rule.actionClass == "network.egress" and self.rules.messaging is not None:
