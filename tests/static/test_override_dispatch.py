@@ -236,3 +236,58 @@ def test_an_item_of_a_dict_field_annotated_with_the_base_reaches_every_override(
         }
     )
     assert {("sql.exec", "pkg/pg.py", 7), ("shell.exec", "pkg/shell.py", 7)} <= _reached(linked, "db_query")
+
+
+def test_a_loop_over_a_container_annotated_with_the_base_reaches_every_override() -> None:
+    registry = (
+        "from typing import Dict, List\n"  # 1
+        "from mcp.server.fastmcp import FastMCP\n"  # 2
+        "from pkg.base import BaseConnector\n"  # 3
+        "\n"  # 4
+        "mcp = FastMCP('db')\n"  # 5
+        "\n"  # 6
+        "class Registry:\n"  # 7
+        "    def __init__(self) -> None:\n"  # 8
+        "        self.connectors: List[BaseConnector] = []\n"  # 9
+        "        self.by_name: Dict[str, BaseConnector] = {}\n"  # 10
+        "\n"  # 11
+        "    def run_all(self, query: str) -> None:\n"  # 12
+        "        for conn in self.connectors:\n"  # 13
+        "            conn.execute(query)\n"  # 14
+        "\n"  # 15
+        "    def run_named(self, query: str) -> None:\n"  # 16
+        "        for name, conn in self.by_name.items():\n"  # 17
+        "            conn.execute(query)\n"  # 18
+        "\n"  # 19
+        "def run_each(conns: list[BaseConnector], query: str) -> None:\n"  # 20
+        "    for conn in conns:\n"  # 21
+        "        conn.execute(query)\n"  # 22
+        "\n"  # 23
+        "registry = Registry()\n"  # 24
+        "\n"  # 25
+        "@mcp.tool()\n"  # 26
+        "def run_all(query: str) -> str:\n"  # 27
+        "    registry.run_all(query)\n"  # 28
+        "    return 'ok'\n"  # 29
+        "\n"  # 30
+        "@mcp.tool()\n"  # 31
+        "def run_named(query: str) -> str:\n"  # 32
+        "    registry.run_named(query)\n"  # 33
+        "    return 'ok'\n"  # 34
+        "\n"  # 35
+        "@mcp.tool()\n"  # 36
+        "def run_each_tool(query: str) -> str:\n"  # 37
+        "    run_each([], query)\n"  # 38
+        "    return 'ok'\n"  # 39
+    )
+    linked = analyse(
+        {
+            "pkg/base.py": _BASE,
+            "pkg/pg.py": _PG,
+            "pkg/shell.py": _SHELL,
+            "pkg/server.py": registry,
+            "pkg/__init__.py": "",
+        }
+    )
+    for tool in ("run_all", "run_named", "run_each_tool"):
+        assert {("sql.exec", "pkg/pg.py", 7), ("shell.exec", "pkg/shell.py", 7)} <= _reached(linked, tool), tool

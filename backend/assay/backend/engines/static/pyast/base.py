@@ -94,6 +94,9 @@ class AnalyzerBase:
         self._summaries: dict[str, tuple[GateSite, ...]] = {}
         # Gates met in each function of the file that answers yes or no (``_verdict_sites``).
         self._verdicts: dict[str, tuple[GateSite, ...]] = {}
+        # The fields of each class of the file annotated as sequences (``tools: list[BaseTool]``): iterating one
+        # gives its items (``class_item_types``).
+        self.class_sequences: dict[str, set[str]] = {}
         # Gates met in each function of the file that hands back a message or nothing (``_error_sites``).
         self._errors: dict[str, tuple[GateSite, ...]] = {}
         # Functions of the file that hand back a value or refuse: gates held at their returns of a value, and
@@ -641,15 +644,34 @@ class AnalyzerBase:
                 field = target.id
             else:
                 continue
-            mapping, ok = self.dotted(node.annotation.value, None)
-            pair = node.annotation.slice
-            if not (ok and mapping in _MAPPINGS and type(pair) is ast.Tuple and len(pair.elts) == 2):
-                continue
-            named = annotation_type(pair.elts[1])
-            typed, known = self.dotted(named, None) if named is not None else (None, False)
-            if known and typed and "." in typed:
-                found[field] = typed
+            typed = self.held_type(node.annotation)
+            if typed is not None:
+                found[field] = typed[0]
+                if typed[1]:
+                    self.class_sequences.setdefault(cls.name, set()).add(field)
         return found
+
+    def held_type(self, annotation: ast.Subscript) -> tuple[str, bool] | None:
+        """What a container annotation holds, and whether iterating it gives that (a sequence, ``list[Runner]``) or
+        only its ``values()`` do (a mapping, ``Dict[str, Runner]``); None for any other annotation."""
+        outer = annotation.value
+        container, ok = (
+            (outer.id, True)
+            if type(outer) is ast.Name and outer.id in _BUILTIN_CONTAINERS
+            else self.dotted(outer, None)
+        )
+        if not ok or container is None:
+            return None
+        held = annotation.slice
+        if container in _MAPPINGS and type(held) is ast.Tuple and len(held.elts) == 2:
+            item, sequence = held.elts[1], False
+        elif container in _SEQUENCES and type(held) is not ast.Tuple:
+            item, sequence = held, True
+        else:
+            return None
+        named = annotation_type(item)
+        typed, known = self.dotted(named, None) if named is not None else (None, False)
+        return (typed, sequence) if known and typed and "." in typed else None
 
     def _item_types(self, cls: ast.ClassDef) -> dict[str, str]:
         """The dict fields of ``cls`` its methods fill with one type of object: ``self._clients[key] = X(...)``
@@ -834,6 +856,20 @@ _MAPPINGS = frozenset(
         "typing.MutableMapping",
         "collections.abc.Mapping",
         "collections.abc.MutableMapping",
+    }
+)
+_BUILTIN_CONTAINERS = frozenset({"list", "set", "dict"})
+# Sequence annotations whose argument types the elements (``list[Runner]``).
+_SEQUENCES = frozenset(
+    {
+        "list",
+        "set",
+        "typing.List",
+        "typing.Set",
+        "typing.Sequence",
+        "typing.Iterable",
+        "collections.abc.Sequence",
+        "collections.abc.Iterable",
     }
 )
 # The bases that make a class a structural protocol: whatever defines its methods implements it.

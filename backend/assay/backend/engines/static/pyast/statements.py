@@ -299,6 +299,40 @@ class StatementLogic(ExpressionLogic):
             if known and dependency:
                 scope.types[arg.arg] = self._return_types().get(dependency, dependency)
 
+    def _loop_item_type(self, target: ast.expr, iterable: ast.expr, scope: Scope) -> None:
+        """``for tool in self.tools:`` with ``tools: list[BaseTool]`` (a field of the class or a parameter), ``for r
+        in self.pool.values()`` / ``for k, r in self.pool.items()`` with ``pool: Dict[str, Runner]``: the loop's name
+        holds an item of that type."""
+        method = ""
+        if type(target) is ast.Tuple and len(target.elts) == 2 and type(iterable) is ast.Call and not iterable.args:
+            target, method = target.elts[1], "items"
+        elif type(iterable) is ast.Call and not iterable.args:
+            method = "values"
+        if type(target) is not ast.Name:
+            return
+        if method:
+            func = iterable.func  # type: ignore[attr-defined]
+            if type(func) is not ast.Attribute or func.attr != method:
+                return
+            held = self._held_items(func.value, scope, False)
+        else:
+            held = self._held_items(iterable, scope, True)
+        if held is not None:
+            scope.types[target.id] = held
+
+    def _held_items(self, container: ast.expr, scope: Scope, iterated: bool) -> str | None:
+        """The type of the items of ``self.<field>`` or a parameter annotated as a container of one class; when
+        ``iterated``, only of a sequence (iterating a mapping gives its keys)."""
+        if type(container) is ast.Attribute and type(container.value) is ast.Name and container.value.id == "self":
+            if self._class is None:
+                return None
+            held = self.class_item_types.get(self._class, {}).get(container.attr)
+            sequence = container.attr in self.class_sequences.get(self._class, ())
+            return held if held is not None and sequence == iterated else None
+        if type(container) is ast.Name:
+            return scope.types.get(f"{container.id}[]" if iterated else f"{container.id}{{}}")
+        return None
+
     @staticmethod
     def _typed_root(value: ast.expr, scope: Scope) -> bool:
         """Whether an attribute chain starts at a name the function typed (a parameter's annotation, a local bound to
@@ -318,6 +352,11 @@ class StatementLogic(ExpressionLogic):
         ``dotted`` reads before the attribute chain goes on). Any other parameterised class of a package
         (``agent: Agent[Deps, str]``) is an instance of that class, as ``agent: Agent`` is; the containers
         and special forms of ``typing``, ``collections`` and the builtins (``list[Session]``) are not."""
+        items = self.held_type(annotation)
+        if items is not None:
+            # ``tools: list[BaseTool]``: what iterating it gives (``tools: Dict[str, Runner]``: its values).
+            scope.types[f"{name}[]" if items[1] else f"{name}{{}}"] = items[0]
+            return
         generic, ok = self.dotted(annotation.value, None)
         if not (ok and generic):
             return
@@ -451,6 +490,8 @@ class StatementLogic(ExpressionLogic):
         taint = self._expr(head, scope, active)
         if isinstance(stmt, ast.For | ast.AsyncFor):
             self._assign(stmt.target, taint, None, scope)
+            if self.class_item_types or scope.types:
+                self._loop_item_type(stmt.target, stmt.iter, scope)
             if type(stmt.target) is ast.Name:
                 scope.iterables[stmt.target.id] = stmt.iter
             elif type(stmt.target) is ast.Tuple:
