@@ -601,8 +601,11 @@ class AnalyzerBase:
             if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
                 self._method_attrs(method, attrs)
         caches = False
+        annotated: list[ast.AnnAssign] = []  # ``self.pool: Dict[str, Runner] = {}``: read by ``_declared_items``
         for node in statements_breadth_first(cls):
-            if isinstance(node, ast.Assign):
+            if type(node) is ast.AnnAssign and type(node.annotation) is ast.Subscript:
+                annotated.append(node)
+            elif isinstance(node, ast.Assign):
                 caches = caches or any(_stores_item(target) for target in node.targets)
                 value = node.value.value if isinstance(node.value, ast.Await) else node.value
                 if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
@@ -626,17 +629,17 @@ class AnalyzerBase:
                     attrs[method.name] = held
         self.class_attr_types[key] = attrs
         items = self._item_types(cls) if caches else None
-        declared = self._declared_items(cls)
+        declared = self._declared_items(cls.name, annotated) if annotated else {}
         if items or declared:
             self.class_item_types[key] = {**declared, **(items or {})}
 
-    def _declared_items(self, cls: ast.ClassDef) -> dict[str, str]:
-        """The dict fields of ``cls`` annotated with the type of their values (``pool: Dict[str, Runner]`` in the
-        class body, ``self.pool: dict[str, Runner] = {}`` in a method): ``self.pool[key]`` is a ``Runner``."""
+    def _declared_items(self, cls: str, annotated: list[ast.AnnAssign]) -> dict[str, str]:
+        """The container fields of the class ``cls`` annotated with the type of their items, among its ``annotated``
+        assignments (``pool: Dict[str, Runner]`` in the class body, ``self.tools: list[Tool] = []`` in a method):
+        ``self.pool[key]`` is a ``Runner``."""
         found: dict[str, str] = {}
-        for node in statements_breadth_first(cls):
-            if type(node) is not ast.AnnAssign or type(node.annotation) is not ast.Subscript:
-                continue
+        for node in annotated:
+            assert isinstance(node.annotation, ast.Subscript)
             target = node.target
             if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
                 field = target.attr
@@ -648,7 +651,7 @@ class AnalyzerBase:
             if typed is not None:
                 found[field] = typed[0]
                 if typed[1]:
-                    self.class_sequences.setdefault(cls.name, set()).add(field)
+                    self.class_sequences.setdefault(cls, set()).add(field)
         return found
 
     def held_type(self, annotation: ast.Subscript) -> tuple[str, bool] | None:
