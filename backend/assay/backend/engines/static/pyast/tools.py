@@ -470,6 +470,8 @@ class ToolLogic(MessageTools):
         if not tool_name:
             return
         location = self.loc(node)
+        if function is None and "object_args" in rule.match:
+            function = self._object_runner(node, rule, tool_name, location, scope)
         self._call_site_tool(node, tool_name, rule, location, function)
         update: dict[str, object] = {}
         if named is None and metadata is None and function and kwarg(node, "description") is None:
@@ -483,6 +485,43 @@ class ToolLogic(MessageTools):
             update["hookGates"] = tuple(sorted(checks))
         if update:
             self.tools[-1] = self.tools[-1].model_copy(update=update)
+
+    def _object_runner(self, node: ast.Call, rule: Rule, name: str, location: Location, scope: Scope) -> str | None:
+        """``QueryEngineTool(query_engine=qe, ...)``: the tool runs the object it is given; an object a function of
+        the tree builds (``qe = build_engine()`` at the top level, or ``build_engine()`` itself) does there what it
+        does for each call (a ``PandasQueryEngine``'s code execution is recorded at its constructor), so the tool
+        reaches that function, through an entry of its own given what the model sends."""
+        value: ast.expr | None = None
+        for wanted in rule.match["object_args"]:
+            value = (node.args[wanted] if len(node.args) > wanted else None) if isinstance(wanted, int) else None
+            value = value if value is not None else (kwarg(node, wanted) if isinstance(wanted, str) else None)
+            if value is not None:
+                break
+        if isinstance(value, ast.Name) and scope.function is None:
+            bound = [
+                stmt.value
+                for stmt in self.tree.body
+                if isinstance(stmt, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == value.id for t in stmt.targets)
+            ]
+            value = bound[0] if len(bound) == 1 else None
+        if not isinstance(value, ast.Call):
+            return None
+        builder, resolved = self.dotted(value.func, scope)
+        if not (builder and resolved and is_user_callee(builder, resolved, self)):
+            return None
+        qualname = f"{self.module}#object_tool:{location.line}:{location.column}:{name}"
+        self.functions.append(
+            FunctionFacts(
+                id=short_id("fn", self.path, qualname),
+                qualname=qualname,
+                name=name,
+                location=location,
+                params=["input"],
+                calls=[CallFact(location=location, callee=builder, resolved=True, dominatingGates=[])],
+            )
+        )
+        return qualname
 
     def _executor_tool(self, node: ast.Call, rule: Rule, scope: Scope) -> None:
         """A tool the SDK defines and the code runs: ``ShellTool(executor=f)`` runs ``f`` (a function or a
