@@ -67,6 +67,14 @@ class BindingLogic(CallLogic):
                 scope.assembled.add(name)
             if inner is not None and kind == "call_expression" and kinds[name_node.kind_id] == "object_pattern":
                 self.destructured_result(name_node, inner, scope)
+                # ``const { ok } = await prompts({ type: "confirm", ... })``: the fields of a person's answer
+                # hold what the question proves, as the whole answer bound to a name does.
+                held = self.held_cond(inner, scope)
+                for name in self.code.pattern_names(name_node):
+                    if held:
+                        scope.gate_vars[name] = held
+                    else:
+                        scope.gate_vars.pop(name, None)
             if kind == "identifier" and kinds[name_node.kind_id] == "object_pattern":  # const { sandbox } = ctx
                 holder = self.code.text(inner)
                 for part in name_node.named_children:

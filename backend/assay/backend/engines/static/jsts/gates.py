@@ -72,9 +72,19 @@ class GateLogic(AnalyzerBase):
                 scope.commit(held)
             return self.relocated(held, node)
         if kind == "member_expression":
-            return self.result_flag(node, scope) or self.readonly_mode(
-                node, node.child_by_field_id(self.fields.property), scope
-            )
+            flagged = self.result_flag(node, scope)
+            if flagged:
+                return flagged
+            holder = unwrap(node.child_by_field_id(self.fields.object))
+            if scope.gate_vars and holder is not None and kinds[holder.kind_id] == "identifier":
+                # ``answers.go`` with ``answers = await inquirer.prompt([{ type: "confirm", name: "go" }])``: a
+                # field of a person's answer holds what the question proves, as the whole answer does.
+                held = scope.gate_vars.get(self.code.text(holder))
+                if held is not None and self.answered(held, scope):
+                    if not scope.holding:
+                        scope.commit(held)
+                    return self.relocated(held, node)
+            return self.readonly_mode(node, node.child_by_field_id(self.fields.property), scope)
         if kind == "call_expression":
             gate = self.gate_call(node, scope)
             if gate is not None:
@@ -133,6 +143,14 @@ class GateLogic(AnalyzerBase):
             return NO_COND
         gate = frozenset({self.gate_site(scope, rule, node, snippet(self.code.text(node)))})
         return Cond(t=gate, f=gate)
+
+    @staticmethod
+    def answered(held: Cond, scope: Scope) -> bool:
+        """Whether a held check is a person's answer (a human approval), whose fields are the answer too."""
+        ids = {*held.t, *held.f}
+        return any(site.kind == "human_approval" for gate, site in scope.pending.items() if gate in ids) or any(
+            site.kind == "human_approval" and site.id in ids for site in scope.gates
+        )
 
     def result_flag(self, node: Node, scope: Scope) -> Cond:
         """``resolution.ok`` where ``resolution`` holds what a function of the tree returned: true, the
