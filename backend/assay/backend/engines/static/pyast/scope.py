@@ -96,6 +96,9 @@ class Scope:
     # Files opened for writing (``with open(f"{pid}.py", "w") as f:``): the handle -> the names its path
     # is made of, which carry what is written to it (``f.write(code)``) to whatever names that path later.
     written_files: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Paths spelled as literals that the function wrote what a value carries to (``open("gen.py", "w")``): a
+    # literal naming one later (``subprocess.run(["python", "gen.py"])``) carries it (``taint.written_path``).
+    literal_paths: tuple[str, ...] = ()
     # Named branches (``if name == NAME:``, ``case NAME:``) and the facts each added (``dispatch.py``).
     branches: list[Branch] = field(default_factory=list)
     # Whether the body defines functions or classes (``_walk_block`` meets every one ``definitions``

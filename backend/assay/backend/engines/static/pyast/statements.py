@@ -38,7 +38,7 @@ from assay.backend.engines.static.pyast.syntax import (
     statements_breadth_first,
     walk,
 )
-from assay.backend.engines.static.pyast.taint import ExpressionLogic
+from assay.backend.engines.static.pyast.taint import ExpressionLogic, note_literal_path
 
 
 class StatementLogic(ExpressionLogic):
@@ -556,7 +556,9 @@ class StatementLogic(ExpressionLogic):
             target = opened.args[0]
         else:
             return
-        names = tuple(sorted({n.id for n in walk(target) if isinstance(n, ast.Name)}))
+        names = tuple(sorted({n.id for n in walk(target) if isinstance(n, ast.Name)})) + tuple(
+            note_literal_path(target, scope)
+        )
         if names:
             scope.written_files[handle.id] = names
 

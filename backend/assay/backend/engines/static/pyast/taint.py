@@ -84,7 +84,7 @@ class ExpressionLogic(DispatchLogic):
         if kind is ast.Call:
             return self._call(node, scope, active)  # type: ignore[arg-type]
         if kind is ast.Constant:
-            return NO_TAINT
+            return written_path(node.value, scope) if scope.literal_paths else NO_TAINT  # type: ignore[attr-defined]
         if kind is ast.NamedExpr:
             # ``if not (shell := get_shell()): raise ...``: the name is bound as by an assignment, its type
             # (what the call returns) included, for the calls made on it later.
@@ -135,6 +135,8 @@ class ExpressionLogic(DispatchLogic):
                     found = names.get(child.id, NO_TAINT)
                 elif child_kind is ast.Call:
                     found = self._call(child, scope, active)
+                elif child_kind is ast.Constant and scope.literal_paths:
+                    found = written_path(child.value, scope)
                 elif child_kind is ast.Constant or child_kind not in _EXPRESSIONS:
                     continue
                 else:
@@ -206,7 +208,9 @@ class ExpressionLogic(DispatchLogic):
                 if ref is not None:
                     callbacks.append((index, keyword, ref))
             elif kind is ast.Constant:
-                continue
+                if not scope.literal_paths:
+                    continue
+                found = written_path(value.value, scope)  # type: ignore[attr-defined]
             else:
                 if kind is ast.Attribute:
                     ref = self._function_ref(value, scope)
@@ -522,16 +526,20 @@ class ExpressionLogic(DispatchLogic):
     def _write_to_file(self, func: ast.Attribute, taint: frozenset[TaintOrigin], scope: Scope) -> None:
         """``path.write_text(code)``, ``open(path, "w").write(code)`` (a handle in a name is ``_grow_receiver``'s):
         the names the file's path is made of carry ``code``'s taint, so a command that later names the same file
-        (``subprocess.run(["python", path])``) runs what was written."""
+        (``subprocess.run(["python", path])``) runs what was written; a path spelled as a literal
+        (``open("gen.py", "w")``, ``Path("gen.py")``) carries it for the literals naming it later."""
         receiver = func.value
-        names: tuple[str, ...] | list[str] = ()
+        names: list[str] = []
         if func.attr in _HANDLE_WRITES:  # ``open(path, "w").write(code)``; a handle held in a name: ``_grow_receiver``
             if isinstance(receiver, ast.Call) and receiver.args and opens_for_writing(receiver):
                 callee = self.dotted(receiver.func, scope)[0] or ""
                 if callee == "open" or callee.endswith(".open"):
                     names = [n.id for n in walk(receiver.args[0]) if isinstance(n, ast.Name)]
+                    names += note_literal_path(receiver.args[0], scope)
         else:  # ``write_text`` / ``write_bytes`` on a path (``p``, ``Path(p)``, ``root / "main.py"``)
             names = [n.id for n in walk(receiver) if isinstance(n, ast.Name) and n.id not in self.aliases]
+            if isinstance(receiver, ast.Call) and len(receiver.args) == 1:  # ``Path("gen.py").write_text(code)``
+                names += note_literal_path(receiver.args[0], scope)
         for name in names:
             scope.taint[name] = scope.taint.get(name, NO_TAINT) | taint
 
@@ -797,3 +805,28 @@ def _names_an_instance(func: ast.expr, cls: str) -> bool:
     ``qa``; not ``dspy.Predict`` nor an imported ``Predict``)."""
     last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
     return last is not None and last != cls.rpartition(".")[2]
+
+
+# The name a path spelled as a literal is carried under in ``Scope.taint`` (no identifier holds a NUL).
+_LITERAL_PATH = "\x00path:"
+
+
+def note_literal_path(path: ast.expr, scope: Scope) -> list[str]:
+    """``open("gen.py", "w")`` / ``Path("gen.py")``: the name a literal path written to is carried under (and the
+    path noted in ``Scope.literal_paths``); nothing for a path made otherwise."""
+    if type(path) is not ast.Constant or type(path.value) is not str or not path.value.strip():
+        return []
+    if path.value not in scope.literal_paths:
+        scope.literal_paths = (*scope.literal_paths, path.value)
+    return [f"{_LITERAL_PATH}{path.value}"]
+
+
+def written_path(value: object, scope: Scope) -> frozenset[TaintOrigin]:
+    """What a string literal carries as a path written before (``"gen.py"``, or a word of ``"python gen.py"``)."""
+    if type(value) is not str:
+        return NO_TAINT
+    found = NO_TAINT
+    for path in scope.literal_paths:
+        if path == value or path in value.split():
+            found = found | scope.taint.get(f"{_LITERAL_PATH}{path}", NO_TAINT)
+    return found
