@@ -16,6 +16,7 @@ from assay.backend.engines.static.held_gates import held_on_every_listing
 from assay.backend.engines.static.pyast.base import nested_classes
 from assay.backend.engines.static.pyast.literals import annotation_type, kwarg, literal_str
 from assay.backend.engines.static.pyast.models import trusted
+from assay.backend.engines.static.pyast.names import BUILTINS
 from assay.backend.engines.static.pyast.scope import (
     DEFINITION_KINDS,
     MODULE_PARAMS,
@@ -111,9 +112,24 @@ class FileAnalyzer(StatementLogic):
         typed, resolved = self.dotted(value, None)
         return typed if typed and resolved and self._package_type(typed) else None
 
+    def _builtin_aliases(self) -> None:
+        """``builtin_input = input`` at module level (bound once there): the name is that builtin, so
+        ``builtin_input()`` asks a person as ``input()`` does."""
+        bound: dict[str, str | None] = {}
+        for stmt in self.tree.body:
+            if type(stmt) is not ast.Assign or len(stmt.targets) != 1 or type(stmt.targets[0]) is not ast.Name:
+                continue
+            name, value = stmt.targets[0].id, stmt.value
+            builtin = value.id if type(value) is ast.Name and value.id in BUILTINS else None
+            bound[name] = builtin if name not in bound else None
+        for name, builtin in bound.items():
+            if builtin is not None and name not in self.aliases and name not in BUILTINS:
+                self.aliases[name] = builtin
+
     def run(self) -> None:
         # Imports are statements: reading the statements alone finds them all, in ``ast.walk`` order.
         self._collect_imports(imports_breadth_first(self.tree))
+        self._builtin_aliases()
         self._collect_classes()
         module_scope = Scope(qualname=f"{self.module}.<module>", params=MODULE_PARAMS)
         # Module-level variable types first, so functions see ``client = OpenAI()`` defined anywhere.

@@ -220,6 +220,10 @@ class GateLogic(AnalyzerBase):
             refused = self._refusal_words(test, scope)
             if refused:
                 return Condition(when_false=refused)
+        if type(test) is ast.Call:
+            opened = self._answer_opening(test, scope)
+            if any(opened):
+                return opened
         gate = self._gate_of_expr(test, scope) or self._prefix_gate(test, scope) or self._attribute_gate(test, scope)
         if gate is not None:
             return gate_when(gate, True)
@@ -228,6 +232,29 @@ class GateLogic(AnalyzerBase):
             return Condition(when_true=verdict)
         errors = self._error_verdict(test, scope)
         return Condition(when_false=errors) if errors else NOTHING
+
+    def _answer_opening(self, test: ast.Call, scope: Scope) -> Condition:
+        """``input().lower().startswith("y")``: a person's answer tested for the opening of a yes (``y``,
+        ``yes``, ``ok``) is compared as ``== "y"`` is, passed when true; for that of a no (``n``), passed
+        when false."""
+        func = test.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "startswith" and len(test.args) == 1):
+            return NOTHING
+        single = literal_str(test.args[0])
+        words = (single,) if single is not None else _strings_of(test.args[0])
+        if not words:
+            return NOTHING
+        lowered = {w.strip().lower() for w in words}
+        if all(w.startswith("y") or w == "ok" for w in lowered):
+            positive = True
+        elif all(w.startswith("n") for w in lowered):
+            positive = False
+        else:
+            return NOTHING
+        answer = self._gate_in_chain(func.value, scope)
+        if answer is None:
+            return NOTHING
+        return gate_when(self._decided_at(answer, test, scope), positive)
 
     def _error_verdict(self, node: ast.expr, scope: Scope) -> frozenset[str]:
         """``if error := validate_sql_safety(sql): return error``: a function of this file that hands back a message
@@ -616,6 +643,32 @@ class GateLogic(AnalyzerBase):
         gate = self._gate(scope, rule, test, f"{ast.unparse(test.left)} in {ast.unparse(listed)}", values)
         return gate_when(gate, _MEMBERSHIP[type(test.ops[0])])
 
+    def _literal_equality(self, stmt: ast.If, scope: Scope) -> Condition:
+        """``if base_currency.upper() != "EUR": return {"status": "error", ...}``: a value the model chooses
+        that must equal one word written in place, the path refused (raised, or answered with a message)
+        otherwise, is an allow-list of that one value, passed where it is equal. A branch that answers with
+        something computed (``if fmt != "json": return render(x)``) is another way through, no refusal."""
+        test = stmt.test
+        rule = self.rules.collection_gate
+        if rule is None or not isinstance(test, ast.Compare) or len(test.ops) != 1:
+            return NOTHING
+        positive = {ast.Eq: True, ast.NotEq: False}.get(type(test.ops[0]))
+        if positive is None:
+            return NOTHING
+        value, word = test.left, test.comparators[0]
+        if isinstance(value, ast.Constant):
+            value, word = word, value
+        if not (isinstance(word, ast.Constant) and isinstance(word.value, str) and word.value.strip()):
+            return NOTHING
+        refusing = stmt.orelse if positive else stmt.body
+        going_on = stmt.body if positive else stmt.orelse
+        if not (refusing and _refuses(refusing[-1])) or (going_on and _ends(going_on[-1])):
+            return NOTHING
+        if not any(isinstance(n, ast.Name) and scope.taint.get(n.id) for n in walk(value)):
+            return NOTHING  # a check of something the model does not choose
+        gate = self._gate(scope, rule, test, f"{ast.unparse(value)} == {word.value!r}", (word.value,))
+        return gate_when(gate, positive)
+
     def _statement_check(self, stmt: ast.If, scope: Scope) -> Condition:
         """A value tested for the few things it may begin or end with, written out in the code, one branch
         ending the path: an allow-list, passed on the branch that goes on. Text that must start with a
@@ -908,7 +961,7 @@ class GateLogic(AnalyzerBase):
                 return self._gate(scope, rule, node, "commonpath(...) is the root")
         return None
 
-    def _decided_at(self, gate_id: str, compare: ast.Compare, scope: Scope) -> str:
+    def _decided_at(self, gate_id: str, compare: ast.Compare | ast.Call, scope: Scope) -> str:
         """A human's answer read on one line and compared on a later one (``response = await
         ctx.wait_for_event(...)`` ... ``if response.response == "yes":``) is decided where it is compared:
         the gate is recorded there, of the same rule and kind."""
@@ -1027,6 +1080,20 @@ def _root_equality(values: list[ast.expr], parts: list[Condition], attrs: frozen
             ids = tested.get(frozenset({ast.unparse(value.left), ast.unparse(value.comparators[0])}))
             if ids:
                 parts[index] = Condition(when_true=ids) if type(value.ops[0]) is ast.Eq else Condition(when_false=ids)
+
+
+def _refuses(stmt: ast.stmt) -> bool:
+    """A statement that refuses: a raise, or a return of a message or an error record written in place."""
+    if isinstance(stmt, ast.Raise):
+        return True
+    if not isinstance(stmt, ast.Return):
+        return False
+    value = stmt.value
+    return isinstance(value, ast.JoinedStr | ast.Dict) or (isinstance(value, ast.Constant) and type(value.value) is str)
+
+
+def _ends(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Return | ast.Raise)
 
 
 def _is_length(node: ast.expr) -> bool:

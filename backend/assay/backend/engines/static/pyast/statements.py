@@ -745,6 +745,7 @@ class StatementLogic(ExpressionLogic):
                     self._token_check,
                     self._switch_check,
                     self._inline_membership,
+                    self._literal_equality,
                     self._paused_branch,
                 ):
                     condition = check(stmt, scope)
@@ -1015,10 +1016,12 @@ def _refusals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[object]:
 
 
 def _is_test(node: ast.expr) -> bool:
-    """An expression whose value is a yes or no: a comparison, ``not``, ``and`` / ``or`` of tests, or
-    ``any`` / ``all`` / ``isinstance`` / ``bool``."""
+    """An expression whose value is a yes or no: a comparison, ``not``, ``and`` / ``or`` of tests,
+    ``any`` / ``all`` / ``isinstance`` / ``bool``, or a text's ``startswith`` / ``endswith``."""
     if isinstance(node, ast.Compare):
         return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in ("startswith", "endswith")
     if isinstance(node, ast.UnaryOp):
         return isinstance(node.op, ast.Not)
     if isinstance(node, ast.BoolOp):
