@@ -10,7 +10,14 @@ from assay.backend.engines.static.facts import AFTER, PARAM, ArgTaint, CallFact,
 from assay.backend.engines.static.jsts.base import BUILTINS, origin_key
 from assay.backend.engines.static.jsts.routes import RouteLogic
 from assay.backend.engines.static.jsts.rules import NOTHING, classify
-from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint, callback_origin
+from assay.backend.engines.static.jsts.scope import (
+    EMPTY,
+    LITERAL_PATH,
+    Scope,
+    Taint,
+    call_return_taint,
+    callback_origin,
+)
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, WRAPPERS, Code, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.rules.match import Patterns
@@ -330,6 +337,14 @@ class CallLogic(RouteLogic):
         path = next((a for i, _, a in arg_taints if i == 0), None)
         written = next((t for i, t, _ in arg_taints if i == 1), EMPTY)
         if path is None or not written:
+            return
+        literal = unwrap(path)
+        text = self.code.string_value(literal) if literal is not None and literal.type == "string" else None
+        if text and text.strip():  # ``writeFileSync("gen.js", code)``: the literals naming that path carry it
+            if text not in scope.literal_paths:
+                scope.literal_paths = (*scope.literal_paths, text)
+            key = f"{LITERAL_PATH}{text}"
+            scope.taint[key] = scope.taint_of(key) | written
             return
         for name in self.identifiers(path):
             if name in BUILTINS or name in self.imports.aliases or name in self.module_types:

@@ -11,13 +11,17 @@ from assay.backend.engines.static.facts import ArgTaint, CallFact, FrontierSite,
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.bindings import BindingLogic
 from assay.backend.engines.static.jsts.graph_state import state_origin
-from assay.backend.engines.static.jsts.scope import EMPTY, Scope, Taint, call_return_taint
+from assay.backend.engines.static.jsts.scope import EMPTY, LITERAL_PATH, Scope, Taint, call_return_taint
 from assay.backend.engines.static.jsts.scope import param_taint as own_param
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, LITERALS, unwrap
 from assay.backend.engines.static.pyast.models import trusted
 
 # Items of one array, argument list or template walked at most: beyond that a literal is data.
 MAX_LITERAL_ITEMS = 5000
+
+
+# Literals a path may be spelled as (``"gen.js"``, ```node gen.js` ``).
+_TEXTS = frozenset({"string", "template_string"})
 
 
 class ExprLogic(BindingLogic):
@@ -51,8 +55,19 @@ class ExprLogic(BindingLogic):
         if handler is not None:
             return handler(self, node, scope, active)
         if kind in LITERALS:
-            return EMPTY
+            return self.written_path(node, scope) if scope.literal_paths and kind in _TEXTS else EMPTY
         return self.children_taint(node, scope, active)
+
+    def written_path(self, node: Node, scope: Scope) -> Taint:
+        """What a string literal carries as a path written before (``"gen.js"``, a word of ``"node gen.js"``)."""
+        text = self.code.string_value(node)
+        if not text:
+            return EMPTY
+        found = EMPTY
+        for path in scope.literal_paths:
+            if path == text or path in text.split():
+                found = found | scope.taint_of(f"{LITERAL_PATH}{path}")
+        return found
 
     def yielded(self, node: Node, scope: Scope, active: frozenset[str]) -> Taint:
         """``yield line``: what a generator yields is what it gives its caller, as a ``return`` would. The

@@ -15,6 +15,10 @@ EMPTY: Taint = frozenset()
 
 # Taint origins are frozen values: the same parameter or callee is the same origin wherever it occurs,
 # so one instance is shared instead of building (and validating) a model for every occurrence.
+# The name a path spelled as a literal is carried under in ``Scope.taint`` (no identifier holds a NUL).
+LITERAL_PATH = "\x00path:"
+
+
 @lru_cache(maxsize=8192)
 def param_taint(param: str, index: int) -> Taint:
     """What a function's parameter ``param`` (at position ``index``) carries on entry."""
@@ -97,6 +101,9 @@ class Scope:
     # Loop variables over a collection typed by a type of the tree (``for (const tool of this.tools)`` with
     # ``tools: Tool[]``): the type (``tool_classes`` ``note_elements``).
     element_types: dict[str, str] = field(default_factory=dict)
+    # Paths spelled as literals that the function wrote what a value carries to (``writeFileSync("gen.js", code)``):
+    # a literal naming one later (``execSync("node gen.js")``) carries it (``calls.written_to``).
+    literal_paths: tuple[str, ...] = ()
     locals: dict[str, str] = field(default_factory=dict)
     dispatch_vars: set[str] = field(default_factory=set)
     # Names bound to a value found by a tool's name (``const tool = tools.get(name)``): ``tool_classes``.
@@ -185,6 +192,7 @@ class Scope:
             shapes={} if fresh or not self.shapes else dict(self.shapes),
             elements={} if fresh or not self.elements else dict(self.elements),
             element_types={} if fresh or not self.element_types else dict(self.element_types),
+            literal_paths=() if fresh else self.literal_paths,
             locals={} if fresh else dict(self.locals),
             dispatch_vars=set() if fresh else set(self.dispatch_vars),
             found_vars=frozenset() if fresh else self.found_vars,
@@ -223,6 +231,7 @@ class Scope:
             shapes={} if fresh or not self.shapes else dict(self.shapes),
             elements={} if fresh or not self.elements else dict(self.elements),
             element_types={} if fresh or not self.element_types else dict(self.element_types),
+            literal_paths=() if fresh else self.literal_paths,
             locals={} if fresh else dict(self.locals),
             dispatch_vars=set() if fresh else set(self.dispatch_vars),
             found_vars=frozenset() if fresh else self.found_vars,
