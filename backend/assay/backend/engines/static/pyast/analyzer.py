@@ -17,6 +17,7 @@ from assay.backend.engines.static.pyast.base import nested_classes
 from assay.backend.engines.static.pyast.literals import annotation_type, kwarg, literal_str
 from assay.backend.engines.static.pyast.models import trusted
 from assay.backend.engines.static.pyast.names import BUILTINS
+from assay.backend.engines.static.pyast.role_decorators import hook_matches
 from assay.backend.engines.static.pyast.scope import (
     DEFINITION_KINDS,
     MODULE_PARAMS,
@@ -326,6 +327,7 @@ class FileAnalyzer(StatementLogic):
         keys = {under for under, _ in self.roles.mounted_servers.values()}
         mounts = [node for node in self.tree_calls if any(kw.arg in keys for kw in node.keywords)]
         named: dict[str, str] = {}
+        hooked: dict[str, list[tuple[str, str | None]]] = {}
         mounted: set[str] = set()
         for call in mounts:
             for kw in call.keywords:
@@ -338,6 +340,7 @@ class FileAnalyzer(StatementLogic):
                         mounted.add(value.id)
                         for function in functions:
                             named.setdefault(function, pattern.replace("{server}", server_key))
+                            hooked.setdefault(function, []).extend(self._mount_hooks.get(id(call), ()))
         for variable, (pattern, functions, own) in servers.items():
             if variable not in mounted and own:
                 for function in functions:
@@ -348,8 +351,14 @@ class FileAnalyzer(StatementLogic):
                 continue
             name = template.replace("{tool}", tool.name)
             at = tool.location
+            hooks = hooked.get(tool.function or "", ())
+            gates = sorted(set(tool.hookGates) | {g for g, matcher in hooks if hook_matches(matcher, name)})
             self.tools[index] = tool.model_copy(
-                update={"name": name, "id": short_id("tool", at.path, at.line, name, tool.ruleId)}
+                update={
+                    "name": name,
+                    "id": short_id("tool", at.path, at.line, name, tool.ruleId),
+                    "hookGates": tuple(gates),
+                }
             )
 
     def _module_tool_spec(self) -> None:

@@ -132,6 +132,9 @@ class AnalyzerBase:
         self._schema_parts: set[int] = set()
         # Plain functions listed as tools (``ToolNode([f])``): kept unless ``f`` is a tool already.
         self._listed_tools: list[ToolDef] = []
+        # The hooks a call mounting in-process servers runs before each tool (``ClaudeAgentOptions(mcp_servers=...,
+        # can_use_tool=check)``), by the call's ``id``: their gates, for the tools of the servers it mounts.
+        self._mount_hooks: dict[int, list[tuple[str, str | None]]] = {}
         # Gates a configuration holds over the tools it names (``interrupt_on={"send_email": True}``).
         self._named_gates: list[tuple[str, str]] = []
         self._class: str | None = None

@@ -47,6 +47,12 @@ class ParamRoles(DecoratorRoles):
         if hook_gates:
             # ``Agent(tools=[...], before_tool_callback=check)``: the check runs before each of these tools.
             self._hook_listed(hook_gates, made[1], made[2])
+            # ``ClaudeAgentOptions(mcp_servers={"ops": server}, can_use_tool=check)``: the check runs before the tools
+            # of the in-process servers mounted there too, made where those servers were built (``_mounted_server_names``).
+            if self.roles.mounted_servers and any(
+                kw.arg == under for kw in node.keywords for under, _ in self.roles.mounted_servers.values()
+            ):
+                self._mount_hooks[id(node)] = hook_gates
         runs = [f.qualname for f in self.functions[made[0] :] if "#builtin:" in f.qualname]
         runs += [t.function for t in self._listed_tools[made[1] :] if t.function]
         runs += [t.function for t in self.tools[made[2] :] if t.function]
