@@ -776,10 +776,34 @@ class DecoratorRoles(SourceLogic):
         found = self.rules.server_middleware
         if found is None:
             return
-        kind = self._middleware_kind(middleware, found[3])
+        kind = "allowlist" if isinstance(at, ast.Call) and self._host_allowlist(at) else None
+        kind = kind or self._middleware_kind(middleware, found[3])
         gate_rule = found[0] if kind == "authentication" else self.rules.gate_by_kind.get(kind or "")
         if gate_rule is not None:
             entry.add(self._gate(scope, gate_rule, at, f"{ast.unparse(middleware)} in front of the server"))
+
+    def _host_allowlist(self, call: ast.Call) -> bool:
+        """``Middleware(TrustedHostMiddleware, allowed_hosts=hosts)``, ``app.add_middleware(TrustedHostMiddleware,
+        allowed_hosts=[...])``: a middleware that refuses requests whose Host header is not listed, given a list
+        (a literal one holding ``"*"`` admits every host)."""
+        found = self.rules.host_middleware
+        if found is None or not call.args:
+            return False
+        names, keyword = found
+        if not names.matches((name_text(call.args[0]) or "").rsplit(".", 1)[-1]):
+            return False
+        hosts = kwarg(call, keyword)
+        if hosts is None or declines(hosts):
+            return False
+        return not (isinstance(hosts, ast.List | ast.Tuple) and any(literal_str(e) == "*" for e in hosts.elts))
+
+    def _listed_host_allowlist(self, call: ast.Call, scope: Scope) -> None:
+        """A host allow-list middleware listed or added anywhere (``_host_allowlist``) is a gate where it stands,
+        also when the server it goes in front of is not seen here (``await mcp.run_http_async(middleware=m)`` of
+        a server another function built): tied to the tools only where it is seen in front of their server."""
+        rule = self.rules.gate_by_kind.get("allowlist")
+        if rule is not None and self._host_allowlist(call):
+            self._gate(scope, rule, call, f"{ast.unparse(call.args[0])} in front of the server")
 
     def _middleware_kind(self, node: ast.expr, names: Patterns) -> str | None:
         """The gate a middleware is: a class of this file answering 401 (``authentication``) or 403

@@ -96,6 +96,8 @@ class CompiledRules:
     # Middleware added to a server or the HTTP app it makes: (rule, attach methods, app methods, auth names,
     # the server constructor's keywords listing its middleware).
     server_middleware: tuple[Rule, frozenset[str], frozenset[str], Patterns, frozenset[str]] | None
+    # Middleware refusing requests whose Host is not listed (``TrustedHostMiddleware``): (names, host keyword).
+    host_middleware: tuple[Patterns, str] | None
     # How a server is served over stdio only, where no request carries a token for its auth= to check:
     # (run methods, local transports, stdio-only run methods, HTTP app methods).
     stdio_runs: tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]] | None
@@ -388,6 +390,17 @@ def compile_rules(rules: RulePack) -> CompiledRules:
                 )
                 for r in gates
                 if "server_middleware" in r.match
+            ),
+            None,
+        ),
+        host_middleware=next(
+            (
+                (
+                    Patterns(r.match["server_middleware"]["host_lists"]["names"]),
+                    str(r.match["server_middleware"]["host_lists"]["kwarg"]),
+                )
+                for r in gates
+                if "host_lists" in r.match.get("server_middleware", {})
             ),
             None,
         ),

@@ -273,6 +273,8 @@ class ExpressionLogic(DispatchLogic):
             # Not only ``is_user_callee``: a package of the tree may share a library's name (``agents``).
             self._given_lists(node, name, scope)
             self._given_servers(node, name, scope)
+            if node.keywords and (name.endswith(".Middleware") or name.endswith(".add_middleware")):
+                self._listed_host_allowlist(node, scope)
         if name in self.rules.callback_runners:
             self._run_callback(node, self.rules.callback_runners[name], scope, active)
         if node.keywords:
