@@ -135,17 +135,22 @@ class _Enclosing:
 
     def __init__(self, functions: dict[str, Fn]) -> None:
         self.by_path: dict[str, list[tuple[tuple[int, int], int, str]]] = {}
+        # Each file's top-level code, which holds whatever no function of the file does.
+        self.modules: dict[str, str] = {}
         for fid, fn in functions.items():
             where = fn.facts.location
             if where.endLine is not None and where.endLine > where.line:
                 self.by_path.setdefault(fn.path, []).append(((where.line, where.column), where.endLine, fid))
+            if fn.facts.qualname.endswith(_MODULE):
+                self.modules[fn.path] = fid
 
     def __call__(self, location: Location) -> str | None:
         """The innermost function starting before ``location`` and ending after it (a tool's own handler,
-        written after its name, is not where it is registered)."""
+        written after its name, is not where it is registered); the file's top-level code when none does
+        (``server.tool("shell", ..., handler)`` at the top level of the file)."""
         best: tuple[int, str] | None = None
         at = (location.line, location.column)
         for start, end, fid in self.by_path.get(location.path, ()):
             if start <= at and location.line <= end and (best is None or end - start[0] < best[0]):
                 best = (end - start[0], fid)
-        return best[1] if best is not None else None
+        return best[1] if best is not None else self.modules.get(location.path)
