@@ -156,6 +156,18 @@ def test_a_fastify_prehandler_hook_refusing_itself_gates_the_route() -> None:
     assert _gates_on_delete(_fastify("'preHandler'", body)) == {("permission_check", "src/index.ts", 20)}
 
 
+def test_a_fastify_hook_refusing_origins_a_list_leaves_out_is_an_allowlist() -> None:
+    # 403 decided by whether where the request comes from is listed: an allow-list, not a check of who asks.
+    body = (
+        "const origin = request.headers.origin; if (origin && TRUSTED.includes(origin)) { reply.header('a', origin); }"
+        " else { return reply.status(403).send({ error: 'forbidden' }); }"
+    )
+    assert _gates_on_delete(_fastify("'preHandler'", body)) == {("allowlist", "src/index.ts", 20)}
+    # The same refusal decided by the caller's role stays a permission check.
+    role = "if (!ADMINS.includes(request.user.role)) { return reply.status(403).send({ error: 'forbidden' }); }"
+    assert _gates_on_delete(_fastify("'preHandler'", role)) == {("permission_check", "src/index.ts", 20)}
+
+
 def test_a_fastify_hook_that_only_sets_headers_or_runs_after_the_handler_gates_nothing() -> None:
     assert _gates_on_delete(_fastify("'onRequest'", "reply.header('x-frame-options', 'DENY')")) == set()
     assert _gates_on_delete(_fastify("'onResponse'", "await checkKey(request, reply, true)")) == set()

@@ -14,6 +14,7 @@ tree (``bearerAuth(key)``), is a ``FRONT`` gate id the linker makes concrete (``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from tree_sitter import Node
@@ -33,6 +34,8 @@ _READ_LIMIT = 20000
 _NONE: frozenset[str] = frozenset()
 # The method of a NestJS guard deciding whether a request goes on (``canActivate(context)``).
 _CAN_ACTIVATE = "canActivate"
+# Where a request comes from, as code reads it: a header naming its origin or host, its address.
+_REQUESTER = re.compile(r"\.headers(\.|\[\s*[\"'`])(origin|host|referer|x-forwarded-for)\b|\.(ip|ips|hostname)\b", re.I)
 # The call registering a Fastify hook (``app.addHook("onRequest", fn)``).
 _ADD_HOOK = "addHook"
 
@@ -83,12 +86,54 @@ class RouteLogic(SiteLogic):
                 body = node.child_by_field_id(self.fields.body)
                 status = self.refusal_status(body)
                 rule = refusals.get(status) if status is not None else None
+                if rule is not None and status == 403 and self.listed_requester(body):
+                    # (the refusal's rule, of the kind of what decides it: the middleware stays in front of routes)
+                    rule = rule.model_copy(update={"gateKind": "allowlist"})
                 if rule is not None:
                     gate = scope.add_gate(self.make_gate(rule, node, f"a middleware refusing requests with {status}"))
                 elif hook:
                     gate = self.called_refusal(body, scope)
         self.middleware_sites[key] = gate
         return gate
+
+    def listed_requester(self, body: Node | None) -> bool:
+        """``const origin = request.headers.origin; if (trustedOrigins.includes(origin)) {...} else { reply.status(403)
+        ... }``: a middleware whose refusal is decided by whether where the request comes from (a header: its
+        origin or host; its address) is in a list refuses what the list leaves out, an allow-list rather than a
+        check of who is asking. Read in the body (its nested functions left out): an ``if`` holding a 403 in a
+        branch, tested by ``includes`` / ``has`` of such a value (or of a name the body binds to one)."""
+        code = self.code
+        bound: dict[str, str] = {}
+        for node in _outside_functions(body):
+            if node.type == "variable_declarator":
+                name, value = node.child_by_field_id(self.fields.name), node.child_by_field_id(self.fields.value)
+                if name is not None and value is not None and name.type == "identifier":
+                    bound[code.text(name)] = code.text(value)
+            if node.type != "if_statement":
+                continue
+            condition = node.child_by_field_id(self.fields.condition)
+            branches = [
+                node.child_by_field_id(self.fields.consequence),
+                node.child_by_field_id(self.fields.alternative),
+            ]
+            if not any(self.refusal_status(b) == 403 for b in branches if b is not None):
+                continue
+            for call in _outside_functions(condition):
+                if call.type != "call_expression":
+                    continue
+                func = call.child_by_field_id(self.fields.function)
+                if func is None or func.type != "member_expression":
+                    continue
+                if code.raw(func.child_by_field_id(self.fields.property)) not in (b"includes", b"has"):
+                    continue
+                args = call.child_by_field_id(self.fields.arguments)
+                first = unwrap(args.named_children[0]) if args is not None and args.named_children else None
+                if first is None:
+                    continue
+                text = code.text(first)
+                if _REQUESTER.search(bound.get(text, text)):
+                    return True
+        return False
 
     def called_refusal(self, body: Node | None, scope: Scope) -> str | None:
         """The gate of the first function of this file a hook's body calls that refuses requests."""

@@ -198,7 +198,8 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     )
     joined, tool_frontier = bind_tools(offered, resolver.origins)
     tools, tool_fn, opaque, unlisted = _tools(ordered, resolver, modules, rules, joined)
-    tools = route_gates(tools, functions, resolver.resolve)
+    refusing = frozenset(r.id for r in rules.rules if "refusal_statuses" in r.match)
+    tools = route_gates(tools, functions, resolver.resolve, refusing)
     tool_name_dispatches(functions, frozenset(t.name for t in tools))
 
     sql = SqlContexts(functions, resolver.every, rules)

@@ -26,6 +26,8 @@ from assay.backend.scans.bundle import Location
 
 # The gate kinds a route's check in front of the server holds over its tools.
 _FRONT_KINDS = frozenset({"authentication", "permission", "permission_check"})
+# The kind a request-refusing middleware's allow-list is read as here, to stand in front of routes.
+_PERMISSION = "permission_check"
 # How many functions a route's calls are followed through to the function registering the tools.
 _REACH_LIMIT = 4096
 # The qualname suffix of a file's top-level code.
@@ -33,14 +35,23 @@ _MODULE = "#<module>"
 
 
 def route_gates(
-    tools: list[ToolDef], functions: dict[str, Fn], resolve: Callable[[str, str], str | None]
+    tools: list[ToolDef],
+    functions: dict[str, Fn],
+    resolve: Callable[[str, str], str | None],
+    refusing: frozenset[str] = frozenset(),
 ) -> list[ToolDef]:
     """``tools`` with the checks in front of every HTTP route serving their server added to their
-    ``hookGates`` (the gates that hold on every path from a tool)."""
+    ``hookGates`` (the gates that hold on every path from a tool). A middleware refusing requests (a gate of
+    one of the ``refusing`` rules) whose refusal an allow-list of where the request comes from decides is one
+    of them, as an authentication or permission check is."""
     routes = [fn for fn in functions.values() if fn.facts.servesRequests]
     if not routes or not tools:
         return tools
-    kinds: dict[str, str] = {g.id: g.kind for fn in functions.values() for g in fn.gates}
+    kinds: dict[str, str] = {
+        g.id: _PERMISSION if g.kind == "allowlist" and g.ruleId in refusing else g.kind
+        for fn in functions.values()
+        for g in fn.gates
+    }
     enclosing = _Enclosing(functions)
     served: dict[str, str] = {}
     for tool in tools:
