@@ -285,7 +285,9 @@ class ExprLogic(BindingLogic):
                 if key is not None and rules.run_approval is not None:
                     self.run_approval(key_raw, inner, child, scope)
                 if key is not None and inner_kind in FUNCTIONS and rules.hook_gate is not None:
-                    self.hook_gates(key_raw, inner, scope)
+                    hooked = self.hook_gates(key_raw, inner, scope)
+                    if hooked:  # ``canUseTool: async (name, input) => ...``: before every tool the options give
+                        self.tool_hooks.append((None, hooked, child))
                 elif (
                     key is not None
                     and inner_kind == "array"

@@ -97,6 +97,8 @@ class ToolPlacements:
                 index = self.tool_vars.get(name, self.bound_tools.get(name))  # type: ignore[attr-defined]
                 if index is not None and index < len(self.a.tools) and self.a.tools[index].function:
                     reached.append(self.a.tools[index].function)
+                if index is not None and index < len(self.a.tools):
+                    self.served_tool(pair, index, call, scope)
                 if name in self.tool_vars or name in self.bound_names:  # type: ignore[attr-defined]
                     continue
                 held, _ = self.a.resolve_name(name, scope)
@@ -121,6 +123,30 @@ class ToolPlacements:
         binding = self.a.code.enclosing_binding(made_by) if made_by is not None else None
         if binding is not None and reached:
             self.agent_tools[binding] = reached  # type: ignore[attr-defined]
+
+    def served_tool(self, pair: Node, index: int, call: str, scope: Scope) -> None:
+        """``createSdkMcpServer({ name: "ops", tools: [shell] })`` with ``shell = tool("shell", ...)`` defined before:
+        the model sees it by the server's pattern (``mcp__ops__shell``), and the options mounting the server run
+        their hooks before it (``hooked_tools``)."""
+        rule = self.a.rules.generic_tool
+        template = rule.match.get("server_names", {}).get(call.rpartition(".")[2]) if rule is not None else None
+        options = pair.parent
+        if not template or options is None or options.type != "object":
+            return
+        server = self.a.constant(self.a.code.props(options).get("name"), scope)
+        tool = self.a.tools[index]
+        if not server or tool.name.startswith(template.split("{tool}", 1)[0].format(server=server)):
+            return
+        name = template.format(server=server, tool=tool.name)
+        at = tool.location
+        self.a.tools[index] = tool.model_copy(
+            update={"name": name, "id": short_id("tool", at.path, at.line, name, tool.ruleId)}
+        )
+        arguments = options.parent
+        made_by = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+        binding = self.a.code.enclosing_binding(made_by) if made_by is not None else None
+        if binding is not None:
+            self.server_tools.setdefault(binding, []).append(index)  # type: ignore[attr-defined]
 
     def subagent_tool(self, pair: Node, key: bytes, value: Node, options: Node, scope: Scope) -> None:
         """``new Agent({ subAgents: [writer, editor] })`` (VoltAgent): the framework gives the agent's model
@@ -186,8 +212,14 @@ class ToolPlacements:
         (``allowedTools``): those gates hold on every path from those tools (``ToolDef.hookGates``)."""
         for matcher, gates, node in self.a.tool_hooks:
             options = node.parent
+            mounted: set[int] = set()
             while options is not None:
-                if options.type == "object" and any(self.within(t.location.line, options) for t in self.a.tools):
+                if options.type == "object":
+                    # ``mcpServers: { ops: server }``: the tools of an in-process server built in the file.
+                    mounted = self.mounted_tools(options)
+                if options.type == "object" and (
+                    mounted or any(self.within(t.location.line, options) for t in self.a.tools)
+                ):
                     break
                 options = options.parent
             if options is None:
@@ -197,11 +229,27 @@ class ToolPlacements:
             except re.error:
                 continue
             for index, tool in enumerate(self.a.tools):
-                if not self.within(tool.location.line, options):
+                if not self.within(tool.location.line, options) and index not in mounted:
                     continue
                 if pattern is None or pattern.fullmatch(tool.name):
                     held = tuple(sorted({*tool.hookGates, *gates}))
                     self.a.tools[index] = tool.model_copy(update={"hookGates": held})
+
+    def mounted_tools(self, options: Node) -> set[int]:
+        """The indexes of the tools of the in-process servers an options object mounts by name
+        (``mcpServers: { ops: server }``, ``server`` built by ``createSdkMcpServer`` in the file)."""
+        servers: dict[str, list[int]] = self.server_tools  # type: ignore[attr-defined]
+        if not servers:
+            return set()
+        mounts = unwrap(self.a.code.props(options).get("mcpServers"))
+        if mounts is None or mounts.type != "object":
+            return set()
+        found: set[int] = set()
+        for value in self.a.code.props(mounts).values():
+            inner = unwrap(value)
+            if inner is not None and inner.type in ("identifier", "shorthand_property_identifier"):
+                found.update(servers.get(self.a.code.text(inner), ()))
+        return found
 
     @staticmethod
     def within(line: int, node: Node) -> bool:

@@ -76,6 +76,9 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
         self.agent_tools: dict[str, list[str]] = {}
         # Tools bound to a variable: variable -> index in the tools list.
         self.bound_tools: dict[str, int] = {}
+        # In-process MCP servers built in the file (``const server = createSdkMcpServer({ tools: [shell] })``): the
+        # binding -> the indexes of the tools it lists by name, for the hooks of the options mounting it.
+        self.server_tools: dict[str, list[int]] = {}
         # Tools whose name option is the name the model sees wherever they are kept (``agent.asTool({
         # toolName })``: the SDK takes tools in a list, so a key of an object holding one names nothing).
         self.final_names: set[int] = set()
