@@ -391,6 +391,14 @@ class SourceLogic(LibraryLogic):
             return False
         return name in scope.taint or name in self.module_bound or name in self.module_types
 
+    def _package_instance(self, node: ast.Name, scope: Scope) -> bool:
+        """A name bound to an object a package's class built (``tool = FunctionTool(shell)``): an object, which the
+        rules for what built it account for, never a function listed by name."""
+        typed = scope.types.get(node.id) or self.module_types.get(node.id)
+        if not typed or typed.startswith(self.module_prefix) or node.id in self.local_defs or node.id in self.aliases:
+            return False
+        return typed.rsplit(".", 1)[-1][:1].isupper()
+
     def _list_reference(self, node: ast.expr, rule: Rule, scope: Scope) -> None:
         """A tools argument that names a list of another module (``ToolNode(TOOLS)``, ``TOOLS`` imported),
         or holds what a function returns (``tools = await get_all_tools(config)``: ``<function>()``):

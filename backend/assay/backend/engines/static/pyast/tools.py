@@ -631,6 +631,8 @@ class ToolLogic(MessageTools):
                         continue
                     if not isinstance(element, ast.Name | ast.Attribute) or self._is_variable(element, scope):
                         continue
+                    if isinstance(element, ast.Name) and self._package_instance(element, scope):
+                        continue  # ``tool = FunctionTool(shell)`` listed: the tool its constructor made, not a function
                     if self._call_result(element, scope):
                         # ``handoff = create_handoff_tool(agent_name="hotel")`` listed: what the function
                         # returns, not the function; a list the linker expands or a frontier item.
