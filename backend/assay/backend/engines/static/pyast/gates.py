@@ -423,6 +423,16 @@ class GateLogic(AnalyzerBase):
             if not (isinstance(source, ast.Name) and source.id not in scope.taint and self._literal_rows(source.id)):
                 return NOTHING
             return gate_when(self._gate(scope, rule, test, f"{name} against each of {source.id}"), False)
+        if (
+            isinstance(source, ast.Attribute)
+            and type(source.value) is ast.Name
+            and source.value.id == "self"
+            and _refuses(stmt.body[-1])
+            and self._configured(source.attr)
+        ):
+            # ``for kw in self.banned_keywords: if kw in content: return {"jump_to": "end", ...}``: a list the
+            # instance is given when built and keeps, searched the same way.
+            return gate_when(self._gate(scope, rule, test, f"{name} against each of self.{source.attr}"), False)
         if not isinstance(source, ast.Name):
             return NOTHING
         listed = scope.list_vars.get(source.id)
@@ -434,6 +444,43 @@ class GateLogic(AnalyzerBase):
         if not literal:
             return NOTHING
         return gate_when(self._gate(scope, rule, test, f"{name} against each of {source.id}"), False)
+
+    def _configured(self, attr: str) -> bool:
+        """Whether ``self.<attr>`` of the class being read (a class of the module) is set once, in its
+        ``__init__``, and changed nowhere else: what the instance was built with."""
+        cls = next(
+            (d for d in self.module_defs if isinstance(d, ast.ClassDef) and d.name == self._class),
+            None,
+        )
+        if cls is None:
+            return False
+        set_in_init = 0
+        for method in cls.body:
+            if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in walk(method):
+                if not (
+                    isinstance(node, ast.Attribute)
+                    and node.attr == attr
+                    and type(node.value) is ast.Name
+                    and node.value.id == "self"
+                ):
+                    continue
+                if isinstance(node.ctx, ast.Store | ast.Del):
+                    if method.name != "__init__":
+                        return False
+                    set_in_init += 1
+        if set_in_init != 1:
+            return False
+        # ``self.banned.append(x)`` elsewhere grows it: no longer only what the instance was built with.
+        return not any(
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Attribute)
+            and node.func.value.attr == attr
+            and node.func.attr in ("append", "extend", "insert", "add", "update", "remove", "pop", "clear")
+            for node in walk(cls)
+        )
 
     def _kind_check(self, stmt: ast.If, scope: Scope) -> Condition:
         """``if await _is_write_query(query, ...): raise ValueError(...)``: a check that classifies the
