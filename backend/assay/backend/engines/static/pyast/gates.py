@@ -427,7 +427,7 @@ class GateLogic(AnalyzerBase):
             isinstance(source, ast.Attribute)
             and type(source.value) is ast.Name
             and source.value.id == "self"
-            and _refuses(stmt.body[-1])
+            and refuses(stmt.body[-1])
             and self._configured(source.attr)
         ):
             # ``for kw in self.banned_keywords: if kw in content: return {"jump_to": "end", ...}``: a list the
@@ -709,7 +709,7 @@ class GateLogic(AnalyzerBase):
             return NOTHING
         refusing = stmt.orelse if positive else stmt.body
         going_on = stmt.body if positive else stmt.orelse
-        if not (refusing and _refuses(refusing[-1])) or (going_on and _ends(going_on[-1])):
+        if not (refusing and refuses(refusing[-1])) or (going_on and _ends(going_on[-1])):
             return NOTHING
         if not any(isinstance(n, ast.Name) and scope.taint.get(n.id) for n in walk(value)):
             return NOTHING  # a check of something the model does not choose
@@ -1129,7 +1129,7 @@ def _root_equality(values: list[ast.expr], parts: list[Condition], attrs: frozen
                 parts[index] = Condition(when_true=ids) if type(value.ops[0]) is ast.Eq else Condition(when_false=ids)
 
 
-def _refuses(stmt: ast.stmt) -> bool:
+def refuses(stmt: ast.stmt) -> bool:
     """A statement that refuses: a raise, or a return of a message or an error record written in place."""
     if isinstance(stmt, ast.Raise):
         return True

@@ -13,7 +13,8 @@ from assay.backend.engines.static.facts import (
     TaintOrigin,
 )
 from assay.backend.engines.static.pyast.base import is_user_callee, made
-from assay.backend.engines.static.pyast.conditions import Outcome, meet
+from assay.backend.engines.static.pyast.conditions import Condition, Outcome, meet
+from assay.backend.engines.static.pyast.gates import refuses
 from assay.backend.engines.static.pyast.graph_state import state_field, state_param, state_update
 from assay.backend.engines.static.pyast.literals import (
     annotation_type,
@@ -693,6 +694,17 @@ class StatementLogic(ExpressionLogic):
                 name = self._callee(call, scope)[0] if isinstance(call, ast.Call) else None
                 scope.refusals[target.id] = self._refusing_sites(name)[1] if name else frozenset()
 
+    def _denying_verdict(self, stmt: ast.If, condition: Condition, scope: Scope) -> Condition:
+        """``if is_blocked(cmd): return "blocked"``: a helper of this file that answers yes or no, its yes
+        refused (the branch raises, or answers with a message or an error record): its checks were passed where
+        it answered no, so its gates hold on the branch that goes on."""
+        test = stmt.test.value if isinstance(stmt.test, ast.Await) else stmt.test
+        if type(test) is not ast.Call or not stmt.body or not refuses(stmt.body[-1]):
+            return condition
+        if condition.when_true != self._verdict(test, scope):
+            return condition
+        return Condition(when_false=condition.when_true)
+
     def _worded_refusal(self, value: ast.expr, scope: Scope) -> frozenset[str]:
         """``path = resolve_path(p)`` of a helper of this file that refuses with a message (``return "Error:
         outside"``) and hands back the checked value otherwise: the gates it held, kept for a test of the
@@ -734,6 +746,8 @@ class StatementLogic(ExpressionLogic):
         start = (len(scope.calls), len(scope.actions))
         condition = self._condition(stmt.test, scope)
         proved = any(condition)  # ``not Condition.empty``, without a call per test
+        if proved and condition.when_true and not condition.when_false and not stmt.orelse:
+            condition = self._denying_verdict(stmt, condition, scope)
         if not proved:
             if _ends(stmt.body) or _ends(stmt.orelse):
                 for check in (
