@@ -211,8 +211,15 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     # A SQL sink split by what its callers pass (``sqlflow``): flows through its SQL text go to the
     # action of its own class, flows of bound values to the fixed-SQL action (a write before a read).
     value_target: dict[str, str] = {}
+    # One action per site: the links of a chain a rule matches whole (``db.select().from(t).where(c)``,
+    # ``repo.git.log().split()``) start at the same place and share its id; the first recorded (the innermost
+    # call) stands for the chain.
+    sites_seen: set[str] = set()
     for fid, fn in functions.items():
         for site in fn.actions:
+            if site.id in sites_seen:
+                continue
+            sites_seen.add(site.id)
             by_kind = reach.get(site.id, {})
             variants = sql.rules.get(site.ruleId, {}) if site.sqlParam is not None else {}
             kinds = [k for k in _SQL_KINDS if k in by_kind and k in variants]

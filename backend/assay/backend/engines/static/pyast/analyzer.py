@@ -141,6 +141,11 @@ class FileAnalyzer(StatementLogic):
                     name, _ = self.dotted(stmt.value, None)
                     if name:
                         self.module_types[target.id] = name
+                elif isinstance(target, ast.Name) and isinstance(stmt.value, ast.Attribute):
+                    # ``run = subprocess.run``: another name for a package's callable the rules know, called as it.
+                    name, resolved = self.dotted(stmt.value, None)
+                    if name and resolved and target.id not in self.aliases and self.rules.profile(name).actions:
+                        self.aliases[target.id] = name
                 elif isinstance(target, ast.Name) and isinstance(stmt.value, ast.IfExp):
                     self._chosen(target.id, stmt.value)
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):

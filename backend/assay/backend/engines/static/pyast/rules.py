@@ -121,7 +121,8 @@ class CompiledRules:
     unknown_toolkit: Rule | None  # frontier rule for a toolkit or tool spec the pack does not describe
     spec_classes: tuple[tuple[Rule, frozenset[str], str], ...]  # (rule, bases, attr naming the tool methods)
     gate_by_kind: dict[str, Rule]  # the first gate rule of each kind (gates a library tool brings)
-    callback_runners: dict[str, int]  # ``asyncio.to_thread(f, *args)``: runner -> position of ``f``
+    # ``asyncio.to_thread(f, *args)``: runner -> position of ``f``; ``threading.Thread(target=f, args=(...))``: its keyword
+    callback_runners: dict[str, int | str]
     context_generics: dict[str, str]  # ``RunContext[Deps]`` -> ``deps``: the attribute holding the ``Deps``
     # ``ctx: Context`` of an MCP server -> ``request_context.lifespan_context``: where it holds what the server's
     # lifespan yields.

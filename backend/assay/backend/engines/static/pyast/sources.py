@@ -107,12 +107,25 @@ class SourceLogic(LibraryLogic):
 
     # ----- calls through runners -----------------------------------------------------------------
 
-    def _run_callback(self, node: ast.Call, position: int, scope: Scope, active: frozenset[str]) -> None:
+    def _run_callback(self, node: ast.Call, position: int | str, scope: Scope, active: frozenset[str]) -> None:
         """``asyncio.to_thread(get_credentials, email)``, ``to_thread(request.execute)``: the runner calls
-        the function it is given with the arguments after it; that call is read as written there."""
-        if len(node.args) <= position or isinstance(node.args[position], ast.Starred):
+        the function it is given with the arguments after it; that call is read as written there. A runner given
+        the function by keyword (``threading.Thread(target=shutil.rmtree, args=(path,))``) calls it with the
+        ``args`` it is given."""
+        args: list[ast.expr]
+        keywords: list[ast.keyword]
+        if isinstance(position, str):
+            found = kwarg(node, position)
+            if found is None:
+                return
+            listed = kwarg(node, "args")
+            given, args, keywords = found, list(listed.elts) if isinstance(listed, ast.Tuple | ast.List) else [], []
+        elif len(node.args) <= position or isinstance(node.args[position], ast.Starred):
             return
-        given, args, keywords = node.args[position], node.args[position + 1 :], node.keywords
+        else:
+            given, args, keywords = node.args[position], node.args[position + 1 :], node.keywords
+        if isinstance(given, ast.Lambda):
+            return  # ``to_thread(lambda: os.remove(p))``: its body is read where it is written, once
         partial = given if isinstance(given, ast.Call) and given.args else None
         if partial is not None and self.dotted(partial.func, scope)[0] == "functools.partial":
             # ``run_in_executor(None, functools.partial(subprocess.run, cmd, shell=True))``: the function the
