@@ -24,6 +24,7 @@ from assay.backend.snippets import snippet
 
 if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.analyzer import FileAnalyzer
+    from assay.backend.engines.static.jsts.scope import Scope
     from assay.backend.engines.static.rules.pack import Rule
 
 # How many names a list is followed through (``a = b.concat(c)``, ``b = d.map(...)``...).
@@ -198,21 +199,16 @@ class Declarations:
             return None
         return "".join(f"{p}." for p in reversed(parts))
 
-    def paired_function(self, declaration: Node) -> str | None:
+    def paired_function(self, declaration: Node, scope: Scope) -> str | None:
         """The function a record pairs a declaration with (``const getEvents = { function: ({ date }) => ...,
         declaration: {...} }`` at the top level: ``<module>#getEvents.function``): the record's one property
         holding a function written there, when the record is bound to a top-level name."""
         pair = declaration.parent
         record = pair.parent if pair is not None and pair.type == "pair" else None
-        declarator = record.parent if record is not None and record.type == "object" else None
-        if record is None or declarator is None or declarator.type != "variable_declarator":
+        if record is None or record.type != "object":
             return None
-        statement = declarator.parent
-        holder = statement.parent if statement is not None else None
-        if holder is not None and holder.type == "export_statement":
-            holder = holder.parent
-        target = declarator.child_by_field_id(self.a.fields.name)
-        if holder is None or holder.type != "program" or target is None or target.type != "identifier":
+        target = self.a.tool_recognizer.top_binding(record, scope)
+        if target is None:
             return None
         functions = [
             key for key, value in self.a.code.props(record).items() if (unwrap(value) or value).type in FUNCTIONS

@@ -134,7 +134,7 @@ class LiteralTools:
                 name = self.a.constant(fields.get("name"), scope)
                 description = self.a.code.string_value(unwrap(fields.get("description")))
                 schema = fields.get("parameters") or fields.get("parametersJsonSchema")
-                paired = self.a.gemini_declarations.paired_function(node)
+                paired = self.a.gemini_declarations.paired_function(node, scope)
                 if name and paired is not None:
                     # ``{ function: ({ date }) => ..., declaration: { name: "getEvents", ... } }``: the record
                     # pairing the declaration with its function says what runs the tool.
