@@ -382,11 +382,7 @@ class AnalyzerBase:
         """The resolved name of a TypeScript type annotation's type (``client: OpenAI``)."""
         if annotation is None:
             return None
-        node = (
-            annotation.named_children[0]
-            if annotation.type == "type_annotation" and annotation.named_children
-            else annotation
-        )
+        node = _annotated(annotation)
         if node.type == "union_type":  # ``DbAdapter | null``: the first member that names a type
             for member in node.named_children:
                 found = self.type_name(member)
@@ -426,11 +422,7 @@ class AnalyzerBase:
         ``ReadonlyArray<Tool>``, ``Set<Tool>``, ``Iterable<Tool>``; else None."""
         if annotation is None:
             return None
-        node = (
-            annotation.named_children[0]
-            if annotation.type == "type_annotation" and annotation.named_children
-            else annotation
-        )
+        node = _annotated(annotation)
         if node.type == "readonly_type" and node.named_children:
             node = node.named_children[0]
         if node.type == "array_type" and node.named_children:
@@ -680,3 +672,12 @@ class AnalyzerBase:
 def origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:
     loc = origin.location
     return (origin.kind, loc.line if loc else 0, loc.column if loc else 0, origin.param or "", origin.callee or "")
+
+
+def _annotated(annotation: Node) -> Node:
+    """The type a ``: T`` annotation names (its child), or the type node itself."""
+    return (
+        annotation.named_children[0]
+        if annotation.type == "type_annotation" and annotation.named_children
+        else annotation
+    )
