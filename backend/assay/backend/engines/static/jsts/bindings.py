@@ -93,6 +93,9 @@ class BindingLogic(CallLogic):
                         # ``const { docker } = context`` with ``context: ToolContext`` of another file: that
                         # interface's member, named for the linker to read (``FileFacts.bindings``).
                         member_type = f"{holder_type}.{key}"
+                    if not member_type and scope.is_module and "#" not in self.imports.aliases.get(holder, "#"):
+                        # ``import pkg from "pg"; const { Pool } = pkg``: the package's member (``collect_imports``).
+                        member_type = self.imports.aliases.get(local)
                     if member_type:
                         scope.types[local] = member_type
             return

@@ -273,6 +273,18 @@ def _declarator(decl: Node, imports: Imports, code: Code) -> None:
                     imports.bind(code.text(part.child_by_field_id(code.fields.value)), imports.member(spec, key), spec)
         return
     inner = unwrap(value)
+    if name.type == "object_pattern" and inner is not None and inner.type == "identifier":
+        # ``import pkg from "pg"; const { Pool } = pkg``: a package's members taken apart from its whole
+        # binding are named as ``pkg.Pool`` would name them (a tree module's binding holds a ``#``).
+        holder = imports.aliases.get(code.text(inner))
+        if holder is not None and "#" not in holder:
+            for part in name.named_children:
+                if part.type == "shorthand_property_identifier_pattern":
+                    imports.aliases.setdefault(code.text(part), f"{holder}.{code.text(part)}")
+                elif part.type == "pair_pattern":
+                    key = code.text(part.child_by_field_id(code.fields.key))
+                    imports.aliases.setdefault(code.text(part.child_by_field_id(code.fields.value)), f"{holder}.{key}")
+        return
     if name.type == "identifier" and inner is not None and inner.type == "object":
         local = code.text(name)
         imports.objects.setdefault(local, inner)
