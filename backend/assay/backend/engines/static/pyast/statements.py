@@ -314,12 +314,36 @@ class StatementLogic(ExpressionLogic):
         if method:
             func = iterable.func  # type: ignore[attr-defined]
             if type(func) is not ast.Attribute or func.attr != method:
-                return
-            held = self._held_items(func.value, scope, False)
+                held = self._listed_paths(iterable, scope)  # ``for p in d.iterdir():``
+            else:
+                held = self._held_items(func.value, scope, False)
         else:
-            held = self._held_items(iterable, scope, True)
+            held = self._held_items(iterable, scope, True) or self._listed_paths(iterable, scope)
         if held is not None:
             scope.types[target.id] = held
+
+    def _listed_paths(self, node: ast.expr, scope: Scope) -> str | None:
+        """``d.rglob("*.md")``, ``d.glob(p)``, ``d.iterdir()``, also inside ``list(...)`` or ``sorted(...)``: with ``d`` a
+        ``pathlib.Path`` its items are paths, typed by the listing's chain (``pathlib.Path.rglob``), so that a method on
+        an item reads as the ``pathlib.Path`` method it is (``note.read_text()``); on any other object the chain names
+        nothing a rule knows."""
+        if (
+            type(node) is ast.Call
+            and type(node.func) is ast.Name
+            and node.func.id in _ITEM_COPIES
+            and len(node.args) == 1
+        ):
+            node = node.args[0]
+        if (
+            type(node) is not ast.Call
+            or type(func := node.func) is not ast.Attribute
+            or func.attr not in _PATH_LISTINGS
+        ):
+            return None
+        typed = self._type_of(node, scope)
+        # A chain through the tree's own classes (``ctx.deps.vault.rglob`` with ``vault: Path`` a field declared in
+        # another file) is kept as it is: linking reads the field's type and the item's methods with it.
+        return typed if typed is not None and typed.endswith(f".{func.attr}") else None
 
     def _held_items(self, container: ast.expr, scope: Scope, iterated: bool) -> str | None:
         """The type of the items of ``self.<field>`` or a parameter annotated as a container of one class; when
@@ -491,7 +515,7 @@ class StatementLogic(ExpressionLogic):
         taint = self._expr(head, scope, active)
         if isinstance(stmt, ast.For | ast.AsyncFor):
             self._assign(stmt.target, taint, None, scope)
-            if self.class_item_types or scope.types:
+            if self.class_item_types or scope.types or type(stmt.iter) is ast.Call:
                 self._loop_item_type(stmt.target, stmt.iter, scope)
             if type(stmt.target) is ast.Name:
                 scope.iterables[stmt.target.id] = stmt.iter
@@ -616,6 +640,13 @@ class StatementLogic(ExpressionLogic):
         else:
             name = None
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if kind is ast.Call and len(targets) == 1 and type(named := targets[0]) is ast.Name:
+            # ``notes = list(vault.rglob("*.md"))``: a loop over ``notes`` gives paths.
+            listed = self._listed_paths(value, scope)
+            if listed is not None:
+                scope.types[f"{named.id}[]"] = listed
+            elif scope.types:
+                scope.types.pop(f"{named.id}[]", None)
         gate = self._gate_of_expr(value, scope, compared=True)
         # ``answer = input(...)`` counts only where ``answer`` is compared with a literal.
         polarity = "positive" if gate is None or self._gate_of_expr(value, scope) is not None else "compared"
@@ -942,6 +973,9 @@ _LISTISH = frozenset({ast.List, ast.Tuple, ast.BinOp, ast.Call, ast.ListComp})
 
 # Gates that check a value, carried out of a ``for`` loop that checks every element (``_loop``).
 _ELEMENT_CHECKS = frozenset({"path_containment", "allowlist"})
+# ``pathlib.Path`` methods that list paths, and the builtins that copy what they list into a list.
+_PATH_LISTINGS = frozenset({"glob", "rglob", "iterdir"})
+_ITEM_COPIES = frozenset({"list", "sorted", "tuple"})
 
 
 def _answers(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[bool | str | None]:
