@@ -115,12 +115,18 @@ class CallLogic(RouteLogic):
             self.tool_recognizer.note_new(node, name if is_new else name.rpartition(".")[0])
         if facts.tool and name:
             self.tool_recognizer.tool_call(node, name, args, scope)
-        elif is_new and name and "#" in name and facts is NOTHING:
-            # ``new Tool({ name: "list-fields", ..., callback })`` with ``Tool`` a class of the tree: a
-            # constructor whose name says it builds a tool, given an options object, whatever its package.
-            cls = name.rpartition("#")[2]
-            if "." not in cls and self.rules.object_tool(cls) is not None:
-                self.tool_recognizer.tool_call(node, cls, args, scope)
+        elif (
+            name
+            and "#" in name
+            and facts is NOTHING
+            and (is_new or (kinds and kinds[0] == "object"))
+            and "." not in (builder := name.rpartition("#")[2])
+            and self.rules.object_tool(builder) is not None
+        ):
+            # ``new Tool({ name: "list-fields", ..., callback })`` with ``Tool`` a class of the tree, or
+            # ``defineTool({ name, handler })`` a function of the tree: a constructor or call whose name says
+            # it builds a tool, given an options object, whatever its package.
+            self.tool_recognizer.tool_call(node, builder, args, scope)
         elif len(args) > 1 and name and "#" in name and name.partition("#")[0] == self.module:
             # ``registerTool(server, 'read_note', ...)``: a call of a function of this file, a tool when that
             # function turns out to be a tool factory (one given a name chosen at run time keeps it unknown).
