@@ -548,11 +548,23 @@ RISKY = "DANGEROUS = ['rm ', 'sudo', 'mkfs']\n\ndef is_dangerous(cmd: str) -> bo
         ("    if any(k in cmd for k in DANGEROUS):\n        print('careful')\n", set()),
         # A confirmation asked under a setting, not a test of the input: the other branch runs unasked.
         ("    if VERBOSE:\n        if input('Run it? ') != 'y':\n            return 'cancelled'\n", set()),
+        # A confirmation a setting turns off: asked unless the configuration says otherwise (unset, it is asked).
+        (
+            "    if not settings.auto_confirm:\n        if not Confirm.ask('Run it?'):\n            return 'no'\n",
+            {"human_approval"},
+        ),
+        (
+            "    if not AUTO_APPROVE:\n        if input('Run it? ') != 'y':\n            return 'cancelled'\n",
+            {"human_approval"},
+        ),
+        # The model's own input decides whether it is asked: no gate.
+        ("    if not cmd:\n        if input('Run it? ') != 'y':\n            return 'cancelled'\n", set()),
     ],
 )
 def test_a_confirmation_asked_for_risky_input(check: str, kinds: set[str]) -> None:
     source = (
-        MCP + "from rich.prompt import Confirm\nVERBOSE = os.getenv('VERBOSE') == '1'\n" + RISKY
+        MCP + "from rich.prompt import Confirm\nfrom config import settings\nVERBOSE = os.getenv('VERBOSE') == '1'\n"
+        + "AUTO_APPROVE = os.getenv('AUTO_APPROVE') == '1'\n" + RISKY
         + "@mcp.tool()\ndef shell(cmd: str) -> str:\n" + check
         + "    return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout\n"
     )  # fmt: skip
@@ -591,3 +603,22 @@ def test_a_base_class_entry_that_checks_before_the_subclass_implementation(entry
         "        return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout\n"
     )  # fmt: skip
     assert gate_kinds(analyse({"tools.py": source}), "shell.exec") == kinds
+
+
+def test_a_confirmation_an_injected_setting_turns_off_gates_the_tool() -> None:
+    deps = "from dataclasses import dataclass\n\n@dataclass\nclass Deps:\n    auto_confirm: bool = False\n"
+    tool = (
+        "import subprocess\n"
+        "from rich.prompt import Confirm\n"
+        "from pydantic_ai import Agent, RunContext\n"
+        "from pkg.deps import Deps\n\n"
+        "def run_shell_command(ctx: RunContext[Deps], cmd: str) -> str:\n"
+        "    if not ctx.deps.auto_confirm:\n"
+        "        if not Confirm.ask(f'Execute {cmd}?', default=False):\n"
+        "            return 'cancelled'\n"
+        "    return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout\n\n"
+        "agent = Agent('openai:gpt-4o', deps_type=Deps)\n"
+        "agent.tool(run_shell_command)\n"
+    )
+    linked = analyse({"pkg/__init__.py": "", "pkg/deps.py": deps, "pkg/agent.py": tool})
+    assert gate_kinds(linked, "shell.exec") == {"human_approval"}

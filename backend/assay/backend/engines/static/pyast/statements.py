@@ -855,11 +855,13 @@ class StatementLogic(ExpressionLogic):
         path stopped on a refusal, only when the model's input is one a written list or a helper of the file says is
         risky. The input the test lets through is the one the code holds safe; for the other, the action happens
         only once a person has approved it: the approvals the body leaves holding gate what follows. Any other
-        test (a setting, a flag) proves nothing about the input, and the approval holds on one branch only."""
+        test (a setting, a flag) proves nothing about the input, and the approval holds on one branch only, unless
+        the test is a setting that turns the approval off (``if not settings.auto_confirm:``): unset, as by default,
+        the approval is asked, and the path goes on unasked only where the configuration says so."""
         approvals = frozenset(g.id for g in scope.gates if g.id in asked and g.kind == "human_approval")
         if not approvals:
             return approvals
-        return approvals if self._risky_input(test, scope) else frozenset()
+        return approvals if self._risky_input(test, scope) or _switched_off(test, scope) else frozenset()
 
     @staticmethod
     def _dispatched(
@@ -936,6 +938,24 @@ class StatementLogic(ExpressionLogic):
 
     def _restore(self, saved: dict[str, frozenset[TaintOrigin]], scope: Scope) -> None:
         scope.taint.update(saved)
+
+
+def _switched_off(test: ast.expr, scope: Scope) -> bool:
+    """``not settings.auto_confirm``, ``not self.yolo``, ``not AUTO_APPROVE``: the negation of a flag read from a name
+    or an attribute chain that holds nothing the model chose (a setting, an injected dependency's field), true when the
+    flag is unset."""
+    if type(test) is not ast.UnaryOp or type(test.op) is not ast.Not:
+        return False
+    flag = test.operand
+    first = ""
+    while type(flag) is ast.Attribute:
+        first = flag.attr
+        flag = flag.value
+    if type(flag) is not ast.Name:
+        return False
+    # ``ctx.deps.auto_confirm`` with ``ctx: RunContext[Deps]``: a field of what the application injects, typed under
+    # ``ctx.deps``, not an argument the model wrote.
+    return not scope.taint.get(flag.id) or (bool(first) and f"{flag.id}.{first}" in scope.types)
 
 
 def _merge_into(values: dict[str, frozenset[TaintOrigin]], scope: Scope) -> None:
