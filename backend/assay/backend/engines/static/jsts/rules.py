@@ -302,10 +302,12 @@ class JsRules:
         # ``kill``) are plumbing around the calls that rule names, not a service nobody listed.
         self._pack_rules = pack.rules
         self._modelled: frozenset[str] | None = None
+        # A rule naming only a package's token fetches (``googleapis.google.auth.GoogleAuth.getAccessToken``)
+        # says nothing of its other calls (``calendar.events.insert``): those still talk to the service.
         self.known_packages = frozenset(
             _package_of(pattern)
             for rule in pack.rules
-            if rule.language == "javascript"
+            if rule.language == "javascript" and not (rule.kind == "action" and rule.actionClass == "credential.read")
             for key in (
                 "calls",
                 "commands",
