@@ -597,8 +597,15 @@ class GateLogic(AnalyzerBase):
 
     def guards(self, left: Node | None, right: Node | None) -> bool:
         """Whether ``left`` in ``left && right`` only makes sure a value exists before ``right`` reads a
-        member of it (``entry && entry.level === ...``, ``user && user.role !== "admin"``)."""
+        member of it (``entry && entry.level === ...``, ``user && user.role !== "admin"``), or only asks
+        whether a list applies before ``right`` checks a value against it (``allowed.length > 0 &&
+        !allowed.some(...)``, ``allowed[0] !== "*" && ...``: an allow-list in force when configured)."""
         left = unwrap(left)
+        if left is not None and left.type == "binary_expression" and self.code.operator_of(left) == "&&":
+            return self.guards(left.child_by_field_id(self.fields.left), right) and self.guards(
+                left.child_by_field_id(self.fields.right), right
+            )
+        left = self.configured_list(left)
         if left is None or left.type not in ("identifier", "member_expression"):
             return False
         text = self.code.text(left)
@@ -613,6 +620,36 @@ class GateLogic(AnalyzerBase):
                 return True
             pending.extend(node.named_children)
         return False
+
+    def configured_list(self, node: Node | None) -> Node | None:
+        """``allowed`` for ``allowed.length > 0`` / ``allowed.size`` / ``allowed[0] !== "*"`` (a test of a
+        list's size or first item against a literal), else the node itself."""
+        if node is None or node.type != "binary_expression":
+            return self.listed(node) or node
+        if self.code.operator_of(node) not in (">", ">=", "!==", "!=", "===", "=="):
+            return node
+        kinds = self.code.kinds
+        sides = [unwrap(node.child_by_field_id(f)) for f in (self.fields.left, self.fields.right)]
+        literal = [s for s in sides if s is not None and kinds[s.kind_id] in ("number", "string")]
+        other = [s for s in sides if s is not None and s not in literal]
+        if len(literal) != 1 or len(other) != 1:
+            return node
+        return self.listed(other[0]) or node
+
+    def listed(self, node: Node | None) -> Node | None:
+        """The list of ``list.length`` / ``list.size`` / ``list[0]``, else None."""
+        if node is None:
+            return None
+        if node.type == "member_expression" and self.code.raw(node.child_by_field_id(self.fields.property)) in (
+            b"length",
+            b"size",
+        ):
+            return unwrap(node.child_by_field_id(self.fields.object))
+        if node.type == "subscript_expression":
+            index = unwrap(node.child_by_field_id(self.fields.index))
+            if index is not None and self.code.kinds[index.kind_id] == "number":
+                return unwrap(node.child_by_field_id(self.fields.object))
+        return None
 
     def level_check(self, node: Node, operator: str, left: Node | None, right: Node | None, scope: Scope) -> Cond:
         """``level === Level.FORBIDDEN`` / ``entry.securityLevel === SecurityLevel.REQUIRES_APPROVAL``: a
