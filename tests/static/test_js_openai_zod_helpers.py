@@ -45,3 +45,34 @@ def test_a_zod_function_helper_is_a_tool_named_by_its_name_option(tmp_path: Path
 def test_the_function_option_of_a_zod_function_helper_implements_the_tool(tmp_path: Path) -> None:
     bundle = scan_files(tmp_path, {"agent.ts": HELPERS})
     assert {(c, line) for c, _, line in actions_reached(bundle, "run_shell")} == {("shell.exec", 18)}
+
+
+MAPPED = """
+import OpenAI from "openai";
+import { zodFunction } from "openai/helpers/zod";
+import { z } from "zod";
+
+const definitions = [
+  { name: "get_weather", description: "Weather", parameters: z.object({ city: z.string() }) },
+  { name: "get_time", parameters: z.object({ zone: z.string() }) },
+];
+
+export async function ask(client: OpenAI, question: string) {
+  const tools = definitions.map((definition) => zodFunction(definition));
+  return client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: question }], tools });
+}
+
+export function inline() {
+  return [{ name: "lookup", parameters: z.object({ id: z.string() }) }].map((d) => zodFunction(d));
+}
+
+export function opaque(records: { name: string }[]) {
+  return records.map((r) => zodFunction(r));
+}
+"""
+
+
+def test_a_tool_builder_mapped_over_a_list_of_records_is_one_tool_per_record(tmp_path: Path) -> None:
+    bundle = scan_files(tmp_path, {"agent.ts": MAPPED})
+    tools = sorted((t["name"], t["location"]["line"]) for t in bundle["tools"])
+    assert tools == [("get_time", 8), ("get_weather", 7), ("lookup", 17)]

@@ -166,6 +166,16 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
         rules = self.a.rules
         first = unwrap(args[0]) if args else None
         rule = rules.object_tool(name)
+        if rule is not None and first is not None and first.type == "identifier":
+            # ``defs.map((d) => zodFunction(d))`` over ``const defs = [{ name: "weather", parameters }]``:
+            # each record of the list is the options of one tool, named by its own name option.
+            records = self.mapped_records(first)
+            for element in records:
+                fields = self.a.code.props(element)
+                if self.field_name(fields, rule, scope) or self.a.code.string_value(unwrap(fields.get("name"))):
+                    self.tool_call(element, name, [element, *args[1:]], scope)
+            if records:
+                return
         if rule is not None and (
             (first is not None and first.type == "object") or (first is None and rule.match.get("options_optional"))
         ):
@@ -272,6 +282,49 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
                 self.mcp_tool(rule, node, method, args, scope)
                 return
         self.positional_tool(node, name, args, scope)
+
+    def mapped_records(self, ident: Node) -> list[Node]:
+        """The object literals of the list whose elements a callback parameter is (``ident`` the parameter
+        of ``(d) => ...`` in ``list.map((d) => ...)``): the list written there or bound once by a ``const``
+        of the function around the call or of the module. Empty when any of that is not so."""
+        name = self.a.code.text(ident)
+        function = ident.parent
+        while function is not None and function.type not in FUNCTIONS:
+            function = function.parent
+        params = function.child_by_field_id(self.a.fields.parameters) if function is not None else None
+        param = function.child_by_field_id(self.a.fields.parameter) if function is not None and params is None else None
+        listed = [p for p in params.named_children if p.type != "comment"] if params is not None else [param]
+        if not listed or listed[0] is None or self.a.code.text(listed[0]) != name or len(listed) > 2:
+            return []
+        args = function.parent if function is not None else None
+        call = args.parent if args is not None and args.type == "arguments" else None
+        func = call.child_by_field_id(self.a.fields.function) if call is not None else None
+        if func is None or func.type != "member_expression":
+            return []
+        if self.a.code.text(func.child_by_field_id(self.a.fields.property)) not in ("map", "forEach", "flatMap"):
+            return []
+        source = unwrap(func.child_by_field_id(self.a.fields.object))
+        if source is not None and source.type == "identifier":
+            source = unwrap(self._local_value(source) or self._module_value(source))
+        if source is None or source.type != "array":
+            return []
+        return [e for e in (unwrap(c) for c in source.named_children) if e is not None and e.type == "object"]
+
+    def _module_value(self, ident: Node) -> Node | None:
+        """The value a top-level ``const`` of the file binds ``ident``'s name to."""
+        name = self.a.code.text(ident)
+        root = ident
+        while root.parent is not None:
+            root = root.parent
+        for stmt in root.named_children:
+            decl = stmt.named_children[0] if stmt.type == "export_statement" and stmt.named_children else stmt
+            if decl.type != "lexical_declaration":
+                continue
+            for declarator in decl.named_children:
+                target = declarator.child_by_field_id(self.a.fields.name)
+                if declarator.type == "variable_declarator" and target is not None and self.a.code.text(target) == name:
+                    return declarator.child_by_field_id(self.a.fields.value)
+        return None
 
     def agent_option_tool(self, rule: Rule, node: Node, call: str, options: Node, scope: Scope) -> None:
         """``new AgentTool({ agent: summaryAgent })`` (ADK and look-alikes): a tool that runs the agent its
