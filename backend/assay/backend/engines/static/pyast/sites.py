@@ -91,6 +91,21 @@ class SiteLogic(GateLogic, ModelValueLogic):
             model = model or self.model_value(given, node)
             ref = ref if model is None else None
         provider, model = self._model_named(model_rule, name, model, vendor)
+        if model is None and ref is None and name in match.get("model_strings", ()) and node.args:
+            # ``Agent(f"google-gla:{settings.model}")``, also through a local bound to such text on one branch
+            # (``model = f"google-gla:{name}"`` there, a model object on the other): the vendor is written, and
+            # the model id is what fills the text in when that is all the rest (a setting, a default).
+            written = self._formatted_vendor(node.args[0], node)
+            if written is not None:
+                provider = self.rules.vendors[written[0]]
+                filled = written[1]
+                if isinstance(filled, ast.Name):
+                    # The name's one binding before the text (``model_name = settings.gemini_model`` on its branch).
+                    filled = self._bound_value(filled.id, written[2]) or filled
+                if filled is not None:
+                    ref = self.settings_ref(filled, scope)
+                    model = self.settings_value(ref) or self.model_value(filled, node)
+                    ref = ref if model is None else None
         provider = self.served_by(node, provider) or provider  # ``OpenAI(base_url="https://api.groq.com/openai/v1")``
         if not match.get("constructors"):
             provider = self.served_by_receiver(node, provider) or provider  # a call on such a client
@@ -130,6 +145,48 @@ class SiteLogic(GateLogic, ModelValueLogic):
         provider = match.get("api_types", {}).get(api or "", rule.provider or "openai")
         self._model(rule, provider, name, "sdk", self.loc(node), model)
         return NO_TAINT
+
+    def _formatted_vendor(self, value: ast.expr, at: ast.Call) -> tuple[str, ast.expr | None, ast.expr] | None:
+        """The vendor an f-string model id begins with (``f"google-gla:{name}"``), given in place or bound to the local
+        ``value`` names in the function around ``at``, before it (the one such binding), the expression that fills
+        in the rest when the text is nothing more, and the text."""
+        if isinstance(value, ast.Name):
+            function = self._function_around(at)
+            if function is None:
+                return None
+            line = at.lineno
+            bound = [
+                node.value
+                for node in walk(function)
+                if type(node) is ast.Assign
+                and node.lineno <= line
+                and any(type(t) is ast.Name and t.id == value.id for t in node.targets)
+            ]
+        else:
+            bound = [value]
+        written = [(v, text) for text in bound if (v := self._vendor_head(text)) is not None]
+        if len(written) != 1:
+            return None
+        vendor, text = written[0]
+        rest = text.values[1:]  # type: ignore[attr-defined]
+        head = text.values[0].value  # type: ignore[attr-defined]
+        whole = (
+            len(rest) == 1
+            and head.endswith(":")
+            and type(rest[0]) is ast.FormattedValue
+            and rest[0].format_spec is None
+        )
+        return vendor, rest[0].value if whole else None, text
+
+    def _vendor_head(self, value: ast.expr) -> str | None:
+        """``f"google-gla:{...}"``: the known vendor an f-string's literal head writes before a colon."""
+        if type(value) is not ast.JoinedStr or not value.values:
+            return None
+        head = value.values[0]
+        if type(head) is not ast.Constant or not isinstance(head.value, str) or ":" not in head.value:
+            return None
+        prefix = head.value.split(":", 1)[0]
+        return prefix if prefix in self.rules.vendors else None
 
     def _config_value(self, name: str, at: ast.Call) -> ast.expr | None:
         """The one value ``name`` is bound to, in the function around ``at`` or else at the module's top level."""
