@@ -57,7 +57,12 @@ class ModelValueLogic(SettingsLogic):
                 found = self._host_provider(value, node)
                 if found is not None:
                     return found
-            elif isinstance(value, ast.Call) and value.keywords:
+            else:
+                if isinstance(value, ast.Name):
+                    # ``provider = OpenAIProvider(base_url=...)`` then ``OpenAIChatModel(m, provider=provider)``.
+                    value = self.bound_once(value.id, node)  # type: ignore[assignment]
+                if not isinstance(value, ast.Call) or not value.keywords:
+                    continue
                 # ``OpenAIChatModel("qwen3:1.7b", provider=OllamaProvider(base_url="http://localhost:11434/v1"))``:
                 # the connection object handed to the client says which host serves it.
                 for inner in value.keywords:
