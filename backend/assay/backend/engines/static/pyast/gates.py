@@ -267,15 +267,7 @@ class GateLogic(AnalyzerBase):
         name, resolved = self._callee(node, scope)
         if not (name and resolved and name.startswith(self.module_prefix)):
             return frozenset()
-        sites = self._error_sites(name)
-        short = name.rsplit(".", 1)[-1]
-        ids: set[str] = set()
-        kinds: set[str] = set()
-        for site in sites:
-            if site.kind not in kinds:
-                kinds.add(site.kind)
-                ids.add(self._resited(site, node, scope, f"{short}(...) answers no message only past {site.detail}"))
-        return frozenset(ids)
+        return self._answer_gates(self._error_sites(name), node, scope, name, "no message")
 
     def _error_sites(self, qualname: str) -> tuple[GateSite, ...]:
         """The gates met in a function of this file that hands back a message or nothing (``StatementLogic``)."""
@@ -297,13 +289,20 @@ class GateLogic(AnalyzerBase):
         sites = self._verdict_sites(name)
         if not sites:
             return self._handed_back(name, scope)
+        return self._answer_gates(sites, node, scope, name, "yes")
+
+    def _answer_gates(
+        self, sites: tuple[GateSite, ...], node: ast.Call, scope: Scope, name: str, answer: str
+    ) -> frozenset[str]:
+        """A gate of each kind met in the called function ``name``, placed at the call whose answer the caller
+        tests: passed when it answers ``answer`` (``yes``, ``no message``)."""
         short = name.rsplit(".", 1)[-1]
         ids: set[str] = set()
         kinds: set[str] = set()
         for site in sites:
             if site.kind not in kinds:
                 kinds.add(site.kind)
-                ids.add(self._resited(site, node, scope, f"{short}(...) answers yes only past {site.detail}"))
+                ids.add(self._resited(site, node, scope, f"{short}(...) answers {answer} only past {site.detail}"))
         return frozenset(ids)
 
     def _verdict_sites(self, qualname: str) -> tuple[GateSite, ...]:
