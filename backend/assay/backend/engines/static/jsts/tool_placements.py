@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ActionSite, FrontierSite, ToolDef
+from assay.backend.engines.static.facts import ActionSite, CallFact, FrontierSite, ToolDef
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.scope import param_taint
 from assay.backend.engines.static.jsts.syntax import FUNCTIONS, unwrap
@@ -73,56 +73,64 @@ class ToolPlacements:
         elements = list(inner.named_children) if inner.type == "array" else [inner]
         reached: list[str] = []  # the handlers of this agent's tools, for an agent run as a tool
         for element in elements:
-            made, frontier = len(self.a.tools), len(self.a.frontier)
-            self.a.expr(element, scope, active)
-            reached.extend(t.function for t in self.a.tools[made:] if t.function)
-            if len(self.a.tools) > made or len(self.a.frontier) > frontier:
-                continue  # a tool definition, or something already reported
-            item = unwrap(element)
-            if item is None or item.type in ("comment", "null", "undefined", "true", "false"):
-                continue
-            spread = item.type == "spread_element"
-            target = unwrap(item.named_children[0]) if spread and item.named_children else item
-            if target is None:
-                continue
-            if not spread and target.type in ("identifier", "member_expression"):
-                exported, _ = self.a.dotted(target, scope)
-                builtin = self.a.rules.builtin_objects.get(exported or "")
-                if builtin is not None:
-                    # ``tools: [GOOGLE_SEARCH]``: a library's ready-made tool object, by the name it has.
-                    self.a.tools.append(ToolDef.found(builtin[0], builtin[1], self.a.loc(element)))
-                    continue
-            if target.type == "identifier" and not spread:
-                name = self.a.code.text(target)
-                index = self.tool_vars.get(name, self.bound_tools.get(name))  # type: ignore[attr-defined]
-                if index is not None and index < len(self.a.tools) and self.a.tools[index].function:
-                    reached.append(self.a.tools[index].function)
-                if index is not None and index < len(self.a.tools):
-                    self.served_tool(pair, index, call, scope)
-                if name in self.tool_vars or name in self.bound_names:  # type: ignore[attr-defined]
-                    continue
-                held, _ = self.a.resolve_name(name, scope)
-                if held is not None and "#" in held:
-                    if held.startswith(f"{self.a.module}#") and held.rsplit("#", 1)[1] in self.a.imports.objects:
-                        continue  # a literal of this file (``const tools = [...]``): its tools are read there
-                    self.listed_use(element, held, call)
-                    continue
-            if self.a.rules.code_tool(call) is not None:
-                # A code tool's set (``createCodeTool({ tools: allTools })``): what analysis cannot follow in it.
-                _, unknown = self.wrapped_tools(target, scope)  # type: ignore[attr-defined]
-                if not unknown:
-                    continue
-                target = unknown[0]
-            what = snippet(self.a.code.text(target), 60)
-            self.unseen_tools(
-                element, f"tools given to {call} through {what} cannot be enumerated; what they reach is not visible"
-            )
+            self.listed_tool(pair, element, scope, active, call, reached)
         options = pair.parent
         arguments = options.parent if options is not None else None
         made_by = arguments.parent if arguments is not None and arguments.type == "arguments" else None
         binding = self.a.code.enclosing_binding(made_by) if made_by is not None else None
         if binding is not None and reached:
             self.agent_tools[binding] = reached  # type: ignore[attr-defined]
+
+    def listed_tool(
+        self, pair: Node, element: Node, scope: Scope, active: frozenset[str], call: str, reached: list[str]
+    ) -> None:
+        """One element of a tool list given to ``call`` (or the tool object a registration is given,
+        ``server.addTool(getCampaignTool)``): a definition of this file or another, a library's ready-made
+        tool, or a frontier item naming the call; the handlers it runs are added to ``reached``."""
+        made, frontier = len(self.a.tools), len(self.a.frontier)
+        self.a.expr(element, scope, active)
+        reached.extend(t.function for t in self.a.tools[made:] if t.function)
+        if len(self.a.tools) > made or len(self.a.frontier) > frontier:
+            return  # a tool definition, or something already reported
+        item = unwrap(element)
+        if item is None or item.type in ("comment", "null", "undefined", "true", "false"):
+            return
+        spread = item.type == "spread_element"
+        target = unwrap(item.named_children[0]) if spread and item.named_children else item
+        if target is None:
+            return
+        if not spread and target.type in ("identifier", "member_expression"):
+            exported, _ = self.a.dotted(target, scope)
+            builtin = self.a.rules.builtin_objects.get(exported or "")
+            if builtin is not None:
+                # ``tools: [GOOGLE_SEARCH]``: a library's ready-made tool object, by the name it has.
+                self.a.tools.append(ToolDef.found(builtin[0], builtin[1], self.a.loc(element)))
+                return
+        if target.type == "identifier" and not spread:
+            name = self.a.code.text(target)
+            index = self.tool_vars.get(name, self.bound_tools.get(name))  # type: ignore[attr-defined]
+            if index is not None and index < len(self.a.tools) and self.a.tools[index].function:
+                reached.append(self.a.tools[index].function)
+            if index is not None and index < len(self.a.tools):
+                self.served_tool(pair, index, call, scope)
+            if name in self.tool_vars or name in self.bound_names:  # type: ignore[attr-defined]
+                return
+            held, _ = self.a.resolve_name(name, scope)
+            if held is not None and "#" in held:
+                if held.startswith(f"{self.a.module}#") and held.rsplit("#", 1)[1] in self.a.imports.objects:
+                    return  # a literal of this file (``const tools = [...]``): its tools are read there
+                self.listed_use(element, held, call)
+                return
+        if self.a.rules.code_tool(call) is not None:
+            # A code tool's set (``createCodeTool({ tools: allTools })``): what analysis cannot follow in it.
+            _, unknown = self.wrapped_tools(target, scope)  # type: ignore[attr-defined]
+            if not unknown:
+                return
+            target = unknown[0]
+        what = snippet(self.a.code.text(target), 60)
+        self.unseen_tools(
+            element, f"tools given to {call} through {what} cannot be enumerated; what they reach is not visible"
+        )
 
     def served_tool(self, pair: Node, index: int, call: str, scope: Scope) -> None:
         """``createSdkMcpServer({ name: "ops", tools: [shell] })`` with ``shell = tool("shell", ...)`` defined before:
@@ -164,6 +172,7 @@ class ToolPlacements:
     def builtin_list(self, key: bytes, value: Node, scope: Scope) -> None:
         """``allowedTools: ["Bash", "Read", "Write"]`` in a file that uses the Claude Agent SDK: each name is a
         built-in tool of the agent's model (Claude Code's), with the built-in's effect at the name."""
+        run: list[str] = []
         for rule, keys, packages, effects in self.a.rules.builtin_lists:
             if key not in keys or not (self.a.imports.packages & packages):
                 continue
@@ -204,6 +213,15 @@ class ToolPlacements:
                         function=function,
                     )
                 )
+                run.append(function)
+        if run and not scope.is_module:
+            # The agent runs in this function (``for await (const m of query({ prompt, options }))`` in a method a
+            # tool calls): whatever reaches the function reaches what the agent's built-ins do (agent-as-tool).
+            at = self.a.loc(value)
+            scope.calls.extend(
+                trusted(CallFact, location=at, callee=function, resolved=True, dominatingGates=[], args=[])
+                for function in run
+            )
 
     def hooked_tools(self) -> None:
         """Hooks listed for an event before each tool call (``hooks: { PreToolUse: [{ matcher: "Write|Edit",
@@ -234,6 +252,19 @@ class ToolPlacements:
                 if pattern is None or pattern.fullmatch(tool.name):
                     held = tuple(sorted({*tool.hookGates, *gates}))
                     self.a.tools[index] = tool.model_copy(update={"hookGates": held})
+                    self.hooked_builtin(tool.function, held)
+
+    def hooked_builtin(self, function: str | None, gates: tuple[str, ...]) -> None:
+        """A built-in's hooks refuse its effect however the agent was started (a tool of the tree calling the
+        function that runs ``query``): the gates stand before the built-in's own actions, not only at its entry."""
+        for index, facts in enumerate(self.a.functions):
+            if facts.qualname == function and facts.name.startswith("tool:"):
+                actions = [
+                    a.model_copy(update={"dominatingGates": sorted({*a.dominatingGates, *gates})})
+                    for a in facts.actions
+                ]
+                self.a.functions[index] = facts.model_copy(update={"actions": actions})
+                return
 
     def mounted_tools(self, options: Node) -> set[int]:
         """The indexes of the tools of the in-process servers an options object mounts by name

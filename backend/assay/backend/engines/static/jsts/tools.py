@@ -176,6 +176,14 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
                     self.tool_call(element, name, [element, *args[1:]], scope)
             if records:
                 return
+        if (
+            rule is not None
+            and first is not None
+            and first.type in ("identifier", "member_expression")
+            and name.rpartition(".")[2] in rule.match.get("object_registrations", ())
+        ):
+            self.registered_object(args[0], scope, name)
+            return
         if rule is not None and (
             (first is not None and first.type == "object") or (first is None and rule.match.get("options_optional"))
         ):
@@ -282,6 +290,18 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
                 self.mcp_tool(rule, node, method, args, scope)
                 return
         self.positional_tool(node, name, args, scope)
+
+    def registered_object(self, arg: Node, scope: Scope, call: str) -> None:
+        """``server.addTool(getCampaignTool)`` (FastMCP): the tool object a registration is given, defined in
+        this file or another (``export const getCampaignTool = { name, parameters, execute }``); the linker
+        joins it to that definition, or it is a frontier item naming the call."""
+        target = unwrap(arg)
+        name = self.a.code.text(target) if target is not None and target.type == "identifier" else None
+        if name is not None and name in self.a.imports.objects and (scope.is_module or name not in scope.taint):
+            # An object bound at the file's top level: the definition the linker joins to this registration.
+            self.listed_use(arg, f"{self.a.module}#{name}", call)
+            return
+        self.listed_tool(arg, arg, scope, frozenset(), call, [])
 
     def mapped_records(self, ident: Node) -> list[Node]:
         """The object literals of the list whose elements a callback parameter is (``ident`` the parameter
