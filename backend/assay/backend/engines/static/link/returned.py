@@ -52,6 +52,9 @@ if TYPE_CHECKING:
 _JS = frozenset({"javascript", "typescript", "tsx"})
 # Returned results followed through at most this many functions (``a()`` returns ``b()``...).
 _HOPS = 4
+# The most different things the callers of a Python function may give one parameter for a call on it to be read as
+# a call on each.
+_ALTERNATIVES = 6
 
 
 def through_returns(
@@ -290,12 +293,14 @@ def chosen_calls(
                 fn.also[callee] = found[1:]
 
 
-def _python_passed(functions: dict[str, Fn]) -> dict[tuple[str, str], str]:
+def _python_passed(functions: dict[str, Fn]) -> dict[tuple[str, str], tuple[str, ...]]:
     """(function id, parameter) -> what every call of the Python function in the tree gives that parameter, when
-    each call says what it gives (``ArgTaint.valueType``) and all agree; only for functions that call a method
-    of a parameter the analyzer could not type (``client.put_object`` in ``def helper(client, key)``), and the
-    functions that hand a parameter of theirs on to one (``param:<name>``: typed in turn by their callers, for a
-    few hops)."""
+    each call says what it gives (``ArgTaint.valueType``): one type when all agree, else each of the few they
+    give (``_execute(op, request)`` handed ``service.events().insert(...)`` by one method and
+    ``service.events().list(...)`` by another: ``request.execute()`` runs either); only for functions that call
+    a method of a parameter the analyzer could not type (``client.put_object`` in ``def helper(client, key)``),
+    and the functions that hand a parameter of theirs on to one (``param:<name>``: typed in turn by their
+    callers, for a few hops, when they agree)."""
     wanted: set[str] = set()
     captures: list[tuple[str, str, str]] = []  # (closure id, enclosing function id, the enclosing parameter)
     by_name: dict[tuple[str, str], str] = {}
@@ -340,8 +345,9 @@ def _python_passed(functions: dict[str, Fn]) -> dict[tuple[str, str], str]:
             if target is not None and target in wanted:
                 edges.append((fid, target, call))
     found: dict[tuple[str, str], str] = {}
+    seen: dict[tuple[str, str], set[str | None]] = {}
     for _ in range(_HOPS):
-        seen: dict[tuple[str, str], set[str | None]] = {}
+        seen = {}
         for caller, target, call in edges:
             callee = functions[target]
             bound: dict[str | None, str | None] = {}
@@ -357,11 +363,15 @@ def _python_passed(functions: dict[str, Fn]) -> dict[tuple[str, str], str]:
         if typed == found:
             break
         found = typed  # type: ignore[assignment]
+    typed_by: dict[tuple[str, str], tuple[str, ...]] = {key: (held,) for key, held in found.items()}
+    for key, types in seen.items():
+        if key not in typed_by and 1 < len(types) <= _ALTERNATIVES and None not in types:
+            typed_by[key] = tuple(sorted(t for t in types if t is not None))
     for closure, enclosing, name in captures:
-        held = found.get((enclosing, name))
-        if held is not None:
-            found.setdefault((closure, name), held)
-    return found
+        passed = typed_by.get((enclosing, name))
+        if passed is not None:
+            typed_by.setdefault((closure, name), passed)
+    return typed_by
 
 
 def _hands_param(call: CallFact) -> bool:
@@ -560,7 +570,7 @@ def _python_returns(
     candidates: dict[str, list[str]],
     rules: RulePack,
     reexports: dict[str, list[str]],
-    given: dict[tuple[str, str], str],
+    given: dict[tuple[str, str], tuple[str, ...]],
     built: Callable[[str], bool],
     value_of: Callable[[str], str | None],
     inherited: Callable[[str], list[str]] = lambda _name: [],
@@ -592,10 +602,22 @@ def _python_returns(
             # (A local bound to a call on the parameter is named after it: ``paginator = client.get_paginator(...)``
             # makes ``paginator.paginate`` ``client.get_paginator.paginate``, which the analyzer counts resolved.)
             passed = given.get((fn.id, head)) if rest and (not call.resolved or head in fn.params) else None
+            if passed is not None and len(passed) > 1:
+                # ``request.execute()`` with callers giving ``request`` different requests of one client: a call
+                # on each, whose actions (one per rule) are all this call's; else it stays unresolved.
+                choices = [f"{p}.{rest}" for p in passed]
+                if returns or candidates:
+                    choices = [
+                        _py_result(n, fn.facts.qualname, resolve, returns, candidates, named, built) or n
+                        for n in choices
+                    ]
+                if _each_action(fn, callee, choices, py, roles, resolve):
+                    fn.typed.add(callee)
+                continue
             if passed is not None:
                 # ``client.put_object`` with every caller giving ``client`` a ``boto3.client:s3`` (or what a function
                 # of the tree returns: ``self._get_client()``).
-                name = f"{passed}.{rest}"
+                name = f"{passed[0]}.{rest}"
                 if returns or candidates:
                     name = _py_result(name, fn.facts.qualname, resolve, returns, candidates, named, built) or name
                 fn.typed.add(callee)
@@ -667,6 +689,32 @@ def _python_returns(
                 _add_action(fn, site, each, name, None, "sandbox")
         if sites:
             fn.typed.add(callee)  # its type is known now: no ``unresolved_call`` item
+
+
+def _each_action(
+    fn: Fn,
+    callee: str,
+    names: list[str],
+    py: CompiledRules,
+    roles: Roles,
+    resolve: Callable[[str, str], str | None],
+) -> bool:
+    """The calls of ``callee`` in ``fn`` read as a call of each of ``names`` (what its receiver may be), when all
+    are calls of one package (different requests of one client; an S3 client here and a Redis client there say
+    nothing sure): an action of each rule naming one of them whatever its arguments; whether any was."""
+    if len({name.split(".", 1)[0] for name in names}) != 1:
+        return False
+    by_rule: dict[str, tuple[Rule, str]] = {}
+    for each in names:
+        if resolve(each, fn.facts.qualname) is not None:
+            continue
+        found = _python_action(each, py.profile(each).actions, roles)
+        if found is not None and found.id not in by_rule:
+            by_rule[found.id] = (found, each)
+    for rule, name in by_rule.values():
+        for site in _calls_of(fn.calls, callee):
+            _add_action(fn, site, rule, name, None, "sandbox")
+    return bool(by_rule)
 
 
 def _valued(callee: str, value_of: Callable[[str], str | None]) -> tuple[str, list[str]] | None:

@@ -95,6 +95,9 @@ class Roles:
     network_kwarg_suffixes: tuple[str, ...] = ()
     # Keywords handing a package call the credentials of a service (``api_key=``): its object is a client too.
     credential_kwargs: frozenset[str] = frozenset()
+    # Package calls whose result is an open connection to a service (``grpc.insecure_channel``): what a package's
+    # class builds over one is that service's client.
+    connection_calls: Patterns = field(default_factory=lambda: Patterns(()))
     client_lifecycle: frozenset[str] = frozenset()
     # Asynchronous twins of packages (``aioboto3`` -> ``boto3``, ``redis.asyncio`` -> ``redis``), longest first.
     async_twins: tuple[tuple[str, str], ...] = ()
@@ -250,6 +253,7 @@ def compile_roles(pack: RulePack) -> Roles:
         network_kwargs=frozenset(cm.get("network_kwargs", ())),
         network_kwarg_suffixes=tuple(cm.get("network_kwarg_suffixes", ())),
         credential_kwargs=frozenset(cm.get("credential_kwargs", ())),
+        connection_calls=Patterns(cm.get("connection_calls", ())),
         client_lifecycle=frozenset(cm.get("lifecycle_methods", ())),
         async_twins=tuple(sorted(cm.get("async_twins", {}).items(), key=lambda kv: -len(kv[0]))),
         library_functions={

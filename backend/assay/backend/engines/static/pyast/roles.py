@@ -119,33 +119,52 @@ class RoleLogic(AgentRoles):
         factory = receiver.rpartition(".")[2]
         return receiver, bool(factory[:1].islower() and roles.client_factories.matches(factory))
 
-    def _network_built(self, node: ast.Call, name: str, resolved: bool) -> None:
+    def _network_built(self, node: ast.Call, name: str, resolved: bool, scope: Scope) -> None:
         """``A2ACardResolver(httpx_client=c, base_url=URL)``, ``EmailLoader(imap_url=u, ...)``: a package's object
         handed where to connect (a URL, an endpoint, a host, an HTTP client; a keyword named so, or ending as
         one does: ``imap_url``, ``smtp_host``) is a client of a network service; its methods are reach. So is
         an object a package's class builds with the credentials of a service (``Acme(api_key=k)``,
-        ``Letta(api_key=k)``): only the service a key is for ever checks it."""
+        ``Letta(api_key=k)``): only the service a key is for ever checks it; and one a package's class builds
+        over an open connection to a service (``AdServiceStub(channel)`` with ``channel =
+        grpc.insecure_channel(addr)``, a generated gRPC stub): its methods are calls to that service."""
         roles = self.roles
         kwargs = roles.network_kwargs
+        head = name.split(".", 1)[0]
+        if (
+            not resolved
+            or head in STDLIB
+            or head in roles.client_excluded
+            or head in self.local_defs
+            or self.of_tree(name)
+        ):
+            return
         # Credentials make a client of the object a class builds (``Acme(api_key=k)``); what a function or a
         # method given them returns is the data it fetched, or a pydantic model, not a client.
         constructed = name.rpartition(".")[2][:1].isupper()
-        if (
-            (kwargs or roles.credential_kwargs)
-            and resolved
-            and name.split(".", 1)[0] not in STDLIB
-            and name.split(".", 1)[0] not in roles.client_excluded
-            and not self.of_tree(name)
-            and name.split(".", 1)[0] not in self.local_defs
-            and any(
-                kw.arg in kwargs
-                or kw.arg.endswith(roles.network_kwarg_suffixes)
-                or (kw.arg in roles.credential_kwargs and constructed)
-                for kw in node.keywords
-                if kw.arg
-            )
-        ):
+        handed = bool(kwargs or roles.credential_kwargs) and any(
+            kw.arg in kwargs
+            or kw.arg.endswith(roles.network_kwarg_suffixes)
+            or (kw.arg in roles.credential_kwargs and constructed)
+            for kw in node.keywords
+            if kw.arg
+        )
+        if handed or (constructed and roles.connection_calls.exact and self._over_connection(node, scope)):
             self.network_built.add(name)
+
+    def _over_connection(self, node: ast.Call, scope: Scope) -> bool:
+        """Whether a call is handed an open connection to a service: a name bound to, or a call of, one of the
+        ``connection_calls`` (``grpc.insecure_channel(addr)``)."""
+        for value in (*node.args, *(kw.value for kw in node.keywords)):
+            if type(value) is ast.Name:
+                held = scope.types.get(value.id) or self.module_types.get(value.id)
+            elif type(value) is ast.Call:
+                held, known = self.dotted(value.func, scope)
+                held = held if known else None
+            else:
+                continue
+            if held is not None and self.roles.connection_calls.matches(held):
+                return True
+        return False
 
     # --- code executors ---------------------------------------------------------------------------
 

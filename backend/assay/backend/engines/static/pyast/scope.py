@@ -89,6 +89,10 @@ class Scope:
     # A graph node's state parameter and its state class (``def node(state: State)``), else None
     # (``graph_state.py``): its keys read and written are fields of that class.
     state: tuple[str, str] | None = None
+    # Locals the function declares with an annotation naming a class (``creds: Credentials | None = None``): the
+    # class, which a later binding to that class's factory (``Credentials.from_authorized_user_file(p)``) or to
+    # nothing known keeps.
+    declared: dict[str, str] = field(default_factory=dict)
     # What each ``return`` of a value gives, as a package class it constructs (None: something else).
     return_types: set[str | None] = field(default_factory=set)
     # The package classes the items of a returned tuple construct (``return chain, db``).

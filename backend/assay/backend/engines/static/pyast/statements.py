@@ -300,6 +300,19 @@ class StatementLogic(ExpressionLogic):
             if known and dependency:
                 scope.types[arg.arg] = self._return_types().get(dependency, dependency)
 
+    def _declared_local(self, name: str, annotation: ast.expr, scope: Scope) -> None:
+        """``creds: Credentials | None = None`` in a function: ``creds`` holds a ``Credentials`` wherever a later
+        binding says nothing more of it (``taint._assign``)."""
+        if scope.params is MODULE_PARAMS:
+            return
+        named = annotation_type(annotation)
+        typed, known = self.dotted(named, None) if named is not None else (None, False)
+        if known and typed and made(typed):
+            scope.declared[name] = typed
+            scope.types[name] = typed
+        else:
+            scope.declared.pop(name, None)
+
     def _loop_item_type(self, target: ast.expr, iterable: ast.expr, scope: Scope) -> None:
         """``for tool in self.tools:`` with ``tools: list[BaseTool]`` (a field of the class or a parameter), ``for r
         in self.pool.values()`` / ``for k, r in self.pool.items()`` with ``pool: Dict[str, Runner]``: the loop's name
@@ -608,6 +621,8 @@ class StatementLogic(ExpressionLogic):
         self, stmt: ast.Assign | ast.AnnAssign | ast.AugAssign, scope: Scope, active: frozenset[str]
     ) -> Outcome:
         value = stmt.value
+        if type(stmt) is ast.AnnAssign and type(stmt.target) is ast.Name:
+            self._declared_local(stmt.target.id, stmt.annotation, scope)
         if value is None:
             return active
         taint = self._expr(value, scope, active)

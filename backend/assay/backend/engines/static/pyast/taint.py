@@ -309,8 +309,8 @@ class ExpressionLogic(DispatchLogic):
             receiver_taint = receiver_taint | model_output(self.loc(node))
         if node.keywords and scope.params is MODULE_PARAMS and any(c is node for c in self._module_agents.values()):
             self._agent_named(node, scope)
-        if node.keywords and not profile.actions and not profile.model:
-            self._network_built(node, name, resolved)
+        if (node.keywords or node.args) and not profile.actions and not profile.model:
+            self._network_built(node, name, resolved, scope)
         if profile.frontier:
             self._frontier_tools(node, name, profile.frontier)
         if profile.tool_call is not None:
@@ -729,6 +729,10 @@ class ExpressionLogic(DispatchLogic):
             scope.taint[target.id] = taint
             scope.gate_vars.pop(target.id, None)
             scope.verdict_vars.pop(target.id, None)
+            declared = scope.declared.get(target.id) if scope.declared else None
+            if declared is not None and (not type_name or type_name.startswith(f"{declared}.")):
+                # ``creds: Credentials | None`` then ``creds = Credentials.from_authorized_user_file(p)``.
+                type_name = declared
             if type_name:
                 scope.types[target.id] = type_name
             else:
