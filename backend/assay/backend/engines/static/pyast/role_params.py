@@ -512,7 +512,7 @@ class ParamRoles(DecoratorRoles):
                     kind="human_approval",
                     ruleId=approval.id,
                     location=location,
-                    detail=f"{tool} waits for a person's confirmation (requires_confirmation_tools)",
+                    detail=f"{tool} waits for a person (named in the toolkit's confirmation or external-execution list)",
                 )
             )
         qualname = f"{self.module}#builtin:{location.line}:{location.column}:{tool}"

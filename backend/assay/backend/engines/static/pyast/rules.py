@@ -120,6 +120,7 @@ class CompiledRules:
     toolkit_methods: frozenset[str]  # ``toolkit.get_tools()``, ``spec.to_tool_list()``: where tools are taken
     unknown_toolkit: Rule | None  # frontier rule for a toolkit or tool spec the pack does not describe
     spec_classes: tuple[tuple[Rule, frozenset[str], str], ...]  # (rule, bases, attr naming the tool methods)
+    toolkit_classes: tuple[ToolkitClass, ...]  # toolkits written in the code (Agno ``Toolkit`` subclasses)
     gate_by_kind: dict[str, Rule]  # the first gate rule of each kind (gates a library tool brings)
     # ``asyncio.to_thread(f, *args)``: runner -> position of ``f``; ``threading.Thread(target=f, args=(...))``: its keyword
     callback_runners: dict[str, int | str]
@@ -507,6 +508,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
             for r in tools
             if "spec_classes" in r.match
         ),
+        toolkit_classes=tuple(_toolkit_class(r) for r in tools if "toolkit_classes" in r.match),
         gate_by_kind={kind: r for r in reversed(gates) if (kind := r.gateKind) is not None},
         callback_runners={k: v for r in frontier for k, v in r.match.get("callback_runners", {}).items()},
         context_generics={k: v for r in frontier for k, v in r.match.get("context_generics", {}).items()},
@@ -589,6 +591,34 @@ class Toolkit:
     select: str | None
     gates: dict[str, str]
     switch: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolkitClass:
+    """A toolkit class a package lets the code extend (Agno's ``Toolkit``): the bases, the keyword of the
+    base's ``__init__`` listing the tool methods, the methods registering one more, the keywords keeping or
+    dropping tools by name and those naming tools that wait for a person."""
+
+    rule: Rule
+    bases: frozenset[str]
+    tools_kwarg: str
+    register_methods: frozenset[str]
+    include_kwarg: str
+    exclude_kwarg: str
+    approval_kwargs: frozenset[str]
+
+
+def _toolkit_class(rule: Rule) -> ToolkitClass:
+    spec = rule.match["toolkit_classes"]
+    return ToolkitClass(
+        rule=rule,
+        bases=frozenset(spec["bases"]),
+        tools_kwarg=spec["tools_kwarg"],
+        register_methods=frozenset(spec["register_methods"]),
+        include_kwarg=spec["include_kwarg"],
+        exclude_kwarg=spec["exclude_kwarg"],
+        approval_kwargs=frozenset(spec["approval_kwargs"]),
+    )
 
 
 def _library_tool(spec: list[Any]) -> LibraryTool:

@@ -248,6 +248,8 @@ class ExpressionLogic(DispatchLogic):
             # bound at the module's top level: what a chat model answers is model output, as it is where the
             # model is built in the function itself.
             receiver_taint = receiver_taint | model_output(self.loc(node))
+        if func_kind is ast.Attribute and self._class is not None and self.rules.toolkit_classes:
+            self._toolkit_registration(node, func, scope)  # type: ignore[arg-type]
         if func_kind is ast.Attribute and func.attr in self.rules.message_registers:  # type: ignore[attr-defined]
             self._message_registration(node, func.attr, scope)  # type: ignore[attr-defined]
         if not name:
