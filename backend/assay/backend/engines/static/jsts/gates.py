@@ -104,6 +104,15 @@ class GateLogic(AnalyzerBase):
                     # ``entry && entry.level === Level.FORBIDDEN``: ``entry`` only makes sure there is
                     # something to read; where the whole is false, the check on it was passed.
                     return Cond(t=first.t | second.t, f=second.f, t_clean=first.t_clean | second.t_clean)
+                if first.t == first.f and self.setting_switch(left, scope):
+                    # ``readOnly && !isReadOnlyQuery(sql)``, ``!allowWrites && !isSelect(sql)``: a switch says
+                    # when the check applies; where the whole is false under it, the check was passed.
+                    return Cond(
+                        t=first.t | second.t,
+                        f=first.f | second.f,
+                        t_clean=first.t_clean | second.t_clean,
+                        f_clean=second.f_clean,
+                    )
                 return first.both(second)
             if operator == "||":
                 return self.any_of(self.cond(left, scope), self.cond(right, scope), scope)
@@ -282,6 +291,7 @@ class GateLogic(AnalyzerBase):
                     texts = [
                         self.code.string_value(e) if kinds[e.kind_id] == "string" else None
                         for e in value.named_children
+                        if kinds[e.kind_id] != "comment"
                     ]
                     if texts and all(texts):
                         self.string_lists[self.code.text(name)] = frozenset(t for t in texts if t)
@@ -381,15 +391,17 @@ class GateLogic(AnalyzerBase):
             body = unwrap(last.named_children[0]) if last.type == "return_statement" and last.named_children else None
         kind = rule
         found = False
+        receiver = func.child_by_field_id(self.fields.object)
+        words = _words(self.literal_values(receiver))
         for leaf, sides in self.check_leaves(body):
             names = set().union(*(self.identifiers(side) for side in sides))
             if derived & names and any(n not in derived and self.model_chosen_name(n, scope) for n in names):
                 found = True
-                if self.path_prefix(leaf):
+                if self.path_prefix(leaf) and not words:
                     kind = self.rules.path_check or rule
         if not found:
             return NO_COND
-        holder = self.code.text(func.child_by_field_id(self.fields.object))
+        holder = self.code.text(receiver)
         method = self.code.raw(func.child_by_field_id(self.fields.property)).decode()
         return Cond(t=frozenset({self.gate_site(scope, kind, node, snippet(f"{holder}.{method}"))}))
 
@@ -621,6 +633,17 @@ class GateLogic(AnalyzerBase):
             pending.extend(node.named_children)
         return False
 
+    def setting_switch(self, node: Node | None, scope: Scope) -> bool:
+        """Whether ``node`` is a setting read as a boolean (``readOnly``, ``config.strict``, ``!ALLOW_WRITES``):
+        a name or member, not a comparison, a call or a checked value held under a name (``ok``)."""
+        node = unwrap(node)
+        if node is not None and node.type == "unary_expression" and self.code.operator_of(node) == "!":
+            node = unwrap(node.child_by_field_id(self.fields.argument))
+        if node is None or node.type not in ("identifier", "member_expression"):
+            return False
+        root = self.root_value(node)
+        return root is not None and not (root.type == "identifier" and self.code.text(root) in scope.gate_vars)
+
     def configured_list(self, node: Node | None) -> Node | None:
         """``allowed`` for ``allowed.length > 0`` / ``allowed.size`` / ``allowed[0] !== "*"`` (a test of a
         list's size or first item against a literal), else the node itself."""
@@ -729,9 +752,19 @@ class GateLogic(AnalyzerBase):
         return node
 
 
+def _words(values: tuple[str, ...]) -> bool:
+    """Whether a literal list holds words rather than paths (``["SELECT", "SHOW"]``, not ``["/tmp"]``): a value
+    that starts with one of them begins with an allowed word, as a query with its keyword; it lies under no root."""
+    return bool(values) and not any(
+        "/" in v or "\\" in v or v.startswith((".", "~")) or (len(v) > 1 and v[1] == ":") for v in values
+    )
+
+
 def _strings(logic: GateLogic, array: Node) -> tuple[str, ...]:
     """The strings of an array literal made only of string literals, sorted; empty otherwise."""
-    texts = [logic.code.string_value(e) if e.type == "string" else None for e in array.named_children]
+    texts = [
+        logic.code.string_value(e) if e.type == "string" else None for e in array.named_children if e.type != "comment"
+    ]
     if not texts or not all(texts):
         return ()
     return tuple(sorted({t for t in texts if t}))
