@@ -75,8 +75,10 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
         (``<factory>.getPage``, ``returned_methods``), implements that type as a class would. A call typed by it
         (``gateway.getPage(id)`` with ``gateway: Gateway``) runs the method: for each, a function named as the
         type's method (``<module>#Gateway.getPage``) that calls it, joined by the linker with those of every
-        implementing class or factory (as ``overrides`` does for classes)."""
+        implementing class or factory (as ``overrides`` does for classes). An object literal of functions
+        declared as such a type (``const client: DbClient = { run(sql) {...} }``) implements it the same way."""
         factories = {f: t for f, t in self.return_types.items() if "#" in t and "." not in t.partition("#")[2]}
+        factories.update(self.typed_objects)
         if not factories:
             return
         made: list[FunctionFacts] = []

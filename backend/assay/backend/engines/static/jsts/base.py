@@ -184,6 +184,9 @@ class AnalyzerBase:
         self.tool_name_vars: set[str] = set()
         # What functions of this file return, by their TypeScript return type (``(): Promise<Pool>``).
         self.return_types: dict[str, str] = {}
+        # Object literals of functions declared as a type of the tree (``const client: DbClient = {...}``):
+        # the owner their methods are named under -> that type.
+        self.typed_objects: dict[str, str] = {}
         self.module_scope = Scope(qualname=f"{self.module}#<module>", params=[], root=True)
 
     if TYPE_CHECKING:

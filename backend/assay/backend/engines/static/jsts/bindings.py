@@ -57,7 +57,14 @@ class BindingLogic(CallLogic):
                         if kinds[part.kind_id] == "shorthand_property_identifier_pattern":
                             scope.types[self.code.text(part)] = self.imports.member(spec, self.code.text(part))
             return
-        if inner is not None and is_ident and kind == "object" and scope.is_module:
+        implemented = self.implemented_type(decl, inner) if is_ident and kind == "object" else None
+        if implemented is not None and inner is not None:
+            # ``const client: DbClient = { run(sql) {...}, exec(sql) {...} }``: its methods are functions of
+            # their own, and the object implements the interface it is declared as (``factory_implementations``).
+            owner = self.nested_qualname(scope, name_text)
+            self.typed_objects[owner] = implemented
+            taint = self.object(inner, scope, active, owner=owner)
+        elif inner is not None and is_ident and kind == "object" and scope.is_module:
             taint = self.object(inner, scope, active, owner=self.nested_qualname(scope, name_text))
         else:
             taint = self.expr(value, scope, active)
@@ -101,6 +108,8 @@ class BindingLogic(CallLogic):
             return
         scope.taint[name_text] = taint
         self.bind_whole(name_text, inner, scope)
+        if implemented is not None:
+            self.declared_type(name_text, decl, scope)
         if not scope.is_module:
             self.note_fixed(name_text, inner, scope)
         if inner is None:
@@ -214,6 +223,27 @@ class BindingLogic(CallLogic):
             scope.types[local] = f"{made}.{key}"
             if scope.is_module:
                 self.module_types[local] = f"{made}.{key}"
+
+    def implemented_type(self, decl: Node, value: Node | None) -> str | None:
+        """The type of the tree an object literal of functions is declared as (``const client: DbClient =
+        { ... }``), which it implements as a class would; ``None`` for data, or a type that is not the tree's."""
+        declared = self.type_name(decl.child_by_field_id(self.fields.type))
+        if not declared or "#" not in declared or "." in declared.partition("#")[2] or value is None:
+            return None
+        return declared if self.has_methods(value) else None
+
+    def has_methods(self, obj: Node) -> bool:
+        """Whether an object literal holds functions (``{ run(sql) {...} }``, ``{ run: async (sql) => ... }``)."""
+        for child in obj.named_children:
+            if child.type == "method_definition":
+                return True
+            if (
+                child.type == "pair"
+                and (v := unwrap(child.child_by_field_id(self.fields.value))) is not None
+                and v.type in FUNCTIONS
+            ):
+                return True
+        return False
 
     def declared_type(self, name: str, decl: Node, scope: Scope) -> bool:
         """Binds ``name`` to the class or interface of its TypeScript annotation (``let db: DbAdapter | null``)."""

@@ -207,16 +207,7 @@ class StmtLogic(ExprLogic):
             inner = unwrap(args.named_children[0]) if args is not None and args.named_children else None
         if inner is None or inner.type != "object":
             return None
-        for child in inner.named_children:
-            if child.type == "method_definition":
-                return inner
-            if (
-                child.type == "pair"
-                and (v := unwrap(child.child_by_field_id(self.fields.value))) is not None
-                and v.type in FUNCTIONS
-            ):
-                return inner
-        return None
+        return inner if self.has_methods(inner) else None
 
     def value_exit(self, value: Node | None, scope: Scope, active: frozenset[str]) -> None:
         """A return of a value (not ``null``, ``undefined``, ``false`` or nothing) and the gates that hold

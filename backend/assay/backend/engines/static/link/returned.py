@@ -158,7 +158,7 @@ def through_returns(
                 for site in _calls_of(fn.calls, callee):
                     if _carries(site, 0):
                         if dynamic is not None:
-                            _add_action(fn, site, dynamic, name, None, None)
+                            _add_action(fn, site, dynamic, name, None, None, _sql_param(site))
                         continue
                     kind = next((a.text for a in site.args if a.index == 0), None)
                     fixed = rule if kind == "write" else read if kind == "read" else None
@@ -421,9 +421,29 @@ def _package_call(name: str, js: JsRules) -> bool:
     return "." in name and "#" not in name and not js.local_packages.matches(package)
 
 
-def _add_action(fn: Fn, site: CallFact, rule: Rule, name: str, sandbox: Rule | None, id_kind: str | None) -> None:
+def _sql_param(site: CallFact) -> str | None:
+    """The caller's parameter a SQL call's text is, unchanged (``exec(sql) { return db.exec(sql) }``), as the
+    analyzer reads it for a client it types itself (``ActionSite.sqlParam``): each caller's SQL then says what
+    the call does (``sqlflow.py``)."""
+    first = next((a for a in site.args if a.index == 0), None)
+    if first is None or not first.whole or len(first.origins) != 1:
+        return None
+    origin = first.origins[0]
+    return origin.param if origin.kind == "param" else None
+
+
+def _add_action(
+    fn: Fn,
+    site: CallFact,
+    rule: Rule,
+    name: str,
+    sandbox: Rule | None,
+    id_kind: str | None,
+    sql_param: str | None = None,
+) -> None:
     """The action of package call ``site`` (``name``, matched by ``rule``) in ``fn``; inside a sandbox gate of its
-    own when ``sandbox`` is set (``id_kind`` enters the gate's id: each front-end keeps its ids stable)."""
+    own when ``sandbox`` is set (``id_kind`` enters the gate's id: each front-end keeps its ids stable); with the
+    parameter that is its SQL text (``sql_param``) when a caller's SQL decides what it does."""
     gates = list(site.dominatingGates)
     if sandbox is not None:
         location = site.location
@@ -449,6 +469,7 @@ def _add_action(fn: Fn, site: CallFact, rule: Rule, name: str, sandbox: Rule | N
             taint=[o for arg in site.args for o in arg.origins]
             # A call whose library has its model write what it runs (Vanna's ``ask``): model output reaches the sink.
             + ([*model_output(site.location)] if rule.match.get("model_written") else []),
+            sqlParam=sql_param,
         )
     )
 
