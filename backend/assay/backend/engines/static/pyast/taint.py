@@ -128,6 +128,10 @@ class ExpressionLogic(DispatchLogic):
                     found = names.get(state[0], NO_TAINT) | {read}
                     taint = taint | found
                     continue
+                if child_kind is ast.Attribute and (key := self._field_key(child)) is not None:
+                    # ``self.prompt | self.llm``, ``[self.command]``: the field, as ``_expr`` reads a bare one.
+                    taint = taint | names.get("self", NO_TAINT) | {TaintOrigin(kind="field", callee=key)}
+                    continue
                 while child_kind in _WRAPPERS:
                     child = child.value
                     child_kind = type(child)
