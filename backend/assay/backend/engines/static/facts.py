@@ -333,6 +333,10 @@ class ToolSource(_Facts):
       execute() {...} }``), ``ref`` the class: a tool when the tree gathers its instances and serves them to a
       model (``FileFacts.toolClassUses``), run by the method the dispatch or the registration calls (JS/TS,
       ``jsts/tool_classes.py``); nothing otherwise.
+    - ``subclassed``: an instance of a class of another module listed where library tools are
+      (``tools.append(ReadOnlySQLTool(db=db))``), ``ref`` the class: the tool of the library tool class it extends
+      through the tree's classes (named as the library names it, run by the first of the library's run methods the
+      class defines: its ``_run`` override); nothing when it extends none (Python).
     """
 
     kind: Literal[
@@ -349,6 +353,7 @@ class ToolSource(_Facts):
         "made",
         "described",
         "listed",
+        "subclassed",
     ]
     ref: str
     key: str | None = None

@@ -70,6 +70,7 @@ from assay.backend.engines.static.link.sources import (
     settle_renamed,
     settle_returned_servers,
     settle_served_apps,
+    settle_subclassed,
 )
 from assay.backend.engines.static.link.sqlflow import NO_CTX, Ctx, SqlContexts
 from assay.backend.engines.static.link.taint import Taint
@@ -379,7 +380,9 @@ def _tools(
         ),
         files,
     )
-    defined = settle_renamed(from_records, files, _tool_class_methods(rules))
+    defined = settle_renamed(
+        settle_subclassed(from_records, files, *_library_tool_classes(rules)), files, _tool_class_methods(rules)
+    )
 
     def resolve(tools: list[ToolDef]) -> dict[str, str | None]:
         return {
@@ -533,6 +536,24 @@ def _py_module_values(
         return values[found] if found is not None else None
 
     return value_of
+
+
+def _library_tool_classes(rules: RulePack) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The pack's Python library tool classes, each with the name the library gives its tool, and the methods
+    through which such a tool runs (``library_tool_calls``: ``invoke``, ``_run``...), in the pack's order."""
+    names = {
+        cls: spec[0]
+        for rule in rules.rules
+        if rule.kind == "tool" and rule.language == "python"
+        for cls, spec in rule.match.get("library_tools", {}).items()
+    }
+    runs = tuple(
+        m
+        for rule in rules.rules
+        if rule.kind == "action" and rule.language == "python"
+        for m in rule.match.get("library_tool_calls", ())
+    )
+    return names, runs
 
 
 def _tool_class_methods(rules: RulePack) -> frozenset[str]:

@@ -319,6 +319,37 @@ def _described_by(cls: str, describers: set[str], bases: dict[str, list[str]], i
     return any(current in describers for current in lineage)
 
 
+def settle_subclassed(
+    defined: list[ToolDef], files: Sequence[FileFacts], library: dict[str, str], runs: tuple[str, ...]
+) -> list[ToolDef]:
+    """An instance of a class of another module listed where library tools are (``subclassed``) is the tool of the
+    library tool class (``library``: class -> the name the library gives its tool) the class extends through the
+    tree's classes, run by the first of the library's run methods (``runs``: ``_run``...) the class or a class of
+    the tree it extends defines (the override that checks before ``super()._run(query)``); any other instance is no
+    tool."""
+    if not any(t.source is not None and t.source.kind == "subclassed" for t in defined):
+        return defined
+    bases = {cls: found for f in files if f.language == "python" for cls, found in f.classBases.items()}
+    functions = {fn.qualname for f in files if f.language == "python" for fn in f.functions}
+    index = NameIndex(bases, module_heads(files))
+    out: list[ToolDef] = []
+    for tool in defined:
+        source = tool.source
+        if source is None or source.kind != "subclassed":
+            out.append(tool)
+            continue
+        cls = index.find(source.ref)
+        if cls is None:
+            continue
+        lineage = list(class_lineage(cls, lambda c: [f for b in bases.get(c, ()) if (f := index.find(b)) is not None]))
+        name = next((library[b] for c in lineage for b in bases.get(c, ()) if b in library), None)
+        if name is None:
+            continue
+        run = next((f"{c}.{m}" for m in runs for c in lineage if f"{c}.{m}" in functions), None)
+        out.append(tool.model_copy(update={"name": name, "source": None, "function": run}))
+    return out
+
+
 def settle_renamed(defined: list[ToolDef], files: Sequence[FileFacts], methods: frozenset[str]) -> list[ToolDef]:
     """A ``renamed`` instance (``google.name = "google_search"`` on a ``TavilySearchTool()``) is a tool of its
     name run as its class's tool is: the tool a class of the tree defines, run by one of the tool classes'

@@ -265,6 +265,9 @@ class AnalyzerBase:
                         # ``ctx.request_context.lifespan_context``: what the server's lifespan yields.
                         base, ok = scope.types[deep], True  # type: ignore[union-attr]
                         del attrs[-2:]
+                    elif (package := self._super_package(value, node.attr)) is not None:
+                        # ``super()._run(query)`` in a class extending one package class: that class's method.
+                        base, ok = package, True
                     else:
                         base, ok = self.dotted(value, scope)
                     break
@@ -551,6 +554,21 @@ class AnalyzerBase:
         ):
             out.update(self.class_bases.get(current, ()))
         return out
+
+    def _super_package(self, value: ast.expr, attr: str) -> str | None:
+        """For ``super().<attr>`` in a method of a class of this file extending one package class, that class
+        (None for anything else, and for ``super().__init__`` and the other dunders: the constructor's keywords
+        are read where they build a tool, ``_built_base``)."""
+        if (
+            self._class is None
+            or attr.startswith("__")
+            or not isinstance(value, ast.Call)
+            or not isinstance(value.func, ast.Name)
+            or value.func.id != "super"
+            or value.args
+        ):
+            return None
+        return self._package_base(self._class)
 
     def _package_base(self, cls: str) -> str | None:
         """The one package class ``cls`` extends, through the classes of this file (None: none, or several)."""

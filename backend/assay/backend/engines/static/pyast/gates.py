@@ -721,20 +721,36 @@ class GateLogic(AnalyzerBase):
         read-only statement keyword the rule pack lists (``if not sql.upper().startswith("SELECT"): raise``)
         allows those statements; a path that must end with one of a literal set of file extensions
         (``if not path.lower().endswith((".mp3", ".wav")): return``, the tuple also a local or module
-        constant) allows those files."""
+        constant) allows those files. Tests of one value joined by ``or`` (``if not (safe.startswith("select") or
+        safe.startswith("with")): raise``) are one test of their words together, as a tuple argument is."""
         found = self.rules.statement_prefixes
         test: ast.expr = stmt.test
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test = test.operand
-        if found is None or not (
-            isinstance(test, ast.Call)
+        joined = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+        test = joined[0]
+        if not (
+            found is not None
+            and isinstance(test, ast.Call)
             and isinstance(test.func, ast.Attribute)
             and test.func.attr in ("startswith", "endswith")
-            and len(test.args) == 1
         ):
             return NOTHING
+        method, receiver = test.func.attr, ast.unparse(test.func.value)
+        calls = [
+            each
+            for each in joined
+            if isinstance(each, ast.Call)
+            and isinstance(each.func, ast.Attribute)
+            and each.func.attr == method
+            and len(each.args) == 1
+            and ast.unparse(each.func.value) == receiver
+        ]
+        if len(calls) != len(joined):
+            return NOTHING
         rule, keywords = found
-        words = self._literal_words(test.args[0], scope)
+        every = [self._literal_words(each.args[0], scope) for each in calls]
+        words = [w for found_words in every for w in found_words] if all(every) else []
         if not words:
             return NOTHING
         if test.func.attr == "startswith":

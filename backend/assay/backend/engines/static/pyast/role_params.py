@@ -23,7 +23,7 @@ from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.literals import kwarg, kwarg_str, literal_str, module_bindings
 from assay.backend.engines.static.pyast.role_decorators import DecoratorRoles, hook_matches
 from assay.backend.engines.static.pyast.role_rules import third_party
-from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, Scope
+from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, Definition, Scope, definitions
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.snippets import snippet
 
@@ -372,13 +372,28 @@ class ParamRoles(DecoratorRoles):
         return names
 
     def _defined_function(self, function: str) -> bool:
-        """A function (not a class, not an object) of this file or of another module of the tree."""
+        """A function (not a class, not an object) of this file or of another module of the tree: one of the
+        module, a method, or one defined inside a function of the module (``def make(db): def _compare(...)``,
+        a factory's closure handed to ``StructuredTool(func=_compare)``)."""
         if function.startswith(self.module_prefix):
             local = function[len(self.module_prefix) :]
             if local in self.classes:
                 return False
-            return "." not in local or local.split(".", 1)[0] in self.classes
+            head, _, rest = local.partition(".")
+            return not rest or head in self.classes or self._nested_function(local)
         return not function.rsplit(".", 1)[-1][:1].isupper()
+
+    def _nested_function(self, local: str) -> bool:
+        """Whether ``outer.inner`` (``outer.mid.inner``...) names a function defined inside a module function."""
+        names = local.split(".")
+        body: list[ast.stmt] = list(self.module_defs)
+        found: Definition | None = None
+        for name in names:
+            found = next((d for d in definitions(body) if d.name == name), None)
+            if found is None or isinstance(found, ast.ClassDef):
+                return False
+            body = found.body
+        return found is not None
 
     def _known_tool_value(self, element: ast.expr, scope: Scope) -> bool:
         """Something another rule accounts for: a tool object, toolkit or library tool the pack describes,

@@ -116,6 +116,9 @@ class CompiledRules:
     base_url_providers: frozenset[str]  # providers whose protocol other hosts serve (OpenAI-compatible clients)
     key_names: dict[str, Patterns]  # rule id -> names of variables that hold credentials
     library_tools: dict[str, tuple[Rule, LibraryTool]]
+    # The methods through which a library tool runs (``_run``, ``invoke``): a subclass defining one acts
+    # where that method hands the call to the library's (``super()._run(query)``), not where it is built.
+    library_run_methods: frozenset[str]
     toolkits: dict[str, Toolkit]
     toolkit_methods: frozenset[str]  # ``toolkit.get_tools()``, ``spec.to_tool_list()``: where tools are taken
     unknown_toolkit: Rule | None  # frontier rule for a toolkit or tool spec the pack does not describe
@@ -462,6 +465,7 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         library_tools={
             call: (r, _library_tool(spec)) for r in tools for call, spec in r.match.get("library_tools", {}).items()
         },
+        library_run_methods=frozenset(m for r in of("action") for m in r.match.get("library_tool_calls", ())),
         toolkits=_toolkits(tools),
         message_classes=next(
             (

@@ -107,7 +107,7 @@ class ExpressionLogic(DispatchLogic):
             self._name_table(node)  # type: ignore[arg-type]
         elif kind is ast.List or kind is ast.Tuple:
             if self.rules.library_tools:
-                self._listed_library_tools(node, scope)  # type: ignore[arg-type]
+                self._listed_library_tools(node.elts, scope)  # type: ignore[attr-defined]
         elif kind is ast.Subscript:
             if type(node.value) is ast.Attribute and node.value.attr == "environ":  # type: ignore[attr-defined]
                 self._env_read(node, scope, active)  # type: ignore[arg-type]
@@ -334,6 +334,10 @@ class ExpressionLogic(DispatchLogic):
             node.keywords or (func_kind is ast.Attribute and func.attr in self.rules.toolkit_methods)  # type: ignore[attr-defined]
         ):
             self._toolkit_use(node, scope)
+        if func_kind is ast.Attribute and node.args and func.attr in _LIST_GROWERS and self.rules.library_tools:  # type: ignore[attr-defined]
+            # ``tools.append(SerperDevTool())``: listed, as in ``[SerperDevTool()]`` (``extend`` takes a list, read
+            # as a list).
+            self._listed_library_tools(node.args[-1:], scope)
         if profile.tool_object is not None:
             self._tool_object(node, profile.tool_object)
         if profile.tool_list:
