@@ -26,6 +26,7 @@ from assay.backend.engines.static.facts import (
     ToolSource,
 )
 from assay.backend.engines.static.pyast.base import is_user_callee
+from assay.backend.engines.static.pyast.bound_calls import BoundCallLogic
 from assay.backend.engines.static.pyast.described import dict_schema, schema_source
 from assay.backend.engines.static.pyast.literals import (
     kwarg,
@@ -39,7 +40,6 @@ from assay.backend.engines.static.pyast.names import STDLIB_HEADS
 from assay.backend.engines.static.pyast.schema_uses import Loads, only_shapes_data, parents_of
 from assay.backend.engines.static.pyast.scope import Branch, Scope
 from assay.backend.engines.static.pyast.syntax import breadth_first, walk
-from assay.backend.engines.static.pyast.toolkit_classes import ToolkitClassLogic
 from assay.backend.engines.static.rules.pack import Rule
 
 # Methods of a pydantic model that return its JSON schema (``Params.model_json_schema()``).
@@ -48,7 +48,7 @@ _GENERATED_SCHEMAS = frozenset({"model_json_schema", "schema", "json_schema"})
 _TOOL_DICT_KEYS = frozenset({"type", "input_schema", "function_declarations", "parameters", "toolSpec"})
 
 
-class DispatchLogic(ToolkitClassLogic):
+class DispatchLogic(BoundCallLogic):
     """Literal tools, their names, and the function each one's name dispatches to."""
 
     # ----- dispatch tables -----------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 from assay.backend.engines.static.pyast.syntax import walk
 
 _WRITE_MODES = re.compile(r"[wax+]")
+_MODE_TEXT = re.compile(r"[rwaxbtU+]+([:|]\w*)?")
 # The escapes that can put a surrogate code point in a Python string (``"\\udce4"``); the only way a
 # str from a source file that decoded as UTF-8 can hold one.
 _SURROGATE_ESCAPE = re.compile(rb"\\(?:u[dD][89a-fA-F]|U0000[dD][89a-fA-F])")
@@ -130,13 +131,23 @@ def opens_for_writing(node: ast.Call, fn: ast.AST | None = None) -> bool:
     which writes."""
     mode = kwarg(node, "mode")
     if mode is None:
-        is_method = isinstance(node.func, ast.Attribute)
+        # ``path.open("w")`` takes the mode first; ``open(p, "w")``, ``io.open(p, "w")``, ``tarfile.open(p, "w")``
+        # and ``zipfile.ZipFile(p, "w")`` second: an attribute call given a path and then a value is the latter.
+        first = node.args[0] if node.args else None
+        is_method = isinstance(node.func, ast.Attribute) and (
+            len(node.args) < 2 or _MODE_TEXT.fullmatch(literal_str(first) or "") is not None
+        )
         index = 0 if is_method else 1
         mode = node.args[index] if len(node.args) > index else None
     text = literal_str(mode)
     if text is None and fn is not None and isinstance(mode, ast.Name):
-        return any(_WRITE_MODES.search(t) is not None for t in _bound_literals(fn, mode.id))
-    return text is not None and _WRITE_MODES.search(text) is not None
+        return any(_writes(t) for t in _bound_literals(fn, mode.id))
+    return text is not None and _writes(text)
+
+
+def _writes(mode: str) -> bool:
+    """Whether a file mode (``"w"``, ``"a+"``, ``"w:gz"``) writes; a text that is no mode (a path) does not."""
+    return _MODE_TEXT.fullmatch(mode) is not None and _WRITE_MODES.search(mode.split(":")[0].split("|")[0]) is not None
 
 
 def _bound_literals(fn: ast.AST, name: str) -> list[str]:

@@ -526,6 +526,8 @@ class SiteLogic(GateLogic, ModelValueLogic):
                 continue
             if "without_kwargs" in match and any(k.arg in match["without_kwargs"] for k in node.keywords):
                 continue
+            if "memory_buffers" in match and self._in_memory(node, match["memory_buffers"], scope):
+                continue  # ``zipfile.ZipFile(io.BytesIO(), "w")``: an archive built in memory
             if "off_when_false" in match and any(
                 k.arg in match["off_when_false"] and type(k.value) is ast.Constant and k.value.value is False
                 for k in node.keywords
@@ -550,6 +552,13 @@ class SiteLogic(GateLogic, ModelValueLogic):
                     continue
             return rule
         return None
+
+    def _in_memory(self, node: ast.Call, buffers: list[str], scope: Scope) -> bool:
+        """Whether the file a call opens is a buffer in memory (``io.BytesIO()``, or a name holding one)."""
+        target = (
+            node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in ("file", "name")), None)
+        )
+        return target is not None and self.dotted(target, scope)[0] in buffers
 
     def _sql_rule(self, rule: Rule, node: ast.Call, scope: Scope) -> Rule | None:
         """Raw SQL by its text: a literal ``GRANT`` is a privilege change, a literal write ``db.write``, a

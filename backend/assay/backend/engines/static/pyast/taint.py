@@ -184,6 +184,9 @@ class ExpressionLogic(DispatchLogic):
             for extra in node.args[1:]:
                 found = found | self._expr(extra, scope, active)
             return found
+        if (func_kind is ast.Name or func_kind is ast.Call) and (call := self._rebound_call(node, scope)) is not None:
+            # ``run(cmd)`` of ``run = functools.partial(subprocess.run, shell=True)``: the call of what it wraps.
+            return self._call(call, scope, active)
         receiver_taint = NO_TAINT
         if func_kind is ast.Attribute:
             receiver_taint = self._expr(func.value, scope, active)  # type: ignore[attr-defined]
