@@ -83,6 +83,12 @@ class Taint:
                 if (index == 0 and first) or param not in NON_TOOL_PARAMS:
                     source = Source.at("tool_argument", tool.location)
                     env.setdefault(param, {}).setdefault(source.key, source)
+            if not first and tool.parameters and all(param in NON_TOOL_PARAMS for param in fn.params):
+                # ``def run(self)`` of a tool class whose declared fields are the model's arguments (``self.command``).
+                owner = fn.facts.qualname.rsplit(".", 1)[0]
+                source = Source.at("tool_argument", tool.location)
+                for field in tool.parameters:
+                    self.fields.setdefault(f"{owner}.{field}", {}).setdefault(source.key, source)
 
     def flows(self) -> list[tuple[str, Source, bool]]:
         """Every (action site, source) flow, and whether it reaches a SQL sink through its SQL text

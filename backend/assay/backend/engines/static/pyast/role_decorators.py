@@ -155,12 +155,29 @@ class DecoratorRoles(SourceLogic):
             or _init_literal(cls, "name")
             or next(filter(None, (_method_literal(cls, m) for m in roles.tool_class_name_getters)), None)
         )
-        if not name:
-            return False  # named otherwise (a ``name`` property): a tool when it reaches a model (``_described_class``)
         defined = {s.name: s for s in cls.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
         method = next((m for m in roles.tool_class_methods if m in defined), None)
+        if not name:
+            if (
+                method is None
+                or abstract_method(defined[method])
+                or _names_itself(cls)
+                or any(self.of_tree(base) or base.split(".", 1)[0] in self.classes for base in bases)
+                # A library's tool whose name the subclass inherits (``class ReadOnly(QuerySQLDataBaseTool)``).
+                or any(base in self.rules.library_tools for base in bases)
+            ):
+                # Named otherwise (a ``name`` property, a name given at run time, a base of the tree that may carry
+                # one): a tool when it reaches a model (``_described_class``).
+                return False
+            # No name of its own: the package names the tool after the class (Agency Swarm's ``BaseTool``, whose
+            # schema is the class's fields under its class name), when the class runs it.
+            name = cls.name
         impl = defined.get(method) if method else None
         params = [a.arg for a in impl.args.args if a.arg not in _NON_TOOL_PARAMS] if impl is not None else []
+        if impl is not None and not params:
+            # ``def run(self)`` reading ``self.command``: the model's arguments are the class's declared fields (a
+            # pydantic tool, Agency Swarm's ``BaseTool``), which the linker reads as the tool's input.
+            params = _declared_fields(cls)
         self.tools.append(
             ToolDef(
                 id=short_id("tool", self.path, cls.lineno, name, rule.id),
@@ -978,3 +995,38 @@ def _config_description(call: ast.Call) -> str | None:
                 if isinstance(key, ast.Constant) and key.value == "description":
                     return literal_str(item)
     return None
+
+
+def _names_itself(cls: ast.ClassDef) -> bool:
+    """Whether the class gives its tool a name however it does (``name = ...``, ``name: str``, a ``name`` method or
+    property, ``self.name = ...`` or ``super().__init__(name=...)`` in a method): then not the class's own name."""
+    for stmt in cls.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == "name":
+            return True
+        targets = (
+            stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        )
+        if any(isinstance(target, ast.Name) and target.id == "name" for target in targets):
+            return True
+    for node in walk(cls):
+        if isinstance(node, ast.Call) and any(kw.arg == "name" for kw in node.keywords):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "__init__":
+                return True
+        if isinstance(node, ast.Attribute) and node.attr == "name" and isinstance(node.ctx, ast.Store):
+            return True
+    return False
+
+
+def _declared_fields(cls: ast.ClassDef) -> list[str]:
+    """The fields a class declares with a type (``command: str = Field(...)``), but its own name, description and
+    private or class-level settings (``_x``, ``ClassVar``)."""
+    fields: list[str] = []
+    for stmt in cls.body:
+        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
+            continue
+        field = stmt.target.id
+        if field.startswith("_") or field in ("name", "description") or "ClassVar" in ast.unparse(stmt.annotation):
+            continue
+        fields.append(field)
+    return fields
