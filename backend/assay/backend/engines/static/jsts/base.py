@@ -19,7 +19,7 @@ from assay.backend.engines.static.facts import (
     ToolDef,
 )
 from assay.backend.engines.static.jsts.names import Imports, require_spec
-from assay.backend.engines.static.jsts.rules import JsRules
+from assay.backend.engines.static.jsts.rules import JsRules, classify
 from assay.backend.engines.static.jsts.scope import Pending, Scope, Taint
 from assay.backend.engines.static.jsts.syntax import WRAPPERS, Code, unwrap
 from assay.backend.engines.static.pyast.models import trusted
@@ -119,6 +119,8 @@ class AnalyzerBase:
         self.root = root
         self.rules = rules
         self.imports = imports
+        if rules.generated_packages:
+            generated_imports(imports, rules.generated_packages)
         self.module_types: dict[str, str] = {}
         self.module_consts: dict[str, str] = {}
         # Top-level arrays of string literals (``const OPS = ["query", "count"] as const``), read once.
@@ -328,6 +330,10 @@ class AnalyzerBase:
                 return handler, True
             if name is not None and "#" in name:
                 return self.return_types.get(name, name), known
+            if name is not None and self.rules.chain_methods and name.rpartition(".")[2] in self.rules.chain_methods:
+                piped = self.piped_model(node, func, scope)
+                if piped is not None:
+                    return piped, True
             return name, known
         if kind == "new_expression":
             return self.callee(node, self.fields.constructor, scope, record)
@@ -339,6 +345,24 @@ class AnalyzerBase:
                 return self.chosen_method(base, choices), ok
             return base, ok
         return None, False
+
+    def piped_model(self, node: Node, func: Node | None, scope: Scope | None) -> str | None:
+        """``prompt.pipe(model)``, ``chain.pipe(parser)`` on such a chain: the type of the chat model in the chain (the
+        receiver's or an argument's type whose ``invoke`` answers with model output), else None."""
+        kinds = self.code.kinds
+        operands = (
+            [func.child_by_field_id(self.fields.object)]
+            if func is not None and kinds[func.kind_id] == "member_expression"
+            else []
+        )
+        args = node.child_by_field_id(self.fields.arguments)
+        if args is not None:
+            operands += [a for a in args.named_children if kinds[a.kind_id] != "comment"]
+        for operand in operands:
+            typed, ok = self.dotted(operand, scope)
+            if ok and typed is not None and classify(self.rules, f"{typed}.invoke").taint_source is not None:
+                return typed
+        return None
 
     def chosen_method(self, base: str, choices: tuple[str, ...]) -> str:
         """``collection[m](...)`` with ``m`` one of a few literals: the method of those the rules weigh
@@ -670,6 +694,21 @@ class AnalyzerBase:
                 return callee
             callee = f"{base}.{method}"
         return callee
+
+
+def generated_imports(imports: Imports, generated: tuple[tuple[str, str], ...]) -> None:
+    """Imports of a package a generator wrote into the project (``import { PrismaClient } from
+    "../generated/prisma"``, the Prisma client at its ``output`` path): the package's members, as an import of the
+    package by name would bind them (``@prisma/client.PrismaClient``)."""
+    for local, name in imports.aliases.items():
+        module, sep, member = name.partition("#")
+        if not sep:
+            continue
+        for ending, package in generated:
+            if module == ending or module.endswith(f"/{ending}"):
+                imports.aliases[local] = f"{package}.{member}" if member else package
+                imports.packages.add(package)
+                break
 
 
 def origin_key(origin: TaintOrigin) -> tuple[str, int, int, str, str]:

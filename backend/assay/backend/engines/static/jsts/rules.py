@@ -117,6 +117,19 @@ class JsRules:
         # (``ai.generate({ model: gemini20Flash })`` with ``ai`` from another module of the tree).
         self.option_model_rule = next((r for r in models if r.match.get("option_models")), None)
         self.taint_source = _Lookup(pats(of("taint_source"), "calls"))
+        # Packages a generator writes into the project (Prisma's client at ``output = "../generated/prisma"``), by
+        # the path endings they are written at: an import of one is that package.
+        self.generated_packages: tuple[tuple[str, str], ...] = tuple(
+            (ending, package)
+            for r in actions
+            for package, endings in r.match.get("generated_packages", {}).items()
+            for ending in endings
+        )
+        # Methods chaining a runnable onto another (LangChain ``prompt.pipe(model).pipe(parser)``): the chain answers
+        # as the model piped into it does.
+        self.chain_methods: frozenset[str] = frozenset(
+            m for r in of("taint_source") for m in r.match.get("chain_methods", ())
+        )
         self.http_hosts = [(r, dict(r.match["http_hosts"])) for r in models if "http_hosts" in r.match]
         self.http_paths = [(r, dict(r.match["http_paths"])) for r in models if "http_paths" in r.match]
         # Remote sandbox SDKs (E2B, Daytona, Modal, Runloop, CodeSandbox...): a method of their clients is
