@@ -103,3 +103,27 @@ CREDENTIALS = (
 def test_a_local_declared_with_a_class_keeps_it_through_the_class_factory() -> None:
     linked = analyse({"server.py": CREDENTIALS})
     assert ("credential.read", "server.py", 9) in _reached(linked)
+
+
+CONFIG = (
+    "from dataclasses import dataclass, field\n"
+    "import httpx\n"
+    "@dataclass\n"
+    "class Config:\n"
+    "    client: httpx.Client = field(default_factory=httpx.Client)\n"
+    "    base_url: str = 'https://api.example.com'\n"
+    "config = Config()\n"
+)
+
+
+def test_a_client_field_of_another_module_config_object_is_that_client() -> None:
+    tools = (
+        "from langchain_core.tools import tool\n"
+        "from cfg import config\n"
+        "@tool\n"
+        "def fetch(path: str) -> str:\n"
+        "    '''Fetch a page.'''\n"
+        "    return config.client.get(config.base_url + path).text\n"
+    )
+    linked = analyse({"cfg.py": CONFIG, "tools.py": tools})
+    assert ("network.egress", "tools.py", 6) in _reached(linked)

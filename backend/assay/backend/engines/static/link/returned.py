@@ -740,12 +740,20 @@ def _each_action(
 
 def _valued(callee: str, value_of: Callable[[str], str | None]) -> tuple[str, list[str]] | None:
     """``callee`` as a member of another module's top-level value whose type is known, the longest such prefix
-    deciding: (that type, the rest of the name's parts); None when no prefix is one."""
+    deciding: (that type, the rest of the name's parts); None when no prefix is one. A field of a class of the tree
+    that value holds, typed where the class declares it (``config.client.get(u)`` with ``config = Config(...)`` and
+    ``client: httpx.Client`` a field of ``Config``), is read through: (``httpx.Client``, ``["get"]``)."""
     parts = callee.split(".")
     for end in range(len(parts) - 1, 0, -1):
         typed = value_of(".".join(parts[:end]))
         if typed is not None:
-            return typed, parts[end:]
+            rest = parts[end:]
+            for _ in range(_HOPS):
+                held = value_of(f"{typed}.{rest[0]}") if len(rest) > 1 else None
+                if held is None:
+                    break
+                typed, rest = held, rest[1:]
+            return typed, rest
     return None
 
 
