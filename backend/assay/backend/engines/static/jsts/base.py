@@ -129,6 +129,8 @@ class AnalyzerBase:
         # Checks that text starts with a read-only statement keyword (``q.startsWith("select")``): refusing
         # what passes them is no check (``StmtLogic.denied``).
         self.read_prefixes: set[str] = set()
+        # ``refused.push(p)`` statements that are the whole branch of a refusing check (``Scope.failures``).
+        self.failure_pushes: set[int] = set()
         # Functions whose every ``return`` gives one of several string literals (a classifier), by node id.
         self.classifiers: dict[int, bool] = {}
         # Dispatch branches labelled by another file's constant: qualname -> ``<other>#Name.member``.

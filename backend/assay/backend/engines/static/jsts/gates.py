@@ -21,8 +21,21 @@ _ELEMENT_CHECKS = frozenset({b"includes", b"startsWith", b"endsWith", b"test", b
 _EQUALITY = frozenset({"===", "==", "!==", "!="})
 # Where a refusing check and a loop's condition part: ``tries < 5`` against ``tries >= 5``.
 _OPPOSITE = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "===": "!==", "!==": "===", "==": "!=", "!=": "=="}
+# A list's size compared with a number: whether the comparison holds when the list is empty.
+_EMPTY = {
+    ("===", "0"): True,
+    ("==", "0"): True,
+    ("<", "1"): True,
+    ("<=", "0"): True,
+    ("!==", "0"): False,
+    ("!=", "0"): False,
+    (">", "0"): False,
+    (">=", "1"): False,
+}
 # Properties of a result object that say whether a validator's check passed (``{ ok: true, path }``).
-_FLAGS = frozenset({b"ok", b"success", b"valid", b"allowed", b"isValid", b"isAllowed", b"permitted", b"approved"})
+_FLAGS = frozenset(
+    {b"ok", b"success", b"valid", b"allowed", b"authorized", b"isValid", b"isAllowed", b"permitted", b"approved"}
+)
 
 
 class GateLogic(AnalyzerBase):
@@ -62,6 +75,9 @@ class GateLogic(AnalyzerBase):
         if node is None:
             return NO_COND
         kind = kinds[node.kind_id]
+        failed = self.failures_left(node, scope)
+        if failed:
+            return failed
         if kind == "unary_expression" and self.code.operator_of(node) == "!":
             return self.cond(node.child_by_field_id(self.fields.argument), scope).negate()
         if kind == "identifier":
@@ -177,6 +193,62 @@ class GateLogic(AnalyzerBase):
             return NO_COND
         location = self.loc(node)
         return Cond(t=frozenset({f"{RESULT}{made}|{location.line}|{location.column}"}))
+
+    def failures_left(self, node: Node | None, scope: Scope, *, placed: bool = True) -> Cond:
+        """``refused.length === 0`` / ``refused.length > 0`` on a list of what failed a check (``Scope.failures``):
+        empty, every value passed it. ``placed``: a check of what a function returned is placed where the list
+        is tested, the refusing condition (a success result's flag leaves it to the caller's test)."""
+        found = self.emptiness(node) if node is not None else None
+        if node is None or found is None:
+            return NO_COND
+        name, empty = found
+        gates = scope.failures.get(name) if name not in scope.spoiled else None
+        if not gates:
+            return NO_COND
+        held = Cond(t=gates) if empty else Cond(f=gates)
+        return self.relocated(held, node) if placed else held
+
+    def emptiness(self, node: Node | None) -> tuple[str, bool] | None:
+        """The list a test of its size asks about and whether the test holds when it is empty: ``!list.length``,
+        ``list.length === 0``, ``list.size < 1`` (True); ``list.length > 0``, ``list.length !== 0`` (False)."""
+        node = unwrap(node)
+        if node is None:
+            return None
+        if node.type == "unary_expression" and self.code.operator_of(node) == "!":
+            listed = self.sized(node.child_by_field_id(self.fields.argument))
+            return (listed, True) if listed is not None else None
+        if node.type != "binary_expression":
+            return None
+        right = unwrap(node.child_by_field_id(self.fields.right))
+        listed = self.sized(node.child_by_field_id(self.fields.left))
+        if listed is None or right is None or right.type != "number":
+            return None
+        empty = _EMPTY.get((self.code.operator_of(node), self.code.text(right)))
+        return (listed, empty) if empty is not None else None
+
+    def sized(self, node: Node | None) -> str | None:
+        """``list`` for ``list.length`` / ``list.size``."""
+        node = unwrap(node)
+        if node is None or node.type != "member_expression":
+            return None
+        if self.code.raw(node.child_by_field_id(self.fields.property)) not in (b"length", b"size"):
+            return None
+        return self.code.text(node.child_by_field_id(self.fields.object))
+
+    def success_gates(self, node: Node | None, scope: Scope) -> frozenset[str] | None:
+        """What a returned success result proves besides the gates on its path: nothing more for ``{ ok: true }``,
+        a failure list's checks for ``{ ok: refused.length === 0 }``; None for anything else."""
+        if self.success_result(node):
+            return frozenset()
+        node = unwrap(node)
+        if node is None or node.type != "object":
+            return None
+        for child in node.named_children:
+            if child.type == "pair" and self.code.raw(child.child_by_field_id(self.fields.key)) in _FLAGS:
+                held = self.failures_left(child.child_by_field_id(self.fields.value), scope, placed=False)
+                if held.t:
+                    return held.t
+        return None
 
     def success_result(self, node: Node | None) -> bool:
         """``{ ok: true, ... }``: a validator's result saying its check passed."""

@@ -164,6 +164,14 @@ class Scope:
     # Shared with callbacks, so that a push of other text anywhere takes the name out.
     fixed: set[str] = field(default_factory=set)
     text_maps: set[str] = field(default_factory=set)
+    # Lists that collect what failed a check (``if (!allowed(p)) refused.push(p)``): the gates that hold for
+    # every value the list does not hold, so all of them where it is empty (``refused.length === 0``); a
+    # list pushed to anywhere else is ``spoiled``. Shared with callbacks, as ``fixed`` is.
+    failures: dict[str, frozenset[str]] = field(default_factory=dict)
+    spoiled: set[str] = field(default_factory=set)
+    # Walking a branch taken when a list is empty (``if (config.allowedPaths.length === 0) return { ok: true }``):
+    # nothing is configured or there is nothing to check, so a success returned there says nothing of the checks.
+    vacuous: bool = False
     # The function's parameters whose type the code does not say (none, ``any``, ``unknown``).
     opaque_params: frozenset[str] = frozenset()
     # What every ``return`` gives, while they agree (``returned`` says whether one was walked).
@@ -199,6 +207,9 @@ class Scope:
             assembled=set() if fresh else set(self.assembled),
             fixed=set() if fresh else self.fixed,
             text_maps=set() if fresh else self.text_maps,
+            failures={} if fresh else self.failures,
+            spoiled=set() if fresh else self.spoiled,
+            vacuous=self.vacuous,
             opaque_params=self.opaque_params,
             calls=self.calls,
             actions=self.actions,

@@ -118,6 +118,9 @@ class StmtLogic(ExprLogic):
             return active
         if expr.type == "internal_module":  # ``namespace Computer { ... }`` (not exported)
             return self.namespace(expr, scope, active)
+        pushed = self.pushed_to(expr)
+        if pushed is not None and stmt.id not in self.failure_pushes:
+            scope.spoiled.add(pushed)
         before = len(scope.calls)
         self.expr(expr, scope, active)
         gate = self.gate_call(expr, scope)
@@ -167,8 +170,9 @@ class StmtLogic(ExprLogic):
         if value is None:
             self.note_return(None, EMPTY, scope)
         scope.exits = active if scope.exits is None else scope.exits & active
-        if self.success_result(value):
-            scope.ok_exits = active if scope.ok_exits is None else scope.ok_exits & active
+        proved = self.success_gates(value, scope)
+        if proved is not None and not scope.vacuous:
+            scope.ok_exits = active | proved if scope.ok_exits is None else scope.ok_exits & (active | proved)
         self.value_exit(value, scope, active)
         return active
 
@@ -631,6 +635,16 @@ class StmtLogic(ExprLogic):
             if self.refuses_requests and then_ends and other is None
             else frozenset()
         )
+        collected = self.failure_list(consequence) if other is None and not then_ends else None
+        if collected is not None:
+            if cond.f:
+                scope.failures[collected] = scope.failures.get(collected, frozenset()) | cond.f
+            else:
+                scope.spoiled.add(collected)
+        emptied = self.emptiness(condition)
+        vacuous = scope.vacuous
+        if emptied is not None and emptied[1] and emptied[0] not in scope.failures:
+            scope.vacuous = True
         before = len(scope.calls)
         actions_before = len(scope.actions)
         paused = len(scope.pause_log)
@@ -650,6 +664,7 @@ class StmtLogic(ExprLogic):
                 consequence, scope, active | chosen, cond.t_clean, keep=else_ends and not then_ends
             )
             self.name_case(label, scope, before)
+        scope.vacuous = vacuous
         then_paused = frozenset(scope.pause_log[paused:])
         paused = len(scope.pause_log)
         after_then_taint = self.restart(scope, held)
@@ -698,6 +713,37 @@ class StmtLogic(ExprLogic):
             if callee is not None:
                 return (after_then & after_else) | {f"{NEVER}{callee}|{g}" for g in cond.f - active}
         return after_then & after_else
+
+    def pushed_to(self, expr: Node | None) -> str | None:
+        """``refused`` for ``refused.push(p)``."""
+        expr = unwrap(expr)
+        if expr is None or expr.type != "call_expression":
+            return None
+        func = expr.child_by_field_id(self.fields.function)
+        if (
+            func is None
+            or func.type != "member_expression"
+            or self.code.raw(func.child_by_field_id(self.fields.property)) != b"push"
+        ):
+            return None
+        holder = unwrap(func.child_by_field_id(self.fields.object))
+        return self.code.text(holder) if holder is not None and holder.type == "identifier" else None
+
+    def failure_list(self, consequence: Node | None) -> str | None:
+        """The list an ``if``'s whole branch pushes to (``if (!allowed(p)) { refused.push(p) }``), its push
+        statements noted as a check's (``failure_pushes``); None when the branch does anything else."""
+        if consequence is None:
+            return None
+        statements = consequence.named_children if consequence.type == "statement_block" else [consequence]
+        if not statements or any(s.type != "expression_statement" for s in statements):
+            return None
+        names = {self.pushed_to(s.named_children[0] if s.named_children else None) for s in statements}
+        if len(names) != 1:
+            return None
+        name = names.pop()
+        if name is not None:
+            self.failure_pushes.update(s.id for s in statements)
+        return name
 
     def mode_choice(self, stmt: Node, condition: Node | None, consequence: Node | None, other: Node | None) -> bool:
         """``if (method === "semantic") { await db.query(...); return {...} } await db.find(...)``: a value
