@@ -84,6 +84,10 @@ def checked_call(rest: str) -> tuple[str, int, int, str | None]:
 # (``docker.getContainer(id)`` with ``docker: any``); the linker reads it as a call on what every caller
 # passes there (``ArgTaint.valueType``), when they agree.
 PARAM = "param:"
+# ``CALLBACK + "<function>|<argument index>|<parameter index>"``: the type of a callback's untyped parameter, the callback
+# given to a function of the tree (``withTransaction(async (conn) => conn.execute(...))``): what that function passes
+# there when it calls the callback (``fn(conn)``, a ``PARAM + "<index>"`` call of its own parameter), read by the linker.
+CALLBACK = "callback:"
 
 
 class _Facts(BaseModel):

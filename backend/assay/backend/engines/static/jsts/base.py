@@ -230,6 +230,7 @@ class AnalyzerBase:
             own: bool = False,
             element: tuple[int, str] | None = None,
             settles: bool = False,
+            given_to: tuple[str, int] | None = None,
         ) -> Taint: ...
 
         def object(self, node: Node, scope: Scope, active: frozenset[str], owner: str | None = None) -> Taint: ...

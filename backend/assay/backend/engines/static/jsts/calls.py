@@ -6,7 +6,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from assay.backend.engines.static.checked import reached
-from assay.backend.engines.static.facts import AFTER, PARAM, ArgTaint, CallFact, TaintOrigin
+from assay.backend.engines.static.facts import AFTER, CALLBACK, PARAM, ArgTaint, CallFact, TaintOrigin
 from assay.backend.engines.static.jsts.base import BUILTINS, origin_key
 from assay.backend.engines.static.jsts.routes import RouteLogic
 from assay.backend.engines.static.jsts.rules import NOTHING, classify
@@ -210,10 +210,13 @@ class CallLogic(RouteLogic):
         settles = is_new and name == "Promise"
         for position, callback in enumerate(callbacks):
             passed = all_args
+            given_to = None
             if name and "#" in name and "." not in name.rpartition("#")[2] and not name.endswith("#"):
                 # ``runAgent(client, history, async (tool) => runTool(tool))``: what the function of the tree
-                # passes when it calls that parameter (``param_callback_args``), gathered by the linker.
-                passed = passed | callback_origin(self.inherited(name), callback_at[position])
+                # passes when it calls that parameter (``param_callback_args``), gathered by the linker; and
+                # the types of what it passes (``withTransaction(async (conn) => conn.execute(...))``).
+                given_to = (self.inherited(name), callback_at[position])
+                passed = passed | callback_origin(*given_to)
             front = fronts.get(callback_at[position]) if fronts else None
             returned |= self.inline(
                 callback,
@@ -223,6 +226,7 @@ class CallLogic(RouteLogic):
                 own=own,
                 element=element,
                 settles=settles and not position,
+                given_to=given_to,
             )
         self.handler_args = wrapped
         self.tool_serving = serving
@@ -433,6 +437,21 @@ class CallLogic(RouteLogic):
                     )
                 )
                 return all_args | returned
+        if name.startswith(CALLBACK):
+            # ``conn.execute(sql)`` with ``conn`` what the function of the tree the callback is handed to passes
+            # it: a call on that value (the linker).
+            scope.calls.append(
+                trusted(
+                    CallFact,
+                    location=self.loc(node),
+                    callee=name,
+                    resolved=False,
+                    dominatingGates=sorted(active),
+                    args=self.call_args(arg_taints, scope),
+                    client=_awaited(node),
+                )
+            )
+            return all_args | returned
         if "#" in name:
             callee = self.inherited(f"{name}default" if name.endswith("#") else name)
             owner, _, method = callee.rpartition(".")
@@ -458,6 +477,26 @@ class CallLogic(RouteLogic):
                 scope.given[callee] = scope.given.get(callee, EMPTY) | all_args
             return call_return_taint(callee) | receiver | returned
         head, dot, rest = name.partition(".")
+        if (
+            not dot
+            and head in scope.params
+            and head not in scope.types
+            and (scope.inner_params is None or head not in scope.inner_params)
+        ):
+            # ``fn(conn)``, ``fn`` a callback the callers give: what it is handed, by type, for the callbacks'
+            # parameters (``CALLBACK``, the linker).
+            handed = [a for a in self.call_args(arg_taints, scope) if a.valueType is not None]
+            if handed:
+                scope.calls.append(
+                    trusted(
+                        CallFact,
+                        location=self.loc(node),
+                        callee=f"{PARAM}{scope.params.index(head)}",
+                        resolved=False,
+                        dominatingGates=sorted(active),
+                        args=handed,
+                    )
+                )
         if (
             dot
             and head in scope.opaque_params

@@ -7,7 +7,14 @@ from collections.abc import Callable
 from tree_sitter import Node
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import ArgTaint, CallFact, FrontierSite, FunctionFacts, TaintOrigin
+from assay.backend.engines.static.facts import (
+    CALLBACK,
+    ArgTaint,
+    CallFact,
+    FrontierSite,
+    FunctionFacts,
+    TaintOrigin,
+)
 from assay.backend.engines.static.jsts.base import origin_key
 from assay.backend.engines.static.jsts.bindings import BindingLogic
 from assay.backend.engines.static.jsts.graph_state import state_origin
@@ -213,13 +220,16 @@ class ExprLogic(BindingLogic):
         own: bool = False,
         element: tuple[int, str] | None = None,
         settles: bool = False,
+        given_to: tuple[str, int] | None = None,
     ) -> Taint:
         """Analyse an anonymous function where it is created; returns what it returns. With ``own``
         (a request handler's callback), each parameter carries itself, for the tool branches inside.
         ``element``: the parameter (by position) that is each element of a list of the tree, and the
         list's name (``tools(ctx).forEach((tool) => ...)``). ``settles``: the function is a promise's
         executor (``new Promise((resolve) => ...)``): what it passes its first parameter is the promise's
-        value, so it is returned too."""
+        value, so it is returned too. ``given_to``: the function of the tree the callback is handed to and the
+        argument position; a parameter whose type the code does not say holds what that function passes it
+        (``CALLBACK``, read by the linker)."""
         if node.id in self.claimed:
             return EMPTY
         sub = scope.child()
@@ -233,6 +243,11 @@ class ExprLogic(BindingLogic):
             sub.types.pop(name, None)
             sub.elements.pop(name, None)
         sub.types.update(types)
+        if given_to is not None:
+            function, position = given_to
+            for index, name in self.plain_params(node):
+                if name not in types:
+                    sub.types[name] = f"{CALLBACK}{function}|{position}|{index}"
         self.param_defaults(node, sub)
         if element is not None and element[0] < len(names):
             sub.elements[names[element[0]]] = element[1]
@@ -246,6 +261,20 @@ class ExprLogic(BindingLogic):
         if resolver is not None:
             return frozenset(sub.returns | sub.settled.pop(resolver))
         return frozenset(sub.returns)
+
+    def plain_params(self, node: Node) -> list[tuple[int, str]]:
+        """A function's parameters that are plain names, with their positions (``(conn, options) => ...``)."""
+        params_node = node.child_by_field_id(self.fields.parameters) or node.child_by_field_id(self.fields.parameter)
+        if params_node is None:
+            return []
+        if params_node.type == "identifier":
+            return [(0, self.code.text(params_node))]
+        out: list[tuple[int, str]] = []
+        for index, param in enumerate(params_node.named_children):
+            pattern = param.child_by_field_id(self.fields.pattern) if param.type.endswith("_parameter") else param
+            if pattern is not None and pattern.type == "identifier":
+                out.append((index, self.code.text(pattern)))
+        return out
 
     def object(
         self,

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     CALL_RESULT,
+    CALLBACK,
     NAMED_AT_RUN_TIME,
     PARAM,
     PARAM_ARG,
@@ -131,8 +132,9 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
     for fn in functions.values():
         for call in fn.calls:
             if call.callee not in fn.targets:
-                if call.callee.startswith(PARAM):
-                    # ``param:0.getContainer``: a call on what the callers pass, read by ``through_returns``.
+                if call.callee.startswith((PARAM, CALLBACK)):
+                    # ``param:0.getContainer``: a call on what the callers pass, read by ``through_returns``; a
+                    # callback's ``conn.execute(...)`` on what the function it is handed to passes it likewise.
                     fn.targets[call.callee] = None
                     param_calls = True
                     continue

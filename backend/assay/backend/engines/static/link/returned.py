@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
     CALL_RESULT,
+    CALLBACK,
     PARAM,
     ActionSite,
     CallFact,
@@ -80,6 +81,7 @@ def through_returns(
     candidates = {fid: fn.facts.returnCandidates for fid, fn in functions.items() if fn.facts.returnCandidates}
     js = compile_rules(rules)
     passed = _passed_types(functions) if param_calls else {}
+    handed: dict[tuple[str, int, int], str] | None = None  # what functions pass their callbacks, when asked
     _field_objects(functions, resolve)
     param_types = _python_passed(functions)
 
@@ -111,10 +113,17 @@ def through_returns(
                 continue
             if callee.startswith(PARAM):
                 index, _, rest = callee[len(PARAM) :].partition(".")
-                given = passed.get((fn.id, int(index))) if index.isdigit() else None
+                given = passed.get((fn.id, int(index))) if index.isdigit() and rest else None
                 if given is None:
                     continue
                 callee_name = f"{given}.{rest}"
+            elif callee.startswith(CALLBACK):
+                if handed is None:
+                    handed = _handed_types(functions)
+                found = _handed_to(callee, fn.facts.qualname, resolve, handed)
+                if found is None:
+                    continue
+                callee_name = found
             elif "#" in callee:
                 callee_name = callee
             else:
@@ -246,6 +255,36 @@ def _passed_types(functions: dict[str, Fn]) -> dict[tuple[str, int], str]:
             for index in range(len(functions[target].params)):
                 seen.setdefault((target, index), set()).add(by_index.get(index))
     return {key: next(iter(types)) for key, types in seen.items() if len(types) == 1 and None not in types}  # type: ignore[misc]
+
+
+def _handed_types(functions: dict[str, Fn]) -> dict[tuple[str, int, int], str]:
+    """(function id, parameter index, argument index) -> the type of what the function passes at that argument
+    whenever it calls that parameter (``fn(conn)``, a ``param:<index>`` call), when every such call agrees."""
+    seen: dict[tuple[str, int, int], set[str | None]] = {}
+    for fid, fn in functions.items():
+        for call in fn.calls:
+            index = call.callee[len(PARAM) :] if call.callee.startswith(PARAM) else ""
+            if not index.isdigit():
+                continue
+            for arg in call.args:
+                if arg.index is not None:
+                    seen.setdefault((fid, int(index), arg.index), set()).add(arg.valueType)
+    return {key: next(iter(types)) for key, types in seen.items() if len(types) == 1 and None not in types}  # type: ignore[misc]
+
+
+def _handed_to(
+    callee: str, caller: str, resolve: Callable[[str, str], str | None], handed: dict[tuple[str, int, int], str]
+) -> str | None:
+    """``callback:<function>|<position>|<parameter>.<member...>`` (a call in a callback on one of its parameters) ->
+    ``<what the function passes there>.<member...>``; None when the function or what it passes is not known."""
+    spec, _, tail = callee[len(CALLBACK) :].rpartition("|")
+    parameter, _, rest = tail.partition(".")
+    function, _, position = spec.rpartition("|")
+    if not rest or not parameter.isdigit() or not position.isdigit():
+        return None
+    fid = resolve(function, caller)
+    given = handed.get((fid, int(position), int(parameter))) if fid is not None else None
+    return f"{given}.{rest}" if given is not None else None
 
 
 def chosen_calls(
