@@ -136,6 +136,9 @@ class BindingLogic(CallLogic):
                 args = inner.child_by_field_id(self.fields.arguments)
                 wrapped = args.named_children[0] if args is not None and args.named_children else None
                 type_name = self.dotted(wrapped, scope)[0] if wrapped is not None else None
+            elif kind == "call_expression" and (bound := self.bound_function(inner)) is not None:
+                # ``const run = cp.exec.bind(cp)``: ``run`` runs what ``cp.exec`` runs.
+                type_name = self.dotted(bound, scope)[0]
             if type_name:
                 scope.types[name_text] = type_name
                 if scope.is_module:
@@ -177,6 +180,15 @@ class BindingLogic(CallLogic):
             if index is not None and kinds[index.kind_id] not in ("string", "number"):
                 scope.dispatch_vars.add(name_text)
         self.bind_check(name_text, inner, scope)
+
+    def bound_function(self, call: Node) -> Node | None:
+        """``f`` of ``f.bind(thisArg, ...)``: the function a bound copy runs (None for any other call)."""
+        func = unwrap(call.child_by_field_id(self.fields.function))
+        if func is None or self.code.kinds[func.kind_id] != "member_expression":
+            return None
+        if self.code.raw(func.child_by_field_id(self.fields.property)) != b"bind":
+            return None
+        return func.child_by_field_id(self.fields.object)
 
     def bind_check(self, name: str, inner: Node | None, scope: Scope) -> None:
         """``const ok = ALLOWED.has(cmd)`` / ``permitted = await askPermission(msg)``: the name holds what

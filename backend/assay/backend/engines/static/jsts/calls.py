@@ -185,6 +185,8 @@ class CallLogic(RouteLogic):
                     all_args = all_args | taint if all_args else taint
         if len(scope.calls) > before:
             active = self.after_args(args, scope, before, active)
+        if func_kind == "member_expression" and args and not callbacks and inner_func is not None:
+            self.element_function(inner_func, args[0], receiver, scope, active)
         if all_args is not receiver and func_kind == "identifier":
             self.param_callback_args(self.code.text(inner_func), arg_taints, scope)
         if scope.settled and func_kind == "identifier":
@@ -280,6 +282,24 @@ class CallLogic(RouteLogic):
             self.add_action(action_rule, node, target, scope, active, all_args, gates, sql_param)
             return all_args | returned
         return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
+
+    def element_function(self, func: Node, arg: Node, elements: Taint, scope: Scope, active: frozenset[str]) -> None:
+        """``paths.forEach(fs.unlinkSync)``, ``paths.map(fs.promises.readFile)``: a package function handed to an
+        array method is called with each element; its action is at the argument, carrying what the elements
+        carry."""
+        method = self.code.text(func.child_by_field_id(self.fields.property))
+        inner = unwrap(arg)
+        if method not in _ELEMENT_CALLBACKS or inner is None:
+            return
+        if self.code.kinds[inner.kind_id] not in ("identifier", "member_expression"):
+            return
+        name, resolved = self.dotted(inner, scope)
+        if not (name and resolved) or "#" in name:
+            return
+        facts = self.rules.classified.get(name) or classify(self.rules, name)
+        rule = self.action_rule(name, None, None, [], inner, scope) if facts.action is not None else None
+        if rule is not None:
+            self.add_action(rule, inner, name, scope, active, elements)
 
     @staticmethod
     def param_callback_args(name: str, arg_taints: list[tuple[int, Taint, Node]], scope: Scope) -> None:
