@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 _HELD = frozenset({"variable_declarator", "array", "pair", "return_statement", "arrow_function"})
 
 
+# The members of a tool record that run it, beside its declaration (``{ definition, execute }``).
+_RECORD_HANDLERS = ("execute", "handler", "run")
+
+
 class LiteralTools:
     """The literal-tool part of ``ToolRecognizer`` (its base class), which holds the state used here."""
 
@@ -75,7 +79,7 @@ class LiteralTools:
                 if "name" not in fields and "function" not in fields:
                     if "metadata" in fields:
                         self.metadata_tool(node, fields, scope)
-                    else:
+                    elif not self.declared_record(node, fields, scope):
                         self.hosted_tool(node, fields)
                     return
             kind = rule.match["object_literal"]
@@ -231,6 +235,42 @@ class LiteralTools:
         )
         callee = self.a.code.raw(func).decode(errors="replace") if func is not None else ""
         return "tool" not in callee.rpartition(".")[2].lower()
+
+    def declared_record(self, node: Node, fields: dict[str, Node], scope: Scope) -> bool:
+        """``{ definition: { name, description, parameters }, execute(args) {...} }`` (a registry's tool record): a
+        function declaration paired with the function that runs it, the tool the declaration names (a record bound to
+        a top-level name its file never reads is a tool only where another file uses it). False when the literal pairs
+        no declaration with a handler."""
+        rule = next((r for r in self.a.rules.literal_tools if r.match["object_literal"] == "openai_function"), None)
+        handler = next((fields[k] for k in _RECORD_HANDLERS if k in fields), None)
+        if rule is None or handler is None:
+            return False
+        for value in fields.values():
+            inner = unwrap(value)
+            if inner is None or inner.type != "object":
+                continue
+            declared = self.a.code.props(inner)
+            schema = declared.get("parameters")
+            if schema is None or "description" not in declared:
+                continue
+            name = self.a.code.string_value(unwrap(declared.get("name")))
+            if not name:
+                continue
+            made = len(self.a.tools)
+            self.register(
+                rule,
+                node,
+                name,
+                self.a.code.string_value(unwrap(declared["description"])),
+                handler,
+                fields,
+                schema,
+                outer=scope,
+            )
+            if len(self.a.tools) > made:
+                self.a.tools[-1] = self.a.tools[-1].model_copy(update={"source": self.unread_binding(node, scope)})
+            return True
+        return False
 
     def metadata_tool(self, node: Node, fields: dict[str, Node], scope: Scope) -> None:
         """``tools: [{ metadata: { name, description, parameters } }]`` (LlamaIndex.TS ``BaseTool``): a
