@@ -127,3 +127,29 @@ def test_a_client_field_of_another_module_config_object_is_that_client() -> None
     )
     linked = analyse({"cfg.py": CONFIG, "tools.py": tools})
     assert ("network.egress", "tools.py", 6) in _reached(linked)
+
+
+def test_a_package_client_every_construction_hands_a_service_is_its_field() -> None:
+    service = (
+        "class Notifier:\n"
+        "    def __init__(self, client):\n"
+        "        self.client = client\n"
+        "    def send(self, channel, text):\n"
+        "        self.client.chat_postMessage(channel=channel, text=text)\n"
+    )
+    tools = (
+        "import os\n"
+        "from langchain_core.tools import tool\n"
+        "from slack_sdk import WebClient\n"
+        "from svc import Notifier\n"
+        "notifier = Notifier(client=WebClient(token=os.environ['SLACK_TOKEN']))\n"
+        "@tool\n"
+        "def notify(text: str) -> str:\n"
+        "    '''Tell the team.'''\n"
+        "    notifier.send('#team', text)\n"
+        "    return 'sent'\n"
+    )
+    assert ("message.send", "svc.py", 5) in _reached(analyse({"svc.py": service, "tools.py": tools}))
+    # Constructions that disagree (a Slack client here, something unknown there) say nothing of the field.
+    other = tools + "quiet = Notifier(client=make_client())\n"
+    assert ("message.send", "svc.py", 5) not in _reached(analyse({"svc.py": service, "tools.py": other}))

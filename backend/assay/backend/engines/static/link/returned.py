@@ -34,6 +34,7 @@ from assay.backend.engines.static.facts import (
     CALLBACK,
     PARAM,
     ActionSite,
+    ArgTaint,
     CallFact,
     GateSite,
     ModelSite,
@@ -82,7 +83,7 @@ def through_returns(
     js = compile_rules(rules)
     passed = _passed_types(functions) if param_calls else {}
     handed: dict[tuple[str, int, int], str] | None = None  # what functions pass their callbacks, when asked
-    _field_objects(functions, resolve)
+    held_packages = _field_objects(functions, resolve)
     param_types = _python_passed(functions)
 
     def constructs(fid: str) -> bool:
@@ -102,6 +103,7 @@ def through_returns(
                 constructs,
                 py_value_of,
                 inherited,
+                held_packages,
             )
             continue
         if fn.language not in _JS:
@@ -180,11 +182,14 @@ def through_returns(
                 _add_action(fn, site, rule, name, sandbox, id_kind)
 
 
-def _field_objects(functions: dict[str, Fn], resolve: Callable[[str, str], str | None]) -> None:
+def _field_objects(functions: dict[str, Fn], resolve: Callable[[str, str], str | None]) -> dict[str, str]:
     """Python: a field a class's constructor stores from one of its parameters (``self.model = model``), when
     every construction of the class in the tree passes there an object of the same class of the tree
     (``CodeRAGAgent(..., Model(...), ...)``), holds that object: a call on it (``self.model.invoke(p)``,
-    ``agent.CodeRAGAgent.model.invoke``) is a call of that class's method (``model.Model.invoke``)."""
+    ``agent.CodeRAGAgent.model.invoke``) is a call of that class's method (``model.Model.invoke``). When every
+    construction passes an object of the same package class instead (``Notifier(client=WebClient(token=t))``),
+    the field holds that: returned (field -> the package type) for the calls on it to be read as the package's
+    (``svc.Notifier.client.chat_postMessage`` -> ``slack_sdk.WebClient.chat_postMessage``)."""
     stored: dict[str, tuple[str, str]] = {}  # field -> (constructor id, parameter)
     for fid, fn in functions.items():
         if fn.language != "python" or not fn.facts.qualname.endswith(".__init__"):
@@ -194,7 +199,7 @@ def _field_objects(functions: dict[str, Fn], resolve: Callable[[str, str], str |
             if len(params) == 1 and all(o.kind == "param" for o in write.origins):
                 stored[write.field] = (fid, params.pop())
     if not stored:
-        return
+        return {}
     by_constructor: dict[str, list[tuple[Fn, CallFact]]] = {}
     for fn in functions.values():
         for call in fn.calls:
@@ -202,23 +207,29 @@ def _field_objects(functions: dict[str, Fn], resolve: Callable[[str, str], str |
             if target is not None:
                 by_constructor.setdefault(target, []).append((fn, call))
     held: dict[str, str] = {}
+    packages: dict[str, str] = {}
     for field, (init, param) in sorted(stored.items()):
         kinds: set[str] = set()
+        given: set[str | None] = set()
         constructions = by_constructor.get(init, [])
         for caller, call in constructions:
             arg = next((a for a in call.args if param_for(functions[init], a) == param), None)
+            given.add(_package_given(arg, caller, resolve))
             made = [o.callee for o in arg.origins if o.kind == "call_return" and o.callee] if arg is not None else []
             if arg is None or len(arg.origins) != 1 or len(made) != 1:
-                break
+                kinds.add("")
+                continue
             target = resolve(made[0], caller.facts.qualname)
             if target is None or functions[target].facts.qualname != f"{made[0]}.__init__":
-                break
+                kinds.add("")
+                continue
             kinds.add(made[0])
-        else:
-            if len(kinds) == 1:
-                held[field] = kinds.pop()
+        if len(kinds) == 1 and "" not in kinds:
+            held[field] = kinds.pop()
+        elif constructions and len(given) == 1 and None not in given:
+            packages[field] = given.pop()  # type: ignore[assignment]
     if not held:
-        return
+        return packages
     for fn in functions.values():
         if fn.language != "python":
             continue
@@ -229,6 +240,20 @@ def _field_objects(functions: dict[str, Fn], resolve: Callable[[str, str], str |
             found = _held_prefix(callee, held)
             if found is not None:
                 fn.targets[callee] = resolve(held[found] + callee[len(found) :], fn.facts.qualname)
+    return packages
+
+
+def _package_given(arg: ArgTaint | None, caller: Fn, resolve: Callable[[str, str], str | None]) -> str | None:
+    """The package class an argument is an object of, when analysis knows (``ArgTaint.valueType``:
+    ``slack_sdk.WebClient`` for ``WebClient(token=t)``) and it is no function or class of the tree."""
+    given = arg.valueType if arg is not None else None
+    if not given or given.startswith(PARAM) or "." not in given or "#" in given:
+        return None
+    if not given.rpartition(".")[2][:1].isupper():
+        return None  # what a function returned, not an object of a class
+    if resolve(given, caller.facts.qualname) is not None or resolve(f"{given}.__init__", caller.facts.qualname):
+        return None
+    return given
 
 
 def _held_prefix(callee: str, held: dict[str, str]) -> str | None:
@@ -634,6 +659,7 @@ def _python_returns(
     built: Callable[[str], bool],
     value_of: Callable[[str], str | None],
     inherited: Callable[[str], list[str]] = lambda _name: [],
+    held_packages: dict[str, str] | None = None,
 ) -> None:
     py = compile_py_rules(rules)
     roles = compile_roles(rules)
@@ -680,6 +706,12 @@ def _python_returns(
                 name = f"{passed[0]}.{rest}"
                 if returns or candidates:
                     name = _py_result(name, fn.facts.qualname, resolve, returns, candidates, named, built) or name
+                fn.typed.add(callee)
+        if name is None and held_packages:
+            # ``self.client.chat_postMessage(...)`` with every construction handing ``client`` a package's object.
+            found = _held_prefix(callee, held_packages)
+            if found is not None:
+                name = held_packages[found] + callee[len(found) :]
                 fn.typed.add(callee)
         valued = _valued(callee, value_of) if name is None else None
         if valued is not None and _answers_as_model(*valued, py):
