@@ -333,6 +333,9 @@ class ToolSource(_Facts):
     - ``made``: a string a call of a function of the tree is given (``export const listTool =
       defineTool('list_things', ...)``), ``ref`` the callee and ``key`` the argument's position: the tool of
       that name when the callee is a ``factory`` naming its tool by that position; nothing otherwise (JS/TS).
+    - ``route``: a web route (``@router.post("/x", operation_id="add_item", tags=[...])`` on a FastAPI app or router):
+      a tool only when the tree serves its app to a model as MCP tools (``FileFacts.routeServings``, FastAPI-MCP),
+      and one the serving's filters keep; ``key`` is the operation id, ``types`` the route's tags with its router's.
     - ``listed``: a class of the tree that names itself and has methods (``class SetTool { name = "set";
       execute() {...} }``), ``ref`` the class: a tool when the tree gathers its instances and serves them to a
       model (``FileFacts.toolClassUses``), run by the method the dispatch or the registration calls (JS/TS,
@@ -358,10 +361,21 @@ class ToolSource(_Facts):
         "described",
         "listed",
         "subclassed",
+        "route",
     ]
     ref: str
     key: str | None = None
     types: list[str] = Field(default_factory=list)
+
+
+class RouteServing(_Facts):
+    """Web routes served to a model as MCP tools (``FastApiMCP(app, exclude_tags=["Disabled"])``): the serving's
+    filters, each None when not given or not written as a list of strings (then it filters nothing analysis knows)."""
+
+    includeOperations: list[str] | None = None
+    excludeOperations: list[str] | None = None
+    includeTags: list[str] | None = None
+    excludeTags: list[str] | None = None
 
 
 class ServedElements(_Facts):
@@ -574,6 +588,11 @@ class FileFacts(_Facts):
     )
     records: dict[str, list[dict[str, RecordField]]] = Field(default_factory=dict)
     tables: dict[str, str] = Field(default_factory=dict)
+    routeServings: list[RouteServing] = Field(
+        default_factory=list,
+        exclude_if=lambda servings: not servings,
+        description="(Python) Web apps the file serves to a model as MCP tools (FastAPI-MCP): their route tools' filters.",
+    )
     nameLookups: dict[str, list[str]] = Field(
         default_factory=dict,
         exclude_if=lambda lookups: not lookups,

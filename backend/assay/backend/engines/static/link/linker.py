@@ -70,6 +70,7 @@ from assay.backend.engines.static.link.sources import (
     settle_receivers,
     settle_renamed,
     settle_returned_servers,
+    settle_routes,
     settle_served_apps,
     settle_subclassed,
 )
@@ -358,30 +359,19 @@ def _tools(
     listed_rules = {
         r.id for r in rules.rules if r.kind == "tool" and ("tool_lists" in r.match or "role_tool_params" in r.match)
     }
-    from_records, unlisted = expand_records(
-        settle_imported(
-            settle_served_apps(
-                settle_returned_servers(
-                    settle_receivers(
-                        settle_described(
-                            settle_constants(
-                                settle_listed(
-                                    joined if joined is not None else [t for f in files for t in f.tools], files
-                                ),
-                                files,
-                            ),
-                            files,
-                        ),
-                        files,
-                    ),
-                    files,
-                ),
-                files,
-            ),
-            files,
-        ),
-        files,
-    )
+    defined = [t for f in files for t in f.tools] if joined is None else joined
+    for settle in (
+        settle_listed,
+        settle_constants,
+        settle_described,
+        settle_receivers,
+        settle_returned_servers,
+        settle_served_apps,
+        settle_routes,
+        settle_imported,
+    ):
+        defined = settle(defined, files)
+    from_records, unlisted = expand_records(defined, files)
     defined = settle_renamed(
         settle_subclassed(from_records, files, *_library_tool_classes(rules)), files, _tool_class_methods(rules)
     )

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from assay.backend.canonical import short_id
-from assay.backend.engines.static.facts import CALL_RESULT, PARAM_ARG, PARAM_KW, FileFacts, ToolDef
+from assay.backend.engines.static.facts import CALL_RESULT, PARAM_ARG, PARAM_KW, FileFacts, RouteServing, ToolDef
 from assay.backend.engines.static.pyast.base import class_lineage
 from assay.backend.scans.bundle import Location
 
@@ -254,6 +254,34 @@ def settle_served_apps(defined: list[ToolDef], files: Sequence[FileFacts]) -> li
             tool = tool.model_copy(update={"hookGates": tuple(sorted({*tool.hookGates, *gates}))})
         out.append(tool)
     return out
+
+
+def settle_routes(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:
+    """Keeps a web route (``route``) only when the tree serves its app to a model as MCP tools and a serving's
+    filters keep it (``FastApiMCP(app, exclude_tags=["Disabled"])``: named operations, tags); a route nobody
+    serves so is no tool."""
+    if not any(t.source is not None and t.source.kind == "route" for t in defined):
+        return defined
+    servings = [s for f in files for s in f.routeServings]
+    out: list[ToolDef] = []
+    for tool in defined:
+        source = tool.source
+        if source is None or source.kind != "route":
+            out.append(tool)
+        elif any(_serves(s, source.key or tool.name, source.types) for s in servings):
+            out.append(tool.model_copy(update={"source": None}))
+    return out
+
+
+def _serves(serving: RouteServing, operation: str, tags: list[str]) -> bool:
+    """Whether a serving's filters keep a route (FastAPI-MCP: operations first, then tags)."""
+    if serving.includeOperations is not None:
+        return operation in serving.includeOperations
+    if serving.excludeOperations is not None and operation in serving.excludeOperations:
+        return False
+    if serving.includeTags is not None:
+        return any(tag in serving.includeTags for tag in tags)
+    return not (serving.excludeTags is not None and any(tag in serving.excludeTags for tag in tags))
 
 
 def settle_imported(defined: list[ToolDef], files: Sequence[FileFacts]) -> list[ToolDef]:

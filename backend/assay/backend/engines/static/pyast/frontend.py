@@ -131,6 +131,7 @@ def analyze_python(path: str, source: bytes, digest: str, rules: RulePack) -> Fi
         classBases=analyzer.tree_bases(),
         describers=sorted(analyzer.describers),
         schemaMembers=sorted(analyzer.schema_members),
+        routeServings=analyzer.route_servings,
     )
 
 

@@ -111,6 +111,8 @@ class CompiledRules:
     callable_classes: tuple[tuple[Rule, str, str, frozenset[str]], ...]  # (rule, name attr, method, markers)
     handler_attrs: frozenset[str]  # decorators naming the function that runs every tool of a server
     handler_kwargs: dict[str, str]  # constructor -> the keyword naming that function
+    route_decorators: dict[str, tuple[Rule, str]]  # ``fastapi.APIRouter.post`` -> (rule, HTTP method)
+    route_servers: frozenset[str]  # calls serving a web app's routes to a model as MCP tools (``FastApiMCP``)
     vendors: dict[str, str]  # a vendor's name in model strings and settings -> its provider
     base_url_kwargs: frozenset[str]  # a model client's keywords naming the host it talks to (``base_url=``)
     base_url_providers: frozenset[str]  # providers whose protocol other hosts serve (OpenAI-compatible clients)
@@ -458,6 +460,13 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         ),
         handler_attrs=frozenset(a for r in tools for a in r.match.get("handler_attrs", [])),
         handler_kwargs={k: v for r in tools for k, v in r.match.get("handler_kwargs", {}).items()},
+        route_decorators={
+            f"{cls}.{method}": (r, method)
+            for r in tools
+            for cls, methods in r.match.get("route_decorators", {}).items()
+            for method in methods
+        },
+        route_servers=frozenset(s for r in tools for s in r.match.get("route_servers", ())),
         vendors={k: v for r in of("model") for k, v in r.match.get("vendors", {}).items()},
         base_url_kwargs=frozenset(k for r in of("model") for k in r.match.get("base_url_kwargs", ())),
         base_url_providers=frozenset(k for r in of("model") for k in r.match.get("base_url_providers", ())),

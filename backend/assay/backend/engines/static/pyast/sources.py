@@ -17,6 +17,7 @@ from assay.backend.engines.static.facts import (
     CallFact,
     FrontierSite,
     RecordField,
+    RouteServing,
     ToolDef,
     ToolSource,
 )
@@ -54,6 +55,8 @@ class SourceLogic(LibraryLogic):
         self.unnamed_returns: set[str] = set()
         self.records: dict[str, list[dict[str, RecordField]]] = {}
         self.tables: dict[str, str] = {}
+        # Web apps the file serves to a model as MCP tools (``FastApiMCP(app)``): their route filters.
+        self.route_servings: list[RouteServing] = []
         # Classes describing their instances to a model, and members schemas are read from (``described``).
         self.describers: set[str] = set()
         self.schema_members: set[str] = set()

@@ -327,6 +327,8 @@ class ExpressionLogic(DispatchLogic):
         if profile.held:
             # ``if interrupt(...)["approved"]:``: the run pauses here until a human resumes it.
             scope.pending.add(self._gate(scope, profile.action_gate, node, name))  # type: ignore[arg-type]
+        if name in self.rules.route_servers:
+            self._route_serving(node)
         handler = self.rules.handler_kwargs.get(name) if node.keywords else None
         if handler is not None:
             handler_fn = kwarg(node, handler)

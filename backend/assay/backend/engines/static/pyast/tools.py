@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import (
@@ -10,6 +11,7 @@ from assay.backend.engines.static.facts import (
     CallFact,
     FrontierSite,
     FunctionFacts,
+    RouteServing,
     TaintOrigin,
     ToolDef,
     ToolSource,
@@ -24,6 +26,7 @@ from assay.backend.engines.static.pyast.literals import (
     kwarg,
     kwarg_str,
     literal_str,
+    module_bindings,
     tool_annotations,
 )
 from assay.backend.engines.static.pyast.message_tools import MessageTools
@@ -57,6 +60,10 @@ class ToolLogic(MessageTools):
                 continue
             if name.rsplit(".", 1)[-1] in self.rules.handler_attrs:
                 self._handlers.append(qualname)
+            route = self.rules.route_decorators.get(name)
+            if route is not None and isinstance(dec, ast.Call):
+                self._route_tool(route[0], route[1], dec, target, fn, qualname, scope)
+                continue
             rule, gate_rules = self.rules.decorator(name)
             tools_before = len(self.tools)
             if rule is not None:
@@ -170,6 +177,66 @@ class ToolLogic(MessageTools):
                 parameters=params,
                 annotations=annotations,
                 source=source,
+            )
+        )
+
+    def _route_tool(
+        self,
+        rule: Rule,
+        method: str,
+        dec: ast.Call,
+        target: ast.expr,
+        fn: ast.FunctionDef | ast.AsyncFunctionDef,
+        qualname: str,
+        scope: Scope,
+    ) -> None:
+        """``@router.post("/api/item/add", operation_id="add_item", tags=["Item"])``: a web route, a tool named by its
+        operation id when the tree serves its app to a model (``ToolSource`` ``route``, settled by the linker);
+        without an ``operation_id`` the one FastAPI generates (``{function}{path}_{method}``)."""
+        path = literal_str(dec.args[0]) if dec.args else kwarg_str(dec, "path")
+        operation = kwarg(dec, "operation_id")
+        name = literal_str(operation) if operation is not None else None
+        tags = _literal_strings(kwarg(dec, "tags"))
+        prefix = ""
+        holder = target.value if isinstance(target, ast.Attribute) else None
+        if isinstance(holder, ast.Name):
+            for bound in module_bindings(self.tree, holder.id):
+                if isinstance(bound, ast.Call):
+                    tags += _literal_strings(kwarg(bound, "tags"))
+                    prefix = kwarg_str(bound, "prefix") or prefix
+        if name is None:
+            if operation is not None or path is None:
+                return  # an id computed at run time: not one analysis can name
+            # FastAPI's own id: the function, the router's path (a prefix given where the router is included
+            # elsewhere is not seen), the method.
+            verb = method if method != "api_route" else "get"
+            name = re.sub(r"\W", "_", f"{fn.name}{prefix}{path}") + f"_{verb}"
+        self.tools.append(
+            trusted(
+                ToolDef,
+                id=short_id("tool", self.path, fn.lineno, name, rule.id),
+                name=name,
+                description=kwarg_str(dec, "description") or kwarg_str(dec, "summary") or docstring(fn),
+                framework=rule.framework or "unknown",
+                ruleId=rule.id,
+                # The decorated route, from its decorator to its def: where its operation id is written and
+                # where the function that runs it starts.
+                location=self.loc(dec).model_copy(update={"endLine": fn.lineno}),
+                function=qualname,
+                parameters=[p for p in scope.params if p not in NON_TOOL_PARAMS],
+                annotations={},
+                source=ToolSource(kind="route", ref=qualname, key=name, types=sorted(set(tags))),
+            )
+        )
+
+    def _route_serving(self, node: ast.Call) -> None:
+        """``FastApiMCP(app, exclude_tags=["Disabled"])``: the tree's routes are offered to a model, as its filters say."""
+        self.route_servings.append(
+            RouteServing(
+                includeOperations=_string_list(kwarg(node, "include_operations")),
+                excludeOperations=_string_list(kwarg(node, "exclude_operations")),
+                includeTags=_string_list(kwarg(node, "include_tags")),
+                excludeTags=_string_list(kwarg(node, "exclude_tags")),
             )
         )
 
@@ -691,3 +758,19 @@ def _declared_abstract(cls: ast.ClassDef, bases: set[str | None]) -> bool:
             if meta == "ABCMeta":
                 return True
     return False
+
+
+def _literal_strings(node: ast.expr | None) -> list[str]:
+    """The strings of a literal list or tuple (``tags=["Item"]``), none otherwise."""
+    if not isinstance(node, ast.List | ast.Tuple):
+        return []
+    return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+
+
+def _string_list(node: ast.expr | None) -> list[str] | None:
+    """A filter written as a literal list of strings; None when absent or written otherwise."""
+    if not isinstance(node, ast.List | ast.Tuple) or not all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+    ):
+        return None
+    return _literal_strings(node)

@@ -1,0 +1,58 @@
+"""Web routes served to a model as MCP tools (issue 20): FastAPI-MCP (``FastApiMCP(app).mount()``) offers every route
+of the app as a tool named by its operation id, and its filters leave routes out; a route nobody serves so is no tool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scanned import actions_reached, scan_files
+
+ROUTES = """
+import subprocess
+
+import httpx
+from fastapi import APIRouter
+
+router = APIRouter(prefix="/ops", tags=["Ops"])
+
+
+@router.post("/run", operation_id="run_command")
+def run(cmd: str) -> str:
+    return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout
+
+
+@router.post("/purge", operation_id="purge_cache", tags=["Disabled"])
+def purge() -> str:
+    return httpx.post("https://cdn.example.com/purge").text
+
+
+@router.get("/status")
+def status() -> dict:
+    return httpx.get("https://status.example.com").json()
+"""
+MAIN = """
+from fastapi import FastAPI
+from fastapi_mcp import FastApiMCP
+
+from app.routes import router
+
+app = FastAPI()
+app.include_router(router)
+
+mcp = FastApiMCP(app, exclude_tags=["Disabled"])
+mcp.mount_http()
+"""
+
+
+def test_the_routes_of_an_app_served_by_fastapi_mcp_are_tools_its_filters_keep(tmp_path: Path) -> None:
+    bundle = scan_files(tmp_path, {"app/__init__.py": "", "app/routes.py": ROUTES, "app/main.py": MAIN})
+    tools = {t["name"]: t["location"]["line"] for t in bundle["tools"]}
+    # An explicit operation id, else FastAPI's own (the function, the path, the method); the disabled route is none.
+    assert tools == {"run_command": 10, "status_ops_status_get": 20}  # at the decorator, spanning to the def
+    assert ("shell.exec", "app/routes.py", 12) in actions_reached(bundle, "run_command")
+    assert [(f["actionClass"], f["sink"]["line"]) for f in bundle["taintFlows"]] == [("shell.exec", 12)]
+
+
+def test_routes_nobody_serves_to_a_model_are_no_tools(tmp_path: Path) -> None:
+    bundle = scan_files(tmp_path, {"app/__init__.py": "", "app/routes.py": ROUTES})
+    assert bundle["tools"] == []
