@@ -301,6 +301,13 @@ class FileAnalyzer(StmtLogic, GraphStateLogic):
         text = self.constant(value, scope)
         if text:
             scope.fallbacks[self.code.text(name)] = text
+        elif self.code.kinds[value.kind_id] == "identifier":
+            # ``createWebTools(runner = defaultRunner)``: a call through the parameter runs the function it defaults to,
+            # of the tree or imported (what a caller passes instead is the caller's; ``createWebTools()`` passes none).
+            held = self.code.text(value)
+            found = self.imports.local_defs.get(held) or self.imports.aliases.get(held)
+            if found is not None:
+                scope.types[self.code.text(name)] = found
 
     def opaque_params(self, node: Node) -> frozenset[str]:
         """The plain parameters whose type the code does not say: no annotation, ``any`` or ``unknown``
