@@ -393,6 +393,41 @@ class GateLogic(AnalyzerBase):
                     return gate_when(self._gate(scope, rule, stmt.test, f"raise {short}"), passes)
         return NOTHING
 
+    def _spelled_denial(self, stmt: ast.If, scope: Scope) -> Condition:
+        """``if "drop " in sql.lower() or "delete " in sql.lower(): return "Error: read-only"``: a parameter's text
+        searched for each of several words written out in the test, joined by ``or``, one branch ending the path, is
+        the deny list those words make (as ``any(w in sql for w in WORDS)`` over a literal list is), passed on the
+        branch that goes on. One word alone is a test of that word, no list."""
+        rule = self.rules.collection_gate
+        test: ast.expr = stmt.test
+        negated = False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, not negated
+        if rule is None or not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) and len(test.values) > 1):
+            return NOTHING
+        words: list[str] = []
+        searched: set[str] = set()
+        for part in test.values:
+            if not (
+                isinstance(part, ast.Compare)
+                and len(part.ops) == 1
+                and isinstance(part.ops[0], ast.In)
+                and (word := literal_str(part.left)) is not None
+            ):
+                return NOTHING
+            words.append(word)
+            searched.add(ast.unparse(part.comparators[0]))
+        if len(searched) != 1 or not any(isinstance(n, ast.Name) and n.id in scope.params for n in walk(test)):
+            # Several values, or not what the tool is given (``if "Failed" in message or ...`` reads what a
+            # command printed: a result, not the input refused).
+            return NOTHING
+        body_ends, else_ends = _ends_path(stmt.body), _ends_path(stmt.orelse)
+        if body_ends == else_ends:
+            return NOTHING
+        gate = self._gate(scope, rule, stmt.test, f"{', '.join(map(repr, words))} in {searched.pop()}")
+        # The path goes on where no word is found: the test false (true under one ``not``).
+        return gate_when(gate, negated if body_ends else not negated)
+
     def _pattern_denial(self, stmt: ast.If, scope: Scope) -> Condition:
         """``for pattern in PII_PATTERNS: if re.search(pattern, content): return "BLOCKED"``: text searched
         for each pattern of a list written out in the code, the path stopping on a match, is a deny list
@@ -1203,3 +1238,8 @@ def _climbing_step(node: ast.expr, markers: frozenset[str]) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in markers:
         return node.value
     return None
+
+
+def _ends_path(block: list[ast.stmt]) -> bool:
+    """Whether a branch ends the path (its last statement returns or raises)."""
+    return bool(block) and isinstance(block[-1], ast.Return | ast.Raise)

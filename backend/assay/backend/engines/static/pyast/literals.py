@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from assay.backend.engines.static.pyast.syntax import walk
@@ -275,3 +275,49 @@ def schema_params(data: dict[str, Any]) -> list[str]:
         schema = given.get("json") if isinstance(given.get("json"), dict) else given  # Bedrock's ``{"json": {...}}``
     props = schema.get("properties") if isinstance(schema, dict) else None
     return [str(k) for k in props] if isinstance(props, dict) else []
+
+
+_CASE_METHODS: dict[str, Callable[[str], str]] = {
+    "lower": str.lower,
+    "upper": str.upper,
+    "strip": str.strip,
+    "casefold": str.casefold,
+}
+
+
+def setting_default(value: ast.expr) -> tuple[bool, object]:
+    """What a module setting holds when nothing is configured, and whether that is known: a literal, an environment
+    read with a literal default (``os.getenv("X", "true")``, ``os.environ.get("X")`` is None), changed by case methods
+    (``.lower()``) and compared with literals (``== "true"``, ``in ("1", "true")``)."""
+    if isinstance(value, ast.Constant):
+        return True, value.value
+    if isinstance(value, ast.Compare) and len(value.ops) == 1:
+        known, left = setting_default(value.left)
+        right = value.comparators[0]
+        options = (
+            [e.value for e in right.elts if isinstance(e, ast.Constant)]
+            if isinstance(right, ast.Tuple | ast.List | ast.Set)
+            else [right.value]
+            if isinstance(right, ast.Constant)
+            else None
+        )
+        if not known or options is None:
+            return False, None
+        op = value.ops[0]
+        if isinstance(op, ast.Eq | ast.NotEq) and len(options) == 1:
+            return True, (left == options[0]) == isinstance(op, ast.Eq)
+        if isinstance(op, ast.In | ast.NotIn):
+            return True, (left in options) == isinstance(op, ast.In)
+        return False, None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        method = _CASE_METHODS.get(value.func.attr)
+        if method is not None and not value.args:
+            known, inner = setting_default(value.func.value)
+            return (True, method(inner)) if known and isinstance(inner, str) else (False, None)
+        reader = ast.unparse(value.func)
+        if reader in ("os.getenv", "os.environ.get", "getenv", "environ.get") and value.args:
+            default = value.args[1] if len(value.args) > 1 else None
+            if default is None:
+                return True, None
+            return (True, default.value) if isinstance(default, ast.Constant) else (False, None)
+    return False, None

@@ -20,7 +20,9 @@ from assay.backend.engines.static.pyast.literals import (
     annotation_type,
     constructed_type,
     is_literal,
+    module_bindings,
     opens_for_writing,
+    setting_default,
 )
 from assay.backend.engines.static.pyast.names import BUILTINS
 from assay.backend.engines.static.pyast.scope import (
@@ -799,6 +801,7 @@ class StatementLogic(ExpressionLogic):
                 for check in (
                     self._denial,
                     self._pattern_denial,
+                    self._spelled_denial,
                     self._quantified_check,
                     self._statement_check,
                     self._kind_check,
@@ -830,7 +833,11 @@ class StatementLogic(ExpressionLogic):
                 # No ``else``: after the ``if``, a name holds what it held before or what the body left.
                 _merge_into(before, scope)
                 if after_body is not None and after_body - active:
-                    return (after_body & active) | self._asked_when_risky(stmt.test, after_body - active, scope)
+                    gained = after_body - active
+                    switched = (
+                        self._switched_on(stmt.test, gained, scope) if len(scope.actions) == start[1] else frozenset()
+                    )
+                    return (after_body & active) | self._asked_when_risky(stmt.test, gained, scope) | switched
                 return meet(after_body, active)
             body_taint = self._branch_start(before, scope)
             after_else = self._walk_block(stmt.orelse, scope, active)
@@ -864,6 +871,17 @@ class StatementLogic(ExpressionLogic):
         ):
             joined |= self._asked_when_risky(stmt.test, asked, scope)
         return joined
+
+    def _switched_on(self, test: ast.expr, gained: frozenset[str], scope: Scope) -> frozenset[str]:
+        """``if READ_ONLY: if "drop " in sql.lower() or ...: return "Error"``: checks made only while a module setting is
+        on, one that is on unless configured otherwise and that the model's call does not set, in a body that does
+        nothing else, hold after the ``if`` as the default configuration has them (a gate active under it)."""
+        if not isinstance(test, ast.Name) or test.id in scope.params or scope.taint.get(test.id):
+            return frozenset()  # ``def tool(strict: bool)``: a switch the model's call sets
+        bound = module_bindings(self.tree, test.id)
+        # On unless configured otherwise: ``READ_ONLY = os.environ.get("READ_ONLY", "true").lower() == "true"``
+        # (``VERBOSE = os.getenv("VERBOSE") == "1"`` is off unless configured: what it guards is not in force).
+        return gained if len(bound) == 1 and setting_default(bound[0]) == (True, True) else frozenset()
 
     def _asked_when_risky(self, test: ast.expr, asked: frozenset[str], scope: Scope) -> frozenset[str]:
         """``if any(k in cmd for k in DANGEROUS): if not confirm(...): return``: a person's approval asked, and the
