@@ -153,3 +153,29 @@ def test_a_package_client_every_construction_hands_a_service_is_its_field() -> N
     # Constructions that disagree (a Slack client here, something unknown there) say nothing of the field.
     other = tools + "quiet = Notifier(client=make_client())\n"
     assert ("message.send", "svc.py", 5) not in _reached(analyse({"svc.py": service, "tools.py": other}))
+
+
+def test_a_classmethod_building_cls_with_a_package_client_is_a_construction() -> None:
+    service = (
+        "import os\n"
+        "from slack_sdk import WebClient\n"
+        "class Notifier:\n"
+        "    def __init__(self, client):\n"
+        "        self.client = client\n"
+        "    @classmethod\n"
+        "    def from_env(cls):\n"
+        "        return cls(WebClient(token=os.environ['SLACK_TOKEN']))\n"
+        "    def send(self, channel, text):\n"
+        "        self.client.chat_postMessage(channel=channel, text=text)\n"
+    )
+    tools = (
+        "from langchain_core.tools import tool\n"
+        "from svc import Notifier\n"
+        "notifier = Notifier.from_env()\n"
+        "@tool\n"
+        "def notify(text: str) -> str:\n"
+        "    '''Tell the team.'''\n"
+        "    notifier.send('#team', text)\n"
+        "    return 'sent'\n"
+    )
+    assert ("message.send", "svc.py", 10) in _reached(analyse({"svc.py": service, "tools.py": tools}))

@@ -274,6 +274,15 @@ class StatementLogic(ExpressionLogic):
                 self._context_param(arg.arg, arg.annotation, scope)
         if self.rules.dependency_markers and (fn.args.defaults or fn.args.kw_defaults):
             self._dependency_params(fn, scope)
+        if (
+            self._class is not None
+            and params
+            and params[0] not in scope.types
+            and any(type(d) is ast.Name and d.id == "classmethod" for d in fn.decorator_list)
+        ):
+            # ``@classmethod def from_env(cls): return cls(WebClient(token=t))``: ``cls`` is the class, so ``cls(...)``
+            # builds one (a construction the linker reads like ``Notifier(...)``).
+            scope.types[params[0]] = f"{self.module}.{self._class}"
         hooked = self._callback_params.get(qualname)
         if hooked is not None and params and params[0] not in scope.types:
             # ``create_pool(init=init)``: ``init(conn)`` is called with a connection.
