@@ -629,6 +629,14 @@ class FileFacts(_Facts):
         "(``src/ds#default`` -> ``[src/auth#default]``): a field a base of another file declares "
         "(``protected _apiClient: ZodiosInstance``) is the subclass's too (``link/linker.py`` ``_module_values``).",
     )
+    boundClasses: dict[str, list[str]] = Field(
+        default_factory=dict,
+        exclude_if=lambda bound: not bound,
+        description="JS/TS: the classes of the tree a dependency injection container is told to give for a type of "
+        "the tree (``container.bind<IFoo>(TYPES.Foo).to(FooImpl)``: ``src/types#IFoo`` -> ``[src/foo#FooImpl]``), "
+        "as this file's imports name them; a call on a value of that type runs the bound class's method, whether "
+        "or not the class says ``implements`` (``link/linker.py``).",
+    )
     describers: list[str] = Field(
         default_factory=list,
         exclude_if=lambda describers: not describers,

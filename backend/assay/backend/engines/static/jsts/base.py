@@ -180,6 +180,8 @@ class AnalyzerBase:
         # Classes of this file: their methods, and the class each extends when it is in the tree.
         self.class_methods: dict[str, set[str]] = {}
         self.class_bases: dict[str, str] = {}
+        # ``container.bind<IFoo>(TYPES.Foo).to(FooImpl)``: the classes a container gives for a type (``bound_class``).
+        self.bound_classes: dict[str, set[str]] = {}
         # Classes of the file that extend a library class: class -> the library class.
         self.library_bases: dict[str, str] = {}
         # Functions of the tree named by a string: { get_weather: getWeather }, case "get_weather": ...

@@ -187,6 +187,8 @@ class CallLogic(RouteLogic):
             active = self.after_args(args, scope, before, active)
         if func_kind == "member_expression" and args and not callbacks and inner_func is not None:
             self.element_function(inner_func, args[0], receiver, scope, active)
+            if len(args) == 1:
+                self.bound_class(inner_func, args[0], scope)
         if all_args is not receiver and func_kind == "identifier":
             self.param_callback_args(self.code.text(inner_func), arg_taints, scope)
         if scope.settled and func_kind == "identifier":
@@ -282,6 +284,29 @@ class CallLogic(RouteLogic):
             self.add_action(action_rule, node, target, scope, active, all_args, gates, sql_param)
             return all_args | returned
         return self.plain_call(node, func, name, resolved, scope, active, arg_taints, receiver, returned, all_args)
+
+    def bound_class(self, func: Node, arg: Node, scope: Scope) -> None:
+        """``container.bind<IFoo>(TYPES.Foo).to(FooImpl)``: the container gives a ``FooImpl`` wherever an ``IFoo`` is
+        asked for, so a call on an ``IFoo`` runs ``FooImpl``'s method (``FileFacts.boundClasses``)."""
+        if self.code.raw(func.child_by_field_id(self.fields.property)) != b"to":
+            return
+        binding = unwrap(func.child_by_field_id(self.fields.object))
+        if binding is None or binding.type != "call_expression":
+            return
+        bind = unwrap(binding.child_by_field_id(self.fields.function))
+        if (
+            bind is None
+            or bind.type != "member_expression"
+            or self.code.raw(bind.child_by_field_id(self.fields.property)) != b"bind"
+        ):
+            return
+        arguments = next((c for c in binding.named_children if c.type == "type_arguments"), None)
+        if arguments is None or len(arguments.named_children) != 1:
+            return
+        bound_type = self.type_name(arguments.named_children[0])
+        cls, _ = self.dotted(unwrap(arg), scope)
+        if bound_type and cls and "#" in bound_type and "#" in cls and bound_type != cls:
+            self.bound_classes.setdefault(bound_type, set()).add(cls)
 
     def element_function(self, func: Node, arg: Node, elements: Taint, scope: Scope, active: frozenset[str]) -> None:
         """``paths.forEach(fs.unlinkSync)``, ``paths.map(fs.promises.readFile)``: a package function handed to an

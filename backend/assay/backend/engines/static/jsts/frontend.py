@@ -160,6 +160,7 @@ def analyze_javascript(
         constants=_constants(analyzer),
         bindings={**_bindings(analyzer, module), **_member_types(analyzer), **_field_types(analyzer)},
         classBases={cls: [base] for cls, base in sorted(analyzer.class_bases.items())},
+        boundClasses={t: sorted(c) for t, c in sorted(analyzer.bound_classes.items())},
         caseRefs=dict(sorted(analyzer.case_refs.items())),
         records=collect_records(code, root, module),
         tables=_tables(analyzer),

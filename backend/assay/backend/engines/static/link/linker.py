@@ -43,6 +43,7 @@ from assay.backend.engines.static.facts import (
     ToolDef,
 )
 from assay.backend.engines.static.held_gates import held_on_every_listing
+from assay.backend.engines.static.link.bound_classes import bound_classes, bound_targets
 from assay.backend.engines.static.link.factories import factory_models
 from assay.backend.engines.static.link.gates import gates_after_calls, tool_name_dispatches
 from assay.backend.engines.static.link.graph import (
@@ -130,6 +131,7 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
         {k: v for f in ordered for k, v in f.classBases.items()},
     )
     param_calls = False  # whether any call is on what a function's callers pass (``param:0.getContainer``)
+    bound = bound_classes(ordered, resolver.reexports)
     for fn in functions.values():
         for call in fn.calls:
             if call.callee not in fn.targets:
@@ -143,6 +145,12 @@ def link(files: Sequence[FileFacts], rules: RulePack) -> Linked:
                 if target is None and "#" in call.callee:
                     # ``new Runner(command)``: the class's constructor runs (and may store what it is given).
                     target = resolver.exact.get(f"{call.callee}.constructor")
+                if target is None and bound and "#" in call.callee:
+                    # ``this.repo.save()`` with ``repo: IRepo`` a container binds to ``Repo``: ``Repo.save``.
+                    found = bound_targets(call.callee, fn.facts.qualname, bound, resolver.resolve)
+                    if found:
+                        target = found[0]
+                        fn.also.setdefault(call.callee, []).extend(found[1:])
                 fn.targets[call.callee] = target
         # Middleware and handlers put on a route by name (``app.post("/", auth, handle)``): resolved, not called.
         if fn.facts.fronts or fn.facts.routes:
