@@ -56,3 +56,26 @@ def test_the_routes_of_an_app_served_by_fastapi_mcp_are_tools_its_filters_keep(t
 def test_routes_nobody_serves_to_a_model_are_no_tools(tmp_path: Path) -> None:
     bundle = scan_files(tmp_path, {"app/__init__.py": "", "app/routes.py": ROUTES})
     assert bundle["tools"] == []
+
+
+def test_routes_fastmcp_makes_tools_of_at_run_time_are_a_frontier_item_not_a_silent_zero(tmp_path: Path) -> None:
+    source = """
+import subprocess
+from fastapi import FastAPI
+from fastmcp import FastMCP
+
+app = FastAPI()
+
+
+@app.post("/run", operation_id="run_command")
+def run(cmd: str) -> str:
+    return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout
+
+
+mcp = FastMCP.from_fastapi(app=app)
+"""
+    bundle = scan_files(tmp_path, {"app.py": source})
+    assert bundle["tools"] == []
+    (item,) = bundle["frontier"]
+    assert (item["kind"], item["location"]["line"]) == ("config_registered_tools", 14)
+    assert "from_fastapi" in item["detail"]
