@@ -194,12 +194,20 @@ def collect_imports(root: Node, path: str, module: str, code: Code, workspace: W
 
 
 def _has_methods(shape: Node) -> bool:
-    """Whether a type's values are called: a function type, or an object type with a method."""
+    """Whether a type's values are called: a function type, or an object type with a method, written as one
+    (``run(cmd: string): Promise<void>``) or as a member of a function type (``run: (cmd: string) => Promise<void>``)."""
     if shape.type == "function_type":
         return True
     return shape.type in ("object_type", "interface_body") and any(
-        m.type == "method_signature" for m in shape.named_children
+        m.type == "method_signature" or (m.type == "property_signature" and _function_typed(m))
+        for m in shape.named_children
     )
+
+
+def _function_typed(member: Node) -> bool:
+    """``run: (cmd: string) => Promise<void>``: a member whose annotated type is a function type."""
+    annotation = next((c for c in member.named_children if c.type == "type_annotation"), None)
+    return annotation is not None and any(c.type == "function_type" for c in annotation.named_children)
 
 
 def _returned_by(shape: Node, code: Code) -> str | None:

@@ -753,7 +753,10 @@ class ToolRecognizer(LiteralTools, ToolPlacements, ToolSets, ClassTools):
                 function = f"{function}@{location.line}"
             handler_params, _ = self.a.params(handler_node)
             params = params if params else handler_params
-            self.a.defer(handler_node, function, f"tool:{name}", gates=entry, outer=outer)
+            # (an arrow function keeps the ``this`` of the method it is written in: ``async (args) =>
+            # this.handler.handle(args)`` in a class's ``registerTools()`` calls that class's fields)
+            cls = outer.cls if outer is not None and handler_node.type == "arrow_function" else None
+            self.a.defer(handler_node, function, f"tool:{name}", cls=cls, gates=entry, outer=outer)
             self.handler_of[node.id] = function
             self.handlers.add(function)
         elif handler_node is not None and handler_node.type == "shorthand_property_identifier":  # { handler }
