@@ -179,3 +179,21 @@ def test_a_classmethod_building_cls_with_a_package_client_is_a_construction() ->
         "    return 'sent'\n"
     )
     assert ("message.send", "svc.py", 10) in _reached(analyse({"svc.py": service, "tools.py": tools}))
+
+
+def test_a_tool_built_from_a_partial_runs_the_function_it_wraps() -> None:
+    client = (
+        "import requests\n"
+        "def post(base: str, text: str) -> str:\n"
+        "    '''Post a note.'''\n"
+        "    return requests.post(base, data=text).text\n"
+    )
+    agent = (
+        "from functools import partial\n"
+        "from langchain_core.tools import StructuredTool\n"
+        "from langgraph.prebuilt import create_react_agent\n"
+        "from client import post\n"
+        "note = StructuredTool.from_function(func=partial(post, 'https://notes'), name='note', description='n')\n"
+        "agent = create_react_agent('openai:gpt-4o', [note])\n"
+    )
+    assert ("network.egress", "client.py", 4) in _reached(analyse({"client.py": client, "agent.py": agent}))

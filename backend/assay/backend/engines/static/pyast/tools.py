@@ -519,6 +519,14 @@ class ToolLogic(MessageTools):
                 func_node = kwarg(node, wanted)
             if func_node is not None:
                 break
+        if (
+            type(func_node) is ast.Call
+            and func_node.args
+            and self.dotted(func_node.func, scope)[0] == "functools.partial"
+        ):
+            # ``StructuredTool.from_function(func=partial(post, base_url))``: the tool runs the function the partial
+            # wraps, with some of its arguments fixed.
+            func_node = func_node.args[0]
         function = self.dotted(func_node, scope)[0] if func_node is not None else None
         if function and isinstance(func_node, ast.Call | ast.Name) and self.rules.profile(function).tool_call:
             # ``mcp.add_tool(Tool.from_function(f, name="x"))``, or the same object through a variable: what
