@@ -13,7 +13,7 @@ from assay.backend.engines.static.facts import (
 )
 from assay.backend.engines.static.pyast.base import AnalyzerBase
 from assay.backend.engines.static.pyast.conditions import NOTHING, Condition, gate_when
-from assay.backend.engines.static.pyast.fixed_text import local_values
+from assay.backend.engines.static.pyast.fixed_text import bound_values, local_values
 from assay.backend.engines.static.pyast.literals import (
     is_literal,
     literal_str,
@@ -613,6 +613,11 @@ class GateLogic(AnalyzerBase):
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test = test.operand
         found = self._quantified(test, scope)
+        if found is None and type(test) is ast.Name and scope.function is not None:
+            # ``has_valid_table = any(t in sql for t in TABLES)`` then ``if not has_valid_table: return``: the one
+            # test the local is bound to.
+            bound = bound_values(scope.function, test.id)
+            found = self._quantified(bound[0], scope) if bound is not None and len(bound) == 1 else None
         body_ends = bool(stmt.body) and isinstance(stmt.body[-1], ast.Return | ast.Raise)
         else_ends = bool(stmt.orelse) and isinstance(stmt.orelse[-1], ast.Return | ast.Raise)
         if found is None or body_ends == else_ends:
