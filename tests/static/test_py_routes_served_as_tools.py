@@ -79,3 +79,25 @@ mcp = FastMCP.from_fastapi(app=app)
     (item,) = bundle["frontier"]
     assert (item["kind"], item["location"]["line"]) == ("config_registered_tools", 14)
     assert "from_fastapi" in item["detail"]
+
+
+def test_an_app_launched_as_an_mcp_server_is_a_frontier_item_unless_the_keyword_declines(tmp_path: Path) -> None:
+    source = '''
+import os
+import gradio as gr
+
+
+def delete_file(path: str) -> str:
+    """Delete a file."""
+    os.remove(path)
+    return "ok"
+
+
+demo = gr.Interface(fn=delete_file, inputs="text", outputs="text")
+demo.launch(mcp_server=True)
+'''
+    bundle = scan_files(tmp_path, {"app.py": source})
+    (item,) = bundle["frontier"]
+    assert (item["kind"], item["location"]["line"]) == ("runtime_registered_tools", 13)
+    off = scan_files(tmp_path / "off", {"app.py": source.replace("mcp_server=True", "mcp_server=False")})
+    assert off["frontier"] == []

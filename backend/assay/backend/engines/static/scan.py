@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from assay.backend.engines.static.jsts.workspace import Workspace
 
 # The engine's own version: bump it whenever analysis changes what it reports for the same input.
-ENGINE_VERSION = "1.242.0"
+ENGINE_VERSION = "1.243.0"
 
 # Items of a bundle list serialised and re-encoded together when the content hash is computed.
 _HASH_CHUNK = 256

@@ -321,3 +321,11 @@ def setting_default(value: ast.expr) -> tuple[bool, object]:
                 return True, None
             return (True, default.value) if isinstance(default, ast.Constant) else (False, None)
     return False, None
+
+
+def declines(value: ast.expr) -> bool:
+    """A value that switches the role off (``False``, ``None``, ``"never"``, ``"never_require"``, an empty
+    list of guardrails)."""
+    if isinstance(value, ast.List | ast.Tuple):
+        return not value.elts
+    return isinstance(value, ast.Constant) and value.value in (False, None, "never", "", "never_require")

@@ -17,6 +17,7 @@ from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.described import abstract_method
 from assay.backend.engines.static.pyast.literals import (
     base_init_calls,
+    declines,
     docstring,
     kwarg,
     kwarg_str,
@@ -945,14 +946,6 @@ def _hook_decides(
         ):
             kind = "permission_check"
     return kind
-
-
-def declines(value: ast.expr) -> bool:
-    """A value that switches the role off (``False``, ``None``, ``"never"``, ``"never_require"``, an empty
-    list of guardrails)."""
-    if isinstance(value, ast.List | ast.Tuple):
-        return not value.elts
-    return isinstance(value, ast.Constant) and value.value in (False, None, "never", "", "never_require")
 
 
 def restrictive(value: ast.expr) -> bool:

@@ -24,8 +24,8 @@ import ast
 
 from assay.backend.canonical import short_id
 from assay.backend.engines.static.facts import ActionSite, TaintOrigin
+from assay.backend.engines.static.pyast.literals import declines
 from assay.backend.engines.static.pyast.role_agents import AgentRoles
-from assay.backend.engines.static.pyast.role_decorators import declines
 from assay.backend.engines.static.pyast.role_rules import STDLIB, third_party
 from assay.backend.engines.static.pyast.scope import MODULE_PARAMS, Scope
 from assay.backend.engines.static.rules.pack import Rule

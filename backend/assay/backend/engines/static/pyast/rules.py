@@ -113,6 +113,7 @@ class CompiledRules:
     handler_kwargs: dict[str, str]  # constructor -> the keyword naming that function
     route_decorators: dict[str, tuple[Rule, str]]  # ``fastapi.APIRouter.post`` -> (rule, HTTP method)
     route_servers: frozenset[str]  # calls serving a web app's routes to a model as MCP tools (``FastApiMCP``)
+    serving_kwargs: tuple[tuple[Rule, frozenset[str]], ...]  # ``launch(mcp_server=True)``: functions served as tools
     vendors: dict[str, str]  # a vendor's name in model strings and settings -> its provider
     base_url_kwargs: frozenset[str]  # a model client's keywords naming the host it talks to (``base_url=``)
     base_url_providers: frozenset[str]  # providers whose protocol other hosts serve (OpenAI-compatible clients)
@@ -341,6 +342,9 @@ def compile_rules(rules: RulePack) -> CompiledRules:
         schema_only_calls=Patterns(c for r in tools for c in r.match.get("schema_only_calls", [])),
         frontier_tools=RuleTable((r, Patterns(r.match["calls"])) for r in frontier if "calls" in r.match),
         frontier_runtime={r.id: frozenset(r.match.get("runtime", [])) for r in frontier if "calls" in r.match},
+        serving_kwargs=tuple(
+            (r, frozenset(r.match["serving_kwargs"])) for r in frontier if "serving_kwargs" in r.match
+        ),
         dispatch_rule=next((r for r in frontier if r.match.get("dynamic_dispatch")), None),
         assigned_gates=Patterns(name for r in gates for name in r.match.get("assigned_calls", [])),
         tool_lists=[

@@ -19,6 +19,7 @@ from assay.backend.engines.static.pyast.base import is_user_callee
 from assay.backend.engines.static.pyast.fixed_text import bound_values, is_fixed, leading_text
 from assay.backend.engines.static.pyast.gates import GateLogic
 from assay.backend.engines.static.pyast.literals import (
+    declines,
     kwarg,
     literal_str,
     name_text,
@@ -331,6 +332,24 @@ class SiteLogic(GateLogic, ModelValueLogic):
                     ruleId=rule.id,
                 )
             )
+
+    def _served_functions(self, node: ast.Call, name: str) -> None:
+        """``demo.launch(mcp_server=True)`` (Gradio): the app's functions are served to a model as MCP tools, which
+        analysis does not enumerate: a frontier item naming the call, never a silent zero (``False`` serves none)."""
+        for rule, keys in self.rules.serving_kwargs:
+            if any(kw.arg in keys and not declines(kw.value) for kw in node.keywords):
+                location = self.loc(node)
+                self.frontier.append(
+                    FrontierSite(
+                        id=short_id("fr", "runtime_registered_tools", self.path, location.line, location.column),
+                        kind="runtime_registered_tools",
+                        detail=f"{name}(...) serves the app's functions to a model as MCP tools; analysis does not "
+                        "enumerate them, so what they reach is not visible",
+                        location=location,
+                        ruleId=rule.id,
+                    )
+                )
+                return
 
     def _action(
         self,

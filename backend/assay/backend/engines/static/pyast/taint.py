@@ -329,6 +329,8 @@ class ExpressionLogic(DispatchLogic):
             scope.pending.add(self._gate(scope, profile.action_gate, node, name))  # type: ignore[arg-type]
         if name in self.rules.route_servers:
             self._route_serving(node)
+        if node.keywords and self.rules.serving_kwargs:
+            self._served_functions(node, name)
         handler = self.rules.handler_kwargs.get(name) if node.keywords else None
         if handler is not None:
             handler_fn = kwarg(node, handler)

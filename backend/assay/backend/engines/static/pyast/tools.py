@@ -22,6 +22,7 @@ from assay.backend.engines.static.pyast.literal_loops import Binding, enclosing_
 from assay.backend.engines.static.pyast.literals import (
     base_init_calls,
     class_attr_str,
+    declines,
     docstring,
     kwarg,
     kwarg_str,
@@ -31,7 +32,6 @@ from assay.backend.engines.static.pyast.literals import (
 )
 from assay.backend.engines.static.pyast.message_tools import MessageTools
 from assay.backend.engines.static.pyast.models import trusted
-from assay.backend.engines.static.pyast.role_decorators import declines
 from assay.backend.engines.static.pyast.scope import Scope
 from assay.backend.engines.static.rules.pack import Rule
 from assay.backend.scans.bundle import Location
