@@ -10,7 +10,6 @@ from functools import cached_property
 from assay.backend.engines.static.pyast.fixed_text import bound_values
 from assay.backend.engines.static.pyast.literals import literal_str, name_text
 from assay.backend.engines.static.pyast.scope import Scope
-from assay.backend.engines.static.pyast.syntax import walk
 from assay.backend.engines.static.pyast.toolkit_classes import ToolkitClassLogic
 
 _PARTIAL = "functools.partial"
@@ -25,7 +24,7 @@ class BoundCallLogic(ToolkitClassLogic):
         """Names the file binds to a ``partial(...)`` or ``getattr(...)`` call somewhere."""
         return frozenset(
             target.id
-            for node in walk(self.tree)
+            for node in self.tree_statements  # assignments are statements: no walk of every expression
             if type(node) is ast.Assign and type(node.value) is ast.Call and name_text(node.value.func) in _SPELLED
             for target in node.targets
             if type(target) is ast.Name
