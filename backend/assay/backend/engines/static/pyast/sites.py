@@ -320,17 +320,10 @@ class SiteLogic(GateLogic, ModelValueLogic):
 
     def _frontier_tools(self, node: ast.Call, name: str, rules: Sequence[Rule]) -> None:
         for rule in rules:
-            location = self.loc(node)
             runtime = self.rules.frontier_runtime[rule.id]
             kind: FrontierKind = "runtime_registered_tools" if name in runtime else "config_registered_tools"
-            self.frontier.append(
-                FrontierSite(
-                    id=short_id("fr", kind, self.path, location.line, location.column),
-                    kind=kind,
-                    detail=f"tools obtained at run time through {name}; their reach is not visible to analysis",
-                    location=location,
-                    ruleId=rule.id,
-                )
+            self._tools_frontier(
+                node, kind, f"tools obtained at run time through {name}; their reach is not visible to analysis", rule
             )
 
     def _served_functions(self, node: ast.Call, name: str) -> None:
@@ -338,18 +331,25 @@ class SiteLogic(GateLogic, ModelValueLogic):
         analysis does not enumerate: a frontier item naming the call, never a silent zero (``False`` serves none)."""
         for rule, keys in self.rules.serving_kwargs:
             if any(kw.arg in keys and not declines(kw.value) for kw in node.keywords):
-                location = self.loc(node)
-                self.frontier.append(
-                    FrontierSite(
-                        id=short_id("fr", "runtime_registered_tools", self.path, location.line, location.column),
-                        kind="runtime_registered_tools",
-                        detail=f"{name}(...) serves the app's functions to a model as MCP tools; analysis does not "
-                        "enumerate them, so what they reach is not visible",
-                        location=location,
-                        ruleId=rule.id,
-                    )
+                detail = (
+                    f"{name}(...) serves the app's functions to a model as MCP tools; analysis does not enumerate "
+                    "them, so what they reach is not visible"
                 )
+                self._tools_frontier(node, "runtime_registered_tools", detail, rule)
                 return
+
+    def _tools_frontier(self, node: ast.Call, kind: FrontierKind, detail: str, rule: Rule) -> None:
+        """A frontier item at the call: tools a model is given there that analysis cannot enumerate."""
+        location = self.loc(node)
+        self.frontier.append(
+            FrontierSite(
+                id=short_id("fr", kind, self.path, location.line, location.column),
+                kind=kind,
+                detail=detail,
+                location=location,
+                ruleId=rule.id,
+            )
+        )
 
     def _action(
         self,
